@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs the Debian bookworm packages netherscope needs to build, test and run.
+# Idempotent and non-interactive: a second run with everything present takes well under a second.
+#
+#   WITH_BENCH=1 tools/setup.sh   also installs what tools/bench/ needs (wrk, nginx).
+set -euo pipefail
+
+# Boost is pinned to the 1.81 packages: the unversioned libboost-*-dev packages are 1.74 and
+# Conflict with 1.81 at the dpkg level, and apt silently removes 1.81 to satisfy them.
+required=(g++ cmake ninja-build pkg-config make
+          libcaf-dev
+          libboost1.81-dev libboost-json1.81-dev libboost-system1.81-dev
+          libboost-url1.81-dev libboost-program-options1.81-dev
+          libssl-dev openssl liblmdb-dev lmdb-utils catch2
+          libhiredis-dev redis-server
+          curl ca-certificates)
+bench=(wrk nginx-light)
+
+wanted=("${required[@]}")
+[ "${WITH_BENCH:-0}" = 1 ] && wanted+=("${bench[@]}")
+
+missing=()
+for p in "${wanted[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo -E"
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -q
+  # No recommends: libcaf-dev would pull in its documentation, and redis/nginx would pull in extras.
+  $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if dpkg-query -W -f='${Status}' libboost1.74-dev 2>/dev/null | grep -q 'ok installed'; then
+  echo "setup: libboost1.74-dev is installed and conflicts with libboost1.81-dev; remove it" >&2
+  exit 1
+fi
+test -f /usr/include/boost/json.hpp
+test -f /usr/include/boost/url.hpp
+test -f /usr/include/caf/all.hpp
