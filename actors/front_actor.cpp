@@ -1,0 +1,48 @@
+#include "actors/front_actor.hpp"
+
+#include <caf/all.hpp>
+
+#include "app/log.hpp"
+
+namespace netherscope {
+
+namespace {
+
+api_outcome to_outcome(info_reply& reply) {
+  api_outcome outcome;
+  outcome.error = std::move(reply.error);
+  outcome.body = std::move(reply.body);
+  return outcome;
+}
+
+api_outcome lost_reply(const caf::error& err) {
+  // The caller learns only that it failed; the cause goes to the log.
+  log::write(log::level::error, "actor_request_failed", {{"error", caf::to_string(err)}});
+  return {make_failure(error_code::internal, "the request could not be completed"), {}};
+}
+
+} // namespace
+
+front_actor::behavior_type front(front_actor::pointer self, probe_registry_actor registry,
+                                 front_settings settings) {
+  return {
+    [=](api_call& call) {
+      if (!call.invalid.ok()) {
+        call.reply({std::move(call.invalid), {}});
+        return;
+      }
+      switch (call.what) {
+        case endpoint::info:
+          self->request(registry, settings.info_deadline, info_atom::value, call.where)
+            .then([reply = call.reply](info_reply& r) { reply(to_outcome(r)); },
+                  [reply = call.reply](caf::error& err) { reply(lost_reply(err)); });
+          return;
+        case endpoint::offer:
+          call.reply({make_failure(error_code::not_found, "no route /api/offer"), {}});
+          return;
+      }
+    },
+  };
+}
+
+} // namespace netherscope

@@ -1,0 +1,179 @@
+// The vocabulary of the actor system: atoms, message types and typed actor interfaces.
+//
+// Everything actors say to each other is declared here so the whole protocol can be read in
+// one place. Nothing here knows about HTTP: the edge (net/) maps these values to statuses.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/atom.hpp>
+#include <caf/meta/type_name.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+namespace netherscope {
+
+// -- atoms --------------------------------------------------------------------
+
+using info_atom = caf::atom_constant<caf::atom("info")>;
+using done_atom = caf::atom_constant<caf::atom("done")>;
+using idle_atom = caf::atom_constant<caf::atom("idle")>;
+using count_atom = caf::atom_constant<caf::atom("count")>;
+using stop_atom = caf::atom_constant<caf::atom("stop")>;
+
+// -- targets ------------------------------------------------------------------
+
+/// How to speak to a target: detect TLS, or force it on or off.
+enum class tls_mode : std::uint8_t { auto_detect, on, off };
+
+/// A target server as the caller named it, after validation.
+struct target {
+  /// Lower-cased DNS name or IP literal, without IPv6 brackets.
+  std::string host;
+  std::uint16_t port = 19132;
+  tls_mode tls = tls_mode::auto_detect;
+};
+
+inline bool operator==(const target& x, const target& y) {
+  return x.host == y.host && x.port == y.port && x.tls == y.tls;
+}
+
+inline bool operator<(const target& x, const target& y) {
+  if (x.host != y.host)
+    return x.host < y.host;
+  if (x.port != y.port)
+    return x.port < y.port;
+  return x.tls < y.tls;
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, target& x) {
+  return f(caf::meta::type_name("target"), x.host, x.port, x.tls);
+}
+
+// -- errors -------------------------------------------------------------------
+
+/// What went wrong, independent of any protocol; net/error_table maps it to HTTP.
+enum class error_code : std::uint8_t {
+  none,
+  invalid_input,
+  unauthorized,
+  forbidden_target,
+  not_found,
+  method_not_allowed,
+  payload_too_large,
+  unsupported_media_type,
+  quota_exhausted,
+  upstream_status,
+  upstream_failure,
+  upstream_timeout,
+  unavailable,
+  internal,
+};
+
+/// An error as a value: its code, a public message and, for upstream_status, what the target said.
+struct failure {
+  error_code code = error_code::none;
+  /// A sentence for the caller; never contains secrets.
+  std::string message;
+  /// The target's HTTP status, for upstream_status.
+  std::uint16_t http_status = 0;
+  /// The first bytes of the target's body, for upstream_status.
+  std::string body;
+  /// A bare NetherNet error code found in the body, or -1.
+  std::int32_t nethernet_error = -1;
+  /// The name of nethernet_error, when known.
+  std::string reason;
+  /// Seconds the caller should wait before retrying, for quota_exhausted.
+  std::uint32_t retry_after = 0;
+
+  bool ok() const noexcept {
+    return code == error_code::none;
+  }
+};
+
+/// Makes a failure with just a code and a message.
+inline failure make_failure(error_code code, std::string message) {
+  failure result;
+  result.code = code;
+  result.message = std::move(message);
+  return result;
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, failure& x) {
+  return f(caf::meta::type_name("failure"), x.code, x.message, x.http_status,
+           x.body, x.nethernet_error, x.reason, x.retry_after);
+}
+
+// -- probe results ------------------------------------------------------------
+
+/// The answer to GET /v1/join, or why there is none.
+struct info_reply {
+  failure error;
+  /// The target's HTTP status.
+  std::uint16_t status = 0;
+  /// Whether TLS was used toward the target.
+  bool tls = false;
+  /// The API's JSON body for this answer (SPEC 2.1), rendered once by the probe.
+  std::string body;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, info_reply& x) {
+  return f(caf::meta::type_name("info_reply"), x.error, x.status, x.tls, x.body);
+}
+
+// -- calls from the edge ------------------------------------------------------
+
+/// The public endpoints whose calls the actors serve.
+enum class endpoint : std::uint8_t { info, offer };
+
+/// What the front actor hands back for one call: a rendered JSON body or a failure.
+struct api_outcome {
+  failure error;
+  /// The JSON body of a successful reply.
+  std::string body;
+};
+
+/// Receives the outcome of a call; it posts onto the session's strand and never blocks.
+using reply_fn = std::function<void(api_outcome&&)>;
+
+/// One call of a public endpoint, validated by the edge.
+struct api_call {
+  endpoint what = endpoint::info;
+  /// The client as quotas count it: an IPv4 address or an IPv6 /64 prefix.
+  std::string client;
+  /// A validation failure found by the edge; the call is still counted, then answered with it.
+  failure invalid;
+  target where;
+  reply_fn reply;
+};
+
+// -- actor interfaces ---------------------------------------------------------
+
+/// Serves the public API; one per CAF worker, chosen round robin by the edge.
+using front_actor = caf::typed_actor<caf::reacts_to<api_call>>;
+
+/// Talks to one target (host, port, TLS mode); spawned on demand by the registry.
+/// It sends itself done_atom when a fetch completes and idle_atom to check for idleness.
+using probe_actor
+  = caf::typed_actor<caf::replies_to<info_atom, target>::with<info_reply>,
+                     caf::reacts_to<done_atom, info_reply>,
+                     caf::reacts_to<idle_atom>,
+                     caf::reacts_to<stop_atom>>;
+
+/// Routes each request to the probe actor of its target and retires idle ones.
+using probe_registry_actor
+  = caf::typed_actor<caf::replies_to<info_atom, target>::with<info_reply>,
+                     caf::reacts_to<idle_atom, probe_actor, std::uint64_t>,
+                     caf::replies_to<count_atom>::with<std::uint64_t>>;
+
+} // namespace netherscope
+
+// These messages hold callbacks and never leave the process, so they need no serialization.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::api_call)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::api_outcome)

@@ -1,0 +1,22 @@
+// netherscope: a JSON API that looks into Minecraft Bedrock servers speaking NetherNet.
+#include <cstdio>
+
+#include "app/options.hpp"
+#include "app/service.hpp"
+
+extern char** environ;
+
+int main(int argc, char** argv) {
+  auto parsed = netherscope::parse_options(argc, argv, environ);
+  switch (parsed.status) {
+    case netherscope::parse_status::exit_ok:
+      std::fputs(parsed.message.c_str(), stdout);
+      return 0;
+    case netherscope::parse_status::exit_error:
+      std::fprintf(stderr, "netherscope: %s (see --help)\n", parsed.message.c_str());
+      return 2;
+    case netherscope::parse_status::run:
+      break;
+  }
+  return netherscope::run_service(parsed.cfg);
+}

@@ -1,0 +1,207 @@
+#include "app/options.hpp"
+
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include <boost/program_options.hpp>
+
+namespace netherscope {
+
+namespace po = boost::program_options;
+
+namespace {
+
+constexpr std::string_view env_prefix = "NETHERSCOPE_";
+
+// The option table. Each entry is documented where it is declared, and --help prints these
+// texts with their defaults, so this is the reference for every setting.
+po::options_description make_description() {
+  config d;
+  po::options_description desc("netherscope options (flag, NETHERSCOPE_<NAME> or config file)");
+  desc.add_options()
+    ("help", "print this help and exit")
+    ("config", po::value<std::string>(),
+     "config file of 'name = value' lines, using the option names below")
+    ("listen", po::value<std::string>()->default_value(d.listen_address),
+     "address to listen on")
+    ("port", po::value<unsigned>()->default_value(d.port),
+     "port to listen on; 0 lets the OS choose (see the 'listening' log line)")
+    ("data-dir", po::value<std::string>()->default_value(d.data_dir),
+     "directory for the service's data; created if missing")
+    ("threads", po::value<unsigned>()->default_value(d.io_threads),
+     "threads serving HTTP connections")
+    ("actor-threads", po::value<unsigned>()->default_value(d.actor_threads),
+     "threads running the actors")
+    ("read-timeout-ms", po::value<unsigned>()->default_value(d.read_timeout.count()),
+     "idle keep-alive and request read timeout")
+    ("pipeline-limit", po::value<unsigned>()->default_value(d.pipeline_limit),
+     "requests read ahead of their responses on one connection")
+    ("max-connections", po::value<unsigned>()->default_value(d.max_connections),
+     "connections served at once; past it new ones get 503")
+    ("shutdown-grace-ms", po::value<unsigned>()->default_value(d.shutdown_grace.count()),
+     "time in-flight requests get to finish after SIGTERM/SIGINT")
+    ("connect-timeout-ms", po::value<unsigned>()->default_value(d.connect_timeout.count()),
+     "deadline to resolve and connect to a target, TLS handshake included")
+    ("status-timeout-ms", po::value<unsigned>()->default_value(d.status_timeout.count()),
+     "total deadline for a target's GET /v1/join")
+    ("answer-timeout-ms", po::value<unsigned>()->default_value(d.answer_timeout.count()),
+     "total deadline for a target's answer to an offer")
+    ("allow-cidr", po::value<std::vector<std::string>>()->multitoken(),
+     "target networks to allow although the default policy refuses them (comma-separated or repeated)")
+    ("deny-cidr", po::value<std::vector<std::string>>()->multitoken(),
+     "target networks to refuse always (comma-separated or repeated)")
+    ("allow-loopback", po::value<bool>()->default_value(false)->implicit_value(true),
+     "allow loopback targets (127.0.0.0/8, ::1), for tests and local use")
+    ("upstream-ca-file", po::value<std::string>()->default_value(""),
+     "PEM file of CAs trusted for HTTPS targets besides the system store")
+    ("user-agent", po::value<std::string>()->default_value(d.user_agent),
+     "User-Agent sent to targets (the vanilla client's, which some servers require)")
+    ("probe-idle-ms", po::value<unsigned>()->default_value(d.probe_idle.count()),
+     "how long a target's probe actor lives without work")
+    ("trusted-proxy", po::value<std::vector<std::string>>()->multitoken(),
+     "peers (CIDRs) whose X-Forwarded-For is believed (comma-separated or repeated)")
+    ("log-level", po::value<std::string>()->default_value("info"),
+     "debug, info, warn or error")
+    ("access-log", po::value<bool>()->default_value(true)->implicit_value(true),
+     "write one JSON line per request");
+  return desc;
+}
+
+// Turns NETHERSCOPE_ALLOW_CIDR=... into --allow-cidr=..., so the environment goes through
+// the same parser as flags. Variables that name no option are ignored, which leaves room
+// for secrets that are read elsewhere.
+std::vector<std::string> environment_as_flags(const char* const* environ,
+                                              const po::options_description& desc) {
+  std::vector<std::string> flags;
+  for (auto entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    std::string_view text{*entry};
+    if (text.substr(0, env_prefix.size()) != env_prefix)
+      continue;
+    auto eq = text.find('=');
+    if (eq == std::string_view::npos)
+      continue;
+    std::string name{text.substr(env_prefix.size(), eq - env_prefix.size())};
+    for (auto& c : name)
+      c = c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (name == "help" || desc.find_nothrow(name, false) == nullptr)
+      continue;
+    flags.push_back("--" + name + "=" + std::string{text.substr(eq + 1)});
+  }
+  return flags;
+}
+
+// Splits list options on commas, so both "a,b" and repeated flags work.
+bool parse_cidr_list(const po::variables_map& vm, const char* name,
+                     std::vector<net::cidr>& out, std::string& error) {
+  if (!vm.count(name))
+    return true;
+  for (auto& item : vm[name].as<std::vector<std::string>>()) {
+    std::stringstream parts{item};
+    std::string part;
+    while (std::getline(parts, part, ',')) {
+      if (part.empty())
+        continue;
+      auto parsed = net::parse_cidr(part);
+      if (!parsed) {
+        error = std::string{"--"} + name + ": '" + part + "' is not a CIDR such as 10.0.0.0/8";
+        return false;
+      }
+      out.push_back(*parsed);
+    }
+  }
+  return true;
+}
+
+bool in_range(const po::variables_map& vm, const char* name, unsigned lo, unsigned hi,
+              std::string& error) {
+  auto value = vm[name].as<unsigned>();
+  if (value < lo || value > hi) {
+    error = std::string{"--"} + name + " must be between " + std::to_string(lo) + " and "
+            + std::to_string(hi);
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+parse_result parse_options(int argc, const char* const* argv, const char* const* environ) {
+  parse_result result;
+  auto desc = make_description();
+  po::variables_map vm;
+  auto fail = [&](std::string message) {
+    result.status = parse_status::exit_error;
+    result.message = std::move(message);
+    return result;
+  };
+  try {
+    // The first source stored wins, so the order is: flags, environment, config file.
+    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+    po::store(po::command_line_parser(environment_as_flags(environ, desc)).options(desc).run(),
+              vm);
+    if (vm.count("help")) {
+      std::ostringstream text;
+      text << "usage: netherscope [options]\n\n" << desc;
+      result.status = parse_status::exit_ok;
+      result.message = text.str();
+      return result;
+    }
+    if (vm.count("config")) {
+      auto path = vm["config"].as<std::string>();
+      std::ifstream file{path};
+      if (!file)
+        return fail("cannot read config file '" + path + "'");
+      po::store(po::parse_config_file(file, desc), vm);
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    return fail(e.what());
+  }
+
+  std::string error;
+  auto& cfg = result.cfg;
+  if (!in_range(vm, "port", 0, 65535, error) || !in_range(vm, "threads", 1, 64, error)
+      || !in_range(vm, "actor-threads", 1, 64, error)
+      || !in_range(vm, "pipeline-limit", 1, 1024, error)
+      || !in_range(vm, "max-connections", 1, 1000000, error)
+      || !in_range(vm, "read-timeout-ms", 100, 3600000, error)
+      || !in_range(vm, "shutdown-grace-ms", 0, 600000, error)
+      || !in_range(vm, "connect-timeout-ms", 10, 600000, error)
+      || !in_range(vm, "status-timeout-ms", 10, 600000, error)
+      || !in_range(vm, "answer-timeout-ms", 10, 600000, error)
+      || !in_range(vm, "probe-idle-ms", 10, 86400000, error))
+    return fail(error);
+  cfg.listen_address = vm["listen"].as<std::string>();
+  cfg.port = static_cast<std::uint16_t>(vm["port"].as<unsigned>());
+  cfg.data_dir = vm["data-dir"].as<std::string>();
+  cfg.io_threads = vm["threads"].as<unsigned>();
+  cfg.actor_threads = vm["actor-threads"].as<unsigned>();
+  cfg.read_timeout = std::chrono::milliseconds{vm["read-timeout-ms"].as<unsigned>()};
+  cfg.pipeline_limit = vm["pipeline-limit"].as<unsigned>();
+  cfg.max_connections = vm["max-connections"].as<unsigned>();
+  cfg.shutdown_grace = std::chrono::milliseconds{vm["shutdown-grace-ms"].as<unsigned>()};
+  cfg.connect_timeout = std::chrono::milliseconds{vm["connect-timeout-ms"].as<unsigned>()};
+  cfg.status_timeout = std::chrono::milliseconds{vm["status-timeout-ms"].as<unsigned>()};
+  cfg.answer_timeout = std::chrono::milliseconds{vm["answer-timeout-ms"].as<unsigned>()};
+  cfg.allow_loopback = vm["allow-loopback"].as<bool>();
+  cfg.upstream_ca_file = vm["upstream-ca-file"].as<std::string>();
+  cfg.user_agent = vm["user-agent"].as<std::string>();
+  cfg.probe_idle = std::chrono::milliseconds{vm["probe-idle-ms"].as<unsigned>()};
+  cfg.access_log = vm["access-log"].as<bool>();
+  if (!log::parse_level(vm["log-level"].as<std::string>(), cfg.log_level))
+    return fail("--log-level must be debug, info, warn or error");
+  if (!parse_cidr_list(vm, "allow-cidr", cfg.allow_cidrs, error)
+      || !parse_cidr_list(vm, "deny-cidr", cfg.deny_cidrs, error)
+      || !parse_cidr_list(vm, "trusted-proxy", cfg.trusted_proxies, error))
+    return fail(error);
+  if (cfg.allow_loopback) {
+    cfg.allow_cidrs.push_back(*net::parse_cidr("127.0.0.0/8"));
+    cfg.allow_cidrs.push_back(*net::parse_cidr("::1/128"));
+  }
+  if (cfg.user_agent.find_first_of("\r\n") != std::string::npos)
+    return fail("--user-agent must be one line");
+  return result;
+}
+
+} // namespace netherscope

@@ -1,0 +1,76 @@
+// The service's configuration: every option as a flag, an environment variable or a config file.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "app/log.hpp"
+#include "net/address_policy.hpp"
+
+namespace netherscope {
+
+/// Every setting of the service, with the embedded defaults the README's quick start relies on.
+struct config {
+  // -- listening --------------------------------------------------------------
+  std::string listen_address = "127.0.0.1";
+  /// 0 lets the OS choose; the chosen port is logged in the "listening" line.
+  std::uint16_t port = 8080;
+  std::string data_dir = "data";
+
+  // -- threads ----------------------------------------------------------------
+  /// Threads running the HTTP sockets (Asio).
+  unsigned io_threads = 2;
+  /// Threads running the actors (CAF scheduler workers).
+  unsigned actor_threads = 2;
+
+  // -- our HTTP server --------------------------------------------------------
+  /// How long a keep-alive connection may sit idle, and a request may take to arrive.
+  std::chrono::milliseconds read_timeout{30000};
+  /// Requests read ahead of their responses on one connection before reading pauses.
+  std::size_t pipeline_limit = 16;
+  /// Connections served at once; more are accepted and closed at once with a 503.
+  std::size_t max_connections = 10000;
+  /// How long in-flight requests may take to finish after SIGTERM.
+  std::chrono::milliseconds shutdown_grace{5000};
+
+  // -- talking to targets -----------------------------------------------------
+  std::chrono::milliseconds connect_timeout{5000};
+  std::chrono::milliseconds status_timeout{10000};
+  std::chrono::milliseconds answer_timeout{20000};
+  std::vector<net::cidr> allow_cidrs;
+  std::vector<net::cidr> deny_cidrs;
+  /// Adds 127.0.0.0/8 and ::1/128 to allow_cidrs, for tests and local use.
+  bool allow_loopback = false;
+  /// PEM file of extra CAs trusted for HTTPS targets, besides the system store.
+  std::string upstream_ca_file;
+  std::string user_agent = "libhttpclient/1.0.0.0";
+  /// How long a probe actor without work lives before it is stopped.
+  std::chrono::milliseconds probe_idle{60000};
+
+  // -- clients ----------------------------------------------------------------
+  /// Peers whose X-Forwarded-For header is believed.
+  std::vector<net::cidr> trusted_proxies;
+
+  // -- logging ----------------------------------------------------------------
+  log::level log_level = log::level::info;
+  bool access_log = true;
+};
+
+/// What main should do after parsing the command line.
+enum class parse_status { run, exit_ok, exit_error };
+
+/// The parsed configuration, or the text to print before exiting.
+struct parse_result {
+  parse_status status = parse_status::run;
+  config cfg;
+  /// Help text (exit_ok) or the error (exit_error).
+  std::string message;
+};
+
+/// Parses flags, then NETHERSCOPE_* environment variables, then the --config file; the first
+/// source that sets an option wins. `environ` is the process environment (null-terminated).
+parse_result parse_options(int argc, const char* const* argv, const char* const* environ);
+
+} // namespace netherscope

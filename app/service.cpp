@@ -1,0 +1,184 @@
+#include "app/service.hpp"
+
+#include <filesystem>
+#include <thread>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/json/object.hpp>
+#include <caf/all.hpp>
+
+#include "actors/front_actor.hpp"
+#include "actors/probe_registry.hpp"
+#include "app/log.hpp"
+#include "net/http_client.hpp"
+#include "net/listener.hpp"
+
+namespace netherscope {
+
+namespace {
+
+namespace asio = boost::asio;
+
+/// Ends the service gracefully: stop accepting, let in-flight calls finish, then stop.
+class shutdown_sequence : public std::enable_shared_from_this<shutdown_sequence> {
+public:
+  shutdown_sequence(asio::io_context& ioc, std::shared_ptr<net::listener> lst,
+                    net::server_context& ctx, std::chrono::milliseconds grace)
+    : ioc_(ioc), listener_(std::move(lst)), ctx_(ctx), grace_(grace), signals_(ioc),
+      timer_(ioc) {
+    signals_.add(SIGINT);
+    signals_.add(SIGTERM);
+  }
+
+  void arm() {
+    signals_.async_wait([self = shared_from_this()](boost::system::error_code ec, int sig) {
+      if (!ec)
+        self->begin(sig);
+    });
+  }
+
+private:
+  void begin(int sig) {
+    log::write(log::level::info, "shutdown",
+               {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"},
+                {"in_flight", ctx_.in_flight.load()},
+                {"grace_ms", grace_.count()}});
+    listener_->stop();
+    ctx_.begin_draining();
+    deadline_ = std::chrono::steady_clock::now() + grace_;
+    // A second signal means "now".
+    signals_.async_wait([self = shared_from_this()](boost::system::error_code ec, int) {
+      if (!ec)
+        self->ioc_.stop();
+    });
+    poll();
+  }
+
+  // Polling a counter every few milliseconds is simpler than having every session report
+  // its end, and shutdown is not a hot path.
+  void poll() {
+    if (ctx_.in_flight.load() == 0 || std::chrono::steady_clock::now() >= deadline_) {
+      if (ctx_.in_flight.load() > 0)
+        log::write(log::level::warn, "shutdown_abandoned",
+                   {{"in_flight", ctx_.in_flight.load()}});
+      ioc_.stop();
+      return;
+    }
+    timer_.expires_after(std::chrono::milliseconds(10));
+    timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+      if (!ec)
+        self->poll();
+    });
+  }
+
+  asio::io_context& ioc_;
+  std::shared_ptr<net::listener> listener_;
+  net::server_context& ctx_;
+  std::chrono::milliseconds grace_;
+  asio::signal_set signals_;
+  asio::steady_timer timer_;
+  std::chrono::steady_clock::time_point deadline_;
+};
+
+} // namespace
+
+int run_service(const config& cfg) {
+  log::set_level(cfg.log_level);
+
+  std::error_code fs_ec;
+  std::filesystem::create_directories(cfg.data_dir, fs_ec);
+  if (fs_ec) {
+    log::write(log::level::error, "startup_failed",
+               {{"error", "cannot create --data-dir '" + cfg.data_dir + "': "
+                            + fs_ec.message()}});
+    return 1;
+  }
+
+  net::server_settings server_cfg;
+  server_cfg.read_timeout = cfg.read_timeout;
+  server_cfg.pipeline_limit = cfg.pipeline_limit;
+  server_cfg.max_connections = cfg.max_connections;
+  server_cfg.trusted_proxies = cfg.trusted_proxies;
+  server_cfg.access_log = cfg.access_log;
+  // The order of these declarations is their order of destruction in reverse, and it
+  // matters: sessions (owned by pending handlers of the io_context and by reply callbacks
+  // inside actors) use the server context, so it is made first and destroyed last; the
+  // actor system goes first, releasing every callback while sockets can still close.
+  net::server_context ctx{server_cfg, openapi_document};
+  asio::io_context ioc{static_cast<int>(cfg.io_threads)};
+
+  net::client_settings client_cfg;
+  client_cfg.policy = net::address_policy{cfg.allow_cidrs, cfg.deny_cidrs};
+  client_cfg.ca_file = cfg.upstream_ca_file;
+  client_cfg.user_agent = cfg.user_agent;
+  std::string error;
+  auto client = net::http_client::make(ioc, std::move(client_cfg), error);
+  if (!client) {
+    log::write(log::level::error, "startup_failed", {{"error", error}});
+    return 1;
+  }
+
+  boost::system::error_code ec;
+  auto address = asio::ip::make_address(cfg.listen_address, ec);
+  if (ec) {
+    log::write(log::level::error, "startup_failed",
+               {{"error", "--listen '" + cfg.listen_address + "' is not an IP address"}});
+    return 1;
+  }
+  auto lst = std::make_shared<net::listener>(
+    ioc, asio::ip::tcp::endpoint{address, cfg.port}, ctx, ec);
+  if (ec) {
+    log::write(log::level::error, "startup_failed",
+               {{"error", "cannot listen on " + cfg.listen_address + ":"
+                            + std::to_string(cfg.port) + ": " + ec.message()}});
+    return 1;
+  }
+
+  caf::actor_system_config caf_cfg;
+  caf_cfg.set("scheduler.max-threads", static_cast<std::size_t>(cfg.actor_threads));
+  caf::actor_system system{caf_cfg};
+
+  probe_settings probe_cfg;
+  probe_cfg.connect_timeout = cfg.connect_timeout;
+  probe_cfg.status_timeout = cfg.status_timeout;
+  probe_cfg.answer_timeout = cfg.answer_timeout;
+  probe_cfg.idle = cfg.probe_idle;
+  auto registry = system.spawn(probe_registry, probe_cfg, client);
+
+  front_settings front_cfg;
+  front_cfg.info_deadline = cfg.status_timeout + std::chrono::seconds(5);
+  std::vector<front_actor> fronts;
+  for (unsigned i = 0; i < cfg.actor_threads; ++i)
+    fronts.push_back(system.spawn(front, registry, front_cfg));
+  ctx.set_fronts(fronts);
+
+  lst->run();
+  auto bound = lst->local_endpoint();
+  std::make_shared<shutdown_sequence>(ioc, lst, ctx, cfg.shutdown_grace)->arm();
+  log::write(log::level::info, "listening",
+             {{"address", bound.address().to_string()},
+              {"port", bound.port()},
+              {"io_threads", cfg.io_threads},
+              {"actor_threads", cfg.actor_threads},
+              {"data_dir", cfg.data_dir}});
+
+  std::vector<std::thread> threads;
+  for (unsigned i = 1; i < cfg.io_threads; ++i)
+    threads.emplace_back([&ioc] { ioc.run(); });
+  ioc.run();
+  for (auto& t : threads)
+    t.join();
+
+  // Long-lived actors end only when told; the actor system waits for them on destruction.
+  ctx.set_fronts({});
+  for (auto& f : fronts)
+    caf::anon_send_exit(f, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(registry, caf::exit_reason::user_shutdown);
+  fronts.clear();
+  log::write(log::level::info, "stopped");
+  return 0;
+}
+
+} // namespace netherscope

@@ -1,0 +1,27 @@
+// The way from Beast into CAF. Kept apart from the session so the session's translation unit
+// compiles without CAF's headers, and CAF's without Beast's.
+#include <caf/send.hpp>
+
+#include "net/server_context.hpp"
+
+namespace netherscope::net {
+
+server_context::server_context(server_settings settings, std::string openapi_json)
+  : settings_(std::move(settings)), openapi_(std::move(openapi_json)) {
+  // nop
+}
+
+void server_context::set_fronts(std::vector<front_actor> fronts) {
+  fronts_ = std::move(fronts);
+}
+
+void server_context::submit(api_call&& call) {
+  // anon_send only enqueues into the actor's mailbox; the reply comes back through the
+  // call's callback, which posts onto the session's strand, so no Asio thread ever waits.
+  if (fronts_.empty())
+    return;
+  auto index = next_front_.fetch_add(1, std::memory_order_relaxed) % fronts_.size();
+  caf::anon_send(fronts_[index], std::move(call));
+}
+
+} // namespace netherscope::net

@@ -1,0 +1,64 @@
+#include "net/listener.hpp"
+
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core/bind_handler.hpp>
+
+#include "app/log.hpp"
+
+namespace netherscope::net {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+listener::listener(asio::io_context& ioc, const tcp::endpoint& endpoint, server_context& ctx,
+                   boost::system::error_code& ec)
+  : ioc_(ioc), acceptor_(asio::make_strand(ioc)), ctx_(ctx) {
+  acceptor_.open(endpoint.protocol(), ec);
+  if (!ec)
+    acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec)
+    acceptor_.bind(endpoint, ec);
+  if (!ec)
+    acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+}
+
+void listener::run() {
+  do_accept();
+}
+
+void listener::stop() {
+  asio::post(acceptor_.get_executor(), [self = shared_from_this()] {
+    boost::system::error_code ignored;
+    // Closing cancels the pending accept; an error here only means it was already closed.
+    self->acceptor_.close(ignored);
+  });
+}
+
+tcp::endpoint listener::local_endpoint() const {
+  boost::system::error_code ignored;
+  return acceptor_.local_endpoint(ignored);
+}
+
+void listener::do_accept() {
+  // Each connection gets its own strand, so its handlers never run concurrently even with
+  // several io threads.
+  acceptor_.async_accept(asio::make_strand(ioc_),
+                         boost::beast::bind_front_handler(&listener::on_accept,
+                                                          shared_from_this()));
+}
+
+void listener::on_accept(boost::system::error_code ec, tcp::socket socket) {
+  if (ec == asio::error::operation_aborted || !acceptor_.is_open())
+    return;
+  if (ec) {
+    // Running out of descriptors is the likely cause; keep accepting rather than die.
+    log::write(log::level::warn, "accept_failed", {{"error", ec.message()}});
+  } else if (ctx_.connections.load(std::memory_order_relaxed) >= ctx_.settings().max_connections) {
+    reject_connection(std::move(socket));
+  } else {
+    start_session(std::move(socket), ctx_);
+  }
+  do_accept();
+}
+
+} // namespace netherscope::net

@@ -1,0 +1,72 @@
+// What every connection of our HTTP server shares: settings, counters and the way into CAF.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "actors/messages.hpp"
+#include "net/address_policy.hpp"
+
+namespace netherscope::net {
+
+/// Settings of the HTTP server, taken from the service configuration.
+struct server_settings {
+  std::chrono::milliseconds read_timeout{30000};
+  std::chrono::milliseconds write_timeout{30000};
+  std::size_t pipeline_limit = 16;
+  std::size_t max_connections = 10000;
+  std::size_t header_limit = 8 * 1024;
+  /// The largest request body: /api/offer takes at most 16 KiB (PRODUCT.md "Input").
+  std::size_t body_limit = 16 * 1024;
+  std::vector<cidr> trusted_proxies;
+  bool access_log = true;
+};
+
+/// State shared by the listener and all sessions; it outlives both.
+class server_context {
+public:
+  server_context(server_settings settings, std::string openapi_json);
+
+  /// Sets the front actors calls go to; called once before the listener starts, and with an
+  /// empty vector at shutdown so no actor handle outlives the actor system.
+  void set_fronts(std::vector<front_actor> fronts);
+
+  const server_settings& settings() const noexcept {
+    return settings_;
+  }
+
+  const std::string& openapi_json() const noexcept {
+    return openapi_;
+  }
+
+  /// Hands a call to a front actor (round robin). Never blocks: it only enqueues a message.
+  void submit(api_call&& call);
+
+  /// Marks the start of shutdown: API calls get 503 and connections stop being kept alive.
+  void begin_draining() noexcept {
+    draining_.store(true, std::memory_order_relaxed);
+  }
+
+  bool draining() const noexcept {
+    return draining_.load(std::memory_order_relaxed);
+  }
+
+  // -- counters ---------------------------------------------------------------
+
+  /// Calls handed to the actors whose response is not yet written.
+  std::atomic<std::size_t> in_flight{0};
+  /// Open client connections.
+  std::atomic<std::size_t> connections{0};
+
+private:
+  server_settings settings_;
+  std::vector<front_actor> fronts_;
+  std::atomic<std::size_t> next_front_{0};
+  std::string openapi_;
+  std::atomic<bool> draining_{false};
+};
+
+} // namespace netherscope::net

@@ -1,0 +1,351 @@
+// One client connection of our HTTP server: keep-alive, bounded pipelining, timeouts.
+//
+// Requests are read ahead while earlier ones are still with the actors, up to the pipeline
+// limit; responses are written strictly in request order. Everything runs on the
+// connection's strand, and replies from the actors are posted onto it.
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <optional>
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/beast/core/bind_handler.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+
+#include <boost/json/object.hpp>
+
+#include "app/log.hpp"
+#include "net/client_request.hpp"
+#include "net/listener.hpp"
+#include "net/router.hpp"
+
+namespace netherscope::net {
+
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+using tcp = asio::ip::tcp;
+using clock_type = std::chrono::steady_clock;
+
+/// Counts a value up for as long as it lives.
+class counted {
+public:
+  explicit counted(std::atomic<std::size_t>& counter) : counter_(&counter) {
+    counter_->fetch_add(1, std::memory_order_relaxed);
+  }
+  counted(counted&& other) noexcept : counter_(other.counter_) {
+    other.counter_ = nullptr;
+  }
+  counted(const counted&) = delete;
+  counted& operator=(const counted&) = delete;
+  counted& operator=(counted&&) = delete;
+  ~counted() {
+    if (counter_ != nullptr)
+      counter_->fetch_sub(1, std::memory_order_relaxed);
+  }
+
+private:
+  std::atomic<std::size_t>* counter_;
+};
+
+/// One request on its way to a response.
+struct slot {
+  std::uint64_t id = 0;
+  clock_type::time_point started;
+  http::verb method = http::verb::unknown;
+  std::string_view route;
+  std::string target_label;
+  std::string client;
+  std::optional<response> res;
+  /// Held while the actors work on the call, so shutdown can wait for it.
+  std::optional<counted> in_flight;
+};
+
+class session : public std::enable_shared_from_this<session> {
+public:
+  session(tcp::socket&& socket, server_context& ctx)
+    : stream_(std::move(socket)), ctx_(ctx), connection_(ctx.connections) {
+    boost::system::error_code ec;
+    // Small responses must leave at once instead of waiting for Nagle's timer.
+    stream_.socket().set_option(tcp::no_delay(true), ec);
+    auto peer = stream_.socket().remote_endpoint(ec);
+    if (!ec)
+      peer_ = peer.address();
+  }
+
+  void run() {
+    asio::dispatch(stream_.get_executor(),
+                   beast::bind_front_handler(&session::do_read, shared_from_this()));
+  }
+
+private:
+  // -- reading ----------------------------------------------------------------
+
+  void do_read() {
+    if (reading_ || closing_ || queue_.size() >= ctx_.settings().pipeline_limit)
+      return;
+    reading_ = true;
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(ctx_.settings().header_limit));
+    parser_->body_limit(ctx_.settings().body_limit);
+    stream_.expires_after(ctx_.settings().read_timeout);
+    // The header first, so that an oversized body is refused before it is read and an
+    // "Expect: 100-continue" client learns it may send the body.
+    http::async_read_header(stream_, buffer_, *parser_,
+                            beast::bind_front_handler(&session::on_read_header,
+                                                      shared_from_this()));
+  }
+
+  void on_read_header(beast::error_code ec, std::size_t) {
+    if (ec)
+      return on_read(ec, 0);
+    auto& req = parser_->get();
+    auto length = parser_->content_length();
+    if (length && *length > ctx_.settings().body_limit)
+      return on_read(http::error::body_limit, 0);
+    if (beast::iequals(req[http::field::expect], "100-continue")) {
+      // The interim response is written inline; it is tiny and the client waits for it.
+      continue_.emplace(http::status::continue_, req.version());
+      return http::async_write(stream_, *continue_,
+                               beast::bind_front_handler(&session::on_continue_written,
+                                                         shared_from_this()));
+    }
+    read_body();
+  }
+
+  void on_continue_written(beast::error_code ec, std::size_t) {
+    continue_.reset();
+    if (ec)
+      return on_read(ec, 0);
+    read_body();
+  }
+
+  void read_body() {
+    http::async_read(stream_, buffer_, *parser_,
+                     beast::bind_front_handler(&session::on_read, shared_from_this()));
+  }
+
+  void on_read(beast::error_code ec, std::size_t) {
+    reading_ = false;
+    if (closed_)
+      return;
+    if (ec == http::error::end_of_stream || ec == asio::error::connection_reset
+        || ec == asio::error::eof) {
+      // The client is done sending; answer what it already asked, then close.
+      closing_ = true;
+      return queue_.empty() ? close() : try_write();
+    }
+    if (ec == beast::error::timeout) {
+      // Idle time counts only while nothing is owed to the client.
+      if (!queue_.empty())
+        return do_read();
+      return close();
+    }
+    if (ec == http::error::body_limit) {
+      closing_ = true;
+      return push_answer(route_oversized(parser_->get(), make_context()), parser_->get());
+    }
+    if (ec) {
+      // A malformed request leaves the stream in an unknown state: answer 400 and close.
+      closing_ = true;
+      auto res = render_plain_error(
+        make_failure(error_code::invalid_input, "malformed HTTP request: " + ec.message()),
+        11, false);
+      slot s;
+      s.id = next_id_++;
+      s.started = clock_type::now();
+      s.route = "unknown";
+      s.res = std::move(res);
+      queue_.push_back(std::move(s));
+      return try_write();
+    }
+    handle(parser_->release());
+    do_read();
+  }
+
+  route_context make_context() const {
+    route_context rc;
+    rc.client = identify_client(peer_, forwarded_for_, ctx_.settings().trusted_proxies);
+    rc.openapi_json = ctx_.openapi_json();
+    rc.draining = ctx_.draining();
+    return rc;
+  }
+
+  void handle(request&& req) {
+    forwarded_for_.clear();
+    // Several X-Forwarded-For headers are one list (RFC 9110 §5.3).
+    auto [first, last] = req.equal_range("X-Forwarded-For");
+    for (auto i = first; i != last; ++i) {
+      if (!forwarded_for_.empty())
+        forwarded_for_ += ',';
+      forwarded_for_.append(i->value().data(), i->value().size());
+    }
+    auto rc = make_context();
+    auto decision = route(req, rc);
+    if (!req.keep_alive() || rc.draining)
+      closing_ = true;
+    if (decision.immediate)
+      return push_answer(std::move(decision), req, rc.client);
+    slot s;
+    s.id = next_id_++;
+    s.started = clock_type::now();
+    s.method = req.method();
+    s.route = decision.route;
+    s.target_label = std::move(decision.target_label);
+    s.client = rc.client.address.to_string();
+    s.in_flight.emplace(ctx_.in_flight);
+    auto& call = *decision.call;
+    call.reply = [self = shared_from_this(), id = s.id, version = req.version(),
+                  keep_alive = req.keep_alive()](api_outcome&& outcome) {
+      // Runs on an actor's thread: render there, then hop onto the connection's strand.
+      auto res = render_api(outcome, version, keep_alive);
+      asio::post(self->stream_.get_executor(),
+                 [self, id, res = std::move(res)]() mutable {
+                   self->on_reply(id, std::move(res));
+                 });
+    };
+    queue_.push_back(std::move(s));
+    ctx_.submit(std::move(call));
+  }
+
+  void push_answer(route_decision&& decision, const request& req,
+                   const client_identity& client = {}) {
+    slot s;
+    s.id = next_id_++;
+    s.started = clock_type::now();
+    s.method = req.method();
+    s.route = decision.route;
+    s.client = client.address.is_unspecified() ? peer_.to_string()
+                                               : client.address.to_string();
+    s.res = std::move(*decision.immediate);
+    queue_.push_back(std::move(s));
+    try_write();
+  }
+
+  void on_reply(std::uint64_t id, response&& res) {
+    for (auto& s : queue_) {
+      if (s.id == id) {
+        s.res = std::move(res);
+        break;
+      }
+    }
+    try_write();
+  }
+
+  // -- writing ----------------------------------------------------------------
+
+  void try_write() {
+    if (writing_ || queue_.empty() || !queue_.front().res)
+      return;
+    auto& res = *queue_.front().res;
+    if (closing_ || ctx_.draining()) {
+      // Later requests on this connection will not be answered, so say so now.
+      if (queue_.size() == 1 || ctx_.draining())
+        res.keep_alive(false);
+    }
+    writing_ = true;
+    // Sets only the write timer when a read is pending; a timer left in the past would
+    // fail the write at once.
+    stream_.expires_after(ctx_.settings().write_timeout);
+    http::async_write(stream_, res,
+                      beast::bind_front_handler(&session::on_write, shared_from_this()));
+  }
+
+  void on_write(beast::error_code ec, std::size_t) {
+    writing_ = false;
+    if (closed_)
+      return;
+    auto& s = queue_.front();
+    log_access(s);
+    bool keep_alive = s.res->keep_alive();
+    queue_.pop_front();
+    if (ec)
+      return close();
+    if (!keep_alive) {
+      closing_ = true;
+      queue_.clear();
+      return close();
+    }
+    if (closing_ && queue_.empty())
+      return close();
+    try_write();
+    do_read();
+  }
+
+  void log_access(const slot& s) {
+    if (!ctx_.settings().access_log || !log::enabled(log::level::info))
+      return;
+    auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(clock_type::now()
+                                                                          - s.started);
+    boost::json::object fields;
+    fields["method"] = http::to_string(s.method);
+    fields["route"] = s.route;
+    fields["status"] = s.res->result_int();
+    fields["duration_us"] = elapsed.count();
+    fields["client"] = s.client;
+    if (!s.target_label.empty())
+      fields["target"] = s.target_label;
+    log::write(log::level::info, "access", std::move(fields));
+  }
+
+  void close() {
+    if (closed_)
+      return;
+    closed_ = true;
+    beast::error_code ignored;
+    // A half-close tells the client we are done; errors mean it is already gone.
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.close();
+  }
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  server_context& ctx_;
+  counted connection_;
+  asio::ip::address peer_;
+  std::string forwarded_for_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<http::response<http::empty_body>> continue_;
+  std::deque<slot> queue_;
+  std::uint64_t next_id_ = 0;
+  bool reading_ = false;
+  bool writing_ = false;
+  bool closing_ = false;
+  bool closed_ = false;
+};
+
+} // namespace
+
+void start_session(tcp::socket&& socket, server_context& ctx) {
+  std::make_shared<session>(std::move(socket), ctx)->run();
+}
+
+void reject_connection(tcp::socket&& socket) {
+  struct rejection : std::enable_shared_from_this<rejection> {
+    beast::tcp_stream stream;
+    response res;
+    explicit rejection(tcp::socket&& s)
+      : stream(std::move(s)),
+        res(render_plain_error(make_failure(error_code::unavailable,
+                                            "too many connections; try again shortly"),
+                               11, false)) {
+      // nop
+    }
+  };
+  auto r = std::make_shared<rejection>(std::move(socket));
+  r->stream.expires_after(std::chrono::seconds(5));
+  http::async_write(r->stream, r->res, [r](beast::error_code, std::size_t) {
+    beast::error_code ignored;
+    r->stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  });
+}
+
+} // namespace netherscope::net

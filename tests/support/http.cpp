@@ -1,0 +1,183 @@
+#include "support/http.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <stdexcept>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <boost/json/parse.hpp>
+
+namespace netherscope::test {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+template <class Stream>
+void exchange(Stream& stream, http::request<http::string_body>& req, http_reply& out,
+              beast::flat_buffer& buffer,
+              http::response_parser<http::string_body>& parser) {
+  http::async_write(stream, req, [&](beast::error_code ec, std::size_t) {
+    if (ec) {
+      out.error = "write: " + ec.message();
+      return;
+    }
+    http::async_read(stream, buffer, parser, [&](beast::error_code ec, std::size_t) {
+      if (ec) {
+        out.error = "read: " + ec.message();
+        return;
+      }
+      auto& res = parser.get();
+      out.status = static_cast<int>(res.result_int());
+      for (auto& field : res)
+        out.headers[lower(std::string{field.name_string()})] = std::string{field.value()};
+      out.body = res.body();
+    });
+  });
+}
+
+} // namespace
+
+std::string http_reply::header(const std::string& lower_name) const {
+  auto i = headers.find(lower_name);
+  return i == headers.end() ? std::string{} : i->second;
+}
+
+boost::json::value http_reply::json() const {
+  boost::system::error_code ec;
+  auto value = boost::json::parse(body, ec);
+  return ec ? boost::json::value{} : value;
+}
+
+http_reply http_request(unsigned port, const std::string& method, const std::string& target,
+                        const header_list& headers, const std::string& body,
+                        std::chrono::milliseconds timeout, bool tls) {
+  http_reply out;
+  asio::io_context ioc;
+  asio::ssl::context ssl_ctx{asio::ssl::context::tls_client};
+  ssl_ctx.set_verify_mode(asio::ssl::verify_none);
+  beast::tcp_stream plain{ioc};
+  beast::ssl_stream<beast::tcp_stream> secure{ioc, ssl_ctx};
+  tcp::endpoint ep{asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)};
+  http::request<http::string_body> req{http::string_to_verb(method), target, 11};
+  req.set(http::field::host, "127.0.0.1:" + std::to_string(port));
+  for (auto& [name, value] : headers)
+    req.set(name, value);
+  if (!body.empty() || method == "POST") {
+    req.body() = body;
+    req.prepare_payload();
+  }
+  beast::flat_buffer buffer;
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(16 * 1024 * 1024);
+  auto& lowest = tls ? beast::get_lowest_layer(secure) : plain;
+  lowest.async_connect(ep, [&](beast::error_code ec) {
+    if (ec) {
+      out.error = "connect: " + ec.message();
+      return;
+    }
+    if (!tls)
+      return exchange(plain, req, out, buffer, parser);
+    secure.async_handshake(asio::ssl::stream_base::client, [&](beast::error_code ec) {
+      if (ec) {
+        out.error = "handshake: " + ec.message();
+        return;
+      }
+      exchange(secure, req, out, buffer, parser);
+    });
+  });
+  ioc.run_for(timeout);
+  if (out.status == 0 && out.error.empty())
+    out.error = "timeout";
+  return out;
+}
+
+std::string raw_exchange(unsigned port, const std::string& bytes,
+                         std::chrono::milliseconds timeout) {
+  asio::io_context ioc;
+  tcp::socket socket{ioc};
+  std::string received;
+  std::array<char, 4096> buf;
+  std::function<void()> read_more;
+  read_more = [&] {
+    socket.async_read_some(asio::buffer(buf), [&](beast::error_code ec, std::size_t n) {
+      received.append(buf.data(), n);
+      if (!ec)
+        read_more();
+    });
+  };
+  tcp::endpoint ep{asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)};
+  socket.async_connect(ep, [&](beast::error_code ec) {
+    if (ec)
+      return;
+    asio::async_write(socket, asio::buffer(bytes), [&](beast::error_code ec, std::size_t) {
+      if (!ec)
+        read_more();
+    });
+  });
+  ioc.run_for(timeout);
+  return received;
+}
+
+service_process::service_process(std::vector<std::string> extra_args,
+                                 std::vector<std::string> env, bool allow_loopback) {
+  std::vector<std::string> argv{NETHERSCOPE_BIN, "--port", "0", "--data-dir", data_.path(),
+                                "--log-level", "info"};
+  if (allow_loopback)
+    argv.push_back("--allow-loopback");
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+  proc_ = std::make_unique<child_process>(argv, env);
+  auto line = proc_->wait_for_line(
+    [](const std::string& l) {
+      return l.find("\"event\":\"listening\"") != std::string::npos
+             || l.find("startup_failed") != std::string::npos;
+    },
+    std::chrono::seconds(20));
+  if (!line || line->find("listening") == std::string::npos)
+    throw std::runtime_error("netherscope did not start: " + line.value_or("(no output)"));
+  port_ = port_from_line(*line);
+}
+
+fake_target_process::fake_target_process(std::vector<std::string> args) {
+  std::vector<std::string> argv{FAKE_TARGET_BIN};
+  argv.insert(argv.end(), args.begin(), args.end());
+  proc_ = std::make_unique<child_process>(argv);
+  auto line = proc_->wait_for_line(
+    [](const std::string& l) { return l.find("\"event\":\"listening\"") != std::string::npos; },
+    std::chrono::seconds(20));
+  if (!line)
+    throw std::runtime_error("fake_target did not start");
+  port_ = port_from_line(*line);
+}
+
+boost::json::object fake_target_process::stats(bool tls) {
+  auto reply = http_request(port_, "GET", "/_fake/stats", {}, {}, std::chrono::seconds(10), tls);
+  auto value = reply.json();
+  if (!value.is_object())
+    throw std::runtime_error("fake_target stats unreadable: " + reply.error + reply.body);
+  return value.as_object();
+}
+
+http_reply get_info(const service_process& svc, const std::string& query,
+                    std::chrono::milliseconds timeout) {
+  return http_request(svc.port(), "GET", "/api/info?" + query, {}, {}, timeout);
+}
+
+} // namespace netherscope::test

@@ -1,0 +1,88 @@
+// Test support: a small HTTP client over loopback, and the service and fake target as processes.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <boost/json/value.hpp>
+
+#include "support/process.hpp"
+
+namespace netherscope::test {
+
+/// A response, or the error that prevented one.
+struct http_reply {
+  int status = 0;
+  /// Header names in lower case.
+  std::map<std::string, std::string> headers;
+  std::string body;
+  /// Empty when a response arrived.
+  std::string error;
+
+  /// The header's value, or "".
+  std::string header(const std::string& lower_name) const;
+  /// The body parsed as JSON (null when it is not JSON).
+  boost::json::value json() const;
+};
+
+using header_list = std::vector<std::pair<std::string, std::string>>;
+
+/// Sends one request to 127.0.0.1:port on a new connection. With tls, no certificate check.
+http_reply http_request(unsigned port, const std::string& method, const std::string& target,
+                        const header_list& headers = {}, const std::string& body = {},
+                        std::chrono::milliseconds timeout = std::chrono::seconds(30),
+                        bool tls = false);
+
+/// Writes raw bytes to 127.0.0.1:port and reads until the peer closes or the timeout.
+std::string raw_exchange(unsigned port, const std::string& bytes,
+                         std::chrono::milliseconds timeout);
+
+/// The netherscope binary running on a free loopback port with a fresh data dir.
+class service_process {
+public:
+  /// Starts it with --allow-loopback unless extra_args says otherwise.
+  explicit service_process(std::vector<std::string> extra_args = {},
+                           std::vector<std::string> env = {}, bool allow_loopback = true);
+  unsigned port() const noexcept {
+    return port_;
+  }
+  child_process& process() {
+    return *proc_;
+  }
+  const std::string& data_dir() const {
+    return data_.path();
+  }
+
+private:
+  temp_dir data_;
+  std::unique_ptr<child_process> proc_;
+  unsigned port_ = 0;
+};
+
+/// The fake NetherNet target (tools/fake_target) on a free loopback port.
+class fake_target_process {
+public:
+  explicit fake_target_process(std::vector<std::string> args = {});
+  unsigned port() const noexcept {
+    return port_;
+  }
+  child_process& process() {
+    return *proc_;
+  }
+  /// GET /_fake/stats as JSON (over TLS when the target runs with --tls on).
+  boost::json::object stats(bool tls = false);
+
+private:
+  std::unique_ptr<child_process> proc_;
+  unsigned port_ = 0;
+};
+
+/// GET /api/info on the service with a query string.
+http_reply get_info(const service_process& svc, const std::string& query,
+                    std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+} // namespace netherscope::test
