@@ -23,6 +23,8 @@ using done_atom = caf::atom_constant<caf::atom("done")>;
 using idle_atom = caf::atom_constant<caf::atom("idle")>;
 using count_atom = caf::atom_constant<caf::atom("count")>;
 using stop_atom = caf::atom_constant<caf::atom("stop")>;
+using offer_atom = caf::atom_constant<caf::atom("offer")>;
+using answer_atom = caf::atom_constant<caf::atom("answer")>;
 
 // -- targets ------------------------------------------------------------------
 
@@ -127,6 +129,36 @@ typename Inspector::result_type inspect(Inspector& f, info_reply& x) {
   return f(caf::meta::type_name("info_reply"), x.error, x.status, x.tls, x.body);
 }
 
+/// The answer to an offer, or why there is none.
+struct offer_reply {
+  failure error;
+  /// The API's JSON body (SPEC 2.2) as first rendered, without cache flags.
+  std::string body;
+  /// Set by the cache when the reply comes from it.
+  bool cached = false;
+  /// Set by the cache when the entry is past its lifetime and served because a refresh failed.
+  bool stale = false;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, offer_reply& x) {
+  return f(caf::meta::type_name("offer_reply"), x.error, x.body, x.cached, x.stale);
+}
+
+/// What the caller asks of POST /api/offer, after validation.
+struct offer_request {
+  target where;
+  /// Decimal uint64, 1..20 digits; empty means "draw a random one".
+  std::string network_id;
+  /// Skip the cache and refresh it.
+  bool fresh = false;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, offer_request& x) {
+  return f(caf::meta::type_name("offer_request"), x.where, x.network_id, x.fresh);
+}
+
 // -- calls from the edge ------------------------------------------------------
 
 /// The public endpoints whose calls the actors serve.
@@ -150,6 +182,9 @@ struct api_call {
   /// A validation failure found by the edge; the call is still counted, then answered with it.
   failure invalid;
   target where;
+  /// For endpoint::offer: the network id and cache bypass.
+  std::string network_id;
+  bool fresh = false;
   reply_fn reply;
 };
 
@@ -159,17 +194,26 @@ struct api_call {
 using front_actor = caf::typed_actor<caf::reacts_to<api_call>>;
 
 /// Talks to one target (host, port, TLS mode); spawned on demand by the registry.
-/// It sends itself done_atom when a fetch completes and idle_atom to check for idleness.
+/// It sends itself done_atom or answer_atom when a fetch completes, and idle_atom to check
+/// for idleness.
 using probe_actor
   = caf::typed_actor<caf::replies_to<info_atom, target>::with<info_reply>,
+                     caf::replies_to<offer_atom, target, std::string>::with<offer_reply>,
                      caf::reacts_to<done_atom, info_reply>,
+                     caf::reacts_to<answer_atom, offer_reply>,
                      caf::reacts_to<idle_atom>,
                      caf::reacts_to<stop_atom>>;
 
 /// Routes each request to the probe actor of its target and retires idle ones.
 using probe_registry_actor
   = caf::typed_actor<caf::replies_to<info_atom, target>::with<info_reply>,
+                     caf::replies_to<offer_atom, target, std::string>::with<offer_reply>,
                      caf::reacts_to<idle_atom, probe_actor, std::uint64_t>,
+                     caf::replies_to<count_atom>::with<std::uint64_t>>;
+
+/// Holds offer results for 120 s and lets concurrent identical offers share one answer.
+using cache_actor
+  = caf::typed_actor<caf::replies_to<offer_atom, offer_request>::with<offer_reply>,
                      caf::replies_to<count_atom>::with<std::uint64_t>>;
 
 } // namespace netherscope

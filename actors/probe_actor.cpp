@@ -1,40 +1,48 @@
 #include "actors/probe_actor.hpp"
 
+#include <ctime>
+
 #include <caf/all.hpp>
 
-#include "net/api_json.hpp"
+#include "actors/replies.hpp"
+#include "net/offer_request.hpp"
+#include "net/sdp_offer.hpp"
 
 namespace netherscope {
 
-info_reply make_info_reply(net::fetch_result&& fetched) {
-  info_reply reply;
-  reply.tls = fetched.tls;
-  reply.status = fetched.status;
-  if (!fetched.error.ok()) {
-    reply.error = std::move(fetched.error);
-    return reply;
-  }
-  if (fetched.status < 200 || fetched.status > 299) {
-    // Redirects land here too: they are reported, never followed (PRODUCT.md).
-    reply.error.code = error_code::upstream_status;
-    reply.error.http_status = fetched.status;
-    reply.error.body = std::move(fetched.body);
-    return reply;
-  }
-  reply.body = net::render_info(fetched.status, fetched.tls, fetched.body);
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+// The per-target limit: how long until another upstream offer is allowed (zero: now).
+std::chrono::seconds offer_wait(probe_state& st, clock_type::time_point now) {
+  while (!st.offer_times.empty() && now - st.offer_times.front() >= std::chrono::minutes(1))
+    st.offer_times.pop_front();
+  if (st.offer_times.size() < st.deps.settings.offers_per_minute)
+    return std::chrono::seconds::zero();
+  auto wait = st.offer_times.front() + std::chrono::minutes(1) - now;
+  return std::chrono::duration_cast<std::chrono::seconds>(wait) + std::chrono::seconds(1);
+}
+
+offer_reply limited(std::chrono::seconds wait, unsigned per_minute) {
+  offer_reply reply;
+  reply.error = make_failure(error_code::quota_exhausted,
+                             "at most " + std::to_string(per_minute)
+                               + " fresh offers per minute go to one target; retry in "
+                               + std::to_string(wait.count()) + " s");
+  reply.error.retry_after = static_cast<std::uint32_t>(wait.count());
   return reply;
 }
 
+} // namespace
+
 probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self, target where,
-                                 probe_settings settings,
-                                 std::shared_ptr<net::http_client> client,
-                                 probe_registry_actor registry) {
+                                 probe_deps deps, probe_registry_actor registry) {
   auto& st = self->state;
   st.where = std::move(where);
-  st.settings = settings;
-  st.client = std::move(client);
+  st.deps = std::move(deps);
   st.registry = std::move(registry);
-  self->delayed_send(self, settings.idle, idle_atom::value);
+  self->delayed_send(self, st.deps.settings.idle, idle_atom::value);
   return {
     [=](info_atom, const target&) -> caf::typed_response_promise<info_reply> {
       auto& st = self->state;
@@ -50,9 +58,10 @@ probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self
         req.method = "GET";
         req.path = "/v1/join";
         req.body_limit = 64 * 1024;
-        req.connect_timeout = st.settings.connect_timeout;
-        req.total_timeout = st.settings.status_timeout;
-        st.client->fetch(std::move(req), [handle = caf::actor_cast<probe_actor>(self)](net::fetch_result&& r) {
+        req.connect_timeout = st.deps.settings.connect_timeout;
+        req.total_timeout = st.deps.settings.status_timeout;
+        auto handle = caf::actor_cast<probe_actor>(self);
+        st.deps.client->fetch(std::move(req), [handle](net::fetch_result&& r) {
           // Runs on an io thread: build the reply there and hand it over as a message, so
           // the actor's state is only ever touched by the actor.
           caf::anon_send(handle, done_atom::value, make_info_reply(std::move(r)));
@@ -66,12 +75,60 @@ probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self
       for (auto& waiter : waiters)
         waiter.deliver(reply);
     },
+    [=](offer_atom, const target&,
+        std::string& network_id) -> caf::typed_response_promise<offer_reply> {
+      auto& st = self->state;
+      ++st.seen;
+      st.active = true;
+      auto promise = self->make_response_promise<offer_reply>();
+      if (!st.offer_waiters.empty()) {
+        st.offer_waiters.push_back(promise);
+        return promise;
+      }
+      auto now = clock_type::now();
+      if (auto wait = offer_wait(st, now); wait > std::chrono::seconds::zero()) {
+        promise.deliver(limited(wait, st.deps.settings.offers_per_minute));
+        return promise;
+      }
+      auto params = net::make_offer_parameters(*st.deps.identity, std::time(nullptr));
+      if (!params) {
+        offer_reply reply;
+        reply.error = make_failure(error_code::internal, "cannot build an offer");
+        promise.deliver(std::move(reply));
+        return promise;
+      }
+      st.offer_times.push_back(now);
+      st.offer_waiters.push_back(promise);
+      if (network_id.empty())
+        network_id = net::random_network_id();
+      net::fetch_request req;
+      req.where = st.where;
+      req.method = "POST";
+      req.path = "/v1/join/" + network_id;
+      req.content_type = "application/sdp";
+      req.body = net::build_offer(*params);
+      // Answers are a few KB; 1 MiB is every known implementation's own limit.
+      req.body_limit = 1024 * 1024;
+      req.connect_timeout = st.deps.settings.connect_timeout;
+      req.total_timeout = st.deps.settings.answer_timeout;
+      auto handle = caf::actor_cast<probe_actor>(self);
+      st.deps.client->fetch(std::move(req), [handle, network_id](net::fetch_result&& r) {
+        caf::anon_send(handle, answer_atom::value, make_offer_reply(std::move(r), network_id));
+      });
+      return promise;
+    },
+    [=](answer_atom, offer_reply& reply) {
+      auto waiters = std::move(self->state.offer_waiters);
+      self->state.offer_waiters.clear();
+      for (auto& waiter : waiters)
+        waiter.deliver(reply);
+    },
     [=](idle_atom) {
       auto& st = self->state;
-      if (!st.active && st.info_waiters.empty())
+      if (!st.active && st.info_waiters.empty() && st.offer_waiters.empty())
         self->send(st.registry, idle_atom::value, caf::actor_cast<probe_actor>(self), st.seen);
       st.active = false;
-      self->delayed_send(self, st.settings.idle, idle_atom::value);
+      self->delayed_send(self, st.deps.settings.idle, idle_atom::value);
     },
     [=](stop_atom) { self->quit(); },
   };

@@ -2,31 +2,47 @@
 #pragma once
 
 #include <chrono>
+#include <deque>
 #include <memory>
+#include <vector>
 
 #include "actors/messages.hpp"
 #include "net/http_client.hpp"
+#include "net/identity.hpp"
 
 namespace netherscope {
 
-/// Deadlines and lifetime of probe actors.
+/// Deadlines, limits and lifetime of probe actors.
 struct probe_settings {
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds status_timeout{10000};
   std::chrono::milliseconds answer_timeout{20000};
   /// A probe with no work for this long asks the registry to retire it.
   std::chrono::milliseconds idle{60000};
+  /// At most this many upstream offers per target per minute (PRODUCT.md "Quotas").
+  unsigned offers_per_minute = 6;
+};
+
+/// What every probe shares: settings, the HTTP client and our identity.
+struct probe_deps {
+  probe_settings settings;
+  std::shared_ptr<net::http_client> client;
+  std::shared_ptr<const net::local_identity> identity;
 };
 
 /// State of one probe actor.
 struct probe_state {
   static inline const char* name = "probe";
   target where;
-  probe_settings settings;
-  std::shared_ptr<net::http_client> client;
+  probe_deps deps;
   probe_registry_actor registry;
   /// Callers waiting for the GET /v1/join in flight; they all get its answer.
   std::vector<caf::typed_response_promise<info_reply>> info_waiters;
+  /// Callers waiting for the offer in flight: never two offers at once to one target, since
+  /// each may hold one of the server's UDP ports.
+  std::vector<caf::typed_response_promise<offer_reply>> offer_waiters;
+  /// When the upstream offers of the last minute were sent.
+  std::deque<std::chrono::steady_clock::time_point> offer_times;
   /// Requests received, reported to the registry so it can tell whether any are in transit.
   std::uint64_t seen = 0;
   /// Whether anything happened since the last idle check.
@@ -35,12 +51,6 @@ struct probe_state {
 
 /// Implements probe_actor for one target.
 probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self, target where,
-                                 probe_settings settings,
-                                 std::shared_ptr<net::http_client> client,
-                                 probe_registry_actor registry);
-
-/// Turns what the target answered to GET /v1/join into the API's reply (SPEC 2.1).
-/// A 2xx is success whatever the body; anything else is upstream_status, never followed.
-info_reply make_info_reply(net::fetch_result&& fetched);
+                                 probe_deps deps, probe_registry_actor registry);
 
 } // namespace netherscope

@@ -12,7 +12,7 @@ probe_actor& probe_for(probe_registry_actor::stateful_pointer<probe_registry_sta
   auto i = st.probes.find(where);
   if (i == st.probes.end()) {
     // Linked, so the probes go down with the registry at shutdown.
-    auto handle = self->spawn<caf::linked>(probe, where, st.settings, st.client,
+    auto handle = self->spawn<caf::linked>(probe, where, st.deps,
                                            caf::actor_cast<probe_registry_actor>(self));
     i = st.probes.emplace(where, probe_registry_state::entry{handle, 0}).first;
   }
@@ -24,9 +24,8 @@ probe_actor& probe_for(probe_registry_actor::stateful_pointer<probe_registry_sta
 
 probe_registry_actor::behavior_type
 probe_registry(probe_registry_actor::stateful_pointer<probe_registry_state> self,
-               probe_settings settings, std::shared_ptr<net::http_client> client) {
-  self->state.settings = settings;
-  self->state.client = std::move(client);
+               probe_deps deps) {
+  self->state.deps = std::move(deps);
   // A probe that retires exits normally; that must not take the registry down with it.
   self->set_exit_handler([=](caf::exit_msg& msg) {
     if (msg.reason != caf::exit_reason::normal)
@@ -35,6 +34,9 @@ probe_registry(probe_registry_actor::stateful_pointer<probe_registry_state> self
   return {
     [=](info_atom, const target& where) {
       return self->delegate(probe_for(self, where), info_atom::value, where);
+    },
+    [=](offer_atom, const target& where, const std::string& network_id) {
+      return self->delegate(probe_for(self, where), offer_atom::value, where, network_id);
     },
     [=](idle_atom, const probe_actor& handle, std::uint64_t seen) {
       auto& probes = self->state.probes;

@@ -19,14 +19,13 @@ struct probe_registry_state {
     std::uint64_t forwarded = 0;
   };
 
-  probe_settings settings;
-  std::shared_ptr<net::http_client> client;
+  probe_deps deps;
   std::map<target, entry> probes;
 };
 
 /// Implements probe_registry_actor.
 probe_registry_actor::behavior_type
 probe_registry(probe_registry_actor::stateful_pointer<probe_registry_state> self,
-               probe_settings settings, std::shared_ptr<net::http_client> client);
+               probe_deps deps);
 
 } // namespace netherscope

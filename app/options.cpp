@@ -59,6 +59,18 @@ po::options_description make_description() {
      "User-Agent sent to targets (the vanilla client's, which some servers require)")
     ("probe-idle-ms", po::value<unsigned>()->default_value(d.probe_idle.count()),
      "how long a target's probe actor lives without work")
+    ("offers-per-target-per-minute",
+     po::value<unsigned>()->default_value(d.offers_per_target_per_minute),
+     "fresh upstream offers per target per minute across all callers")
+    ("cache-max-entries", po::value<unsigned>()->default_value(d.cache_max_entries),
+     "offer results kept in memory at most")
+    ("cache-max-mb", po::value<unsigned>()->default_value(d.cache_max_bytes >> 20),
+     "memory the offer cache may use, in MiB")
+    ("store-map-size-mb", po::value<unsigned>()->default_value(d.store_map_size >> 20),
+     "the largest the LMDB data file may grow, in MiB")
+    ("store-sync", po::value<bool>()->default_value(true)->implicit_value(true),
+     "fsync each commit: charges survive power loss; false: they survive a crash of the "
+     "process but not of the machine")
     ("trusted-proxy", po::value<std::vector<std::string>>()->multitoken(),
      "peers (CIDRs) whose X-Forwarded-For is believed (comma-separated or repeated)")
     ("log-level", po::value<std::string>()->default_value("info"),
@@ -170,7 +182,11 @@ parse_result parse_options(int argc, const char* const* argv, const char* const*
       || !in_range(vm, "connect-timeout-ms", 10, 600000, error)
       || !in_range(vm, "status-timeout-ms", 10, 600000, error)
       || !in_range(vm, "answer-timeout-ms", 10, 600000, error)
-      || !in_range(vm, "probe-idle-ms", 10, 86400000, error))
+      || !in_range(vm, "probe-idle-ms", 10, 86400000, error)
+      || !in_range(vm, "offers-per-target-per-minute", 1, 10000, error)
+      || !in_range(vm, "cache-max-entries", 1, 10000000, error)
+      || !in_range(vm, "cache-max-mb", 1, 65536, error)
+      || !in_range(vm, "store-map-size-mb", 16, 1048576, error))
     return fail(error);
   cfg.listen_address = vm["listen"].as<std::string>();
   cfg.port = static_cast<std::uint16_t>(vm["port"].as<unsigned>());
@@ -189,6 +205,11 @@ parse_result parse_options(int argc, const char* const* argv, const char* const*
   cfg.user_agent = vm["user-agent"].as<std::string>();
   cfg.probe_idle = std::chrono::milliseconds{vm["probe-idle-ms"].as<unsigned>()};
   cfg.access_log = vm["access-log"].as<bool>();
+  cfg.offers_per_target_per_minute = vm["offers-per-target-per-minute"].as<unsigned>();
+  cfg.cache_max_entries = vm["cache-max-entries"].as<unsigned>();
+  cfg.cache_max_bytes = std::size_t{vm["cache-max-mb"].as<unsigned>()} << 20;
+  cfg.store_map_size = std::size_t{vm["store-map-size-mb"].as<unsigned>()} << 20;
+  cfg.store_sync = vm["store-sync"].as<bool>();
   if (!log::parse_level(vm["log-level"].as<std::string>(), cfg.log_level))
     return fail("--log-level must be debug, info, warn or error");
   if (!parse_cidr_list(vm, "allow-cidr", cfg.allow_cidrs, error)

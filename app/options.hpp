@@ -48,6 +48,18 @@ struct config {
   std::string user_agent = "libhttpclient/1.0.0.0";
   /// How long a probe actor without work lives before it is stopped.
   std::chrono::milliseconds probe_idle{60000};
+  /// Upstream offers per target per minute across all callers (PRODUCT.md "Quotas").
+  unsigned offers_per_target_per_minute = 6;
+
+  // -- offer cache ------------------------------------------------------------
+  std::size_t cache_max_entries = 10000;
+  std::size_t cache_max_bytes = std::size_t{64} << 20;
+
+  // -- storage ----------------------------------------------------------------
+  /// The largest the LMDB environment may grow.
+  std::size_t store_map_size = std::size_t{1} << 30;
+  /// fsync every commit (survives power loss) rather than only the process's crash.
+  bool store_sync = true;
 
   // -- clients ----------------------------------------------------------------
   /// Peers whose X-Forwarded-For header is believed.

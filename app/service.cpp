@@ -1,5 +1,6 @@
 #include "app/service.hpp"
 
+#include <ctime>
 #include <filesystem>
 #include <thread>
 
@@ -9,11 +10,14 @@
 #include <boost/json/object.hpp>
 #include <caf/all.hpp>
 
+#include "actors/cache_actor.hpp"
 #include "actors/front_actor.hpp"
 #include "actors/probe_registry.hpp"
 #include "app/log.hpp"
 #include "net/http_client.hpp"
 #include "net/listener.hpp"
+#include "storage/identity_store.hpp"
+#include "storage/lmdb.hpp"
 
 namespace netherscope {
 
@@ -96,6 +100,30 @@ int run_service(const config& cfg) {
     return 1;
   }
 
+  storage::env_options store_cfg;
+  store_cfg.map_size = cfg.store_map_size;
+  store_cfg.sync = cfg.store_sync;
+  auto store = storage::env::open(cfg.data_dir, store_cfg);
+  if (!store) {
+    log::write(log::level::error, "startup_failed",
+               {{"error", "cannot open the store in '" + cfg.data_dir + "': "
+                            + caf::to_string(store.error())}});
+    return 1;
+  }
+  auto meta_db = (*store)->open_db("meta");
+  if (!meta_db) {
+    log::write(log::level::error, "startup_failed",
+               {{"error", caf::to_string(meta_db.error())}});
+    return 1;
+  }
+  auto identity = storage::load_or_create_identity(**store, *meta_db, std::time(nullptr));
+  if (!identity) {
+    log::write(log::level::error, "startup_failed",
+               {{"error", "identity: " + caf::to_string(identity.error())}});
+    return 1;
+  }
+  log::write(log::level::info, "identity", {{"fingerprint", (*identity)->fingerprint}});
+
   net::server_settings server_cfg;
   server_cfg.read_timeout = cfg.read_timeout;
   server_cfg.pipeline_limit = cfg.pipeline_limit;
@@ -140,18 +168,29 @@ int run_service(const config& cfg) {
   caf_cfg.set("scheduler.max-threads", static_cast<std::size_t>(cfg.actor_threads));
   caf::actor_system system{caf_cfg};
 
-  probe_settings probe_cfg;
-  probe_cfg.connect_timeout = cfg.connect_timeout;
-  probe_cfg.status_timeout = cfg.status_timeout;
-  probe_cfg.answer_timeout = cfg.answer_timeout;
-  probe_cfg.idle = cfg.probe_idle;
-  auto registry = system.spawn(probe_registry, probe_cfg, client);
+  probe_deps deps;
+  deps.settings.connect_timeout = cfg.connect_timeout;
+  deps.settings.status_timeout = cfg.status_timeout;
+  deps.settings.answer_timeout = cfg.answer_timeout;
+  deps.settings.idle = cfg.probe_idle;
+  deps.settings.offers_per_minute = cfg.offers_per_target_per_minute;
+  deps.client = client;
+  deps.identity = *identity;
+  auto registry = system.spawn(probe_registry, deps);
+
+  // The probes' own deadlines end every fetch; these margins only catch a lost reply.
+  cache_settings cache_cfg;
+  cache_cfg.limits.max_entries = cfg.cache_max_entries;
+  cache_cfg.limits.max_bytes = cfg.cache_max_bytes;
+  cache_cfg.flight_deadline = cfg.answer_timeout + std::chrono::seconds(5);
+  auto offer_cache = system.spawn(cache, registry, cache_cfg);
 
   front_settings front_cfg;
   front_cfg.info_deadline = cfg.status_timeout + std::chrono::seconds(5);
+  front_cfg.offer_deadline = cfg.answer_timeout + std::chrono::seconds(10);
   std::vector<front_actor> fronts;
   for (unsigned i = 0; i < cfg.actor_threads; ++i)
-    fronts.push_back(system.spawn(front, registry, front_cfg));
+    fronts.push_back(system.spawn(front, front_peers{registry, offer_cache}, front_cfg));
   ctx.set_fronts(fronts);
 
   lst->run();
@@ -175,6 +214,7 @@ int run_service(const config& cfg) {
   ctx.set_fronts({});
   for (auto& f : fronts)
     caf::anon_send_exit(f, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(offer_cache, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(registry, caf::exit_reason::user_shutdown);
   fronts.clear();
   log::write(log::level::info, "stopped");

@@ -1,9 +1,12 @@
 #include "net/api_json.hpp"
 
+#include <boost/asio/ip/address.hpp>
+#include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include "net/address_policy.hpp"
 #include "net/error_table.hpp"
 
 namespace netherscope::net {
@@ -39,25 +42,92 @@ std::string render_info(std::uint16_t status, bool tls, std::string_view target_
   return boost::json::serialize(body);
 }
 
-std::string quote_body(std::string_view body) {
+std::string valid_utf8(std::string_view text, std::size_t limit) {
   std::string out;
-  out.reserve(std::min(body.size(), quoted_body_limit));
+  out.reserve(std::min(text.size(), limit));
   std::size_t i = 0;
-  while (i < body.size()) {
-    auto n = utf8_sequence_length(body, i);
+  while (i < text.size()) {
+    auto n = utf8_sequence_length(text, i);
     if (n == 0) {
-      // U+FFFD keeps the quote readable and the JSON valid.
-      if (out.size() + 3 > quoted_body_limit)
+      // U+FFFD keeps the text readable and the JSON valid.
+      if (out.size() + 3 > limit)
         break;
       out += "\xEF\xBF\xBD";
       ++i;
       continue;
     }
-    if (out.size() + n > quoted_body_limit)
+    if (out.size() + n > limit)
       break;
-    out.append(body.substr(i, n));
+    out.append(text.substr(i, n));
     i += n;
   }
+  return out;
+}
+
+std::string quote_body(std::string_view body) {
+  return valid_utf8(body, quoted_body_limit);
+}
+
+std::string render_offer(std::string_view answer, const parsed_answer& parsed, bool tls,
+                         std::string_view network_id) {
+  // The default policy is exactly "reachable from the Internet": public unicast only.
+  static const address_policy public_only;
+  boost::json::object body;
+  body["ok"] = true;
+  body["answer"] = valid_utf8(answer);
+  boost::json::array candidates;
+  boost::json::array warnings;
+  for (auto& w : parsed.warnings)
+    warnings.emplace_back(w);
+  std::size_t index = 0;
+  for (auto& c : parsed.candidates) {
+    ++index;
+    boost::json::object item;
+    item["raw"] = c.raw;
+    item["foundation"] = c.foundation;
+    item["component"] = c.component;
+    item["transport"] = c.transport;
+    item["priority"] = c.priority;
+    item["address"] = c.address;
+    item["port"] = c.port;
+    item["type"] = c.type;
+    if (c.related_address)
+      item["relatedAddress"] = *c.related_address;
+    if (c.related_port)
+      item["relatedPort"] = *c.related_port;
+    boost::system::error_code ec;
+    auto address = boost::asio::ip::make_address(c.address, ec);
+    bool is_public = false;
+    std::string why;
+    if (ec) {
+      why = c.address + " is a name (mDNS or DNS), not an address players can use";
+    } else {
+      auto verdict = public_only.check(address);
+      is_public = verdict.allowed;
+      why = verdict.reason;
+    }
+    item["publicAddress"] = is_public;
+    if (!is_public)
+      warnings.emplace_back("candidate " + std::to_string(index) + ": " + why
+                            + "; players on the Internet cannot reach it");
+    candidates.emplace_back(std::move(item));
+  }
+  body["candidates"] = std::move(candidates);
+  body["answerFingerprint"] = valid_utf8(parsed.fingerprint);
+  body["iceUfrag"] = valid_utf8(parsed.ice_ufrag);
+  // SPEC 2.2: a 200 answer with zero candidates means the server's UDP pool is drained.
+  body["exhausted"] = parsed.candidates.empty();
+  body["networkId"] = network_id;
+  body["tls"] = tls;
+  body["warnings"] = std::move(warnings);
+  return boost::json::serialize(body);
+}
+
+std::string with_cache_flags(std::string_view body, bool cached, bool stale) {
+  if (!cached || body.empty() || body.back() != '}')
+    return std::string{body};
+  std::string out{body.substr(0, body.size() - 1)};
+  out += stale ? R"(,"cached":true,"stale":true})" : R"(,"cached":true})";
   return out;
 }
 

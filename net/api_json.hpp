@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "actors/messages.hpp"
+#include "net/sdp_answer.hpp"
 
 namespace netherscope::net {
 
@@ -23,5 +24,17 @@ std::string render_error(const failure& error);
 /// Cuts a target's body to quoted_body_limit bytes without splitting a UTF-8 sequence, and
 /// replaces invalid UTF-8 so the result is always a valid JSON string.
 std::string quote_body(std::string_view body);
+
+/// Replaces invalid UTF-8 with U+FFFD and cuts at limit bytes (on a character boundary).
+std::string valid_utf8(std::string_view text, std::size_t limit = std::string_view::npos);
+
+/// Renders SPEC 2.2 for a 2xx SDP answer: {ok, answer, candidates, answerFingerprint, iceUfrag,
+/// exhausted, networkId, tls, warnings}. Candidates whose address is not public unicast get
+/// "publicAddress": false and a warning: players on the Internet cannot reach them.
+std::string render_offer(std::string_view answer, const parsed_answer& parsed, bool tls,
+                         std::string_view network_id);
+
+/// Adds "cached":true, and "stale":true when stale, to a body made by render_offer.
+std::string with_cache_flags(std::string_view body, bool cached, bool stale);
 
 } // namespace netherscope::net

@@ -7,12 +7,14 @@
 #include "net/api_json.hpp"
 #include "net/error_table.hpp"
 #include "net/host_port.hpp"
+#include "net/offer_request.hpp"
 
 namespace netherscope::net {
 
 namespace {
 
 constexpr std::string_view info_route = "/api/info";
+constexpr std::string_view offer_route = "/api/offer";
 constexpr std::string_view healthz_route = "/healthz";
 constexpr std::string_view openapi_route = "/openapi.json";
 constexpr std::string_view unknown_route = "unknown";
@@ -122,6 +124,34 @@ route_decision info_call(const boost::urls::url_view& url, const route_context& 
   return decision;
 }
 
+// Reads /api/offer's body into a call; as with info, invalid input is still a counted call.
+route_decision offer_call(const request& req, const route_context& ctx) {
+  route_decision decision;
+  decision.route = offer_route;
+  api_call call;
+  call.what = endpoint::offer;
+  call.client = ctx.client.subject;
+  if (!is_json_media_type(req[http::field::content_type])) {
+    call.invalid = make_failure(error_code::unsupported_media_type,
+                                "Content-Type must be application/json");
+  } else if (auto parsed = parse_offer_body(req.body(), call.invalid)) {
+    call.where = parsed->where;
+    call.network_id = std::move(parsed->network_id);
+    call.fresh = parsed->fresh;
+    decision.target_label = host_for_url(call.where.host) + ":"
+                            + std::to_string(call.where.port);
+  }
+  decision.call = std::move(call);
+  return decision;
+}
+
+route_decision shutting_down(std::string_view route, const request& req) {
+  return answer(route, render_api({make_failure(error_code::unavailable,
+                                                "the service is shutting down"),
+                                   {}},
+                                  req.version(), false));
+}
+
 } // namespace
 
 response render_api(const api_outcome& outcome, unsigned version, bool keep_alive) {
@@ -153,13 +183,18 @@ route_decision route(const request& req, const route_context& ctx) {
       return preflight(info_route, "GET", req);
     if (req.method() != http::verb::get)
       return method_not_allowed(info_route, "GET", req, true);
-    if (ctx.draining) {
-      auto res = render_api(
-        {make_failure(error_code::unavailable, "the service is shutting down"), {}},
-        req.version(), false);
-      return answer(info_route, std::move(res));
-    }
+    if (ctx.draining)
+      return shutting_down(info_route, req);
     return info_call(url, ctx);
+  }
+  if (path == offer_route) {
+    if (req.method() == http::verb::options)
+      return preflight(offer_route, "POST", req);
+    if (req.method() != http::verb::post)
+      return method_not_allowed(offer_route, "POST", req, true);
+    if (ctx.draining)
+      return shutting_down(offer_route, req);
+    return offer_call(req, ctx);
   }
   if (path == healthz_route) {
     if (req.method() != http::verb::get && req.method() != http::verb::head)
@@ -185,11 +220,22 @@ route_decision route(const request& req, const route_context& ctx) {
   return answer(unknown_route, std::move(res));
 }
 
-route_decision route_oversized(const request& req, const route_context&) {
-  return answer(unknown_route,
-                error_response(make_failure(error_code::payload_too_large,
-                                            "the request body is larger than allowed"),
-                               req.version(), false));
+route_decision route_oversized(const request& req, const route_context& ctx) {
+  auto too_large = make_failure(error_code::payload_too_large,
+                                "the request body is larger than 16384 bytes");
+  auto parsed = boost::urls::parse_origin_form(req.target());
+  if (parsed && parsed->path() == offer_route && req.method() == http::verb::post) {
+    // Still a call of the endpoint, counted like any other.
+    route_decision decision;
+    decision.route = offer_route;
+    api_call call;
+    call.what = endpoint::offer;
+    call.client = ctx.client.subject;
+    call.invalid = std::move(too_large);
+    decision.call = std::move(call);
+    return decision;
+  }
+  return answer(unknown_route, error_response(too_large, req.version(), false));
 }
 
 } // namespace netherscope::net

@@ -151,7 +151,9 @@ private:
     }
     if (ec == http::error::body_limit) {
       closing_ = true;
-      return push_answer(route_oversized(parser_->get(), make_context()), parser_->get());
+      read_forwarded_for(parser_->get());
+      auto rc = make_context();
+      return dispatch(route_oversized(parser_->get(), rc), parser_->get(), rc);
     }
     if (ec) {
       // A malformed request leaves the stream in an unknown state: answer 400 and close.
@@ -179,19 +181,26 @@ private:
     return rc;
   }
 
-  void handle(request&& req) {
+  // Several X-Forwarded-For headers are one list (RFC 9110 §5.3).
+  void read_forwarded_for(const request& req) {
     forwarded_for_.clear();
-    // Several X-Forwarded-For headers are one list (RFC 9110 §5.3).
     auto [first, last] = req.equal_range("X-Forwarded-For");
     for (auto i = first; i != last; ++i) {
       if (!forwarded_for_.empty())
         forwarded_for_ += ',';
       forwarded_for_.append(i->value().data(), i->value().size());
     }
+  }
+
+  void handle(request&& req) {
+    read_forwarded_for(req);
     auto rc = make_context();
-    auto decision = route(req, rc);
     if (!req.keep_alive() || rc.draining)
       closing_ = true;
+    dispatch(route(req, rc), req, rc);
+  }
+
+  void dispatch(route_decision&& decision, const request& req, const route_context& rc) {
     if (decision.immediate)
       return push_answer(std::move(decision), req, rc.client);
     slot s;

@@ -2,7 +2,7 @@
 
 #include <boost/json/parse.hpp>
 
-#include "actors/probe_actor.hpp"
+#include "actors/replies.hpp"
 #include "net/api_json.hpp"
 
 using namespace netherscope;

@@ -1,0 +1,84 @@
+#include "actors/cache_actor.hpp"
+
+#include <caf/all.hpp>
+
+#include "app/log.hpp"
+
+namespace netherscope {
+
+namespace {
+
+using cache_pointer = cache_actor::stateful_pointer<cache_state>;
+
+offer_reply from_cache(const std::string& body, bool stale) {
+  offer_reply reply;
+  reply.body = body;
+  reply.cached = true;
+  reply.stale = stale;
+  return reply;
+}
+
+void finish_flight(cache_pointer self, const target& where, offer_reply reply) {
+  auto& st = self->state;
+  auto now = st.settings.now();
+  auto i = st.flights.find(where);
+  if (i == st.flights.end())
+    return;
+  auto waiters = std::move(i->second);
+  st.flights.erase(i);
+  if (reply.error.ok()) {
+    st.cache.put(where, reply.body, now);
+  } else if (auto hit = st.cache.usable(where, now)) {
+    // A refresh that failed falls back to what the target said before. Past the per-target
+    // limit it is an ordinary hit, stale only when past its lifetime.
+    auto limited = reply.error.code == error_code::quota_exhausted;
+    reply = from_cache(*hit->body, limited ? hit->stale : true);
+  }
+  for (auto& waiter : waiters)
+    waiter.deliver(reply);
+}
+
+} // namespace
+
+cache_actor::behavior_type cache(cache_pointer self, probe_registry_actor registry,
+                                 cache_settings settings) {
+  self->state.cache = offer_cache{settings.limits};
+  self->state.settings = std::move(settings);
+  self->state.registry = std::move(registry);
+  return {
+    [=](offer_atom, offer_request& req) -> caf::typed_response_promise<offer_reply> {
+      auto& st = self->state;
+      auto now = st.settings.now();
+      auto promise = self->make_response_promise<offer_reply>();
+      if (!req.fresh) {
+        if (auto body = st.cache.fresh(req.where, now)) {
+          promise.deliver(from_cache(*body, false));
+          return promise;
+        }
+      }
+      // Concurrent calls for a target share one upstream offer: each offer may hold one
+      // of the server's UDP ports, so never send two at once.
+      auto& waiters = st.flights[req.where];
+      waiters.push_back(promise);
+      if (waiters.size() == 1) {
+        st.cache.expire(now);
+        auto where = req.where;
+        self->request(st.registry, st.settings.flight_deadline, offer_atom::value, req.where,
+                      req.network_id)
+          .then([=](offer_reply& reply) { finish_flight(self, where, std::move(reply)); },
+                [=](caf::error& err) {
+                  log::write(log::level::error, "offer_flight_failed",
+                             {{"error", caf::to_string(err)}});
+                  offer_reply reply;
+                  reply.error = make_failure(error_code::internal,
+                                             "the offer could not be completed");
+                  finish_flight(self, where, std::move(reply));
+                });
+      }
+      return promise;
+    },
+    [=](count_atom) { return static_cast<std::uint64_t>(self->state.cache.size()); },
+  };
+}
+
+} // namespace netherscope

@@ -1,0 +1,40 @@
+// The cache actor: offer results for 120 s, single flight per target, stale fallback.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <vector>
+
+#include "actors/messages.hpp"
+#include "actors/offer_cache.hpp"
+
+namespace netherscope {
+
+/// Settings of the cache actor.
+struct cache_settings {
+  offer_cache::limits limits;
+  /// The longest the cache waits for a probe's answer: the probe's own deadlines end the
+  /// fetch before this; the margin only guards against a lost reply.
+  std::chrono::milliseconds flight_deadline{30000};
+  /// The clock; tests replace it.
+  std::function<offer_cache::clock_type::time_point()> now = offer_cache::clock_type::now;
+};
+
+/// State of the cache actor.
+struct cache_state {
+  static inline const char* name = "offer_cache";
+  explicit cache_state() : cache(offer_cache::limits{}) {
+    // nop
+  }
+  cache_settings settings;
+  offer_cache cache;
+  probe_registry_actor registry;
+  /// Callers waiting for the upstream offer in flight for a target.
+  std::map<target, std::vector<caf::typed_response_promise<offer_reply>>> flights;
+};
+
+/// Implements cache_actor.
+cache_actor::behavior_type cache(cache_actor::stateful_pointer<cache_state> self,
+                                 probe_registry_actor registry, cache_settings settings);
+
+} // namespace netherscope

@@ -1,0 +1,297 @@
+// End to end: the netherscope binary and the fake NetherNet target as real processes on
+// loopback, talking real HTTP and TLS.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+
+#include <future>
+#include <thread>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/json.hpp>
+
+#include "support/http.hpp"
+
+using namespace netherscope::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string target_query(const fake_target_process& fake, const std::string& extra = {}) {
+  return "host=127.0.0.1&port=" + std::to_string(fake.port()) + extra;
+}
+
+std::string error_text(const http_reply& reply) {
+  auto body = reply.json();
+  if (!body.is_object() || !body.as_object().contains("error")
+      || !body.at("error").is_string())
+    return {};
+  return std::string{body.at("error").as_string()};
+}
+
+// A loopback port nothing listens on: bound once by us, then released.
+unsigned unused_port() {
+  boost::asio::io_context ioc;
+  boost::asio::ip::tcp::acceptor acceptor{
+    ioc, {boost::asio::ip::make_address("127.0.0.1"), 0}};
+  return acceptor.local_endpoint().port();
+}
+
+std::int64_t stat(fake_target_process& fake, const char* name, bool tls = false) {
+  return fake.stats(tls).at(name).to_number<std::int64_t>();
+}
+
+} // namespace
+
+TEST_CASE("info e2e: a plain HTTP target's JSON status", "[e2e][info]") {
+  fake_target_process fake{{"--tls", "off"}};
+  service_process svc;
+  auto reply = get_info(svc, target_query(fake));
+  REQUIRE(reply.error.empty());
+  CHECK(reply.status == 200);
+  CHECK(reply.header("content-type") == "application/json");
+  CHECK(reply.header("access-control-allow-origin") == "*");
+  auto body = reply.json();
+  CHECK(body.at("ok") == true);
+  CHECK(body.at("status") == 200);
+  CHECK(body.at("tls") == false);
+  CHECK(body.at("info").at("name") == "Fake BDS");
+  CHECK(body.at("info").at("protocol") == 2193);
+  CHECK(body.at("info").at("maxPlayers") == 10);
+  CHECK(stat(fake, "status_requests") == 1);
+}
+
+TEST_CASE("info e2e: HTTPS is found by auto-detection", "[e2e][info]") {
+  temp_dir dir;
+  auto cert = dir.path() + "/target.pem";
+  fake_target_process fake{{"--tls", "on", "--cert-out", cert}};
+  service_process svc{{"--upstream-ca-file", cert}};
+  auto reply = get_info(svc, target_query(fake));
+  CHECK(reply.status == 200);
+  auto body = reply.json();
+  CHECK(body.at("tls") == true);
+  CHECK(body.at("info").at("name") == "Fake BDS");
+
+  // Forcing TLS on works as well; forcing it off against a TLS-only target is a clear error.
+  CHECK(get_info(svc, target_query(fake, "&tls=true")).json().at("tls") == true);
+  auto forced_off = get_info(svc, target_query(fake, "&tls=false"));
+  CHECK(forced_off.status == 502);
+  CHECK(forced_off.json().at("code") == "upstream_failure");
+  CHECK(error_text(forced_off).find("TLS") != std::string::npos);
+}
+
+TEST_CASE("info e2e: an untrusted certificate is reported, not bypassed", "[e2e][info]") {
+  fake_target_process fake{{"--tls", "on"}};
+  service_process svc;
+  auto reply = get_info(svc, target_query(fake));
+  CHECK(reply.status == 502);
+  CHECK(error_text(reply).find("certificate") != std::string::npos);
+  // It did not quietly retry in the clear: the target saw no plain request.
+  CHECK(stat(fake, "status_requests", true) == 0);
+}
+
+TEST_CASE("info e2e: a BDS-like TLS alert falls back to plain HTTP", "[e2e][info]") {
+  fake_target_process fake{{"--tls", "bds"}};
+  service_process svc;
+  auto reply = get_info(svc, target_query(fake));
+  CHECK(reply.status == 200);
+  CHECK(reply.json().at("tls") == false);
+  CHECK(reply.json().at("info").at("name") == "Fake BDS");
+  auto stats = fake.stats();
+  CHECK(stats.at("tls_alerts") == 1);
+  CHECK(stats.at("status_requests") == 1);
+}
+
+TEST_CASE("info e2e: forcing TLS on a plain target is a clear error", "[e2e][info]") {
+  fake_target_process fake{{"--tls", "bds"}};
+  service_process svc;
+  auto reply = get_info(svc, target_query(fake, "&tls=true"));
+  CHECK(reply.status == 502);
+  CHECK(error_text(reply).find("TLS handshake") != std::string::npos);
+  CHECK(stat(fake, "status_requests") == 0);
+}
+
+TEST_CASE("info e2e: empty and non-JSON bodies give info null", "[e2e][info]") {
+  service_process svc;
+  fake_target_process empty{{"--body-mode", "empty"}};
+  auto reply = get_info(svc, target_query(empty));
+  CHECK(reply.status == 200);
+  CHECK(reply.json().at("info").is_null());
+  fake_target_process text{{"--body-mode", "text", "--text", "hello"}};
+  reply = get_info(svc, target_query(text));
+  CHECK(reply.status == 200);
+  CHECK(reply.json().at("ok") == true);
+  CHECK(reply.json().at("info").is_null());
+}
+
+TEST_CASE("info e2e: a non-2xx status is 502 with httpStatus and body", "[e2e][info]") {
+  fake_target_process fake{{"--status-code", "503", "--body-mode", "text", "--text", "busy"}};
+  service_process svc;
+  auto reply = get_info(svc, target_query(fake));
+  CHECK(reply.status == 502);
+  auto error = reply.json().at("error");
+  CHECK(error.at("httpStatus") == 503);
+  CHECK(error.at("body") == "busy");
+  CHECK(reply.json().at("code") == "upstream_status");
+}
+
+TEST_CASE("info e2e: redirects are reported, never followed", "[e2e][info]") {
+  fake_target_process fake{{"--fault", "redirect"}};
+  service_process svc;
+  auto reply = get_info(svc, target_query(fake));
+  CHECK(reply.status == 502);
+  CHECK(reply.json().at("error").at("httpStatus") == 302);
+  // Following would have made a second request (to the Location); none was made.
+  CHECK(stat(fake, "status_requests") == 1);
+}
+
+TEST_CASE("info e2e: a refused port is 502", "[e2e][info]") {
+  service_process svc;
+  auto reply = get_info(svc, "host=127.0.0.1&port=" + std::to_string(unused_port()));
+  CHECK(reply.status == 502);
+  CHECK(error_text(reply).find("refused") != std::string::npos);
+}
+
+TEST_CASE("info e2e: a hanging target is 504 within the deadline", "[e2e][info]") {
+  fake_target_process fake{{"--fault", "hang"}};
+  service_process svc{{"--status-timeout-ms", "1500", "--connect-timeout-ms", "500"}};
+  auto start = std::chrono::steady_clock::now();
+  auto reply = get_info(svc, target_query(fake));
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  CHECK(reply.status == 504);
+  CHECK(reply.json().at("code") == "upstream_timeout");
+  // The deadline holds for the whole fetch, the TLS attempt and the HTTP one together;
+  // the upper bound is loose because CI machines are slow, not because it is fuzzy.
+  CHECK(elapsed >= 1400ms);
+  CHECK(elapsed < 6000ms);
+}
+
+TEST_CASE("info e2e: a dripping body is cut off by the deadline", "[e2e][info]") {
+  fake_target_process fake{{"--fault", "drip", "--delay-ms", "200"}};
+  service_process svc{{"--status-timeout-ms", "1500"}};
+  auto reply = get_info(svc, target_query(fake));
+  CHECK(reply.status == 504);
+}
+
+TEST_CASE("info e2e: oversize and truncated bodies are errors", "[e2e][info]") {
+  service_process svc;
+  fake_target_process big{{"--fault", "oversize", "--oversize-bytes", "70000"}};
+  auto reply = get_info(svc, target_query(big));
+  CHECK(reply.status == 502);
+  CHECK(error_text(reply).find("65536") != std::string::npos);
+  fake_target_process cut{{"--fault", "close-mid-body"}};
+  reply = get_info(svc, target_query(cut));
+  CHECK(reply.status == 502);
+  CHECK(error_text(reply).find("mid-response") != std::string::npos);
+}
+
+TEST_CASE("info e2e: loopback targets are 403 unless allowed", "[e2e][info]") {
+  fake_target_process fake;
+  service_process svc{{}, {}, false};
+  for (auto host : {"127.0.0.1", "%5B::1%5D", "::ffff:127.0.0.1", "localhost"}) {
+    auto reply = get_info(svc, std::string{"host="} + host + "&port="
+                                 + std::to_string(fake.port()));
+    CHECK(reply.status == 403);
+    CHECK(reply.json().at("code") == "forbidden_target");
+    CHECK(error_text(reply).find("loopback") != std::string::npos);
+  }
+  for (auto host : {"10.1.2.3", "192.168.0.1", "169.254.169.254", "100.64.0.1", "224.0.0.1"})
+    CHECK(get_info(svc, std::string{"host="} + host).status == 403);
+  CHECK(stat(fake, "connections") == 1); // Only our stats request reached it.
+}
+
+TEST_CASE("info e2e: bad host, port and tls are 400 naming the field", "[e2e][info]") {
+  service_process svc;
+  struct row {
+    const char* query;
+    const char* field;
+  };
+  for (auto r : {row{"", "host"}, row{"host=a..b", "host"}, row{"host=a.com&port=0", "port"},
+                 row{"host=a.com&port=x", "port"}, row{"host=a.com&tls=yes", "tls"}}) {
+    auto reply = get_info(svc, r.query);
+    CHECK(reply.status == 400);
+    CHECK(reply.json().at("code") == "invalid_input");
+    CHECK(error_text(reply).find(r.field) != std::string::npos);
+  }
+}
+
+TEST_CASE("info e2e: concurrent identical calls share one upstream request",
+          "[e2e][info]") {
+  fake_target_process fake{{"--fault", "delay", "--delay-ms", "800"}};
+  service_process svc;
+  std::vector<std::future<http_reply>> calls;
+  for (int i = 0; i < 20; ++i)
+    calls.push_back(std::async(std::launch::async, [&] { return get_info(svc, target_query(fake)); }));
+  for (auto& call : calls)
+    CHECK(call.get().status == 200);
+  // All 20 arrive within the 800 ms the first one takes, so they share it; allow a second
+  // round for a thread that was scheduled very late.
+  CHECK(stat(fake, "status_requests") <= 2);
+}
+
+TEST_CASE("info e2e: SIGTERM lets an in-flight call finish, then exits 0", "[e2e][info]") {
+  fake_target_process fake{{"--fault", "delay", "--delay-ms", "1000"}};
+  service_process svc;
+  auto call = std::async(std::launch::async, [&] { return get_info(svc, target_query(fake)); });
+  std::this_thread::sleep_for(300ms);
+  svc.process().signal(SIGTERM);
+  auto reply = call.get();
+  CHECK(reply.status == 200);
+  CHECK(svc.process().wait(10s) == 0);
+  // New connections are refused once shutdown began.
+  CHECK(get_info(svc, target_query(fake), 2s).status == 0);
+}
+
+TEST_CASE("server: pipelined requests are answered in order", "[e2e][server]") {
+  service_process svc;
+  std::string requests;
+  for (auto path : {"/healthz", "/nope", "/openapi.json"})
+    requests += std::string{"GET "} + path + " HTTP/1.1\r\nHost: x\r\n\r\n";
+  requests += "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  auto raw = raw_exchange(svc.port(), requests, 5s);
+  auto first = raw.find("HTTP/1.1 200");
+  auto second = raw.find("HTTP/1.1 404");
+  auto third = raw.find("HTTP/1.1 200", second);
+  auto fourth = raw.find("HTTP/1.1 200", third + 1);
+  CHECK(first != std::string::npos);
+  CHECK(second != std::string::npos);
+  CHECK(first < second);
+  CHECK(third != std::string::npos);
+  CHECK(fourth != std::string::npos);
+  CHECK(raw.find("\"openapi\"") != std::string::npos);
+}
+
+TEST_CASE("server: malformed and oversized requests get JSON errors", "[e2e][server]") {
+  service_process svc;
+  auto raw = raw_exchange(svc.port(), "NOT HTTP AT ALL\r\n\r\n", 5s);
+  CHECK(raw.find("HTTP/1.1 400") == 0);
+  CHECK(raw.find("\"invalid_input\"") != std::string::npos);
+  auto big = http_request(svc.port(), "POST", "/api/info?host=a.com",
+                          {{"Content-Type", "application/json"}}, std::string(20000, 'x'));
+  CHECK(big.status == 413);
+  CHECK(big.json().at("code") == "payload_too_large");
+  // The server is still fine afterwards.
+  CHECK(http_request(svc.port(), "GET", "/healthz").status == 200);
+}
+
+TEST_CASE("server: access log lines carry the call and never a key", "[e2e][server]") {
+  fake_target_process fake;
+  service_process svc;
+  auto reply = http_request(svc.port(), "GET", "/api/info?" + target_query(fake),
+                            {{"X-API-Key", "nsk_secret_value_for_test"}});
+  CHECK(reply.status == 200);
+  auto line = svc.process().wait_for_line(
+    [](const std::string& l) { return l.find("\"event\":\"access\"") != std::string::npos; },
+    5s);
+  REQUIRE(line);
+  auto entry = boost::json::parse(*line).as_object();
+  CHECK(entry.at("method") == "GET");
+  CHECK(entry.at("route") == "/api/info");
+  CHECK(entry.at("status") == 200);
+  CHECK(entry.at("client") == "127.0.0.1");
+  CHECK(entry.at("target").as_string() == ("127.0.0.1:" + std::to_string(fake.port())).c_str());
+  CHECK(entry.contains("duration_us"));
+  for (auto& l : svc.process().lines())
+    CHECK(l.find("nsk_secret") == std::string::npos);
+}
