@@ -4,30 +4,153 @@
 
 #include "app/log.hpp"
 #include "net/api_json.hpp"
+#include "net/crypto.hpp"
 
 namespace netherscope {
 
 namespace {
 
-api_outcome to_outcome(info_reply& reply) {
+api_outcome failed(failure error) {
   api_outcome outcome;
-  outcome.error = std::move(reply.error);
-  outcome.body = std::move(reply.body);
-  return outcome;
-}
-
-api_outcome to_outcome(offer_reply& reply) {
-  api_outcome outcome;
-  outcome.error = std::move(reply.error);
-  if (outcome.error.ok())
-    outcome.body = net::with_cache_flags(reply.body, reply.cached, reply.stale);
+  outcome.error = std::move(error);
   return outcome;
 }
 
 api_outcome lost_reply(const caf::error& err) {
   // The caller learns only that it failed; the cause goes to the log.
   log::write(log::level::error, "actor_request_failed", {{"error", caf::to_string(err)}});
-  return {make_failure(error_code::internal, "the request could not be completed"), {}};
+  return failed(make_failure(error_code::internal, "the request could not be completed"));
+}
+
+api_outcome with_quota(api_outcome outcome, const quota_verdict& verdict) {
+  outcome.has_quota = true;
+  outcome.quota = verdict;
+  return outcome;
+}
+
+// -- the work behind each kind of call ----------------------------------------
+
+void serve_info(front_actor::pointer self, const front_peers& peers,
+                const front_settings& settings, api_call& call, quota_verdict verdict) {
+  self->request(peers.registry, settings.info_deadline, info_atom::value, call.where)
+    .then(
+      [reply = call.reply, verdict](info_reply& r) {
+        api_outcome outcome;
+        outcome.error = std::move(r.error);
+        outcome.body = std::move(r.body);
+        reply(with_quota(std::move(outcome), verdict));
+      },
+      [reply = call.reply, verdict](caf::error& err) {
+        reply(with_quota(lost_reply(err), verdict));
+      });
+}
+
+void serve_offer(front_actor::pointer self, const front_peers& peers,
+                 const front_settings& settings, api_call& call, quota_verdict verdict) {
+  offer_request req{std::move(call.where), std::move(call.network_id), call.fresh};
+  self->request(peers.cache, settings.offer_deadline, offer_atom::value, std::move(req))
+    .then(
+      [reply = call.reply, verdict](offer_reply& r) {
+        api_outcome outcome;
+        outcome.error = std::move(r.error);
+        if (outcome.error.ok())
+          outcome.body = net::with_cache_flags(r.body, r.cached, r.stale);
+        reply(with_quota(std::move(outcome), verdict));
+      },
+      [reply = call.reply, verdict](caf::error& err) {
+        reply(with_quota(lost_reply(err), verdict));
+      });
+}
+
+template <class Atom>
+void serve_account(front_actor::pointer self, const front_peers& peers,
+                   const front_settings& settings, api_call& call, quota_verdict verdict) {
+  self->request(peers.accounts, settings.store_deadline, Atom::value, call.key_hash)
+    .then(
+      [reply = call.reply, verdict](account_view& view) {
+        api_outcome outcome;
+        outcome.error = view.error;
+        outcome.account = std::move(view);
+        reply(with_quota(std::move(outcome), verdict));
+      },
+      [reply = call.reply, verdict](caf::error& err) {
+        reply(with_quota(lost_reply(err), verdict));
+      });
+}
+
+// Counts the call (or, for account calls, only looks up where the caller stands), then
+// does the work. Nothing is done for a call that is refused.
+void charge_then_serve(front_actor::pointer self, const front_peers& peers,
+                       const front_settings& settings, api_call& call) {
+  auto counted = call.kind == call_kind::info || call.kind == call_kind::offer;
+  quota_charge charge{endpoint_of(call.kind), call.client, call.key_hash, counted};
+  self->request(peers.quotas, settings.store_deadline, charge_atom::value, std::move(charge))
+    .then(
+      [=, call = std::move(call)](quota_verdict& verdict) mutable {
+        if (verdict.error.code == error_code::unavailable) {
+          call.reply(failed(verdict.error));
+          return;
+        }
+        if (!verdict.error.ok()) {
+          call.reply(with_quota(failed(verdict.error), verdict));
+          return;
+        }
+        if (!call.invalid.ok()) {
+          call.reply(with_quota(failed(call.invalid), verdict));
+          return;
+        }
+        switch (call.kind) {
+          case call_kind::info:
+            return serve_info(self, peers, settings, call, verdict);
+          case call_kind::offer:
+            return serve_offer(self, peers, settings, call, verdict);
+          case call_kind::account_get:
+            return serve_account<account_atom>(self, peers, settings, call, verdict);
+          case call_kind::account_rotate:
+            return serve_account<rotate_atom>(self, peers, settings, call, verdict);
+          case call_kind::account_revoke:
+            return serve_account<revoke_atom>(self, peers, settings, call, verdict);
+          default:
+            call.reply(failed(make_failure(error_code::internal, "unexpected call")));
+        }
+      },
+      [reply = call.reply](caf::error& err) { reply(lost_reply(err)); });
+}
+
+void start_signin(const front_settings& settings, api_call& call) {
+  auto bytes = net::random_bytes(32);
+  if (!bytes) {
+    call.reply(failed(make_failure(error_code::internal, "cannot draw random bytes")));
+    return;
+  }
+  api_outcome outcome;
+  outcome.state = net::base64url_encode(*bytes);
+  outcome.redirect = net::authorize_redirect(settings.oauth, outcome.state);
+  call.reply(std::move(outcome));
+}
+
+void finish_signin(front_actor::pointer self, const front_peers& peers,
+                   const front_settings& settings, api_call& call) {
+  self->request(peers.signin, settings.signin_deadline, signin_atom::value, call.code)
+    .then(
+      [=, reply = call.reply](signin_result& who) {
+        if (!who.error.ok()) {
+          reply(failed(who.error));
+          return;
+        }
+        self
+          ->request(peers.accounts, settings.store_deadline, signin_atom::value, who.user_id,
+                    who.login)
+          .then(
+            [reply](account_view& view) {
+              api_outcome outcome;
+              outcome.error = view.error;
+              outcome.account = std::move(view);
+              reply(std::move(outcome));
+            },
+            [reply](caf::error& err) { reply(lost_reply(err)); });
+      },
+      [reply = call.reply](caf::error& err) { reply(lost_reply(err)); });
 }
 
 } // namespace
@@ -36,23 +159,23 @@ front_actor::behavior_type front(front_actor::pointer self, front_peers peers,
                                  front_settings settings) {
   return {
     [=](api_call& call) {
-      if (!call.invalid.ok()) {
-        call.reply({std::move(call.invalid), {}});
-        return;
-      }
-      switch (call.what) {
-        case endpoint::info:
-          self->request(peers.registry, settings.info_deadline, info_atom::value, call.where)
-            .then([reply = call.reply](info_reply& r) { reply(to_outcome(r)); },
-                  [reply = call.reply](caf::error& err) { reply(lost_reply(err)); });
-          return;
-        case endpoint::offer: {
-          offer_request req{std::move(call.where), std::move(call.network_id), call.fresh};
-          self->request(peers.cache, settings.offer_deadline, offer_atom::value, std::move(req))
-            .then([reply = call.reply](offer_reply& r) { reply(to_outcome(r)); },
-                  [reply = call.reply](caf::error& err) { reply(lost_reply(err)); });
-          return;
-        }
+      switch (call.kind) {
+        case call_kind::signin_start:
+        case call_kind::signin_finish:
+          if (!settings.oauth.configured()) {
+            call.reply(failed(make_failure(error_code::unavailable,
+                                           "sign-in is not configured on this server")));
+            return;
+          }
+          if (!call.invalid.ok()) {
+            call.reply(failed(call.invalid));
+            return;
+          }
+          if (call.kind == call_kind::signin_start)
+            return start_signin(settings, call);
+          return finish_signin(self, peers, settings, call);
+        default:
+          return charge_then_serve(self, peers, settings, call);
       }
     },
   };

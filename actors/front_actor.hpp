@@ -1,9 +1,14 @@
-// The front actor: serves calls of the public API by asking the other actors.
+// The front actor: serves each call by asking the other actors, in order: count the call,
+// then do the work, then reply once through the call's callback.
 #pragma once
 
 #include <chrono>
 
+#include "actors/auth_actor.hpp"
+#include "actors/keys_actor.hpp"
 #include "actors/messages.hpp"
+#include "actors/quota_actor.hpp"
+#include "net/oauth.hpp"
 
 namespace netherscope {
 
@@ -14,12 +19,20 @@ struct front_settings {
   std::chrono::milliseconds info_deadline{20000};
   /// The same for offers.
   std::chrono::milliseconds offer_deadline{35000};
+  /// The same for the store and for sign-in.
+  std::chrono::milliseconds store_deadline{30000};
+  std::chrono::milliseconds signin_deadline{30000};
+  /// Sign-in settings; sign-in answers 503 when they are not configured.
+  net::oauth_settings oauth;
 };
 
 /// The actors the front asks.
 struct front_peers {
   probe_registry_actor registry;
   cache_actor cache;
+  quota_actor quotas;
+  keys_actor accounts;
+  auth_actor signin;
 };
 
 /// Implements front_actor.

@@ -25,6 +25,12 @@ using count_atom = caf::atom_constant<caf::atom("count")>;
 using stop_atom = caf::atom_constant<caf::atom("stop")>;
 using offer_atom = caf::atom_constant<caf::atom("offer")>;
 using answer_atom = caf::atom_constant<caf::atom("answer")>;
+using charge_atom = caf::atom_constant<caf::atom("charge")>;
+using flush_atom = caf::atom_constant<caf::atom("flush")>;
+using signin_atom = caf::atom_constant<caf::atom("signin")>;
+using account_atom = caf::atom_constant<caf::atom("account")>;
+using rotate_atom = caf::atom_constant<caf::atom("rotate")>;
+using revoke_atom = caf::atom_constant<caf::atom("revoke")>;
 
 // -- targets ------------------------------------------------------------------
 
@@ -159,34 +165,137 @@ typename Inspector::result_type inspect(Inspector& f, offer_request& x) {
   return f(caf::meta::type_name("offer_request"), x.where, x.network_id, x.fresh);
 }
 
-// -- calls from the edge ------------------------------------------------------
+// -- quotas -------------------------------------------------------------------
 
-/// The public endpoints whose calls the actors serve.
+/// The public endpoints whose calls are counted.
 enum class endpoint : std::uint8_t { info, offer };
 
-/// What the front actor hands back for one call: a rendered JSON body or a failure.
+/// Whose quota a call counts against (SPEC §5).
+enum class quota_scope : std::uint8_t { ip, key };
+
+/// One call to count, or only to look up (count = false).
+struct quota_charge {
+  endpoint what = endpoint::info;
+  /// The client's address (IPv4) or /64 prefix (IPv6).
+  std::string client;
+  /// SHA-256 of the API key sent, or empty for anonymous calls. The key never travels.
+  std::string key_hash;
+  bool count = true;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, quota_charge& x) {
+  return f(caf::meta::type_name("quota_charge"), x.what, x.client, x.key_hash, x.count);
+}
+
+/// Where a caller stands: SPEC 8.2's four headers, and whether the call may proceed.
+struct quota_verdict {
+  /// quota_exhausted (not counted), unauthorized (counted against the IP), or
+  /// unavailable (the store failed, nothing counted); none when the call may proceed.
+  failure error;
+  quota_scope scope = quota_scope::ip;
+  std::uint64_t limit = 0;
+  std::uint64_t remaining = 0;
+  /// Unix time of the first second of next month (UTC).
+  std::int64_t reset = 0;
+  /// The account's user id, for scope key.
+  std::uint64_t user_id = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, quota_verdict& x) {
+  return f(caf::meta::type_name("quota_verdict"), x.error, x.scope, x.limit, x.remaining,
+           x.reset, x.user_id);
+}
+
+// -- accounts -----------------------------------------------------------------
+
+/// An account and this month's usage, as GET /api/account shows it.
+struct account_view {
+  failure error;
+  std::uint64_t user_id = 0;
+  std::string login;
+  std::int64_t created = 0;
+  std::string month;
+  std::uint64_t info_used = 0;
+  std::uint64_t info_limit = 0;
+  std::uint64_t offer_used = 0;
+  std::uint64_t offer_limit = 0;
+  std::int64_t reset = 0;
+  /// A newly issued key, shown once; empty otherwise.
+  std::string new_key;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, account_view& x) {
+  return f(caf::meta::type_name("account_view"), x.error, x.user_id, x.login, x.created,
+           x.month, x.info_used, x.info_limit, x.offer_used, x.offer_limit, x.reset,
+           x.new_key);
+}
+
+// -- calls from the edge ------------------------------------------------------
+
+/// What the edge asks of the actors.
+enum class call_kind : std::uint8_t {
+  info,
+  offer,
+  /// GET /api/account.
+  account_get,
+  /// POST /api/account/key: a new key, the old one revoked.
+  account_rotate,
+  /// DELETE /api/account/key.
+  account_revoke,
+  /// GET /auth/github/login.
+  signin_start,
+  /// GET /auth/github/callback.
+  signin_finish,
+  /// Any other path under /api/: answered 404 with the caller's quota headers.
+  unknown_api,
+};
+
+/// What the front actor hands back for one call.
 struct api_outcome {
   failure error;
-  /// The JSON body of a successful reply.
+  /// The JSON body of a successful info or offer reply.
   std::string body;
+  /// Where the caller stands; has_quota is false for routes outside the quotas.
+  bool has_quota = false;
+  quota_verdict quota;
+  /// The account, for account and sign-in calls.
+  account_view account;
+  /// For signin_start: the provider's authorize URL and the state to bind to the browser.
+  std::string redirect;
+  std::string state;
 };
 
 /// Receives the outcome of a call; it posts onto the session's strand and never blocks.
 using reply_fn = std::function<void(api_outcome&&)>;
 
-/// One call of a public endpoint, validated by the edge.
+/// One call, validated by the edge.
 struct api_call {
-  endpoint what = endpoint::info;
+  call_kind kind = call_kind::info;
   /// The client as quotas count it: an IPv4 address or an IPv6 /64 prefix.
   std::string client;
+  /// SHA-256 of the API key the caller sent, or empty.
+  std::string key_hash;
   /// A validation failure found by the edge; the call is still counted, then answered with it.
   failure invalid;
   target where;
-  /// For endpoint::offer: the network id and cache bypass.
+  /// For offers: the network id and cache bypass.
   std::string network_id;
   bool fresh = false;
+  /// For signin_finish: what the provider sent back, and the state the browser holds.
+  std::string code;
+  std::string state;
+  std::string state_cookie;
+  std::string provider_error;
   reply_fn reply;
 };
+
+/// The quota endpoint of a call kind; account calls show the info quota.
+inline endpoint endpoint_of(call_kind kind) {
+  return kind == call_kind::offer ? endpoint::offer : endpoint::info;
+}
 
 // -- actor interfaces ---------------------------------------------------------
 

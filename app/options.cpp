@@ -71,6 +71,25 @@ po::options_description make_description() {
     ("store-sync", po::value<bool>()->default_value(true)->implicit_value(true),
      "fsync each commit: charges survive power loss; false: they survive a crash of the "
      "process but not of the machine")
+    ("limit-info-ip", po::value<std::uint64_t>()->default_value(d.limit_info_ip),
+     "monthly /api/info calls per client IP (IPv6: per /64)")
+    ("limit-info-key", po::value<std::uint64_t>()->default_value(d.limit_info_key),
+     "monthly /api/info calls per API key")
+    ("limit-offer-ip", po::value<std::uint64_t>()->default_value(d.limit_offer_ip),
+     "monthly /api/offer calls per client IP (IPv6: per /64)")
+    ("limit-offer-key", po::value<std::uint64_t>()->default_value(d.limit_offer_key),
+     "monthly /api/offer calls per API key")
+    ("public-base-url", po::value<std::string>()->default_value(d.public_base_url),
+     "our address as browsers see it (the sign-in callback is below it; https makes "
+     "cookies Secure)")
+    ("github-client-id", po::value<std::string>()->default_value(""),
+     "OAuth app client id; sign-in is off without it and NETHERSCOPE_GITHUB_CLIENT_SECRET")
+    ("github-authorize-url", po::value<std::string>()->default_value(d.github_authorize_url),
+     "the provider's authorize URL")
+    ("github-token-url", po::value<std::string>()->default_value(d.github_token_url),
+     "the provider's code-for-token URL")
+    ("github-api-url", po::value<std::string>()->default_value(d.github_api_url),
+     "the provider's API base URL (GET /user)")
     ("trusted-proxy", po::value<std::vector<std::string>>()->multitoken(),
      "peers (CIDRs) whose X-Forwarded-For is believed (comma-separated or repeated)")
     ("log-level", po::value<std::string>()->default_value("info"),
@@ -210,6 +229,21 @@ parse_result parse_options(int argc, const char* const* argv, const char* const*
   cfg.cache_max_bytes = std::size_t{vm["cache-max-mb"].as<unsigned>()} << 20;
   cfg.store_map_size = std::size_t{vm["store-map-size-mb"].as<unsigned>()} << 20;
   cfg.store_sync = vm["store-sync"].as<bool>();
+  cfg.limit_info_ip = vm["limit-info-ip"].as<std::uint64_t>();
+  cfg.limit_info_key = vm["limit-info-key"].as<std::uint64_t>();
+  cfg.limit_offer_ip = vm["limit-offer-ip"].as<std::uint64_t>();
+  cfg.limit_offer_key = vm["limit-offer-key"].as<std::uint64_t>();
+  cfg.public_base_url = vm["public-base-url"].as<std::string>();
+  cfg.github_client_id = vm["github-client-id"].as<std::string>();
+  cfg.github_authorize_url = vm["github-authorize-url"].as<std::string>();
+  cfg.github_token_url = vm["github-token-url"].as<std::string>();
+  cfg.github_api_url = vm["github-api-url"].as<std::string>();
+  for (auto entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    constexpr std::string_view secret_var = "NETHERSCOPE_GITHUB_CLIENT_SECRET=";
+    std::string_view text{*entry};
+    if (text.substr(0, secret_var.size()) == secret_var)
+      cfg.github_client_secret = std::string{text.substr(secret_var.size())};
+  }
   if (!log::parse_level(vm["log-level"].as<std::string>(), cfg.log_level))
     return fail("--log-level must be debug, info, warn or error");
   if (!parse_cidr_list(vm, "allow-cidr", cfg.allow_cidrs, error)

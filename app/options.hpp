@@ -61,6 +61,22 @@ struct config {
   /// fsync every commit (survives power loss) rather than only the process's crash.
   bool store_sync = true;
 
+  // -- quotas (SPEC 8.1) ------------------------------------------------------
+  std::uint64_t limit_info_ip = 2000;
+  std::uint64_t limit_info_key = 20000;
+  std::uint64_t limit_offer_ip = 200;
+  std::uint64_t limit_offer_key = 2000;
+
+  // -- sign-in ----------------------------------------------------------------
+  /// Our address as browsers see it; the OAuth callback is below it.
+  std::string public_base_url = "http://127.0.0.1:8080";
+  std::string github_client_id;
+  /// Only from NETHERSCOPE_GITHUB_CLIENT_SECRET, never a flag or file: flags show in `ps`.
+  std::string github_client_secret;
+  std::string github_authorize_url = "https://github.com/login/oauth/authorize";
+  std::string github_token_url = "https://github.com/login/oauth/access_token";
+  std::string github_api_url = "https://api.github.com";
+
   // -- clients ----------------------------------------------------------------
   /// Peers whose X-Forwarded-For header is believed.
   std::vector<net::cidr> trusted_proxies;

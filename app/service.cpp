@@ -10,8 +10,11 @@
 #include <boost/json/object.hpp>
 #include <caf/all.hpp>
 
+#include "actors/auth_actor.hpp"
 #include "actors/cache_actor.hpp"
 #include "actors/front_actor.hpp"
+#include "actors/keys_actor.hpp"
+#include "actors/quota_actor.hpp"
 #include "actors/probe_registry.hpp"
 #include "app/log.hpp"
 #include "net/http_client.hpp"
@@ -111,11 +114,16 @@ int run_service(const config& cfg) {
     return 1;
   }
   auto meta_db = (*store)->open_db("meta");
-  if (!meta_db) {
-    log::write(log::level::error, "startup_failed",
-               {{"error", caf::to_string(meta_db.error())}});
-    return 1;
+  auto usage_db = (*store)->open_db("usage");
+  auto accounts_db = (*store)->open_db("accounts");
+  for (auto* db : {&meta_db, &usage_db, &accounts_db}) {
+    if (!*db) {
+      log::write(log::level::error, "startup_failed",
+                 {{"error", caf::to_string(db->error())}});
+      return 1;
+    }
   }
+  store_handles handles{*store, *usage_db, *accounts_db};
   auto identity = storage::load_or_create_identity(**store, *meta_db, std::time(nullptr));
   if (!identity) {
     log::write(log::level::error, "startup_failed",
@@ -123,6 +131,9 @@ int run_service(const config& cfg) {
     return 1;
   }
   log::write(log::level::info, "identity", {{"fingerprint", (*identity)->fingerprint}});
+  if (cfg.github_client_id.empty() != cfg.github_client_secret.empty())
+    log::write(log::level::warn, "signin_disabled",
+               {{"reason", "set both --github-client-id and NETHERSCOPE_GITHUB_CLIENT_SECRET"}});
 
   net::server_settings server_cfg;
   server_cfg.read_timeout = cfg.read_timeout;
@@ -130,6 +141,7 @@ int run_service(const config& cfg) {
   server_cfg.max_connections = cfg.max_connections;
   server_cfg.trusted_proxies = cfg.trusted_proxies;
   server_cfg.access_log = cfg.access_log;
+  server_cfg.secure_cookies = cfg.public_base_url.rfind("https://", 0) == 0;
   // The order of these declarations is their order of destruction in reverse, and it
   // matters: sessions (owned by pending handlers of the io_context and by reply callbacks
   // inside actors) use the server context, so it is made first and destroyed last; the
@@ -144,6 +156,19 @@ int run_service(const config& cfg) {
   std::string error;
   auto client = net::http_client::make(ioc, std::move(client_cfg), error);
   if (!client) {
+    log::write(log::level::error, "startup_failed", {{"error", error}});
+    return 1;
+  }
+  // The sign-in provider is the operator's choice, not a stranger's, so its client has no
+  // address policy; it verifies certificates against the system store as usual.
+  net::client_settings provider_cfg;
+  provider_cfg.policy = net::address_policy{{*net::parse_cidr("0.0.0.0/0"),
+                                             *net::parse_cidr("::/0")},
+                                            {}};
+  provider_cfg.ca_file = cfg.upstream_ca_file;
+  provider_cfg.user_agent = "netherscope";
+  auto provider_client = net::http_client::make(ioc, std::move(provider_cfg), error);
+  if (!provider_client) {
     log::write(log::level::error, "startup_failed", {{"error", error}});
     return 1;
   }
@@ -185,12 +210,32 @@ int run_service(const config& cfg) {
   cache_cfg.flight_deadline = cfg.answer_timeout + std::chrono::seconds(5);
   auto offer_cache = system.spawn(cache, registry, cache_cfg);
 
+  quota_limits limits{cfg.limit_info_ip, cfg.limit_info_key, cfg.limit_offer_ip,
+                      cfg.limit_offer_key};
+  auto unix_now = []() -> std::int64_t { return std::time(nullptr); };
+  // Detached: a commit waits for the disk, and that must not stall the scheduler's workers.
+  auto quotas = system.spawn<caf::detached>(quota, handles, quota_settings{limits, unix_now});
+  auto accounts = system.spawn<caf::detached>(keys, handles, limits, unix_now);
+
+  net::oauth_settings oauth_cfg;
+  oauth_cfg.client_id = cfg.github_client_id;
+  oauth_cfg.client_secret = cfg.github_client_secret;
+  oauth_cfg.authorize_url = cfg.github_authorize_url;
+  oauth_cfg.token_url = cfg.github_token_url;
+  oauth_cfg.api_url = cfg.github_api_url;
+  oauth_cfg.public_base_url = cfg.public_base_url;
+  oauth_cfg.timeout = cfg.status_timeout;
+  auto signin = system.spawn(auth, oauth_cfg, provider_client);
+
   front_settings front_cfg;
   front_cfg.info_deadline = cfg.status_timeout + std::chrono::seconds(5);
   front_cfg.offer_deadline = cfg.answer_timeout + std::chrono::seconds(10);
+  front_cfg.signin_deadline = 2 * cfg.status_timeout + std::chrono::seconds(5);
+  front_cfg.oauth = oauth_cfg;
   std::vector<front_actor> fronts;
   for (unsigned i = 0; i < cfg.actor_threads; ++i)
-    fronts.push_back(system.spawn(front, front_peers{registry, offer_cache}, front_cfg));
+    fronts.push_back(system.spawn(
+      front, front_peers{registry, offer_cache, quotas, accounts, signin}, front_cfg));
   ctx.set_fronts(fronts);
 
   lst->run();
@@ -215,6 +260,9 @@ int run_service(const config& cfg) {
   for (auto& f : fronts)
     caf::anon_send_exit(f, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(offer_cache, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(quotas, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(accounts, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(signin, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(registry, caf::exit_reason::user_shutdown);
   fronts.clear();
   log::write(log::level::info, "stopped");

@@ -123,6 +123,30 @@ std::string render_offer(std::string_view answer, const parsed_answer& parsed, b
   return boost::json::serialize(body);
 }
 
+std::string render_account(const account_view& account) {
+  auto usage = [](std::uint64_t used, std::uint64_t limit) {
+    boost::json::object item;
+    item["used"] = used;
+    item["limit"] = limit;
+    item["remaining"] = used >= limit ? 0 : limit - used;
+    return item;
+  };
+  boost::json::object body;
+  body["ok"] = true;
+  body["login"] = account.login;
+  body["userId"] = account.user_id;
+  body["month"] = account.month;
+  body["reset"] = account.reset;
+  boost::json::object endpoints;
+  endpoints["info"] = usage(account.info_used, account.info_limit);
+  endpoints["offer"] = usage(account.offer_used, account.offer_limit);
+  body["usage"] = std::move(endpoints);
+  // A key appears exactly once: in the reply that issued it.
+  if (!account.new_key.empty())
+    body["key"] = account.new_key;
+  return boost::json::serialize(body);
+}
+
 std::string with_cache_flags(std::string_view body, bool cached, bool stale) {
   if (!cached || body.empty() || body.back() != '}')
     return std::string{body};

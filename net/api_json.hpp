@@ -34,6 +34,9 @@ std::string valid_utf8(std::string_view text, std::size_t limit = std::string_vi
 std::string render_offer(std::string_view answer, const parsed_answer& parsed, bool tls,
                          std::string_view network_id);
 
+/// Renders an account and this month's usage for GET/POST/DELETE /api/account[/key].
+std::string render_account(const account_view& account);
+
 /// Adds "cached":true, and "stale":true when stale, to a body made by render_offer.
 std::string with_cache_flags(std::string_view body, bool cached, bool stale);
 

@@ -82,6 +82,8 @@ fetch_op::fetch_op(std::shared_ptr<http_client::state> st, fetch_request req,
   request_.set(http::field::host,
                host_for_url(req_.where.host) + ":" + std::to_string(req_.where.port));
   request_.set(http::field::user_agent, st_->settings.user_agent);
+  for (auto& [name, value] : req_.headers)
+    request_.set(name, value);
   if (!req_.body.empty() || request_.method() == http::verb::post) {
     request_.set(http::field::content_type, req_.content_type);
     request_.body() = req_.body;

@@ -12,6 +12,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "actors/messages.hpp"
 #include "net/address_policy.hpp"
@@ -31,6 +33,8 @@ struct fetch_request {
   /// Sent with the body when the body is not empty.
   std::string content_type;
   std::string body;
+  /// Extra request headers (Accept, Authorization); never logged.
+  std::vector<std::pair<std::string, std::string>> headers;
   std::size_t body_limit = 64 * 1024;
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds total_timeout{10000};

@@ -46,8 +46,10 @@ route_decision route(const request& req, const route_context& ctx);
 /// Answers a request whose body exceeded the limit, before it was read completely.
 route_decision route_oversized(const request& req, const route_context& ctx);
 
-/// Builds the HTTP response for an actor's answer to an API call.
-response render_api(const api_outcome& outcome, unsigned version, bool keep_alive);
+/// Builds the HTTP response for the actors' answer to a call of the given kind. Sign-in
+/// cookies get the Secure attribute when secure_cookies is set (served over HTTPS).
+response render_api(const api_outcome& outcome, call_kind kind, unsigned version,
+                    bool keep_alive, bool secure_cookies = false);
 
 /// Builds a JSON error response outside the API (bad request line, overload).
 response render_plain_error(const failure& error, unsigned version, bool keep_alive);

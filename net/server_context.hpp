@@ -23,6 +23,8 @@ struct server_settings {
   std::size_t body_limit = 16 * 1024;
   std::vector<cidr> trusted_proxies;
   bool access_log = true;
+  /// Whether cookies get the Secure attribute (the public base URL is HTTPS).
+  bool secure_cookies = false;
 };
 
 /// State shared by the listener and all sessions; it outlives both.

@@ -212,10 +212,11 @@ private:
     s.client = rc.client.address.to_string();
     s.in_flight.emplace(ctx_.in_flight);
     auto& call = *decision.call;
-    call.reply = [self = shared_from_this(), id = s.id, version = req.version(),
-                  keep_alive = req.keep_alive()](api_outcome&& outcome) {
+    call.reply = [self = shared_from_this(), id = s.id, kind = call.kind,
+                  version = req.version(), keep_alive = req.keep_alive()](api_outcome&& outcome) {
       // Runs on an actor's thread: render there, then hop onto the connection's strand.
-      auto res = render_api(outcome, version, keep_alive);
+      auto res = render_api(outcome, kind, version, keep_alive,
+                            self->ctx_.settings().secure_cookies);
       asio::post(self->stream_.get_executor(),
                  [self, id, res = std::move(res)]() mutable {
                    self->on_reply(id, std::move(res));

@@ -1,0 +1,152 @@
+#include "actors/quota_actor.hpp"
+
+#include <caf/all.hpp>
+
+#include "app/log.hpp"
+#include "storage/records.hpp"
+
+namespace netherscope {
+
+namespace {
+
+using quota_pointer = quota_actor::stateful_pointer<quota_state>;
+
+quota_verdict store_failed(const caf::error& err) {
+  log::write(log::level::error, "quota_store_failed", {{"error", caf::to_string(err)}});
+  quota_verdict verdict;
+  verdict.error = make_failure(error_code::unavailable,
+                               "usage could not be recorded; try again shortly");
+  return verdict;
+}
+
+// Counts (or only reads) one counter; a full counter is never incremented.
+caf::expected<quota_verdict> count_against(storage::txn& t, const store_handles& store,
+                                           const std::string& key, std::uint64_t limit,
+                                           bool count, std::int64_t now_unix,
+                                           std::int64_t reset) {
+  auto used = storage::read_count(t, store.usage, key);
+  if (!used)
+    return used.error();
+  quota_verdict verdict;
+  verdict.limit = limit;
+  verdict.reset = reset;
+  if (count && *used >= limit) {
+    verdict.remaining = 0;
+    verdict.error = make_failure(error_code::quota_exhausted,
+                                 "monthly quota of " + std::to_string(limit)
+                                   + " calls exhausted; it resets at the start of next month "
+                                     "(UTC)");
+    verdict.error.retry_after = static_cast<std::uint32_t>(std::max<std::int64_t>(
+      1, reset - now_unix));
+    return verdict;
+  }
+  auto after = count ? *used + 1 : *used;
+  if (count) {
+    if (auto err = storage::write_count(t, store.usage, key, after))
+      return err;
+  }
+  verdict.remaining = after >= limit ? 0 : limit - after;
+  return verdict;
+}
+
+void flush(quota_pointer self) {
+  auto& st = self->state;
+  st.flush_scheduled = false;
+  auto batch = std::move(st.pending);
+  st.pending.clear();
+  if (batch.empty())
+    return;
+  auto now = st.settings.now();
+  std::vector<quota_verdict> verdicts;
+  verdicts.reserve(batch.size());
+  caf::error failed;
+  auto t = storage::txn::begin(*st.store.env, true);
+  if (!t) {
+    failed = t.error();
+  } else {
+    for (auto& [charge, promise] : batch) {
+      auto verdict = apply_charge(*t, st.store, st.settings.limits, charge, now);
+      if (verdict.error.code == error_code::unavailable) {
+        failed = make_error(caf::sec::runtime_error, verdict.error.message);
+        break;
+      }
+      verdicts.push_back(std::move(verdict));
+    }
+    // One commit, one fsync, for the whole batch; no reply leaves before it.
+    if (!failed)
+      failed = t->commit();
+  }
+  for (std::size_t i = 0; i < batch.size(); ++i)
+    batch[i].second.deliver(failed ? store_failed(failed) : std::move(verdicts[i]));
+}
+
+} // namespace
+
+std::string_view endpoint_name(endpoint what) {
+  return what == endpoint::info ? "info" : "offer";
+}
+
+quota_verdict apply_charge(storage::txn& t, const store_handles& store,
+                           const quota_limits& limits, const quota_charge& charge,
+                           std::int64_t now_unix) {
+  auto window = storage::window_of(now_unix);
+  auto name = endpoint_name(charge.what);
+  auto ip_charge = [&]() -> quota_verdict {
+    auto verdict = count_against(t, store,
+                                 storage::usage_key(name, "ip", charge.client, window.label),
+                                 limits.of(charge.what, quota_scope::ip), charge.count,
+                                 now_unix, window.reset_unix);
+    if (!verdict)
+      return store_failed(verdict.error());
+    verdict->scope = quota_scope::ip;
+    return *verdict;
+  };
+  if (charge.key_hash.empty())
+    return ip_charge();
+  auto key = storage::get_key(t, store.accounts, charge.key_hash);
+  if (!key)
+    return store_failed(key.error());
+  if (!*key || (*key)->revoked) {
+    // Never silently anonymous: the caller meant to use a key, so say it does not work, and
+    // count the call against the address it came from.
+    auto verdict = ip_charge();
+    if (verdict.error.code == error_code::unavailable)
+      return verdict;
+    verdict.error = make_failure(error_code::unauthorized,
+                                 *key ? "this API key was revoked"
+                                      : "unknown API key");
+    return verdict;
+  }
+  auto subject = std::to_string((*key)->user_id);
+  auto verdict = count_against(t, store, storage::usage_key(name, "key", subject, window.label),
+                               limits.of(charge.what, quota_scope::key), charge.count,
+                               now_unix, window.reset_unix);
+  if (!verdict)
+    return store_failed(verdict.error());
+  verdict->scope = quota_scope::key;
+  verdict->user_id = (*key)->user_id;
+  return *verdict;
+}
+
+quota_actor::behavior_type quota(quota_pointer self, store_handles store,
+                                 quota_settings settings) {
+  self->state.store = std::move(store);
+  self->state.settings = std::move(settings);
+  return {
+    [=](charge_atom, quota_charge& charge) -> caf::typed_response_promise<quota_verdict> {
+      auto& st = self->state;
+      auto promise = self->make_response_promise<quota_verdict>();
+      st.pending.emplace_back(std::move(charge), promise);
+      // The flush message queues behind every charge already in the mailbox, so all of
+      // them share its transaction: group commit without a timer.
+      if (!st.flush_scheduled) {
+        st.flush_scheduled = true;
+        self->send(self, flush_atom::value);
+      }
+      return promise;
+    },
+    [=](flush_atom) { flush(self); },
+  };
+}
+
+} // namespace netherscope

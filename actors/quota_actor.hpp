@@ -1,0 +1,72 @@
+// The quota actor: monthly usage counters in LMDB, charged with group commit.
+//
+// Charges that arrive together are applied in one write transaction and answered only after
+// it commits, so a reply never leaves before its charge is durable, and one fsync serves a
+// whole batch. The actor runs on its own thread (detached) because a commit blocks on disk.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "actors/messages.hpp"
+#include "storage/lmdb.hpp"
+
+namespace netherscope {
+
+/// Monthly limits per endpoint and scope (SPEC 8.1).
+struct quota_limits {
+  std::uint64_t info_ip = 2000;
+  std::uint64_t info_key = 20000;
+  std::uint64_t offer_ip = 200;
+  std::uint64_t offer_key = 2000;
+
+  std::uint64_t of(endpoint what, quota_scope scope) const {
+    if (what == endpoint::info)
+      return scope == quota_scope::ip ? info_ip : info_key;
+    return scope == quota_scope::ip ? offer_ip : offer_key;
+  }
+};
+
+/// The LMDB environment and the databases the service uses in it.
+struct store_handles {
+  std::shared_ptr<storage::env> env;
+  MDB_dbi usage = 0;
+  MDB_dbi accounts = 0;
+};
+
+/// Settings of the quota actor.
+struct quota_settings {
+  quota_limits limits;
+  /// Unix time now; tests move it across month boundaries.
+  std::function<std::int64_t()> now;
+};
+
+/// Counts a call or reports where a caller stands.
+using quota_actor
+  = caf::typed_actor<caf::replies_to<charge_atom, quota_charge>::with<quota_verdict>,
+                     caf::reacts_to<flush_atom>>;
+
+/// State of the quota actor.
+struct quota_state {
+  static inline const char* name = "quota";
+  store_handles store;
+  quota_settings settings;
+  std::vector<std::pair<quota_charge, caf::typed_response_promise<quota_verdict>>> pending;
+  bool flush_scheduled = false;
+};
+
+/// Implements quota_actor; spawn it detached.
+quota_actor::behavior_type quota(quota_actor::stateful_pointer<quota_state> self,
+                                 store_handles store, quota_settings settings);
+
+/// Applies one charge inside an open write transaction; pure apart from the transaction.
+quota_verdict apply_charge(storage::txn& t, const store_handles& store,
+                           const quota_limits& limits, const quota_charge& charge,
+                           std::int64_t now_unix);
+
+/// The name of an endpoint in storage keys and messages.
+std::string_view endpoint_name(endpoint what);
+
+} // namespace netherscope

@@ -1,0 +1,171 @@
+#include "storage/records.hpp"
+
+#include <ctime>
+
+#include <caf/sec.hpp>
+
+namespace netherscope::storage {
+
+namespace {
+
+constexpr std::uint8_t counter_version = 1;
+constexpr std::uint8_t account_version = 1;
+constexpr std::uint8_t key_version = 1;
+
+void put_u64(std::string& out, std::uint64_t value) {
+  for (int i = 0; i < 8; ++i)
+    out.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
+}
+
+bool take_u64(std::string_view& in, std::uint64_t& value) {
+  if (in.size() < 8)
+    return false;
+  value = 0;
+  for (int i = 0; i < 8; ++i)
+    value |= static_cast<std::uint64_t>(static_cast<unsigned char>(in[i])) << (8 * i);
+  in.remove_prefix(8);
+  return true;
+}
+
+void put_bytes(std::string& out, std::string_view bytes) {
+  put_u64(out, bytes.size());
+  out += bytes;
+}
+
+bool take_bytes(std::string_view& in, std::string& out) {
+  std::uint64_t length = 0;
+  if (!take_u64(in, length) || in.size() < length)
+    return false;
+  out.assign(in.substr(0, length));
+  in.remove_prefix(length);
+  return true;
+}
+
+bool take_version(std::string_view& in, std::uint8_t version) {
+  if (in.empty() || static_cast<std::uint8_t>(in[0]) != version)
+    return false;
+  in.remove_prefix(1);
+  return true;
+}
+
+caf::error corrupt(std::string_view what) {
+  return caf::make_error(caf::sec::runtime_error, "unreadable " + std::string{what} + " record");
+}
+
+} // namespace
+
+month_window window_of(std::int64_t now_unix) {
+  auto t = static_cast<time_t>(now_unix);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char label[32];
+  std::snprintf(label, sizeof(label), "%04d-%02d", utc.tm_year + 1900, utc.tm_mon + 1);
+  std::tm next{};
+  next.tm_year = utc.tm_mon == 11 ? utc.tm_year + 1 : utc.tm_year;
+  next.tm_mon = utc.tm_mon == 11 ? 0 : utc.tm_mon + 1;
+  next.tm_mday = 1;
+  return {label, static_cast<std::int64_t>(timegm(&next))};
+}
+
+std::string usage_key(std::string_view endpoint, std::string_view scope,
+                      std::string_view subject, std::string_view month) {
+  std::string key{"u|"};
+  key.append(endpoint).append("|").append(scope).append("|").append(subject).append("|");
+  key.append(month);
+  return key;
+}
+
+caf::expected<std::uint64_t> read_count(txn& t, MDB_dbi db, std::string_view key) {
+  auto value = t.get(db, key);
+  if (!value)
+    return value.error();
+  if (!*value)
+    return std::uint64_t{0};
+  auto in = **value;
+  std::uint64_t count = 0;
+  if (!take_version(in, counter_version) || !take_u64(in, count) || !in.empty())
+    return corrupt("usage");
+  return count;
+}
+
+caf::error write_count(txn& t, MDB_dbi db, std::string_view key, std::uint64_t count) {
+  std::string value;
+  value.push_back(static_cast<char>(counter_version));
+  put_u64(value, count);
+  return t.put(db, key, value);
+}
+
+std::string encode(const account_record& x) {
+  std::string out;
+  out.push_back(static_cast<char>(account_version));
+  put_u64(out, x.user_id);
+  put_u64(out, static_cast<std::uint64_t>(x.created_unix));
+  put_bytes(out, x.login);
+  put_bytes(out, x.active_key_hash);
+  return out;
+}
+
+std::optional<account_record> decode_account(std::string_view in) {
+  account_record x;
+  std::uint64_t created = 0;
+  if (!take_version(in, account_version) || !take_u64(in, x.user_id) || !take_u64(in, created)
+      || !take_bytes(in, x.login) || !take_bytes(in, x.active_key_hash) || !in.empty())
+    return std::nullopt;
+  x.created_unix = static_cast<std::int64_t>(created);
+  return x;
+}
+
+std::string encode(const key_record& x) {
+  std::string out;
+  out.push_back(static_cast<char>(key_version));
+  put_u64(out, x.user_id);
+  put_u64(out, static_cast<std::uint64_t>(x.created_unix));
+  out.push_back(x.revoked ? 1 : 0);
+  return out;
+}
+
+std::optional<key_record> decode_key(std::string_view in) {
+  key_record x;
+  std::uint64_t created = 0;
+  if (!take_version(in, key_version) || !take_u64(in, x.user_id) || !take_u64(in, created)
+      || in.size() != 1 || (in[0] != 0 && in[0] != 1))
+    return std::nullopt;
+  x.created_unix = static_cast<std::int64_t>(created);
+  x.revoked = in[0] == 1;
+  return x;
+}
+
+std::string account_key(std::uint64_t user_id) {
+  return "a|" + std::to_string(user_id);
+}
+
+std::string key_key(std::string_view key_hash) {
+  return "k|" + std::string{key_hash};
+}
+
+caf::expected<std::optional<account_record>> get_account(txn& t, MDB_dbi db,
+                                                         std::uint64_t user_id) {
+  auto value = t.get(db, account_key(user_id));
+  if (!value)
+    return value.error();
+  if (!*value)
+    return std::optional<account_record>{};
+  auto record = decode_account(**value);
+  if (!record)
+    return corrupt("account");
+  return std::optional<account_record>{std::move(*record)};
+}
+
+caf::expected<std::optional<key_record>> get_key(txn& t, MDB_dbi db, std::string_view key_hash) {
+  auto value = t.get(db, key_key(key_hash));
+  if (!value)
+    return value.error();
+  if (!*value)
+    return std::optional<key_record>{};
+  auto record = decode_key(**value);
+  if (!record)
+    return corrupt("key");
+  return std::optional<key_record>{std::move(*record)};
+}
+
+} // namespace netherscope::storage

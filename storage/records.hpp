@@ -1,0 +1,77 @@
+// What the service keeps in LMDB besides its identity: usage counters, accounts and keys.
+//
+// Every value starts with a version byte and holds fixed-width little-endian integers, so
+// a record written by one build is read correctly by the next.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <caf/expected.hpp>
+
+#include "storage/lmdb.hpp"
+
+namespace netherscope::storage {
+
+// -- time windows -------------------------------------------------------------
+
+/// A calendar month in UTC: the quota window.
+struct month_window {
+  /// "2026-11".
+  std::string label;
+  /// The first second of the next month (X-RateLimit-Reset).
+  std::int64_t reset_unix = 0;
+};
+
+/// The month containing now_unix.
+month_window window_of(std::int64_t now_unix);
+
+// -- usage --------------------------------------------------------------------
+
+/// The key of one counter: "u|<endpoint>|<scope>|<subject>|<month>".
+std::string usage_key(std::string_view endpoint, std::string_view scope,
+                      std::string_view subject, std::string_view month);
+
+/// Reads a counter (0 when absent).
+caf::expected<std::uint64_t> read_count(txn& t, MDB_dbi db, std::string_view key);
+
+/// Writes a counter.
+caf::error write_count(txn& t, MDB_dbi db, std::string_view key, std::uint64_t count);
+
+// -- accounts and keys --------------------------------------------------------
+
+/// An account, created at the first sign-in; identified by the provider's numeric user id.
+struct account_record {
+  std::uint64_t user_id = 0;
+  std::string login;
+  std::int64_t created_unix = 0;
+  /// SHA-256 of the active key, or empty when none is active.
+  std::string active_key_hash;
+};
+
+/// One issued key, found by its SHA-256; the key itself is never stored.
+struct key_record {
+  std::uint64_t user_id = 0;
+  std::int64_t created_unix = 0;
+  bool revoked = false;
+};
+
+std::string encode(const account_record& x);
+std::optional<account_record> decode_account(std::string_view record);
+std::string encode(const key_record& x);
+std::optional<key_record> decode_key(std::string_view record);
+
+/// "a|<user id>" and "k|<raw sha-256>".
+std::string account_key(std::uint64_t user_id);
+std::string key_key(std::string_view key_hash);
+
+/// Reads an account; nullopt when absent; an error when unreadable.
+caf::expected<std::optional<account_record>> get_account(txn& t, MDB_dbi db,
+                                                         std::uint64_t user_id);
+
+/// Reads a key record by hash.
+caf::expected<std::optional<key_record>> get_key(txn& t, MDB_dbi db, std::string_view key_hash);
+
+} // namespace netherscope::storage

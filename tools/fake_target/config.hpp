@@ -1,0 +1,74 @@
+// The fake NetherNet target's configuration, as parsed from the command line.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fake_target {
+
+/// How the listening port speaks: plain HTTP, TLS only, or plain HTTP that answers a
+/// TLS ClientHello with a handshake_failure alert the way BDS reportedly does.
+enum class tls_mode { off, on, bds };
+
+/// What the body of a successful GET /v1/join looks like.
+enum class body_mode { json, empty, text };
+
+/// Misbehaviour applied to GET /v1/join only.
+enum class status_fault { none, delay, hang, drip, oversize, close_mid_body, redirect };
+
+/// Misbehaviour applied to POST /v1/join/{id} once the offer has been counted.
+enum class offer_fault { none, hang, close_mid_body, oversize };
+
+/// Whether an offer's a=identity line must be present, is checked when present, or is ignored.
+enum class identity_policy { required, optional, ignore };
+
+/// Which server implementation's answer and error shapes to imitate.
+enum class server_style { bds, go, pumpkin };
+
+/// How the answer's self-signed token writes its `cpk` claim.
+enum class cpk_form { jwk, der };
+
+/// An inclusive UDP port range; an empty optional means "let the OS pick, unlimited".
+struct port_range {
+  std::uint16_t first = 0;
+  std::uint16_t last = 0;
+};
+
+/// Every knob of the fake target, with the defaults documented in README.md.
+struct config {
+  std::string bind = "127.0.0.1";
+  std::uint16_t port = 0;
+  tls_mode tls = tls_mode::off;
+  std::string cert_out;
+
+  unsigned status_code = 200;
+  body_mode body = body_mode::json;
+  std::string info_json;
+  std::string text = "not json";
+  status_fault fault = status_fault::none;
+  std::chrono::milliseconds delay{2000};
+  std::size_t oversize_bytes = 70000;
+  std::string redirect_to = "http://127.0.0.1:1/v1/join";
+
+  identity_policy identity = identity_policy::required;
+  server_style style = server_style::bds;
+  cpk_form answer_cpk = cpk_form::jwk;
+  unsigned error_status = 200;
+  std::optional<port_range> udp_ports;
+  std::chrono::milliseconds port_hold{30000};
+  std::vector<std::string> extra_candidates;
+  std::chrono::milliseconds answer_delay{0};
+  offer_fault post_fault = offer_fault::none;
+};
+
+/// The name a mode is written with on the command line and in the "listening" event.
+const char* to_string(tls_mode mode);
+
+/// Parses argv into `out`. Returns std::nullopt to go on running, or the exit code to stop
+/// with (0 after --help, 2 after a usage error, whose message is already on stderr).
+std::optional<int> parse_command_line(int argc, char** argv, config& out);
+
+}  // namespace fake_target

@@ -1,0 +1,176 @@
+// Identity assertions (PROTOCOL.md §2.3). The JSON layers are decoded one at a time so that
+// each refusal can say which layer was wrong.
+#include "identity.hpp"
+
+#include <boost/json.hpp>
+
+namespace fake_target {
+
+namespace json = boost::json;
+
+namespace {
+
+// The protected header every fingerprints JWS uses: {"alg":"ES384"}.
+const std::string fingerprints_header = base64_encode(R"({"alg":"ES384"})", true);
+
+identity_problem malformed(std::string detail) {
+  return {identity_failure::malformed, std::move(detail)};
+}
+
+std::vector<std::string_view> split_dots(std::string_view text) {
+  std::vector<std::string_view> parts;
+  for (;;) {
+    const auto dot = text.find('.');
+    parts.push_back(text.substr(0, dot));
+    if (dot == std::string_view::npos) return parts;
+    text.remove_prefix(dot + 1);
+  }
+}
+
+// Parses text as JSON and insists on an object; anything else is a malformed layer.
+std::optional<json::object> parse_object(std::string_view text) {
+  boost::system::error_code ec;
+  auto value = json::parse(text, ec);
+  if (ec || !value.is_object()) return std::nullopt;
+  return std::move(value.as_object());
+}
+
+std::optional<json::object> decode_json_part(std::string_view part) {
+  const auto decoded = base64_decode(part, true);
+  if (!decoded) return std::nullopt;
+  return parse_object(*decoded);
+}
+
+const json::string* string_member(const json::object& object, std::string_view key) {
+  const auto* value = object.if_contains(key);
+  return value ? value->if_string() : nullptr;
+}
+
+bool header_says_es384(const json::object& header) {
+  const auto* alg = string_member(header, "alg");
+  return alg && *alg == "ES384";
+}
+
+// cpk has been seen both as a JWK object and as base64 DER (PROTOCOL §2.3); accept either.
+pkey_ptr key_from_cpk(const json::value& cpk) {
+  if (const auto* der = cpk.if_string()) {
+    const auto bytes = base64_decode(*der, false);
+    return bytes ? p384_key_from_der(*bytes) : nullptr;
+  }
+  const auto* jwk = cpk.if_object();
+  if (!jwk) return nullptr;
+  const auto* kty = string_member(*jwk, "kty");
+  const auto* crv = string_member(*jwk, "crv");
+  const auto* x = string_member(*jwk, "x");
+  const auto* y = string_member(*jwk, "y");
+  if (!kty || *kty != "EC" || !crv || *crv != "P-384" || !x || !y) return nullptr;
+  const auto xs = base64_decode(*x, true);
+  const auto ys = base64_decode(*y, true);
+  return xs && ys ? p384_key_from_xy(*xs, *ys) : nullptr;
+}
+
+// Reads exp when it is present. An exp that is there but not a number makes the token
+// malformed rather than eternal.
+std::optional<identity_problem> check_expiry(const json::object& payload, std::int64_t now) {
+  const auto* exp = payload.if_contains("exp");
+  if (!exp) return std::nullopt;
+  double when = 0;
+  if (exp->is_int64())
+    when = static_cast<double>(exp->as_int64());
+  else if (exp->is_uint64())
+    when = static_cast<double>(exp->as_uint64());
+  else if (exp->is_double())
+    when = exp->as_double();
+  else
+    return malformed("token exp is not a number");
+  if (when < static_cast<double>(now))
+    return identity_problem{identity_failure::expired, "identity token has expired"};
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string canonical_fingerprints(const std::vector<sdp_fingerprint>& fingerprints) {
+  json::array list;
+  for (const auto& fingerprint : fingerprints)
+    list.push_back(json::object{{"algorithm", fingerprint.algorithm}, {"digest", fingerprint.digest}});
+  return json::serialize(json::object{{"fingerprint", std::move(list)}});
+}
+
+std::optional<identity_problem> verify_identity(std::string_view value,
+                                                const std::vector<sdp_fingerprint>& fingerprints,
+                                                std::int64_t now) {
+  const auto outer_text = base64_decode(value, false);
+  if (!outer_text) return malformed("a=identity is not standard base64");
+  const auto outer = parse_object(*outer_text);
+  if (!outer) return malformed("a=identity is not a JSON object");
+  const auto* idp = outer->if_contains("idp");
+  const auto* assertion_text = string_member(*outer, "assertion");
+  if (!idp || !idp->is_object() || !assertion_text) return malformed("a=identity lacks idp or assertion");
+
+  const auto assertion = parse_object(*assertion_text);
+  if (!assertion) return malformed("assertion is not a JSON object");
+  const auto* token = string_member(*assertion, "token");
+  const auto* detached = string_member(*assertion, "fingerprints");
+  if (!token || !detached) return malformed("assertion lacks token or fingerprints");
+
+  const auto token_parts = split_dots(*token);
+  if (token_parts.size() != 3) return malformed("token is not a compact JWS");
+  const auto token_header = decode_json_part(token_parts[0]);
+  const auto token_payload = decode_json_part(token_parts[1]);
+  if (!token_header || !token_payload) return malformed("token header or payload is not base64url JSON");
+  if (!header_says_es384(*token_header)) return malformed("token alg is not ES384");
+  const auto* cpk = token_payload->if_contains("cpk");
+  if (!cpk) return malformed("token has no cpk claim");
+  const auto key = key_from_cpk(*cpk);
+  if (!key) return malformed("cpk is neither a P-384 JWK nor base64 DER of a P-384 key");
+
+  const auto token_signature = base64_decode(token_parts[2], true);
+  const std::string token_input = std::string(token_parts[0]) + "." + std::string(token_parts[1]);
+  if (!token_signature || !es384_verify(key.get(), token_input, *token_signature))
+    return identity_problem{identity_failure::token_signature,
+                            "token signature does not verify with its cpk"};
+  if (auto expired = check_expiry(*token_payload, now)) return expired;
+
+  const auto jws_parts = split_dots(*detached);
+  if (jws_parts.size() != 3 || !jws_parts[1].empty()) return malformed("fingerprints is not a detached JWS");
+  const auto jws_header = decode_json_part(jws_parts[0]);
+  if (!jws_header || !header_says_es384(*jws_header)) return malformed("fingerprints alg is not ES384");
+  const auto jws_signature = base64_decode(jws_parts[2], true);
+  const std::string jws_input =
+      std::string(jws_parts[0]) + "." + base64_encode(canonical_fingerprints(fingerprints), true);
+  if (!jws_signature || !es384_verify(key.get(), jws_input, *jws_signature))
+    return identity_problem{identity_failure::fingerprint_signature,
+                            "fingerprint signature verification failed"};
+  return std::nullopt;
+}
+
+std::string make_identity(EVP_PKEY* key, const std::vector<sdp_fingerprint>& fingerprints, std::int64_t now,
+                          cpk_form form) {
+  const std::string spki = public_key_der(key);
+  json::value cpk;
+  if (form == cpk_form::der) {
+    cpk = base64_encode(spki, false);
+  } else {
+    const auto [x, y] = public_key_xy(key);
+    cpk = json::object{
+        {"crv", "P-384"}, {"kty", "EC"}, {"x", base64_encode(x, true)}, {"y", base64_encode(y, true)}};
+  }
+  // Keys are inserted in sorted order because that is how the BDS capture lists them.
+  const std::string header =
+      json::serialize(json::object{{"alg", "ES384"}, {"x5u", base64_encode(spki, false)}});
+  const std::string payload = json::serialize(json::object{{"cpk", cpk}, {"exp", now + 60}, {"iat", now}});
+  const std::string signing_input = base64_encode(header, true) + "." + base64_encode(payload, true);
+  const std::string token = signing_input + "." + base64_encode(es384_sign(key, signing_input), true);
+
+  const std::string covered =
+      fingerprints_header + "." + base64_encode(canonical_fingerprints(fingerprints), true);
+  const std::string detached = fingerprints_header + ".." + base64_encode(es384_sign(key, covered), true);
+
+  const std::string assertion = json::serialize(json::object{{"fingerprints", detached}, {"token", token}});
+  const std::string outer = json::serialize(json::object{
+      {"assertion", assertion}, {"idp", json::object{{"domain", "self"}, {"protocol", "default"}}}});
+  return base64_encode(outer, false);
+}
+
+}  // namespace fake_target

@@ -1,0 +1,47 @@
+// The a=identity scheme of PROTOCOL.md §2.3: verifying an offer's assertion and making the
+// self-signed "self" assertion that BDS puts in its answers.
+#pragma once
+
+#include "config.hpp"
+#include "crypto.hpp"
+#include "sdp.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fake_target {
+
+/// Why an identity assertion was refused; the styles word each kind differently.
+enum class identity_failure {
+  malformed,              ///< not base64, not the expected JSON, wrong alg, bad cpk, ...
+  token_signature,        ///< the token's ES384 signature does not verify with its own cpk
+  expired,                ///< the token's exp lies in the past
+  fingerprint_signature,  ///< the detached JWS does not cover this offer's fingerprints
+};
+
+/// A refused assertion: its kind plus a human-readable detail for the log.
+struct identity_problem {
+  identity_failure kind;
+  std::string detail;
+};
+
+/// The canonical payload the fingerprints JWS signs: keys sorted, no whitespace,
+/// `{"fingerprint":[{"algorithm":"sha-256","digest":"AA:..."}]}`.
+std::string canonical_fingerprints(const std::vector<sdp_fingerprint>& fingerprints);
+
+/// Verifies an a=identity value against the offer's fingerprints at time `now` (Unix
+/// seconds). The token is treated as self-signed: its signature is checked with its own
+/// `cpk`, which may be a P-384 JWK object or a base64 DER SubjectPublicKeyInfo string.
+std::optional<identity_problem> verify_identity(std::string_view value,
+                                                const std::vector<sdp_fingerprint>& fingerprints,
+                                                std::int64_t now);
+
+/// Makes a BDS-shaped identity value (domain "self", ES384 token with x5u header, a 60 s
+/// lifetime) whose fingerprints JWS covers `fingerprints`.
+std::string make_identity(EVP_PKEY* key, const std::vector<sdp_fingerprint>& fingerprints, std::int64_t now,
+                          cpk_form form);
+
+}  // namespace fake_target

@@ -1,0 +1,90 @@
+// fake_target: a loopback-only simulator of a NetherNet HTTP signalling server (BDS and
+// friends, PROTOCOL.md §1–§4), faults included, for netherscope's tests and demo.
+#include "config.hpp"
+#include "crypto.hpp"
+#include "listener.hpp"
+#include "port_pool.hpp"
+#include "target_state.hpp"
+#include "transport.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/ssl/context.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+namespace {
+
+// Each event is one line, flushed at once: tests read stdout through a pipe line by line.
+void emit_line(const std::string& line) {
+  std::fwrite(line.data(), 1, line.size(), stdout);
+  std::fputc('\n', stdout);
+  std::fflush(stdout);
+}
+
+std::int64_t unix_now() {
+  using namespace std::chrono;
+  return duration_cast<seconds>(system_clock::now().time_since_epoch()).count();
+}
+
+bool write_file(const std::string& path, const std::string& contents) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << contents;
+  return static_cast<bool>(out.flush());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace fake_target;
+
+  // The state is declared before the io_context: sessions destroyed along with the
+  // io_context still update its connection counters.
+  target_state state;
+  if (const auto exit_code = parse_command_line(argc, argv, state.cfg)) return *exit_code;
+  state.now = unix_now;
+  state.emit = emit_line;
+
+  certificate tls_certificate;
+  try {
+    state.identity_key = make_p384_key();
+    // The answer's fingerprint names a DTLS certificate of its own, as a real peer's would;
+    // it is never used for a handshake, only hashed.
+    state.dtls_fingerprint = sha256_fingerprint(make_self_signed_certificate().cert_der);
+    if (state.cfg.tls == tls_mode::on) tls_certificate = make_self_signed_certificate();
+  } catch (const std::exception& e) {
+    std::cerr << "fake_target: " << e.what() << "\n";
+    return 1;
+  }
+  if (!state.cfg.cert_out.empty() && !write_file(state.cfg.cert_out, tls_certificate.cert_pem)) {
+    std::cerr << "fake_target: cannot write --cert-out " << state.cfg.cert_out << "\n";
+    return 1;
+  }
+
+  boost::asio::io_context ioc{1};
+  udp_port_pool ports(ioc, state.cfg.bind, state.cfg.udp_ports, state.cfg.port_hold);
+  state.ports = &ports;
+
+  std::unique_ptr<boost::asio::ssl::context> tls;
+  std::uint16_t port = 0;
+  try {
+    if (state.cfg.tls == tls_mode::on)
+      tls = make_tls_context(tls_certificate.cert_pem, tls_certificate.key_pem);
+    port = start_listener(ioc, state.cfg.bind, state.cfg.port, state, tls.get());
+  } catch (const std::exception& e) {
+    std::cerr << "fake_target: cannot listen on " << state.cfg.bind << ":" << state.cfg.port << ": "
+              << e.what() << "\n";
+    return 1;
+  }
+  emit_line(R"({"event":"listening","port":)" + std::to_string(port) + R"(,"tls":")" +
+            to_string(state.cfg.tls) + R"("})");
+
+  boost::asio::signal_set signals(ioc, SIGINT, SIGTERM);
+  signals.async_wait([&ioc](boost::system::error_code, int) { ioc.stop(); });
+  ioc.run();
+  return 0;
+}

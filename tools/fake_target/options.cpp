@@ -1,0 +1,223 @@
+// Command-line parsing for the fake target. Every option is declared once, with its default,
+// so `--help` is the complete reference.
+#include "config.hpp"
+
+#include <boost/asio/ip/address.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/program_options.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+namespace fake_target {
+
+namespace po = boost::program_options;
+
+namespace {
+
+// The GET /v1/join body of BDS 1.26.51 as seen in mcutil#15 (PROTOCOL §1.2).
+constexpr const char* default_info =
+    R"({"name":"Fake BDS","protocol":2193,"version":"1.26.51","level":"Bedrock level",)"
+    R"("players":0,"maxPlayers":10,"gameType":0})";
+
+// A usage error: the message goes to stderr and the process exits with 2, the
+// conventional status for bad command lines.
+struct usage_error {
+  std::string message;
+};
+
+template <class Enum>
+Enum pick(const std::string& option, const std::string& value,
+          std::initializer_list<std::pair<const char*, Enum>> choices) {
+  for (const auto& [name, e] : choices)
+    if (value == name) return e;
+  std::string allowed;
+  for (const auto& choice : choices) allowed += std::string(allowed.empty() ? "" : "|") + choice.first;
+  throw usage_error{"--" + option + " must be one of " + allowed + ", not '" + value + "'"};
+}
+
+std::int64_t in_range(const std::string& option, std::int64_t value, std::int64_t low, std::int64_t high) {
+  if (value < low || value > high)
+    throw usage_error{"--" + option + " must be between " + std::to_string(low) + " and " +
+                      std::to_string(high)};
+  return value;
+}
+
+// Reads a decimal port; std::stoul would accept signs and trailing junk, which would let a
+// typo in a range silently become some other port.
+std::uint16_t parse_port(const std::string& text) {
+  if (text.empty() || text.size() > 5 || text.find_first_not_of("0123456789") != std::string::npos)
+    throw usage_error{"--udp-ports: '" + text + "' is not a port number"};
+  const unsigned long value = std::stoul(text);
+  if (value < 1 || value > 65535) throw usage_error{"--udp-ports: port out of range: " + text};
+  return static_cast<std::uint16_t>(value);
+}
+
+// "0" means OS-chosen ports without limit; "N" is a one-port pool; "A-B" is inclusive.
+std::optional<port_range> parse_udp_ports(const std::string& text) {
+  if (text == "0") return std::nullopt;
+  const auto dash = text.find('-');
+  if (dash == std::string::npos) {
+    const auto port = parse_port(text);
+    return port_range{port, port};
+  }
+  port_range range{parse_port(text.substr(0, dash)), parse_port(text.substr(dash + 1))};
+  if (range.first > range.last) throw usage_error{"--udp-ports: range runs backwards: " + text};
+  return range;
+}
+
+// The fake must never be reachable from another host: tests and demos only ever need
+// loopback, and a misconfigured bind address is refused rather than silently widened.
+void require_loopback(const std::string& bind) {
+  boost::system::error_code ec;
+  const auto address = boost::asio::ip::make_address(bind, ec);
+  if (ec) throw usage_error{"--bind: '" + bind + "' is not an IP address"};
+  if (!address.is_loopback())
+    throw usage_error{"--bind: '" + bind + "' is not a loopback address (127.0.0.0/8 or ::1)"};
+}
+
+po::options_description describe_options() {
+  po::options_description all("fake_target: a simulated NetherNet HTTP signalling server (loopback only)",
+                              110, 55);
+  // clang-format off
+  all.add_options()
+    ("help,h", "show this help and exit")
+    ("bind", po::value<std::string>()->default_value("127.0.0.1"),
+     "listen address; must be loopback (127.0.0.0/8 or ::1)")
+    ("port", po::value<std::int64_t>()->default_value(0), "TCP port, 0 lets the OS pick")
+    ("tls", po::value<std::string>()->default_value("off"),
+     "off: plain HTTP; on: TLS only (self-signed ECDSA P-256); "
+     "bds: plain HTTP, a TLS ClientHello gets a handshake_failure alert")
+    ("cert-out", po::value<std::string>()->default_value(""),
+     "with --tls on, write the generated certificate (PEM) here for clients to trust")
+    ("status-code", po::value<std::int64_t>()->default_value(200), "status of GET /v1/join")
+    ("body-mode", po::value<std::string>()->default_value("json"),
+     "GET /v1/join body: json (--info), empty (Content-Length: 0), text (--text)")
+    ("info", po::value<std::string>()->default_value(default_info), "JSON body for --body-mode json")
+    ("text", po::value<std::string>()->default_value("not json"), "body for --body-mode text")
+    ("fault", po::value<std::string>()->default_value("none"),
+     "GET /v1/join fault: none|delay|hang|drip|oversize|close-mid-body|redirect")
+    ("delay-ms", po::value<std::int64_t>()->default_value(2000),
+     "delay for --fault delay, per-byte interval for --fault drip")
+    ("oversize-bytes", po::value<std::int64_t>()->default_value(70000),
+     "body size for --fault oversize and --offer-fault oversize")
+    ("redirect-to", po::value<std::string>()->default_value("http://127.0.0.1:1/v1/join"),
+     "Location of the 302 sent by --fault redirect")
+    ("identity", po::value<std::string>()->default_value("required"),
+     "offer a=identity: required|optional|ignore")
+    ("style", po::value<std::string>()->default_value("bds"),
+     "answer and error shapes: bds|go|pumpkin")
+    ("cpk", po::value<std::string>()->default_value("auto"),
+     "answer token cpk claim: jwk|der|auto (auto: jwk for bds, base64 DER for go and pumpkin)")
+    ("error-status", po::value<std::int64_t>()->default_value(200),
+     "HTTP status of a bds-style numeric rejection")
+    ("udp-ports", po::value<std::string>()->default_value("0"),
+     "UDP port pool for candidates: A-B, a single port, or 0 for OS-chosen ports without limit")
+    ("port-hold-ms", po::value<std::int64_t>()->default_value(30000),
+     "how long an answered offer keeps its UDP port")
+    ("extra-candidate", po::value<std::vector<std::string>>()->composing(),
+     "raw 'a=<TEXT>' line appended after the real candidates (repeatable)")
+    ("answer-delay-ms", po::value<std::int64_t>()->default_value(0), "delay before each SDP answer")
+    ("offer-fault", po::value<std::string>()->default_value("none"),
+     "POST /v1/join/{id} fault: none|hang|close-mid-body|oversize");
+  // clang-format on
+  return all;
+}
+
+config to_config(const po::variables_map& vm) {
+  config c;
+  c.bind = vm["bind"].as<std::string>();
+  require_loopback(c.bind);
+  c.port = static_cast<std::uint16_t>(in_range("port", vm["port"].as<std::int64_t>(), 0, 65535));
+  c.tls = pick<tls_mode>("tls", vm["tls"].as<std::string>(),
+                         {{"off", tls_mode::off}, {"on", tls_mode::on}, {"bds", tls_mode::bds}});
+  c.cert_out = vm["cert-out"].as<std::string>();
+  if (!c.cert_out.empty() && c.tls != tls_mode::on)
+    throw usage_error{"--cert-out only makes sense with --tls on"};
+
+  c.status_code =
+      static_cast<unsigned>(in_range("status-code", vm["status-code"].as<std::int64_t>(), 100, 999));
+  c.body =
+      pick<body_mode>("body-mode", vm["body-mode"].as<std::string>(),
+                      {{"json", body_mode::json}, {"empty", body_mode::empty}, {"text", body_mode::text}});
+  c.info_json = vm["info"].as<std::string>();
+  boost::system::error_code ec;
+  boost::json::parse(c.info_json, ec);
+  if (ec) throw usage_error{"--info is not valid JSON: " + ec.message()};
+  c.text = vm["text"].as<std::string>();
+  c.fault = pick<status_fault>("fault", vm["fault"].as<std::string>(),
+                               {{"none", status_fault::none},
+                                {"delay", status_fault::delay},
+                                {"hang", status_fault::hang},
+                                {"drip", status_fault::drip},
+                                {"oversize", status_fault::oversize},
+                                {"close-mid-body", status_fault::close_mid_body},
+                                {"redirect", status_fault::redirect}});
+  c.delay = std::chrono::milliseconds(in_range("delay-ms", vm["delay-ms"].as<std::int64_t>(), 0, 3600000));
+  c.oversize_bytes = static_cast<std::size_t>(
+      in_range("oversize-bytes", vm["oversize-bytes"].as<std::int64_t>(), 16, 1LL << 30));
+  c.redirect_to = vm["redirect-to"].as<std::string>();
+
+  c.identity = pick<identity_policy>("identity", vm["identity"].as<std::string>(),
+                                     {{"required", identity_policy::required},
+                                      {"optional", identity_policy::optional},
+                                      {"ignore", identity_policy::ignore}});
+  c.style = pick<server_style>(
+      "style", vm["style"].as<std::string>(),
+      {{"bds", server_style::bds}, {"go", server_style::go}, {"pumpkin", server_style::pumpkin}});
+  const auto cpk = vm["cpk"].as<std::string>();
+  if (cpk == "auto")
+    c.answer_cpk = c.style == server_style::bds ? cpk_form::jwk : cpk_form::der;
+  else
+    c.answer_cpk = pick<cpk_form>("cpk", cpk, {{"jwk", cpk_form::jwk}, {"der", cpk_form::der}});
+  c.error_status =
+      static_cast<unsigned>(in_range("error-status", vm["error-status"].as<std::int64_t>(), 100, 999));
+  c.udp_ports = parse_udp_ports(vm["udp-ports"].as<std::string>());
+  c.port_hold =
+      std::chrono::milliseconds(in_range("port-hold-ms", vm["port-hold-ms"].as<std::int64_t>(), 0, 86400000));
+  if (vm.count("extra-candidate")) c.extra_candidates = vm["extra-candidate"].as<std::vector<std::string>>();
+  c.answer_delay = std::chrono::milliseconds(
+      in_range("answer-delay-ms", vm["answer-delay-ms"].as<std::int64_t>(), 0, 3600000));
+  c.post_fault = pick<offer_fault>("offer-fault", vm["offer-fault"].as<std::string>(),
+                                   {{"none", offer_fault::none},
+                                    {"hang", offer_fault::hang},
+                                    {"close-mid-body", offer_fault::close_mid_body},
+                                    {"oversize", offer_fault::oversize}});
+  return c;
+}
+
+}  // namespace
+
+const char* to_string(tls_mode mode) {
+  switch (mode) {
+    case tls_mode::on:
+      return "on";
+    case tls_mode::bds:
+      return "bds";
+    case tls_mode::off:
+      break;
+  }
+  return "off";
+}
+
+std::optional<int> parse_command_line(int argc, char** argv, config& out) {
+  const auto options = describe_options();
+  try {
+    po::variables_map vm;
+    po::store(po::parse_command_line(argc, argv, options), vm);
+    po::notify(vm);
+    if (vm.count("help")) {
+      std::cout << options << std::flush;
+      return 0;
+    }
+    out = to_config(vm);
+    return std::nullopt;
+  } catch (const usage_error& e) {
+    std::cerr << "fake_target: " << e.message << "\n";
+  } catch (const po::error& e) {
+    std::cerr << "fake_target: " << e.what() << "\n(see --help)\n";
+  }
+  return 2;
+}
+
+}  // namespace fake_target

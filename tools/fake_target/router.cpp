@@ -1,0 +1,361 @@
+// Request handling for the fake target: the status route of PROTOCOL.md §1 with its faults,
+// the offer route of §2–§4 with its three server styles, and the stats route for tests.
+#include "router.hpp"
+
+#include "identity.hpp"
+#include "sdp.hpp"
+
+#include <boost/json.hpp>
+
+namespace fake_target {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::string_view status_path = "/v1/join";
+constexpr std::string_view offer_prefix = "/v1/join/";
+constexpr std::string_view stats_path = "/_fake/stats";
+
+// NetherNet error codes from go-nethernet's signal.go (PROTOCOL §2.4).
+constexpr int error_failed_to_set_remote_description = 13;
+constexpr int error_identity_verification_failed = 37;
+
+// The Content-Length the close-mid-body fault promises, of which it sends only 10 bytes.
+constexpr std::size_t promised_length = 1000;
+constexpr std::size_t sent_before_close = 10;
+
+std::string_view path_of(std::string_view target) {
+  return target.substr(0, target.find('?'));
+}
+
+response make_response(const request& req, unsigned status, std::string body, std::string_view content_type) {
+  response res;
+  res.version(req.version());
+  res.result(status);
+  res.keep_alive(req.keep_alive());
+  if (!content_type.empty()) res.set(http::field::content_type, content_type);
+  res.body() = std::move(body);
+  res.prepare_payload();
+  return res;
+}
+
+response text(const request& req, unsigned status, std::string body) {
+  return make_response(req, status, std::move(body), "text/plain");
+}
+
+response method_not_allowed(const request& req, std::string_view allow) {
+  auto res = text(req, 405, "Method Not Allowed");
+  res.set(http::field::allow, allow);
+  return res;
+}
+
+// Digits only and at most 2^64-1: what go-nethernet's strconv.ParseUint(id, 10, 64) accepts.
+bool is_uint64(std::string_view id) {
+  if (id.empty() || id.size() > 20) return false;
+  for (const char c : id)
+    if (c < '0' || c > '9') return false;
+  return id.size() < 20 || id <= std::string_view("18446744073709551615");
+}
+
+// Steps 1 and 2 of the offer checks that need no body: the network ID and the framing.
+std::optional<response> check_id_and_length(const request& req, bool has_length, std::uint64_t length) {
+  const auto id = path_of(req.target()).substr(offer_prefix.size());
+  if (id.empty()) return text(req, 400, "Expected /v1/join/{networkID}");
+  if (!is_uint64(id)) return text(req, 400, "Network ID must be uint64");
+  if (!has_length) return text(req, 411, "Length Required");
+  if (length > max_body_size) return text(req, 413, "SDP offer is too large");
+  return std::nullopt;
+}
+
+std::string random_string(std::mt19937_64& random, std::size_t length) {
+  static constexpr std::string_view alphabet =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::uniform_int_distribution<std::size_t> pick(0, alphabet.size() - 1);
+  std::string out;
+  for (std::size_t i = 0; i < length; ++i) out += alphabet[pick(random)];
+  return out;
+}
+
+// A JSON object of exactly `size` bytes: {"name":"xxx...x"}.
+std::string padded_json(std::size_t size) {
+  constexpr std::string_view head = R"({"name":")";
+  constexpr std::string_view tail = R"("})";
+  const std::size_t fill = size > head.size() + tail.size() ? size - head.size() - tail.size() : 0;
+  return std::string(head) + std::string(fill, 'x') + std::string(tail);
+}
+
+// An SDP-looking body of exactly `size` bytes, for the offer oversize fault.
+std::string padded_sdp(std::size_t size) {
+  std::string out = "v=0\r\na=x-padding:";
+  const std::size_t fill = size > out.size() + 2 ? size - out.size() - 2 : 0;
+  return out + std::string(fill, 'x') + "\r\n";
+}
+
+// -- GET /v1/join ----------------------------------------------------------------------------
+
+response normal_status(const request& req, const config& cfg) {
+  switch (cfg.body) {
+    case body_mode::empty:
+      // go-nethernet, Pumpkin and BDS with LAN visibility off: 200, no body, no type (§1.3).
+      return make_response(req, cfg.status_code, "", "");
+    case body_mode::text:
+      return make_response(req, cfg.status_code, cfg.text, "text/plain");
+    case body_mode::json:
+      break;
+  }
+  return make_response(req, cfg.status_code, cfg.info_json, "application/json");
+}
+
+reply_plan status_reply(const request& req, const config& cfg) {
+  if (req.method() == http::verb::head) {
+    // HEAD gets GET's header, Content-Length included, and no body; faults are GET-only.
+    auto res = normal_status(req, cfg);
+    const auto length = res.body().size();
+    res.body().clear();
+    res.content_length(length);
+    return {reply_kind::respond, std::move(res), {}};
+  }
+  switch (cfg.fault) {
+    case status_fault::delay:
+      return {reply_kind::respond, normal_status(req, cfg), cfg.delay};
+    case status_fault::hang:
+      return {reply_kind::hang, {}, {}};
+    case status_fault::drip:
+      return {reply_kind::drip, normal_status(req, cfg), cfg.delay};
+    case status_fault::oversize:
+      return {reply_kind::respond,
+              make_response(req, 200, padded_json(cfg.oversize_bytes), "application/json"),
+              {}};
+    case status_fault::close_mid_body: {
+      auto res = make_response(req, cfg.status_code,
+                               padded_json(promised_length).substr(0, sent_before_close), "application/json");
+      res.content_length(promised_length);
+      return {reply_kind::close_mid_body, std::move(res), {}};
+    }
+    case status_fault::redirect: {
+      auto res = make_response(req, 302, "", "");
+      res.set(http::field::location, cfg.redirect_to);
+      return {reply_kind::respond, std::move(res), {}};
+    }
+    case status_fault::none:
+      break;
+  }
+  return {reply_kind::respond, normal_status(req, cfg), {}};
+}
+
+// -- POST /v1/join/{id} ----------------------------------------------------------------------
+
+// Why an offer was refused, in terms every style can word.
+struct refusal {
+  int code;                  // NetherNet error code for bds and go
+  std::string pumpkin_text;  // Pumpkin's 400 message
+};
+
+response refuse(const request& req, const config& cfg, const refusal& why) {
+  switch (cfg.style) {
+    case server_style::go:
+      return make_response(req, 400, "Negotiation failed with error code: " + std::to_string(why.code),
+                           "text/plain; charset=utf-8");
+    case server_style::pumpkin:
+      return text(req, 400, why.pumpkin_text);
+    case server_style::bds:
+      break;
+  }
+  // BDS puts the bare code in the body; client libraries expect it with 200 (§2.4).
+  return text(req, cfg.error_status, std::to_string(why.code));
+}
+
+refusal identity_refusal(const identity_problem& problem) {
+  switch (problem.kind) {
+    case identity_failure::fingerprint_signature:
+      return {error_identity_verification_failed, "fingerprint signature verification failed"};
+    case identity_failure::expired:
+      return {error_identity_verification_failed, "identity token has expired"};
+    case identity_failure::token_signature:
+    case identity_failure::malformed:
+      break;
+  }
+  return {error_identity_verification_failed, "invalid GameServerToken: " + problem.detail};
+}
+
+// Step 4: the a=identity policy. Returns the refusal, if any.
+std::optional<refusal> check_identity(const offer_summary& offer, const target_state& state) {
+  const auto policy = state.cfg.identity;
+  if (policy == identity_policy::ignore) return std::nullopt;
+  if (offer.session_identities.empty()) {
+    if (policy == identity_policy::optional) return std::nullopt;
+    return refusal{error_identity_verification_failed, "SDP offer is missing its identity assertion"};
+  }
+  if (offer.session_identities.size() > 1)
+    return identity_refusal({identity_failure::malformed, "more than one a=identity line"});
+  if (auto problem = verify_identity(offer.session_identities.front(), offer.fingerprints, state.now()))
+    return identity_refusal(*problem);
+  return std::nullopt;
+}
+
+candidate_dialect dialect_of(server_style style) {
+  switch (style) {
+    case server_style::go:
+      return candidate_dialect::go;
+    case server_style::pumpkin:
+      return candidate_dialect::pumpkin;
+    case server_style::bds:
+      break;
+  }
+  return candidate_dialect::bds;
+}
+
+std::string make_answer(target_state& state, std::optional<std::uint16_t> port) {
+  const auto& cfg = state.cfg;
+  answer_fields fields;
+  fields.session_id = state.random() >> 1;
+  fields.connection_address = cfg.bind;
+  fields.ipv6 = cfg.bind.find(':') != std::string::npos;
+  if (port) fields.candidates.push_back({static_cast<std::uint32_t>(state.random()), cfg.bind, *port});
+  fields.extra_lines = cfg.extra_candidates;
+  fields.dialect = dialect_of(cfg.style);
+  fields.ice_ufrag = random_string(state.random, 4);
+  fields.ice_pwd = random_string(state.random, 24);
+  fields.fingerprint = state.dtls_fingerprint;
+  fields.identity =
+      make_identity(state.identity_key.get(), {answer_fingerprint(fields)}, state.now(), cfg.answer_cpk);
+  return write_answer(fields);
+}
+
+reply_plan offer_reply(const request& req, target_state& state) {
+  const auto& cfg = state.cfg;
+  if (req.method() != http::verb::post) return {reply_kind::respond, method_not_allowed(req, "POST"), {}};
+  const bool has_length = req.find(http::field::content_length) != req.end();
+  if (auto bad = check_id_and_length(req, has_length, req.body().size()))
+    return {reply_kind::respond, std::move(*bad), {}};
+  if (req.body().empty())
+    return {reply_kind::respond, text(req, 400, "Missing SDP offer in request body"), {}};
+
+  // Step 5: from here on the POST counts as an offer received, whatever becomes of it.
+  ++state.stats.offers;
+  switch (cfg.post_fault) {
+    case offer_fault::hang:
+      return {reply_kind::hang, {}, {}};
+    case offer_fault::oversize:
+      return {reply_kind::respond,
+              make_response(req, 200, padded_sdp(cfg.oversize_bytes), "application/sdp"),
+              {}};
+    case offer_fault::close_mid_body: {
+      auto res = make_response(req, 200, padded_sdp(promised_length).substr(0, sent_before_close),
+                               "application/sdp");
+      res.content_length(promised_length);
+      return {reply_kind::close_mid_body, std::move(res), {}};
+    }
+    case offer_fault::none:
+      break;
+  }
+
+  const auto checked = check_offer(req.body());
+  if (!checked.summary) {
+    ++state.stats.offers_rejected;
+    return {reply_kind::respond,
+            refuse(req, cfg, {error_failed_to_set_remote_description, "invalid SDP offer"}),
+            {}};
+  }
+  if (const auto why = check_identity(*checked.summary, state)) {
+    ++state.stats.offers_rejected;
+    return {reply_kind::respond, refuse(req, cfg, *why), {}};
+  }
+
+  const auto port = state.ports ? state.ports->lease() : std::nullopt;
+  if (!port && cfg.style == server_style::pumpkin) {
+    // Pumpkin refuses to send an answer without a UDP host candidate (§2.2).
+    ++state.stats.offers_rejected;
+    return {reply_kind::respond, text(req, 400, "WebRTC answer has no UDP host candidate"), {}};
+  }
+  // A drained pool still yields an answer, with no candidates: what §2.6 suspects BDS does.
+  return {reply_kind::respond, make_response(req, 200, make_answer(state, port), "application/sdp"),
+          cfg.answer_delay};
+}
+
+// -- GET /_fake/stats ------------------------------------------------------------------------
+
+response stats_response(const request& req, const target_state& state) {
+  const auto& s = state.stats;
+  const json::object body{
+      {"status_requests", s.status_requests},
+      {"offers", s.offers},
+      {"offers_rejected", s.offers_rejected},
+      {"ports_in_use", state.ports ? state.ports->in_use() : 0},
+      {"tls_alerts", s.tls_alerts},
+      {"connections", s.connections},
+      {"connections_open", s.connections_open},
+      {"tls_handshake_failures", s.tls_handshake_failures},
+  };
+  return make_response(req, 200, json::serialize(body), "application/json");
+}
+
+reply_plan route(const request& req, target_state& state) {
+  const auto path = path_of(req.target());
+  if (path == stats_path) {
+    if (req.method() != http::verb::get) return {reply_kind::respond, method_not_allowed(req, "GET"), {}};
+    return {reply_kind::respond, stats_response(req, state), {}};
+  }
+  if (path == status_path) {
+    if (req.method() != http::verb::get && req.method() != http::verb::head)
+      return {reply_kind::respond, method_not_allowed(req, "GET, HEAD"), {}};
+    ++state.stats.status_requests;
+    return status_reply(req, state.cfg);
+  }
+  if (path.substr(0, offer_prefix.size()) == offer_prefix) return offer_reply(req, state);
+  return {reply_kind::respond, text(req, 404, "404 page not found"), {}};
+}
+
+// One event line per request. A hung request has no status yet, so it reports 0.
+void log_request(const request& req, const reply_plan& plan, target_state& state) {
+  if (!state.emit) return;
+  const auto path = path_of(req.target());
+  json::object event{
+      {"event", "request"},
+      {"method", std::string_view(req.method_string())},
+      {"path", path},
+      {"status", plan.kind == reply_kind::hang ? 0u : plan.res.result_int()},
+  };
+  if (plan.kind != reply_kind::respond)
+    event["delivery"] = plan.kind == reply_kind::hang   ? "hang"
+                        : plan.kind == reply_kind::drip ? "drip"
+                                                        : "close-mid-body";
+  if (req.method() == http::verb::post && path.substr(0, offer_prefix.size()) == offer_prefix)
+    event["offers"] = state.stats.offers;
+  state.emit(json::serialize(event));
+}
+
+}  // namespace
+
+std::optional<response> check_header(const request& header, std::optional<std::uint64_t> content_length,
+                                     target_state& state) {
+  const auto path = path_of(header.target());
+  const bool is_offer =
+      header.method() == http::verb::post && path.substr(0, offer_prefix.size()) == offer_prefix;
+  std::optional<response> early;
+  if (is_offer && (!content_length || *content_length > max_body_size))
+    early = check_id_and_length(header, content_length.has_value(), content_length.value_or(0));
+  else if (content_length && *content_length > max_body_size)
+    early = text(header, 413, "Payload Too Large");
+  if (early) log_request(header, {reply_kind::respond, *early, {}}, state);
+  return early;
+}
+
+response body_too_large(const request& header, target_state& state) {
+  const auto path = path_of(header.target());
+  const bool is_offer =
+      header.method() == http::verb::post && path.substr(0, offer_prefix.size()) == offer_prefix;
+  auto res = text(header, 413, is_offer ? "SDP offer is too large" : "Payload Too Large");
+  res.keep_alive(false);
+  log_request(header, {reply_kind::respond, res, {}}, state);
+  return res;
+}
+
+reply_plan handle_request(const request& req, target_state& state) {
+  auto plan = route(req, state);
+  log_request(req, plan, state);
+  return plan;
+}
+
+}  // namespace fake_target

@@ -1,0 +1,70 @@
+// The state every connection of the fake target shares: configuration, counters, keys,
+// the UDP port pool and the event sink. The fake runs one io_context on one thread, so
+// nothing here needs locking.
+#pragma once
+
+#include "config.hpp"
+#include "crypto.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <random>
+#include <string>
+
+namespace fake_target {
+
+/// The numbers GET /_fake/stats reports.
+struct counters {
+  std::uint64_t status_requests = 0;         ///< GET and HEAD /v1/join, faulted or not
+  std::uint64_t offers = 0;                  ///< POSTs that reached the SDP check
+  std::uint64_t offers_rejected = 0;         ///< of those, the ones refused (13, 37, no candidate)
+  std::uint64_t tls_alerts = 0;              ///< handshake_failure alerts sent in --tls bds
+  std::uint64_t tls_handshake_failures = 0;  ///< failed handshakes in --tls on
+  std::uint64_t connections = 0;             ///< TCP connections accepted since start
+  std::uint64_t connections_open = 0;        ///< of those, the ones still open
+};
+
+/// Hands out UDP ports for answer candidates; the Asio implementation lives in port_pool.cpp
+/// so that the router stays free of sockets.
+class port_source {
+ public:
+  virtual ~port_source() = default;
+  /// Binds a UDP socket and holds it for a while; std::nullopt when the pool is drained.
+  virtual std::optional<std::uint16_t> lease() = 0;
+  /// How many leased ports are currently held.
+  virtual std::size_t in_use() const = 0;
+};
+
+/// Everything the request handlers read or change.
+struct target_state {
+  config cfg;
+  counters stats;
+  port_source* ports = nullptr;
+  pkey_ptr identity_key;         ///< the P-384 key behind our a=identity
+  std::string dtls_fingerprint;  ///< sha-256 of our (never used) DTLS certificate
+  std::mt19937_64 random{std::random_device{}()};
+  std::function<std::int64_t()> now;             ///< Unix seconds
+  std::function<void(const std::string&)> emit;  ///< writes one event line
+};
+
+/// Counts a connection while it lives, so that the stats can tell open ones from closed ones.
+class connection_token {
+ public:
+  explicit connection_token(target_state& state) : state_(&state) {
+    ++state.stats.connections;
+    ++state.stats.connections_open;
+  }
+  connection_token(connection_token&& other) noexcept : state_(other.state_) { other.state_ = nullptr; }
+  connection_token& operator=(connection_token&&) = delete;
+  connection_token(const connection_token&) = delete;
+  connection_token& operator=(const connection_token&) = delete;
+  ~connection_token() {
+    if (state_) --state_->stats.connections_open;
+  }
+
+ private:
+  target_state* state_;
+};
+
+}  // namespace fake_target
