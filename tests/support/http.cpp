@@ -137,8 +137,10 @@ std::string raw_exchange(unsigned port, const std::string& bytes,
 }
 
 service_process::service_process(std::vector<std::string> extra_args,
-                                 std::vector<std::string> env, bool allow_loopback) {
-  std::vector<std::string> argv{NETHERSCOPE_BIN, "--port", "0", "--data-dir", data_.path(),
+                                 std::vector<std::string> env, bool allow_loopback,
+                                 std::string data_dir)
+  : data_dir_(data_dir.empty() ? data_.path() : std::move(data_dir)) {
+  std::vector<std::string> argv{NETHERSCOPE_BIN, "--port", "0", "--data-dir", data_dir_,
                                 "--log-level", "info"};
   if (allow_loopback)
     argv.push_back("--allow-loopback");
@@ -173,6 +175,20 @@ boost::json::object fake_target_process::stats(bool tls) {
   if (!value.is_object())
     throw std::runtime_error("fake_target stats unreadable: " + reply.error + reply.body);
   return value.as_object();
+}
+
+std::string run_admin(const std::string& data_dir, std::vector<std::string> args) {
+  std::vector<std::string> argv{NETHERSCOPE_BIN, "admin", "--data-dir", data_dir};
+  argv.insert(argv.end(), args.begin(), args.end());
+  child_process admin{argv};
+  auto status = admin.wait(std::chrono::seconds(20));
+  admin.wait_for_line([](const std::string&) { return false; }, std::chrono::seconds(2));
+  std::string out;
+  for (auto& line : admin.lines())
+    out += line + "\n";
+  if (status != 0)
+    throw std::runtime_error("netherscope admin failed: " + out);
+  return out;
 }
 
 http_reply get_info(const service_process& svc, const std::string& query,

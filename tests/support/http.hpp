@@ -44,9 +44,11 @@ std::string raw_exchange(unsigned port, const std::string& bytes,
 /// The netherscope binary running on a free loopback port with a fresh data dir.
 class service_process {
 public:
-  /// Starts it with --allow-loopback unless extra_args says otherwise.
+  /// Starts it with --allow-loopback unless told otherwise, on data_dir if given (else a
+  /// fresh temp dir).
   explicit service_process(std::vector<std::string> extra_args = {},
-                           std::vector<std::string> env = {}, bool allow_loopback = true);
+                           std::vector<std::string> env = {}, bool allow_loopback = true,
+                           std::string data_dir = {});
   unsigned port() const noexcept {
     return port_;
   }
@@ -54,11 +56,12 @@ public:
     return *proc_;
   }
   const std::string& data_dir() const {
-    return data_.path();
+    return data_dir_;
   }
 
 private:
   temp_dir data_;
+  std::string data_dir_;
   std::unique_ptr<child_process> proc_;
   unsigned port_ = 0;
 };
@@ -80,6 +83,9 @@ private:
   std::unique_ptr<child_process> proc_;
   unsigned port_ = 0;
 };
+
+/// Runs `netherscope admin --data-dir dir args...`; returns its stdout, or throws on failure.
+std::string run_admin(const std::string& data_dir, std::vector<std::string> args);
 
 /// GET /api/info on the service with a query string.
 http_reply get_info(const service_process& svc, const std::string& query,

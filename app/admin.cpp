@@ -1,0 +1,196 @@
+#include "app/admin.hpp"
+
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <string>
+
+#include <boost/program_options.hpp>
+
+#include "storage/accounts.hpp"
+#include "storage/records.hpp"
+
+namespace netherscope {
+
+namespace po = boost::program_options;
+
+namespace {
+
+constexpr const char* usage_text = R"(usage: netherscope admin [--data-dir DIR] COMMAND [ARGS]
+
+Works on the service's LMDB store; safe while the service runs (LMDB allows several
+processes, and every change is one transaction).
+
+commands:
+  accounts                 list accounts: user id, login, created, whether a key is active,
+                           and this month's usage
+  usage [YYYY-MM]          every usage counter of a month (default: this month, UTC)
+  issue-key LOGIN|ID       issue a new key for an account (the old one stops working);
+                           the key is printed once
+  revoke-key LOGIN|ID      revoke the account's active key
+)";
+
+struct store {
+  std::shared_ptr<storage::env> env;
+  MDB_dbi usage = 0;
+  MDB_dbi accounts = 0;
+};
+
+std::string date_of(std::int64_t unix_time) {
+  auto t = static_cast<time_t>(unix_time);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d", &utc);
+  return buf;
+}
+
+int fail(const std::string& message) {
+  std::cerr << "netherscope admin: " << message << "\n";
+  return 1;
+}
+
+// Finds an account by numeric id or by login.
+caf::expected<std::optional<storage::account_record>> find(storage::txn& t, const store& s,
+                                                           const std::string& who) {
+  if (!who.empty() && who.find_first_not_of("0123456789") == std::string::npos) {
+    auto by_id = storage::get_account(t, s.accounts, std::stoull(who));
+    if (!by_id || *by_id)
+      return by_id;
+  }
+  return storage::find_by_login(t, s.accounts, who);
+}
+
+int list_accounts(const store& s) {
+  auto t = storage::txn::begin(*s.env, false);
+  if (!t)
+    return fail(caf::to_string(t.error()));
+  auto all = storage::list_accounts(*t, s.accounts);
+  if (!all)
+    return fail(caf::to_string(all.error()));
+  auto month = storage::window_of(std::time(nullptr)).label;
+  std::printf("%-12s %-39s %-10s %-4s %8s %8s\n", "user_id", "login", "created", "key",
+              "info", "offer");
+  for (auto& a : *all) {
+    auto used = storage::usage_of(*t, s.usage, a.user_id, month);
+    if (!used)
+      return fail(caf::to_string(used.error()));
+    std::printf("%-12llu %-39s %-10s %-4s %8llu %8llu\n",
+                static_cast<unsigned long long>(a.user_id), a.login.c_str(),
+                date_of(a.created_unix).c_str(), a.active_key_hash.empty() ? "no" : "yes",
+                static_cast<unsigned long long>(used->info),
+                static_cast<unsigned long long>(used->offer));
+  }
+  return 0;
+}
+
+int show_usage(const store& s, std::string month) {
+  if (month.empty())
+    month = storage::window_of(std::time(nullptr)).label;
+  auto t = storage::txn::begin(*s.env, false);
+  if (!t)
+    return fail(caf::to_string(t.error()));
+  std::printf("%-6s %-4s %-45s %10s\n", "route", "scope", "subject", "calls");
+  bool bad = false;
+  auto err = t->for_each_prefix(s.usage, "u|", [&](std::string_view key, std::string_view) {
+    // u|<endpoint>|<scope>|<subject>|<month>; subjects may contain ':' but never '|'.
+    auto last = key.rfind('|');
+    if (key.substr(last + 1) != month)
+      return true;
+    auto first = key.find('|', 2);
+    auto second = key.find('|', first + 1);
+    auto count = storage::read_count(*t, s.usage, key);
+    if (!count) {
+      bad = true;
+      return false;
+    }
+    std::printf("%-6s %-4s %-45s %10llu\n", std::string{key.substr(2, first - 2)}.c_str(),
+                std::string{key.substr(first + 1, second - first - 1)}.c_str(),
+                std::string{key.substr(second + 1, last - second - 1)}.c_str(),
+                static_cast<unsigned long long>(*count));
+    return true;
+  });
+  if (err || bad)
+    return fail("cannot read usage");
+  return 0;
+}
+
+int change_key(const store& s, const std::string& who, bool issue) {
+  auto t = storage::txn::begin(*s.env, true);
+  if (!t)
+    return fail(caf::to_string(t.error()));
+  auto account = find(*t, s, who);
+  if (!account)
+    return fail(caf::to_string(account.error()));
+  if (!*account)
+    return fail("no account '" + who + "' (accounts are created by signing in)");
+  if (issue) {
+    auto issued = storage::issue_key(*t, s.accounts, (*account)->user_id, (*account)->login,
+                                     std::time(nullptr));
+    if (!issued)
+      return fail(caf::to_string(issued.error()));
+    if (auto err = t->commit())
+      return fail(caf::to_string(err));
+    std::printf("%s\n", issued->key.c_str());
+    std::fprintf(stderr, "issued a new key for %s; the previous key no longer works\n",
+                 (*account)->login.c_str());
+    return 0;
+  }
+  auto revoked = storage::revoke_active_key(*t, s.accounts, (*account)->user_id);
+  if (!revoked)
+    return fail(caf::to_string(revoked.error()));
+  if (auto err = t->commit())
+    return fail(caf::to_string(err));
+  std::printf("%s\n", *revoked ? "revoked" : "no active key");
+  return 0;
+}
+
+} // namespace
+
+int run_admin(int argc, const char* const* argv) {
+  po::options_description desc;
+  desc.add_options()("help", "")("data-dir", po::value<std::string>()->default_value("data"), "")(
+    "store-map-size-mb", po::value<unsigned>()->default_value(1024), "")(
+    "command", po::value<std::vector<std::string>>(), "");
+  po::positional_options_description positional;
+  positional.add("command", -1);
+  po::variables_map vm;
+  try {
+    // Like main's, this parser skips argv[0], which is "admin" here.
+    po::store(po::command_line_parser(argc, argv).options(desc).positional(positional).run(),
+              vm);
+  } catch (const po::error& e) {
+    std::cerr << e.what() << "\n" << usage_text;
+    return 2;
+  }
+  std::vector<std::string> words;
+  if (vm.count("command"))
+    words = vm["command"].as<std::vector<std::string>>();
+  if (vm.count("help") || words.empty()) {
+    std::cout << usage_text;
+    return vm.count("help") ? 0 : 2;
+  }
+  storage::env_options options;
+  options.map_size = std::size_t{vm["store-map-size-mb"].as<unsigned>()} << 20;
+  auto env = storage::env::open(vm["data-dir"].as<std::string>(), options);
+  if (!env)
+    return fail(caf::to_string(env.error()));
+  auto usage = (*env)->open_db("usage");
+  auto accounts = (*env)->open_db("accounts");
+  if (!usage || !accounts)
+    return fail("cannot open the store's databases");
+  store s{*env, *usage, *accounts};
+  auto& command = words[0];
+  if (command == "accounts" && words.size() == 1)
+    return list_accounts(s);
+  if (command == "usage" && words.size() <= 2)
+    return show_usage(s, words.size() == 2 ? words[1] : std::string{});
+  if (command == "issue-key" && words.size() == 2)
+    return change_key(s, words[1], true);
+  if (command == "revoke-key" && words.size() == 2)
+    return change_key(s, words[1], false);
+  std::cerr << usage_text;
+  return 2;
+}
+
+} // namespace netherscope
