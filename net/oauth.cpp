@@ -3,7 +3,9 @@
 #include <openssl/crypto.h>
 
 #include <boost/json/parse.hpp>
+#include <boost/url/encode.hpp>
 #include <boost/url/parse.hpp>
+#include <boost/url/rfc/unreserved_chars.hpp>
 #include <boost/url/url.hpp>
 
 #include "net/api_json.hpp"
@@ -14,6 +16,14 @@ namespace netherscope::net {
 namespace {
 
 constexpr std::size_t max_login_length = 39;
+
+// Appends name=value with everything but unreserved characters percent-encoded. Boost 1.81's
+// params().append leaves '+' as is, which form decoders read as a space.
+void append_param(boost::urls::url& url, std::string_view name, std::string_view value) {
+  auto encoded = boost::urls::encode(value, boost::urls::unreserved_chars);
+  url.encoded_params().append({boost::urls::encode(name, boost::urls::unreserved_chars),
+                               boost::urls::string_view{encoded}});
+}
 
 failure provider_failure(std::string message) {
   return make_failure(error_code::upstream_failure, std::move(message));
@@ -52,12 +62,11 @@ std::string callback_url(const oauth_settings& s) {
 
 std::string authorize_redirect(const oauth_settings& s, std::string_view state) {
   boost::urls::url url{s.authorize_url};
-  auto params = url.params();
-  params.append({"client_id", s.client_id});
-  params.append({"redirect_uri", callback_url(s)});
+  append_param(url, "client_id", s.client_id);
+  append_param(url, "redirect_uri", callback_url(s));
   // Only the numeric id and login are read: read:user is the narrowest scope that has them.
-  params.append({"scope", "read:user"});
-  params.append({"state", state});
+  append_param(url, "scope", "read:user");
+  append_param(url, "state", state);
   return std::string{url.buffer()};
 }
 
@@ -100,11 +109,10 @@ std::optional<fetch_request> token_request(const oauth_settings& s, std::string_
     return std::nullopt;
   // Boost.URL encodes the form the way an application/x-www-form-urlencoded body needs it.
   boost::urls::url form;
-  auto params = form.params();
-  params.append({"client_id", s.client_id});
-  params.append({"client_secret", s.client_secret});
-  params.append({"code", code});
-  params.append({"redirect_uri", callback_url(s)});
+  append_param(form, "client_id", s.client_id);
+  append_param(form, "client_secret", s.client_secret);
+  append_param(form, "code", code);
+  append_param(form, "redirect_uri", callback_url(s));
   req->content_type = "application/x-www-form-urlencoded";
   req->body = std::string{form.encoded_query()};
   req->headers = {{"Accept", "application/json"}};

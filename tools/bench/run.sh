@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Benchmarks netherscope against nginx on this machine, in one run, as ratios.
+#
+#   tools/bench/run.sh [seconds]       (default 10 s per measurement)
+#
+# Everything listens on 127.0.0.1 and is stopped by PID at the end. Needs the bench packages:
+# WITH_BENCH=1 tools/setup.sh (wrk, nginx-light). Prints a Markdown table for
+# docs/BENCHMARKS.md.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+secs=${1:-10}
+WITH_BENCH=1 tools/setup.sh >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$(nproc)" --target netherscope fake_target bench_single_flight >/dev/null
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# Reads the "port" of the first JSON line containing "listening" in a log file.
+port_of() {
+  for _ in $(seq 1 200); do
+    if p=$(grep -m1 '"listening"' "$1" 2>/dev/null | sed -E 's/.*"port":([0-9]+).*/\1/'); then
+      [ -n "$p" ] && { echo "$p"; return; }
+    fi
+    sleep 0.05
+  done
+  echo "no listening line in $1" >&2; exit 1
+}
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null \
+    || echo $((20000 + RANDOM % 20000))
+}
+
+# wrk's "Requests/sec" and average latency.
+measure() {
+  local out
+  out=$(wrk -t2 -c64 -d"${secs}s" "$@")
+  local rps lat
+  rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+  lat=$(awk '/^    Latency/ {print $2}' <<<"$out")
+  local non2xx
+  non2xx=$(awk '/Non-2xx/ {print $4}' <<<"$out")
+  echo "$rps $lat ${non2xx:-0}"
+}
+
+build/tools/fake_target/fake_target >"$work/target.log" 2>&1 &
+pids+=($!)
+target_port=$(port_of "$work/target.log")
+
+# The service logs "listening" at info; run it at info with the access log off.
+run_service() {
+  local name=$1; shift
+  build/netherscope --port 0 --data-dir "$work/data-$name" --allow-loopback --access-log=false \
+    --limit-offer-ip 4000000000 --limit-info-ip 4000000000 "$@" >"$work/$name.log" 2>&1 &
+  pids+=($!)
+  port_of "$work/$name.log"
+}
+
+svc_port=$(run_service main)
+nosync_port=$(run_service nosync --store-sync=false)
+
+# Warm the cache so every measured offer is a cache hit.
+body="{\"host\":\"127.0.0.1\",\"port\":$target_port}"
+curl -fsS -X POST -H 'Content-Type: application/json' -d "$body" \
+  "http://127.0.0.1:$svc_port/api/offer" -o "$work/offer.json"
+curl -fsS -X POST -H 'Content-Type: application/json' -d "$body" \
+  "http://127.0.0.1:$nosync_port/api/offer" -o /dev/null
+
+# nginx serves a static file the size of a cached offer reply.
+mkdir -p "$work/www"
+cp "$work/offer.json" "$work/www/offer.json"
+nginx_port=$(free_port)
+sed -e "s|@DIR@|$work|g" -e "s|@PORT@|$nginx_port|g" tools/bench/nginx.conf.in >"$work/nginx.conf"
+nginx -c "$work/nginx.conf" -p "$work" &
+pids+=($!)
+sleep 0.5
+
+read -r nginx_rps nginx_lat _ < <(measure "http://127.0.0.1:$nginx_port/offer.json")
+read -r offer_rps offer_lat offer_bad < <(TARGET_PORT=$target_port measure -s tools/bench/offer.lua "http://127.0.0.1:$svc_port/api/offer")
+read -r nosync_rps nosync_lat nosync_bad < <(TARGET_PORT=$target_port measure -s tools/bench/offer.lua "http://127.0.0.1:$nosync_port/api/offer")
+read -r health_rps health_lat _ < <(measure "http://127.0.0.1:$svc_port/healthz")
+# An info call with invalid input: counted (a durable charge), no upstream work.
+read -r charge_rps charge_lat charge_non2xx < <(measure "http://127.0.0.1:$svc_port/api/info?host=")
+
+upstream=$(curl -fsS "http://127.0.0.1:$target_port/_fake/stats" | sed -E 's/.*"offers":([0-9]+).*/\1/')
+sf=$(build/tools/bench/bench_single_flight "$svc_port" "$target_port" 1000)
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f%%", 100 * a / b }'; }
+
+cat <<TABLE
+| measurement (wrk -t2 -c64, ${secs} s, loopback, one 2-core machine) | requests/s | avg latency | vs nginx |
+|---|---|---|---|
+| nginx, static file of a cached offer's size | $nginx_rps | $nginx_lat | 100% |
+| cached POST /api/offer + durable charge (fsync per group commit) | $offer_rps | $offer_lat | $(ratio "$offer_rps" "$nginx_rps") |
+| cached POST /api/offer + charge, --store-sync=false | $nosync_rps | $nosync_lat | $(ratio "$nosync_rps" "$nginx_rps") |
+| GET /healthz (no actors, no charge) | $health_rps | $health_lat | $(ratio "$health_rps" "$nginx_rps") |
+| GET /api/info invalid input (a charge and a 400, no upstream) | $charge_rps | $charge_lat | $(ratio "$charge_rps" "$nginx_rps") |
+
+Non-2xx replies in the offer runs: $offer_bad and $nosync_bad (must be 0). Upstream offers the
+target received across all offer runs: $upstream (the cache answered the rest).
+
+Single flight: $sf
+TABLE
