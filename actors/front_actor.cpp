@@ -48,14 +48,29 @@ void serve_info(front_actor::pointer self, const front_peers& peers,
 void serve_offer(front_actor::pointer self, const front_peers& peers,
                  const front_settings& settings, api_call& call, quota_verdict verdict) {
   offer_request req{std::move(call.where), std::move(call.network_id), call.fresh};
+  quota_charge refund{endpoint::offer, call.client, call.key_hash, false, true};
   self->request(peers.cache, settings.offer_deadline, offer_atom::value, std::move(req))
     .then(
-      [reply = call.reply, verdict](offer_reply& r) {
+      [=, reply = call.reply](offer_reply& r) {
         api_outcome outcome;
         outcome.error = std::move(r.error);
         if (outcome.error.ok())
           outcome.body = net::with_cache_flags(r.body, r.cached, r.stale);
-        reply(with_quota(std::move(outcome), verdict));
+        if (outcome.error.code != error_code::quota_exhausted) {
+          reply(with_quota(std::move(outcome), verdict));
+          return;
+        }
+        // The per-target limit refused it after the call was counted: give the call back,
+        // and show the caller the quota as it stands after that.
+        self->request(peers.quotas, settings.store_deadline, charge_atom::value, refund)
+          .then(
+            [reply, outcome, verdict](quota_verdict& after) mutable {
+              auto refunded = after.error.code != error_code::unavailable;
+              reply(with_quota(std::move(outcome), refunded ? after : verdict));
+            },
+            [reply, outcome, verdict](caf::error&) mutable {
+              reply(with_quota(std::move(outcome), verdict));
+            });
       },
       [reply = call.reply, verdict](caf::error& err) {
         reply(with_quota(lost_reply(err), verdict));

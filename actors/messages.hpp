@@ -173,7 +173,7 @@ enum class endpoint : std::uint8_t { info, offer };
 /// Whose quota a call counts against (SPEC §5).
 enum class quota_scope : std::uint8_t { ip, key };
 
-/// One call to count, or only to look up (count = false).
+/// One call to count, only to look up (count = false), or to give back (refund = true).
 struct quota_charge {
   endpoint what = endpoint::info;
   /// The client's address (IPv4) or /64 prefix (IPv6).
@@ -181,11 +181,15 @@ struct quota_charge {
   /// SHA-256 of the API key sent, or empty for anonymous calls. The key never travels.
   std::string key_hash;
   bool count = true;
+  /// Gives back a call that was counted and then refused with 429 by the per-target limit:
+  /// a call refused with 429 does not count (PRODUCT.md "Quotas").
+  bool refund = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, quota_charge& x) {
-  return f(caf::meta::type_name("quota_charge"), x.what, x.client, x.key_hash, x.count);
+  return f(caf::meta::type_name("quota_charge"), x.what, x.client, x.key_hash, x.count,
+           x.refund);
 }
 
 /// Where a caller stands: SPEC 8.2's four headers, and whether the call may proceed.

@@ -19,10 +19,10 @@ quota_verdict store_failed(const caf::error& err) {
   return verdict;
 }
 
-// Counts (or only reads) one counter; a full counter is never incremented.
+// Counts (or only reads, or gives back) one counter; a full counter is never incremented.
 caf::expected<quota_verdict> count_against(storage::txn& t, const store_handles& store,
                                            const std::string& key, std::uint64_t limit,
-                                           bool count, std::int64_t now_unix,
+                                           bool count, bool refund, std::int64_t now_unix,
                                            std::int64_t reset) {
   auto used = storage::read_count(t, store.usage, key);
   if (!used)
@@ -30,6 +30,13 @@ caf::expected<quota_verdict> count_against(storage::txn& t, const store_handles&
   quota_verdict verdict;
   verdict.limit = limit;
   verdict.reset = reset;
+  if (refund) {
+    auto after = *used > 0 ? *used - 1 : 0;
+    if (auto err = storage::write_count(t, store.usage, key, after))
+      return err;
+    verdict.remaining = after >= limit ? 0 : limit - after;
+    return verdict;
+  }
   if (count && *used >= limit) {
     verdict.remaining = 0;
     verdict.error = make_failure(error_code::quota_exhausted,
@@ -95,7 +102,7 @@ quota_verdict apply_charge(storage::txn& t, const store_handles& store,
     auto verdict = count_against(t, store,
                                  storage::usage_key(name, "ip", charge.client, window.label),
                                  limits.of(charge.what, quota_scope::ip), charge.count,
-                                 now_unix, window.reset_unix);
+                                 charge.refund, now_unix, window.reset_unix);
     if (!verdict)
       return store_failed(verdict.error());
     verdict->scope = quota_scope::ip;
@@ -120,7 +127,7 @@ quota_verdict apply_charge(storage::txn& t, const store_handles& store,
   auto subject = std::to_string((*key)->user_id);
   auto verdict = count_against(t, store, storage::usage_key(name, "key", subject, window.label),
                                limits.of(charge.what, quota_scope::key), charge.count,
-                               now_unix, window.reset_unix);
+                               charge.refund, now_unix, window.reset_unix);
   if (!verdict)
     return store_failed(verdict.error());
   verdict->scope = quota_scope::key;

@@ -33,6 +33,8 @@ po::options_description make_description() {
      "threads serving HTTP connections")
     ("actor-threads", po::value<unsigned>()->default_value(d.actor_threads),
      "threads running the actors")
+    ("actor-scheduler", po::value<std::string>()->default_value(d.actor_scheduler),
+     "sharing (wakes idle workers at once) or stealing (idle workers poll and nap)")
     ("read-timeout-ms", po::value<unsigned>()->default_value(d.read_timeout.count()),
      "idle keep-alive and request read timeout")
     ("pipeline-limit", po::value<unsigned>()->default_value(d.pipeline_limit),
@@ -212,6 +214,9 @@ parse_result parse_options(int argc, const char* const* argv, const char* const*
   cfg.data_dir = vm["data-dir"].as<std::string>();
   cfg.io_threads = vm["threads"].as<unsigned>();
   cfg.actor_threads = vm["actor-threads"].as<unsigned>();
+  cfg.actor_scheduler = vm["actor-scheduler"].as<std::string>();
+  if (cfg.actor_scheduler != "sharing" && cfg.actor_scheduler != "stealing")
+    return fail("--actor-scheduler must be sharing or stealing");
   cfg.read_timeout = std::chrono::milliseconds{vm["read-timeout-ms"].as<unsigned>()};
   cfg.pipeline_limit = vm["pipeline-limit"].as<unsigned>();
   cfg.max_connections = vm["max-connections"].as<unsigned>();

@@ -24,6 +24,9 @@ struct config {
   unsigned io_threads = 2;
   /// Threads running the actors (CAF scheduler workers).
   unsigned actor_threads = 2;
+  /// CAF's scheduling policy: "sharing" (one queue, workers sleep on a condition variable
+  /// and wake at once) or "stealing" (per-worker queues, idle workers poll and nap).
+  std::string actor_scheduler = "sharing";
 
   // -- our HTTP server --------------------------------------------------------
   /// How long a keep-alive connection may sit idle, and a request may take to arrive.

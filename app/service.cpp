@@ -191,6 +191,7 @@ int run_service(const config& cfg) {
 
   caf::actor_system_config caf_cfg;
   caf_cfg.set("scheduler.max-threads", static_cast<std::size_t>(cfg.actor_threads));
+  caf_cfg.set("scheduler.policy", caf::atom_from_string(cfg.actor_scheduler));
   caf::actor_system system{caf_cfg};
 
   probe_deps deps;

@@ -286,3 +286,16 @@ TEST_CASE("keys actor: sign-in issues a key and one key is active", "[quota]") {
   CHECK_FALSE(leaked);
   caf::anon_send_exit(accounts, caf::exit_reason::user_shutdown);
 }
+
+TEST_CASE("quota: a refund gives one call back and never goes below zero", "[quota]") {
+  quota_fixture f;
+  f.info("198.51.100.7");
+  f.info("198.51.100.7");
+  auto refund = f.charge(quota_charge{endpoint::info, "198.51.100.7", {}, false, true});
+  CHECK(refund.error.ok());
+  CHECK(refund.remaining == 2);
+  f.charge(quota_charge{endpoint::info, "198.51.100.7", {}, false, true});
+  auto floor = f.charge(quota_charge{endpoint::info, "198.51.100.7", {}, false, true});
+  CHECK(floor.remaining == 3);
+  CHECK(f.info("198.51.100.7").remaining == 2);
+}
