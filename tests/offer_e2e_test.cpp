@@ -636,6 +636,40 @@ TEST_CASE("offer e2e: a bare NetherNet error code is a 502 naming it", "[e2e][of
   CHECK(body.at("error").at("reason") == "FailedToSetRemoteDescription");
 }
 
+TEST_CASE("offer e2e: rejections from the fake target in each style", "[e2e][offer]") {
+  // --reject-offers stands for a check the fake cannot make (an online-mode Xbox token): the
+  // offer passes the fake's SDP and identity checks and is refused with the code anyway.
+  service_process svc;
+  fake_target_process bds{{"--reject-offers", "37"}};
+  auto reply = post_offer(svc, target_body(bds));
+  INFO("body: " << shown(reply));
+  CHECK(reply.status == 502);
+  check_quota_headers(reply);
+  auto error = body_of(reply).at("error");
+  REQUIRE(error.is_object());
+  CHECK(error.at("httpStatus") == 200);
+  CHECK(error.at("body") == "37");
+  CHECK(error.at("nethernetError") == 37);
+  CHECK(error.at("reason") == "IdentityVerificationFailed");
+  CHECK(stat(bds, "offers_rejected") == 1);
+
+  fake_target_process go{{"--style", "go", "--reject-offers", "37"}};
+  reply = post_offer(svc, target_body(go));
+  error = body_of(reply).at("error");
+  REQUIRE(error.is_object());
+  CHECK(error.at("httpStatus") == 400);
+  CHECK(error.at("body") == "Negotiation failed with error code: 37");
+  CHECK(error.at("nethernetError") == 37);
+
+  fake_target_process pumpkin{{"--style", "pumpkin", "--reject-offers", "37"}};
+  reply = post_offer(svc, target_body(pumpkin));
+  error = body_of(reply).at("error");
+  REQUIRE(error.is_object());
+  CHECK(error.at("httpStatus") == 400);
+  CHECK_FALSE(error.as_object().contains("nethernetError"));
+  CHECK(error.at("body").as_string().find("--reject-offers") != json::string::npos);
+}
+
 TEST_CASE("offer e2e: go-nethernet and Pumpkin candidate lines parse", "[e2e][offer]") {
   service_process svc;
   SECTION("go-nethernet doubles the candidate prefix") {

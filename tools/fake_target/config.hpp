@@ -62,6 +62,9 @@ struct config {
   std::vector<std::string> extra_candidates;
   std::chrono::milliseconds answer_delay{0};
   offer_fault post_fault = offer_fault::none;
+  /// A NetherNet error code every valid offer is refused with, in the style's shape; -1: none.
+  /// It stands for a server that checks what the fake cannot (an Xbox token in online mode).
+  int reject_offers = -1;
 };
 
 /// The name a mode is written with on the command line and in the "listening" event.

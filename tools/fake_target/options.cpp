@@ -119,7 +119,9 @@ po::options_description describe_options() {
      "raw 'a=<TEXT>' line appended after the real candidates (repeatable)")
     ("answer-delay-ms", po::value<std::int64_t>()->default_value(0), "delay before each SDP answer")
     ("offer-fault", po::value<std::string>()->default_value("none"),
-     "POST /v1/join/{id} fault: none|hang|close-mid-body|oversize");
+     "POST /v1/join/{id} fault: none|hang|close-mid-body|oversize")
+    ("reject-offers", po::value<int>()->default_value(-1),
+     "refuse every offer that passes the checks with this NetherNet error code (-1: never)");
   // clang-format on
   return all;
 }
@@ -178,6 +180,7 @@ config to_config(const po::variables_map& vm) {
   if (vm.count("extra-candidate")) c.extra_candidates = vm["extra-candidate"].as<std::vector<std::string>>();
   c.answer_delay = std::chrono::milliseconds(
       in_range("answer-delay-ms", vm["answer-delay-ms"].as<std::int64_t>(), 0, 3600000));
+  c.reject_offers = vm["reject-offers"].as<int>();
   c.post_fault = pick<offer_fault>("offer-fault", vm["offer-fault"].as<std::string>(),
                                    {{"none", offer_fault::none},
                                     {"hang", offer_fault::hang},

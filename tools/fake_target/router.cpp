@@ -262,6 +262,14 @@ reply_plan offer_reply(const request& req, target_state& state) {
     ++state.stats.offers_rejected;
     return {reply_kind::respond, refuse(req, cfg, *why), {}};
   }
+  if (cfg.reject_offers >= 0) {
+    ++state.stats.offers_rejected;
+    return {reply_kind::respond,
+            refuse(req, cfg,
+                   {cfg.reject_offers, "offer refused by --reject-offers "
+                                         + std::to_string(cfg.reject_offers)}),
+            {}};
+  }
 
   const auto port = state.ports ? state.ports->lease() : std::nullopt;
   if (!port && cfg.style == server_style::pumpkin) {
