@@ -168,6 +168,37 @@ void finish_signin(front_actor::pointer self, const front_peers& peers,
       [reply = call.reply](caf::error& err) { reply(lost_reply(err)); });
 }
 
+// Ready when the store answers a look-up (which counts nothing).
+void check_ready(front_actor::pointer self, const front_peers& peers,
+                 const front_settings& settings, api_call& call) {
+  quota_charge probe{endpoint::info, "readyz", {}, false, false};
+  self->request(peers.quotas, settings.store_deadline, charge_atom::value, std::move(probe))
+    .then(
+      [reply = call.reply](quota_verdict& verdict) {
+        reply(verdict.error.code == error_code::unavailable ? failed(verdict.error)
+                                                            : api_outcome{});
+      },
+      [reply = call.reply](caf::error& err) { reply(lost_reply(err)); });
+}
+
+void collect_metrics(front_actor::pointer self, const front_peers& peers,
+                     const front_settings& settings, api_call& call) {
+  self->request(peers.registry, settings.store_deadline, count_atom::value)
+    .then(
+      [=, reply = call.reply](std::uint64_t probes) {
+        self->request(peers.cache, settings.store_deadline, count_atom::value)
+          .then(
+            [reply, probes](std::uint64_t entries) {
+              api_outcome outcome;
+              outcome.probes = probes;
+              outcome.cache_entries = entries;
+              reply(std::move(outcome));
+            },
+            [reply](caf::error& err) { reply(lost_reply(err)); });
+      },
+      [reply = call.reply](caf::error& err) { reply(lost_reply(err)); });
+}
+
 } // namespace
 
 front_actor::behavior_type front(front_actor::pointer self, front_peers peers,
@@ -189,6 +220,10 @@ front_actor::behavior_type front(front_actor::pointer self, front_peers peers,
           if (call.kind == call_kind::signin_start)
             return start_signin(settings, call);
           return finish_signin(self, peers, settings, call);
+        case call_kind::ready:
+          return check_ready(self, peers, settings, call);
+        case call_kind::metrics:
+          return collect_metrics(self, peers, settings, call);
         default:
           return charge_then_serve(self, peers, settings, call);
       }

@@ -255,6 +255,10 @@ enum class call_kind : std::uint8_t {
   signin_finish,
   /// Any other path under /api/: answered 404 with the caller's quota headers.
   unknown_api,
+  /// GET /readyz: whether the store answers.
+  ready,
+  /// GET /metrics: the actors' gauges.
+  metrics,
 };
 
 /// What the front actor hands back for one call.
@@ -270,6 +274,9 @@ struct api_outcome {
   /// For signin_start: the provider's authorize URL and the state to bind to the browser.
   std::string redirect;
   std::string state;
+  /// For metrics: live probe actors and cached offer results.
+  std::uint64_t probes = 0;
+  std::uint64_t cache_entries = 0;
 };
 
 /// Receives the outcome of a call; it posts onto the session's strand and never blocks.

@@ -23,6 +23,8 @@ constexpr std::string_view account_key_route = "/api/account/key";
 constexpr std::string_view login_route = "/auth/github/login";
 constexpr std::string_view callback_route = "/auth/github/callback";
 constexpr std::string_view healthz_route = "/healthz";
+constexpr std::string_view readyz_route = "/readyz";
+constexpr std::string_view metrics_route = "/metrics";
 constexpr std::string_view openapi_route = "/openapi.json";
 constexpr std::string_view unknown_route = "unknown";
 
@@ -295,6 +297,14 @@ response render_api(const api_outcome& outcome, call_kind kind, unsigned version
       res.set(http::field::set_cookie, state_cookie_header(outcome.state, secure_cookies, false));
       return res;
     }
+    case call_kind::ready:
+      if (!outcome.error.ok())
+        return error_response(outcome.error, version, keep_alive);
+      return make_json(http::status::ok, R"({"ok":true})", version, keep_alive);
+    case call_kind::metrics:
+      // The session fills the body: it holds the edge's counters (render_metrics).
+      return make_response(http::status::ok, {}, "text/plain; version=0.0.4", version,
+                           keep_alive);
     case call_kind::signin_finish: {
       auto res = outcome.error.ok()
                    ? make_response(http::status::ok, render_account_page(outcome.account),
@@ -393,6 +403,18 @@ route_decision route(const request& req, const route_context& ctx) {
       return method_not_allowed(healthz_route, "GET, HEAD", req, false);
     return answer(healthz_route,
                   make_json(http::status::ok, R"({"ok":true})", req.version(), keep_alive));
+  }
+  if (path == readyz_route) {
+    if (method != http::verb::get && method != http::verb::head)
+      return method_not_allowed(readyz_route, "GET, HEAD", req, false);
+    if (ctx.draining)
+      return shutting_down(readyz_route, req);
+    return new_call(readyz_route, call_kind::ready, req, ctx);
+  }
+  if (path == metrics_route) {
+    if (method != http::verb::get)
+      return method_not_allowed(metrics_route, "GET", req, false);
+    return new_call(metrics_route, call_kind::metrics, req, ctx);
   }
   if (path == openapi_route) {
     if (method != http::verb::get && method != http::verb::head)

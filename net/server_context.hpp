@@ -9,6 +9,7 @@
 
 #include "actors/messages.hpp"
 #include "net/address_policy.hpp"
+#include "net/metrics.hpp"
 
 namespace netherscope::net {
 
@@ -62,6 +63,8 @@ public:
   std::atomic<std::size_t> in_flight{0};
   /// Open client connections.
   std::atomic<std::size_t> connections{0};
+  /// Responses sent, by route and status class.
+  request_counters requests;
 
 private:
   server_settings settings_;

@@ -217,6 +217,12 @@ private:
       // Runs on an actor's thread: render there, then hop onto the connection's strand.
       auto res = render_api(outcome, kind, version, keep_alive,
                             self->ctx_.settings().secure_cookies);
+      if (kind == call_kind::metrics && outcome.error.ok()) {
+        metrics_snapshot m{&self->ctx_.requests, self->ctx_.connections.load(),
+                           self->ctx_.in_flight.load(), outcome.probes, outcome.cache_entries};
+        res.body() = render_metrics(m);
+        res.prepare_payload();
+      }
       asio::post(self->stream_.get_executor(),
                  [self, id, res = std::move(res)]() mutable {
                    self->on_reply(id, std::move(res));
@@ -274,6 +280,7 @@ private:
     if (closed_)
       return;
     auto& s = queue_.front();
+    ctx_.requests.count(s.route, s.res->result_int());
     log_access(s);
     bool keep_alive = s.res->keep_alive();
     queue_.pop_front();

@@ -296,3 +296,22 @@ TEST_CASE("server: access log lines carry the call and never a key", "[e2e][serv
   for (auto& l : svc.process().lines())
     CHECK(l.find("nsk_secret") == std::string::npos);
 }
+
+TEST_CASE("server: readiness and Prometheus metrics", "[e2e][server]") {
+  fake_target_process fake;
+  service_process svc;
+  auto ready = http_request(svc.port(), "GET", "/readyz");
+  CHECK(ready.status == 200);
+  CHECK(ready.json().at("ok") == true);
+  CHECK(get_info(svc, target_query(fake)).status == 200);
+  CHECK(get_info(svc, "host=").status == 400);
+  auto metrics = http_request(svc.port(), "GET", "/metrics");
+  REQUIRE(metrics.status == 200);
+  CHECK(metrics.header("content-type").find("text/plain") == 0);
+  CHECK(metrics.body.find("netherscope_requests_total{route=\"/api/info\",status=\"2xx\"} 1\n")
+        != std::string::npos);
+  CHECK(metrics.body.find("netherscope_requests_total{route=\"/api/info\",status=\"4xx\"} 1\n")
+        != std::string::npos);
+  CHECK(metrics.body.find("netherscope_probes 1\n") != std::string::npos);
+  CHECK(metrics.body.find("netherscope_connections ") != std::string::npos);
+}

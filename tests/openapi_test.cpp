@@ -73,6 +73,8 @@ TEST_CASE("openapi: every route the router serves is described", "[openapi]") {
                  route{"/auth/github/login", "get", net::http::verb::get},
                  route{"/auth/github/callback", "get", net::http::verb::get},
                  route{"/healthz", "get", net::http::verb::get},
+                 route{"/readyz", "get", net::http::verb::get},
+                 route{"/metrics", "get", net::http::verb::get},
                  route{"/openapi.json", "get", net::http::verb::get}}) {
     INFO(r.path << " " << r.method);
     REQUIRE(paths.contains(r.path));
