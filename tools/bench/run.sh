@@ -54,17 +54,18 @@ build/tools/fake_target/fake_target >"$work/target.log" 2>&1 &
 pids+=($!)
 target_port=$(port_of "$work/target.log")
 
-# The service logs "listening" at info; run it at info with the access log off.
-run_service() {
+# Starts the service in this shell (not a subshell), so its PID is recorded for cleanup.
+start_service() {
   local name=$1; shift
   build/netherscope --port 0 --data-dir "$work/data-$name" --allow-loopback --access-log=false \
     --limit-offer-ip 4000000000 --limit-info-ip 4000000000 "$@" >"$work/$name.log" 2>&1 &
   pids+=($!)
-  port_of "$work/$name.log"
 }
 
-svc_port=$(run_service main)
-nosync_port=$(run_service nosync --store-sync=false)
+start_service main
+start_service nosync --store-sync=false
+svc_port=$(port_of "$work/main.log")
+nosync_port=$(port_of "$work/nosync.log")
 
 # Warm the cache so every measured offer is a cache hit.
 body="{\"host\":\"127.0.0.1\",\"port\":$target_port}"
