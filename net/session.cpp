@@ -10,6 +10,7 @@
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/bind_handler.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
@@ -56,6 +57,32 @@ private:
   std::atomic<std::size_t>* counter_;
 };
 
+/// Makes sure a call is answered: if every copy of the callback is dropped without being
+/// called (an actor died, a message was lost), the client still gets a 503 instead of a
+/// connection that waits forever.
+reply_fn guarded(reply_fn fn) {
+  struct guard {
+    reply_fn fn;
+    std::atomic<bool> done{false};
+    explicit guard(reply_fn f) : fn(std::move(f)) {
+      // nop
+    }
+    ~guard() {
+      if (done.exchange(true))
+        return;
+      api_outcome lost;
+      lost.error = make_failure(error_code::unavailable,
+                                "the request was lost inside the service; try again");
+      fn(std::move(lost));
+    }
+  };
+  auto g = std::make_shared<guard>(std::move(fn));
+  return [g](api_outcome&& outcome) {
+    if (!g->done.exchange(true))
+      g->fn(std::move(outcome));
+  };
+}
+
 /// One request on its way to a response.
 struct slot {
   std::uint64_t id = 0;
@@ -72,7 +99,10 @@ struct slot {
 class session : public std::enable_shared_from_this<session> {
 public:
   session(tcp::socket&& socket, server_context& ctx)
-    : stream_(std::move(socket)), ctx_(ctx), connection_(ctx.connections) {
+    : stream_(std::move(socket)),
+      idle_timer_(stream_.get_executor()),
+      ctx_(ctx),
+      connection_(ctx.connections) {
     boost::system::error_code ec;
     // Small responses must leave at once instead of waiting for Nagle's timer.
     stream_.socket().set_option(tcp::no_delay(true), ec);
@@ -96,7 +126,10 @@ private:
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(ctx_.settings().header_limit));
     parser_->body_limit(ctx_.settings().body_limit);
-    stream_.expires_after(ctx_.settings().read_timeout);
+    // Reads carry no Beast timeout: Beast closes the socket when one fires, which would drop
+    // responses still owed. The idle timer bounds a read only while nothing is owed.
+    stream_.expires_never();
+    arm_idle_timer();
     // The header first, so that an oversized body is refused before it is read and an
     // "Expect: 100-continue" client learns it may send the body.
     http::async_read_header(stream_, buffer_, *parser_,
@@ -111,9 +144,13 @@ private:
     auto length = parser_->content_length();
     if (length && *length > ctx_.settings().body_limit)
       return on_read(http::error::body_limit, 0);
-    if (beast::iequals(req[http::field::expect], "100-continue")) {
-      // The interim response is written inline; it is tiny and the client waits for it.
+    // The interim response may only go out when nothing else is being written and no
+    // earlier response is owed, or it would interleave with or overtake them. Otherwise the
+    // client sends the body anyway after its own short wait.
+    if (beast::iequals(req[http::field::expect], "100-continue") && !writing_ && queue_.empty()) {
+      writing_ = true;
       continue_.emplace(http::status::continue_, req.version());
+      stream_.expires_after(ctx_.settings().write_timeout);
       return http::async_write(stream_, *continue_,
                                beast::bind_front_handler(&session::on_continue_written,
                                                          shared_from_this()));
@@ -122,9 +159,11 @@ private:
   }
 
   void on_continue_written(beast::error_code ec, std::size_t) {
+    writing_ = false;
     continue_.reset();
     if (ec)
       return on_read(ec, 0);
+    stream_.expires_never();
     read_body();
   }
 
@@ -143,12 +182,8 @@ private:
       closing_ = true;
       return queue_.empty() ? close() : try_write();
     }
-    if (ec == beast::error::timeout) {
-      // Idle time counts only while nothing is owed to the client.
-      if (!queue_.empty())
-        return do_read();
+    if (ec == beast::error::timeout || ec == asio::error::operation_aborted)
       return close();
-    }
     if (ec == http::error::body_limit) {
       closing_ = true;
       read_forwarded_for(parser_->get());
@@ -169,8 +204,26 @@ private:
       queue_.push_back(std::move(s));
       return try_write();
     }
+    idle_timer_.cancel();
     handle(parser_->release());
     do_read();
+  }
+
+  // -- idle time --------------------------------------------------------------
+
+  // Idle time counts only while nothing is owed to the client: then a connection that sends
+  // nothing for read_timeout is closed. While responses are owed, the client may be quiet.
+  void arm_idle_timer() {
+    if (!queue_.empty() || closed_)
+      return;
+    idle_timer_.expires_after(ctx_.settings().read_timeout);
+    idle_timer_.async_wait(beast::bind_front_handler(&session::on_idle, shared_from_this()));
+  }
+
+  void on_idle(beast::error_code ec) {
+    if (ec || closed_ || !queue_.empty() || writing_)
+      return;
+    close();
   }
 
   route_context make_context() const {
@@ -212,7 +265,7 @@ private:
     s.client = rc.client.address.to_string();
     s.in_flight.emplace(ctx_.in_flight);
     auto& call = *decision.call;
-    call.reply = [self = shared_from_this(), id = s.id, kind = call.kind,
+    call.reply = guarded([self = shared_from_this(), id = s.id, kind = call.kind,
                   version = req.version(), keep_alive = req.keep_alive()](api_outcome&& outcome) {
       // Runs on an actor's thread: render there, then hop onto the connection's strand.
       auto res = render_api(outcome, kind, version, keep_alive,
@@ -227,7 +280,7 @@ private:
                  [self, id, res = std::move(res)]() mutable {
                    self->on_reply(id, std::move(res));
                  });
-    };
+    });
     queue_.push_back(std::move(s));
     ctx_.submit(std::move(call));
   }
@@ -294,7 +347,10 @@ private:
     if (closing_ && queue_.empty())
       return close();
     try_write();
-    do_read();
+    if (reading_)
+      arm_idle_timer();
+    else
+      do_read();
   }
 
   void log_access(const slot& s) {
@@ -317,6 +373,7 @@ private:
     if (closed_)
       return;
     closed_ = true;
+    idle_timer_.cancel();
     beast::error_code ignored;
     // A half-close tells the client we are done; errors mean it is already gone.
     stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
@@ -324,6 +381,7 @@ private:
   }
 
   beast::tcp_stream stream_;
+  asio::steady_timer idle_timer_;
   beast::flat_buffer buffer_;
   server_context& ctx_;
   counted connection_;

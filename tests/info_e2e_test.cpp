@@ -315,3 +315,37 @@ TEST_CASE("server: readiness and Prometheus metrics", "[e2e][server]") {
   CHECK(metrics.body.find("netherscope_probes 1\n") != std::string::npos);
   CHECK(metrics.body.find("netherscope_connections ") != std::string::npos);
 }
+
+TEST_CASE("server: a quiet client still gets a slow answer", "[e2e][server]") {
+  // The read timeout is for idle connections; while a response is owed the client may be
+  // quiet for longer than it.
+  fake_target_process fake{{"--fault", "delay", "--delay-ms", "1500"}};
+  service_process svc{{"--read-timeout-ms", "500"}};
+  auto reply = get_info(svc, target_query(fake));
+  CHECK(reply.status == 200);
+  // An idle connection is still closed after the timeout (well before the 5 s we would wait).
+  auto start = std::chrono::steady_clock::now();
+  auto raw = raw_exchange(svc.port(), "", 5s);
+  CHECK(raw.empty());
+  CHECK(std::chrono::steady_clock::now() - start < 3s);
+}
+
+TEST_CASE("server: 100-continue never overtakes an owed response", "[e2e][server]") {
+  fake_target_process fake{{"--fault", "delay", "--delay-ms", "500"}};
+  service_process svc;
+  std::string expect_offer = "POST /api/offer HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                             "application/json\r\nExpect: 100-continue\r\nContent-Length: 2\r\n"
+                             "Connection: close\r\n\r\n{}";
+  // Alone, the client is told to continue, then answered.
+  auto alone = raw_exchange(svc.port(), expect_offer, 5s);
+  CHECK(alone.find("HTTP/1.1 100 Continue") == 0);
+  CHECK(alone.find("HTTP/1.1 400") != std::string::npos);
+  // Behind a pending response, no interim response is sent; both answers arrive in order.
+  auto pipelined = raw_exchange(svc.port(),
+                                "GET /api/info?" + target_query(fake)
+                                  + " HTTP/1.1\r\nHost: x\r\n\r\n" + expect_offer,
+                                5s);
+  CHECK(pipelined.find("HTTP/1.1 200") == 0);
+  CHECK(pipelined.find("100 Continue") == std::string::npos);
+  CHECK(pipelined.find("HTTP/1.1 400") != std::string::npos);
+}
