@@ -98,7 +98,10 @@ void serve_account(front_actor::pointer self, const front_peers& peers,
 void charge_then_serve(front_actor::pointer self, const front_peers& peers,
                        const front_settings& settings, api_call& call) {
   auto counted = call.kind == call_kind::info || call.kind == call_kind::offer;
-  quota_charge charge{endpoint_of(call.kind), call.client, call.key_hash, counted};
+  quota_charge charge{endpoint_of(call.kind), call.client, call.key_hash, counted, false};
+  // Copied before the handlers are made: the order in which a function's arguments are
+  // built is unspecified, and the first handler moves the call.
+  auto reply = call.reply;
   self->request(peers.quotas, settings.store_deadline, charge_atom::value, std::move(charge))
     .then(
       [=, call = std::move(call)](quota_verdict& verdict) mutable {
@@ -129,7 +132,7 @@ void charge_then_serve(front_actor::pointer self, const front_peers& peers,
             call.reply(failed(make_failure(error_code::internal, "unexpected call")));
         }
       },
-      [reply = call.reply](caf::error& err) { reply(lost_reply(err)); });
+      [reply](caf::error& err) { reply(lost_reply(err)); });
 }
 
 void start_signin(const front_settings& settings, api_call& call) {

@@ -10,32 +10,6 @@
 
 namespace netherscope {
 
-namespace {
-
-using clock_type = std::chrono::steady_clock;
-
-// The per-target limit: how long until another upstream offer is allowed (zero: now).
-std::chrono::seconds offer_wait(probe_state& st, clock_type::time_point now) {
-  while (!st.offer_times.empty() && now - st.offer_times.front() >= std::chrono::minutes(1))
-    st.offer_times.pop_front();
-  if (st.offer_times.size() < st.deps.settings.offers_per_minute)
-    return std::chrono::seconds::zero();
-  auto wait = st.offer_times.front() + std::chrono::minutes(1) - now;
-  return std::chrono::duration_cast<std::chrono::seconds>(wait) + std::chrono::seconds(1);
-}
-
-offer_reply limited(std::chrono::seconds wait, unsigned per_minute) {
-  offer_reply reply;
-  reply.error = make_failure(error_code::quota_exhausted,
-                             "at most " + std::to_string(per_minute)
-                               + " fresh offers per minute go to one target; retry in "
-                               + std::to_string(wait.count()) + " s");
-  reply.error.retry_after = static_cast<std::uint32_t>(wait.count());
-  return reply;
-}
-
-} // namespace
-
 probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self, target where,
                                  probe_deps deps, probe_registry_actor registry) {
   auto& st = self->state;
@@ -85,11 +59,6 @@ probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self
         st.offer_waiters.push_back(promise);
         return promise;
       }
-      auto now = clock_type::now();
-      if (auto wait = offer_wait(st, now); wait > std::chrono::seconds::zero()) {
-        promise.deliver(limited(wait, st.deps.settings.offers_per_minute));
-        return promise;
-      }
       auto params = net::make_offer_parameters(*st.deps.identity, std::time(nullptr));
       if (!params) {
         offer_reply reply;
@@ -97,7 +66,6 @@ probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self
         promise.deliver(std::move(reply));
         return promise;
       }
-      st.offer_times.push_back(now);
       st.offer_waiters.push_back(promise);
       if (network_id.empty())
         network_id = net::random_network_id();
@@ -111,6 +79,7 @@ probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self
       req.body_limit = 1024 * 1024;
       req.connect_timeout = st.deps.settings.connect_timeout;
       req.total_timeout = st.deps.settings.answer_timeout;
+      req.limiter = st.deps.limiter;
       auto handle = caf::actor_cast<probe_actor>(self);
       st.deps.client->fetch(std::move(req), [handle, network_id](net::fetch_result&& r) {
         caf::anon_send(handle, answer_atom::value, make_offer_reply(std::move(r), network_id));

@@ -19,15 +19,16 @@ struct probe_settings {
   std::chrono::milliseconds answer_timeout{20000};
   /// A probe with no work for this long asks the registry to retire it.
   std::chrono::milliseconds idle{60000};
-  /// At most this many upstream offers per target per minute (PRODUCT.md "Quotas").
-  unsigned offers_per_minute = 6;
 };
 
-/// What every probe shares: settings, the HTTP client and our identity.
+/// What every probe shares: settings, the HTTP client, our identity and the offer limit.
 struct probe_deps {
   probe_settings settings;
   std::shared_ptr<net::http_client> client;
   std::shared_ptr<const net::local_identity> identity;
+  /// At most N upstream offers per server per minute (PRODUCT.md "Quotas"), counted per
+  /// resolved address across every spelling of the target.
+  std::shared_ptr<net::offer_limiter> limiter;
 };
 
 /// State of one probe actor.
@@ -41,8 +42,6 @@ struct probe_state {
   /// Callers waiting for the offer in flight: never two offers at once to one target, since
   /// each may hold one of the server's UDP ports.
   std::vector<caf::typed_response_promise<offer_reply>> offer_waiters;
-  /// When the upstream offers of the last minute were sent.
-  std::deque<std::chrono::steady_clock::time_point> offer_times;
   /// Requests received, reported to the registry so it can tell whether any are in transit.
   std::uint64_t seen = 0;
   /// Whether anything happened since the last idle check.

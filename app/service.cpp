@@ -199,7 +199,7 @@ int run_service(const config& cfg) {
   deps.settings.status_timeout = cfg.status_timeout;
   deps.settings.answer_timeout = cfg.answer_timeout;
   deps.settings.idle = cfg.probe_idle;
-  deps.settings.offers_per_minute = cfg.offers_per_target_per_minute;
+  deps.limiter = std::make_shared<net::offer_limiter>(cfg.offers_per_target_per_minute);
   deps.client = client;
   deps.identity = *identity;
   auto registry = system.spawn(probe_registry, deps);

@@ -47,7 +47,11 @@ std::optional<std::string> normalize_host(std::string_view text, std::string& er
       error = "host '" + std::string{text} + "' is not a valid IPv6 address";
       return std::nullopt;
     }
-    return boost::asio::ip::make_address_v6(v6->to_bytes()).to_string();
+    auto v6_address = boost::asio::ip::make_address_v6(v6->to_bytes());
+    // An IPv4-mapped address is that IPv4 address: one spelling, one cache entry, one limit.
+    if (v6_address.is_v4_mapped())
+      return boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, v6_address).to_string();
+    return v6_address.to_string();
   }
   if (auto v4 = boost::urls::grammar::parse(text, boost::urls::ipv4_address_rule))
     return boost::asio::ip::make_address_v4(v4->to_bytes()).to_string();

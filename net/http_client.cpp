@@ -109,11 +109,6 @@ std::string fetch_op::target_text() const {
   return host_for_url(req_.where.host) + ":" + std::to_string(req_.where.port);
 }
 
-std::string fetch_op::endpoint_text() const {
-  return host_for_url(connected_.address().to_string()) + ":"
-         + std::to_string(connected_.port());
-}
-
 // -- fetch_op: resolve once, then check every address -------------------------
 
 void fetch_op::resolve() {
@@ -166,6 +161,23 @@ void fetch_op::use_endpoints(std::vector<tcp::endpoint> candidates) {
                   req_.where.host + " resolved to no address");
     return fail(error_code::forbidden_target,
                 "target " + target_text() + " refused: " + first_refusal);
+  }
+  if (req_.limiter) {
+    std::vector<std::string> servers;
+    for (auto& ep : endpoints_)
+      servers.push_back(host_for_url(ep.address().to_string()) + ":" + std::to_string(ep.port()));
+    auto wait = req_.limiter->try_start(servers, clock_type::now());
+    if (wait > std::chrono::seconds::zero()) {
+      fetch_result result;
+      result.error = make_failure(error_code::quota_exhausted,
+                                  "at most " + std::to_string(req_.limiter->per_minute())
+                                    + " fresh offers per minute, one at a time, go to the server "
+                                      "at " + servers.front() + "; retry in "
+                                    + std::to_string(wait.count()) + " s");
+      result.error.retry_after = static_cast<std::uint32_t>(wait.count());
+      return finish(std::move(result));
+    }
+    limited_ = std::move(servers);
   }
   next_attempt();
 }
@@ -267,6 +279,8 @@ void fetch_op::finish(fetch_result&& result) {
   if (finished_)
     return;
   finished_ = true;
+  if (!limited_.empty())
+    req_.limiter->finish(limited_);
   // No TLS close_notify exchange: the response is complete, and a peer that never answers
   // close_notify would hold the connection until the deadline.
   beast::error_code ignored;

@@ -17,6 +17,7 @@
 
 #include "actors/messages.hpp"
 #include "net/address_policy.hpp"
+#include "net/offer_limiter.hpp"
 
 namespace boost::asio {
 class io_context;
@@ -38,6 +39,9 @@ struct fetch_request {
   std::size_t body_limit = 64 * 1024;
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds total_timeout{10000};
+  /// For offers: the per-server limit, checked against the resolved addresses before
+  /// connecting; a refusal is quota_exhausted with retry_after.
+  std::shared_ptr<offer_limiter> limiter;
 };
 
 /// What the target answered, or why it did not.

@@ -75,8 +75,6 @@ private:
   clock_type::duration connect_budget() const;
   /// "host:port" as callers wrote it, for messages.
   std::string target_text() const;
-  /// "address:port" of the endpoint connected to, for messages.
-  std::string endpoint_text() const;
 
   std::shared_ptr<http_client::state> st_;
   fetch_request req_;
@@ -87,12 +85,12 @@ private:
   asio::steady_timer resolve_timer_;
   bool resolve_timed_out_ = false;
   std::vector<tcp::endpoint> endpoints_;
+  /// The servers the limiter recorded this offer against, released when it ends.
+  std::vector<std::string> limited_;
   tcp::endpoint connected_;
   /// Whether each remaining attempt uses TLS, in order.
   std::deque<bool> attempts_;
   bool using_tls_ = false;
-  /// Whether a TLS attempt failed before this plain one (for clearer messages).
-  bool fell_back_ = false;
   std::optional<beast::tcp_stream> plain_;
   std::optional<beast::ssl_stream<beast::tcp_stream>> tls_;
   http::request<http::string_body> request_;

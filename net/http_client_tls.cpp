@@ -59,7 +59,6 @@ void fetch_op::on_handshake(beast::error_code ec) {
     // The peer does not speak TLS: it sent an alert (BDS answers a ClientHello with
     // handshake_failure), a plain-HTTP reply, closed, or stayed silent. Try plain HTTP on
     // the same port, as the vanilla client does (PROTOCOL.md §0, §5.2).
-    fell_back_ = true;
     return next_attempt();
   }
   auto reason = ec == beast::error::timeout ? std::string{"no answer in time"}

@@ -77,7 +77,8 @@ std::optional<offer_request> parse_offer_body(std::string_view body, failure& er
       n = port->as_int64();
     else if (port->is_uint64())
       n = port->as_uint64() > 65535 ? 0 : static_cast<std::int64_t>(port->as_uint64());
-    else if (port->is_double() && port->as_double() == static_cast<double>(static_cast<std::int64_t>(port->as_double())))
+    else if (port->is_double() && port->as_double() >= 1 && port->as_double() <= 65535
+             && port->as_double() == static_cast<double>(static_cast<int>(port->as_double())))
       n = static_cast<std::int64_t>(port->as_double());
     else {
       error = invalid("port must be an integer from 1 to 65535");

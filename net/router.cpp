@@ -110,9 +110,11 @@ route_decision preflight(std::string_view route, std::string_view methods, const
 }
 
 route_decision shutting_down(std::string_view route, const request& req) {
-  return answer(route, error_response(make_failure(error_code::unavailable,
-                                                   "the service is shutting down"),
-                                      req.version(), false));
+  auto res = error_response(make_failure(error_code::unavailable,
+                                         "the service is shutting down"),
+                            req.version(), false);
+  add_cors(res);
+  return answer(route, std::move(res));
 }
 
 // The start of every call: who calls, with which key. The key itself goes no further than
@@ -438,11 +440,11 @@ route_decision route(const request& req, const route_context& ctx) {
 route_decision route_oversized(const request& req, const route_context& ctx) {
   auto too_large = make_failure(error_code::payload_too_large,
                                 "the request body is larger than 16384 bytes");
-  auto parsed = boost::urls::parse_origin_form(req.target());
-  if (parsed && parsed->path() == offer_route && req.method() == http::verb::post) {
-    // Still a call of the endpoint, counted like any other.
-    auto decision = new_call(offer_route, call_kind::offer, req, ctx);
-    decision.call->invalid = std::move(too_large);
+  // An API call is still a call of its route, counted and shown its quota like any other.
+  auto decision = route(req, ctx);
+  if (decision.call) {
+    if (decision.call->invalid.code != error_code::method_not_allowed)
+      decision.call->invalid = std::move(too_large);
     return decision;
   }
   return answer(unknown_route, error_response(too_large, req.version(), false));

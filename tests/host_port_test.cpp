@@ -59,7 +59,9 @@ TEST_CASE("hosts: IPv6 literals with or without brackets", "[host_port]") {
   CHECK(host("[::1]") == "::1");
   CHECK(host("2001:DB8:0:0::7") == "2001:db8::7");
   CHECK(host("[2001:db8::7]") == "2001:db8::7");
-  CHECK(host("::ffff:127.0.0.1") == "::ffff:127.0.0.1");
+  // IPv4-mapped addresses are their IPv4 address: one spelling for the cache and limits.
+  CHECK(host("::ffff:127.0.0.1") == "127.0.0.1");
+  CHECK(host("[::ffff:203.0.113.7]") == "203.0.113.7");
   CHECK_FALSE(host("[::1"));
   CHECK_FALSE(host("fe80::1%eth0"));
   CHECK_FALSE(host("2001:db8::g"));

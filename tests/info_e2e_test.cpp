@@ -267,10 +267,17 @@ TEST_CASE("server: malformed and oversized requests get JSON errors", "[e2e][ser
   auto raw = raw_exchange(svc.port(), "NOT HTTP AT ALL\r\n\r\n", 5s);
   CHECK(raw.find("HTTP/1.1 400") == 0);
   CHECK(raw.find("\"invalid_input\"") != std::string::npos);
-  auto big = http_request(svc.port(), "POST", "/api/info?host=a.com",
+  auto big = http_request(svc.port(), "POST", "/api/offer",
                           {{"Content-Type", "application/json"}}, std::string(20000, 'x'));
   CHECK(big.status == 413);
   CHECK(big.json().at("code") == "payload_too_large");
+  CHECK(big.header("x-ratelimit-scope") == "ip");
+  // Outside the API too; and a wrong method stays a 405 whatever the body's size.
+  CHECK(http_request(svc.port(), "POST", "/healthz", {}, std::string(20000, 'x')).status == 413);
+  auto wrong = http_request(svc.port(), "POST", "/api/info?host=a.com", {},
+                            std::string(20000, 'x'));
+  CHECK(wrong.status == 405);
+  CHECK(wrong.header("x-ratelimit-scope") == "ip");
   // The server is still fine afterwards.
   CHECK(http_request(svc.port(), "GET", "/healthz").status == 200);
 }

@@ -1004,3 +1004,25 @@ TEST_CASE("offer e2e: the monthly offer quota runs out with 429", "[e2e][offer]"
   CHECK(std::stoll(retry) >= until_reset - 5);
   CHECK(stat(fake, "offers") == 1);
 }
+
+TEST_CASE("offer e2e: the per-target limit holds across spellings of one server",
+          "[e2e][offer]") {
+  fake_target_process fake;
+  service_process svc{{"--offers-per-target-per-minute", "2"}};
+  int ok = 0;
+  int limited = 0;
+  for (auto spelling : {"127.0.0.1", "localhost", "::ffff:127.0.0.1", "[::ffff:127.0.0.1]"}) {
+    for (auto extra : {",\"fresh\":true", ",\"fresh\":true,\"tls\":false"}) {
+      auto reply = post_offer(svc, target_body(fake.port(), extra, spelling));
+      if (reply.status == 200 && !body_of(reply).contains("cached"))
+        ++ok;
+      else
+        ++limited;
+    }
+  }
+  // localhost may resolve to ::1 as well, where the fake does not listen; either way no more
+  // than two offers per minute reach the server, however it is spelled.
+  CHECK(stat(fake, "offers") <= 2);
+  CHECK(ok <= 2);
+  CHECK(limited >= 6);
+}

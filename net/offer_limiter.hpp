@@ -1,0 +1,58 @@
+// The per-target limit on upstream offers, keyed by the address actually connected to.
+//
+// Keying by the caller's spelling of a target would let "127.0.0.1", "::ffff:127.0.0.1",
+// "localhost" and every name a wildcard DNS zone offers each have their own allowance, and
+// each offer may hold one of the server's UDP ports. So the limit counts per resolved
+// address and port, after the address policy, across every spelling and TLS mode.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace netherscope::net {
+
+/// Thread-safe: fetches on different io threads share it.
+class offer_limiter {
+public:
+  using clock_type = std::chrono::steady_clock;
+
+  explicit offer_limiter(unsigned per_minute) : per_minute_(per_minute) {
+    // nop
+  }
+
+  /// Starts an offer to whichever of these "address:port" servers answers, if each is below
+  /// its per-minute limit and has no offer in flight; returns zero then, and records it.
+  /// Otherwise returns how long to wait (at least one second) and records nothing.
+  std::chrono::seconds try_start(const std::vector<std::string>& servers,
+                                 clock_type::time_point now);
+
+  /// Ends the offer started for these servers (in flight no more).
+  void finish(const std::vector<std::string>& servers);
+
+  unsigned per_minute() const noexcept {
+    return per_minute_;
+  }
+
+  /// Servers tracked now (for tests: stale ones are dropped).
+  std::size_t tracked();
+
+private:
+  struct server {
+    std::deque<clock_type::time_point> sent;
+    unsigned in_flight = 0;
+  };
+
+  void forget_old(clock_type::time_point now);
+
+  unsigned per_minute_;
+  std::mutex mutex_;
+  std::map<std::string, server> servers_;
+  clock_type::time_point last_sweep_{};
+};
+
+} // namespace netherscope::net
