@@ -41,6 +41,8 @@ po::options_description make_description() {
      "requests read ahead of their responses on one connection")
     ("max-connections", po::value<unsigned>()->default_value(d.max_connections),
      "connections served at once; past it new ones get 503")
+    ("max-connections-per-ip", po::value<unsigned>()->default_value(d.max_connections_per_ip),
+     "connections one client address may hold (trusted proxies are exempt)")
     ("shutdown-grace-ms", po::value<unsigned>()->default_value(d.shutdown_grace.count()),
      "time in-flight requests get to finish after SIGTERM/SIGINT")
     ("connect-timeout-ms", po::value<unsigned>()->default_value(d.connect_timeout.count()),
@@ -198,6 +200,7 @@ parse_result parse_options(int argc, const char* const* argv, const char* const*
       || !in_range(vm, "actor-threads", 1, 64, error)
       || !in_range(vm, "pipeline-limit", 1, 1024, error)
       || !in_range(vm, "max-connections", 1, 1000000, error)
+      || !in_range(vm, "max-connections-per-ip", 1, 1000000, error)
       || !in_range(vm, "read-timeout-ms", 100, 3600000, error)
       || !in_range(vm, "shutdown-grace-ms", 0, 600000, error)
       || !in_range(vm, "connect-timeout-ms", 10, 600000, error)
@@ -220,6 +223,7 @@ parse_result parse_options(int argc, const char* const* argv, const char* const*
   cfg.read_timeout = std::chrono::milliseconds{vm["read-timeout-ms"].as<unsigned>()};
   cfg.pipeline_limit = vm["pipeline-limit"].as<unsigned>();
   cfg.max_connections = vm["max-connections"].as<unsigned>();
+  cfg.max_connections_per_ip = vm["max-connections-per-ip"].as<unsigned>();
   cfg.shutdown_grace = std::chrono::milliseconds{vm["shutdown-grace-ms"].as<unsigned>()};
   cfg.connect_timeout = std::chrono::milliseconds{vm["connect-timeout-ms"].as<unsigned>()};
   cfg.status_timeout = std::chrono::milliseconds{vm["status-timeout-ms"].as<unsigned>()};

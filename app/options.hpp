@@ -35,6 +35,8 @@ struct config {
   std::size_t pipeline_limit = 16;
   /// Connections served at once; more are accepted and closed at once with a 503.
   std::size_t max_connections = 10000;
+  /// Connections one client address may hold; trusted proxies are exempt.
+  std::size_t max_connections_per_ip = 100;
   /// How long in-flight requests may take to finish after SIGTERM.
   std::chrono::milliseconds shutdown_grace{5000};
 

@@ -1,6 +1,7 @@
 #include "app/service.hpp"
 
 #include <ctime>
+#include <sys/resource.h>
 #include <filesystem>
 #include <thread>
 
@@ -139,6 +140,23 @@ int run_service(const config& cfg) {
   server_cfg.read_timeout = cfg.read_timeout;
   server_cfg.pipeline_limit = cfg.pipeline_limit;
   server_cfg.max_connections = cfg.max_connections;
+  server_cfg.max_connections_per_ip = cfg.max_connections_per_ip;
+  // Each connection is a descriptor, and so is each fetch: raise the soft limit as far as
+  // allowed, and keep connections within it with room for fetches and the store.
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+    getrlimit(RLIMIT_NOFILE, &files);
+    auto room = files.rlim_cur > 256 ? static_cast<std::size_t>(files.rlim_cur / 2) : 64;
+    if (server_cfg.max_connections > room) {
+      log::write(log::level::warn, "max_connections_lowered",
+                 {{"asked", server_cfg.max_connections},
+                  {"now", room},
+                  {"reason", "half the open-files limit, the rest for fetches"}});
+      server_cfg.max_connections = room;
+    }
+  }
   server_cfg.trusted_proxies = cfg.trusted_proxies;
   server_cfg.access_log = cfg.access_log;
   server_cfg.secure_cookies = cfg.public_base_url.rfind("https://", 0) == 0;

@@ -15,6 +15,28 @@ void server_context::set_fronts(std::vector<front_actor> fronts) {
   fronts_ = std::move(fronts);
 }
 
+bool server_context::admit(const boost::asio::ip::address& addr) {
+  for (auto& proxy : settings_.trusted_proxies)
+    if (contains(proxy, addr))
+      return true;
+  std::lock_guard<std::mutex> guard{per_ip_mutex_};
+  auto& held = per_ip_[addr];
+  if (held >= settings_.max_connections_per_ip)
+    return false;
+  ++held;
+  return true;
+}
+
+void server_context::release(const boost::asio::ip::address& addr) {
+  for (auto& proxy : settings_.trusted_proxies)
+    if (contains(proxy, addr))
+      return;
+  std::lock_guard<std::mutex> guard{per_ip_mutex_};
+  auto i = per_ip_.find(addr);
+  if (i != per_ip_.end() && --i->second == 0)
+    per_ip_.erase(i);
+}
+
 void server_context::submit(api_call&& call) {
   // anon_send only enqueues into the actor's mailbox; the reply comes back through the
   // call's callback, which posts onto the session's strand, so no Asio thread ever waits.

@@ -12,7 +12,7 @@ using tcp = asio::ip::tcp;
 
 listener::listener(asio::io_context& ioc, const tcp::endpoint& endpoint, server_context& ctx,
                    boost::system::error_code& ec)
-  : ioc_(ioc), acceptor_(asio::make_strand(ioc)), ctx_(ctx) {
+  : ioc_(ioc), acceptor_(asio::make_strand(ioc)), backoff_(acceptor_.get_executor()), ctx_(ctx) {
   acceptor_.open(endpoint.protocol(), ec);
   if (!ec)
     acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
@@ -51,12 +51,29 @@ void listener::on_accept(boost::system::error_code ec, tcp::socket socket) {
   if (ec == asio::error::operation_aborted || !acceptor_.is_open())
     return;
   if (ec) {
-    // Running out of descriptors is the likely cause; keep accepting rather than die.
-    log::write(log::level::warn, "accept_failed", {{"error", ec.message()}});
-  } else if (ctx_.connections.load(std::memory_order_relaxed) >= ctx_.settings().max_connections) {
+    // Out of descriptors, most likely. Accepting again at once would spin, so pause, and log
+    // at most once a second.
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_error_log_ >= std::chrono::seconds(1)) {
+      last_error_log_ = now;
+      log::write(log::level::warn, "accept_failed", {{"error", ec.message()}});
+    }
+    backoff_.expires_after(std::chrono::milliseconds(50));
+    backoff_.async_wait([self = shared_from_this()](boost::system::error_code wait_ec) {
+      if (!wait_ec)
+        self->do_accept();
+    });
+    return;
+  }
+  boost::system::error_code peer_ec;
+  auto peer = socket.remote_endpoint(peer_ec).address();
+  if (peer_ec) {
+    // The client left already; nothing to serve.
+  } else if (ctx_.connections.load(std::memory_order_relaxed) >= ctx_.settings().max_connections
+             || !ctx_.admit(peer)) {
     reject_connection(std::move(socket));
   } else {
-    start_session(std::move(socket), ctx_);
+    start_session(std::move(socket), ctx_, peer);
   }
   do_accept();
 }

@@ -5,6 +5,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/system/error_code.hpp>
 
 #include "net/server_context.hpp"
@@ -33,11 +34,14 @@ private:
 
   boost::asio::io_context& ioc_;
   boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::steady_timer backoff_;
+  std::chrono::steady_clock::time_point last_error_log_{};
   server_context& ctx_;
 };
 
-/// Starts serving one accepted connection.
-void start_session(boost::asio::ip::tcp::socket&& socket, server_context& ctx);
+/// Starts serving one accepted connection, admitted for peer (released when it ends).
+void start_session(boost::asio::ip::tcp::socket&& socket, server_context& ctx,
+                   const boost::asio::ip::address& peer);
 
 /// Answers an accepted connection with 503 and closes it (too many connections).
 void reject_connection(boost::asio::ip::tcp::socket&& socket);

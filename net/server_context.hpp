@@ -4,8 +4,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
+
+#include <boost/asio/ip/address.hpp>
 
 #include "actors/messages.hpp"
 #include "net/address_policy.hpp"
@@ -19,6 +23,8 @@ struct server_settings {
   std::chrono::milliseconds write_timeout{30000};
   std::size_t pipeline_limit = 16;
   std::size_t max_connections = 10000;
+  /// Connections one client address may hold at once; trusted proxies are exempt.
+  std::size_t max_connections_per_ip = 100;
   std::size_t header_limit = 8 * 1024;
   /// The largest request body: /api/offer takes at most 16 KiB (PRODUCT.md "Input").
   std::size_t body_limit = 16 * 1024;
@@ -66,12 +72,21 @@ public:
   /// Responses sent, by route and status class.
   request_counters requests;
 
+  /// Admits one more connection from addr, unless it already holds its share; a trusted
+  /// proxy carries many clients and is never refused for this.
+  bool admit(const boost::asio::ip::address& addr);
+
+  /// Ends a connection admitted for addr.
+  void release(const boost::asio::ip::address& addr);
+
 private:
   server_settings settings_;
   std::vector<front_actor> fronts_;
   std::atomic<std::size_t> next_front_{0};
   std::string openapi_;
   std::atomic<bool> draining_{false};
+  std::mutex per_ip_mutex_;
+  std::map<boost::asio::ip::address, std::size_t> per_ip_;
 };
 
 } // namespace netherscope::net

@@ -98,18 +98,23 @@ struct slot {
 
 class session : public std::enable_shared_from_this<session> {
 public:
-  session(tcp::socket&& socket, server_context& ctx)
+  session(tcp::socket&& socket, server_context& ctx, const asio::ip::address& peer)
     : stream_(std::move(socket)),
       idle_timer_(stream_.get_executor()),
       ctx_(ctx),
-      connection_(ctx.connections) {
+      connection_(ctx.connections),
+      peer_(peer) {
     boost::system::error_code ec;
     // Small responses must leave at once instead of waiting for Nagle's timer.
     stream_.socket().set_option(tcp::no_delay(true), ec);
-    auto peer = stream_.socket().remote_endpoint(ec);
-    if (!ec)
-      peer_ = peer.address();
   }
+
+  ~session() {
+    ctx_.release(peer_);
+  }
+
+  session(const session&) = delete;
+  session& operator=(const session&) = delete;
 
   void run() {
     asio::dispatch(stream_.get_executor(),
@@ -399,18 +404,20 @@ private:
 
 } // namespace
 
-void start_session(tcp::socket&& socket, server_context& ctx) {
-  std::make_shared<session>(std::move(socket), ctx)->run();
+void start_session(tcp::socket&& socket, server_context& ctx, const asio::ip::address& peer) {
+  std::make_shared<session>(std::move(socket), ctx, peer)->run();
 }
 
 void reject_connection(tcp::socket&& socket) {
+  // The 503 says why; without it the client would see a bare reset.
   struct rejection : std::enable_shared_from_this<rejection> {
     beast::tcp_stream stream;
     response res;
     explicit rejection(tcp::socket&& s)
       : stream(std::move(s)),
         res(render_plain_error(make_failure(error_code::unavailable,
-                                            "too many connections; try again shortly"),
+                                            "too many connections from this address, or in "
+                                            "all; try again shortly"),
                                11, false)) {
       // nop
     }

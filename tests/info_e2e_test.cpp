@@ -356,3 +356,21 @@ TEST_CASE("server: 100-continue never overtakes an owed response", "[e2e][server
   CHECK(pipelined.find("100 Continue") == std::string::npos);
   CHECK(pipelined.find("HTTP/1.1 400") != std::string::npos);
 }
+
+TEST_CASE("server: one address cannot take every connection", "[e2e][server]") {
+  service_process svc{{"--max-connections-per-ip", "2"}};
+  boost::asio::io_context ioc;
+  boost::asio::ip::tcp::endpoint ep{boost::asio::ip::make_address("127.0.0.1"),
+                                    static_cast<unsigned short>(svc.port())};
+  boost::asio::ip::tcp::socket a{ioc};
+  boost::asio::ip::tcp::socket b{ioc};
+  a.connect(ep);
+  b.connect(ep);
+  std::this_thread::sleep_for(200ms);
+  auto third = http_request(svc.port(), "GET", "/healthz");
+  CHECK(third.status == 503);
+  CHECK(third.json().at("code") == "unavailable");
+  a.close();
+  std::this_thread::sleep_for(200ms);
+  CHECK(http_request(svc.port(), "GET", "/healthz").status == 200);
+}
