@@ -22,9 +22,10 @@ typename Inspector::result_type inspect(Inspector& f, signin_result& x) {
   return f(caf::meta::type_name("signin_result"), x.error, x.user_id, x.login);
 }
 
-/// Runs the two provider requests of a sign-in; it reports their end to itself (done_atom).
+/// Runs the two provider requests of a sign-in (code, state); it reports their end to itself
+/// (done_atom). Each state is accepted once.
 using auth_actor
-  = caf::typed_actor<caf::replies_to<signin_atom, std::string>::with<signin_result>,
+  = caf::typed_actor<caf::replies_to<signin_atom, std::string, std::string>::with<signin_result>,
                      caf::reacts_to<done_atom, std::uint64_t, signin_result>>;
 
 /// State of the auth actor.
@@ -34,6 +35,8 @@ struct auth_state {
   std::shared_ptr<net::http_client> client;
   std::map<std::uint64_t, caf::typed_response_promise<signin_result>> waiting;
   std::uint64_t next_id = 0;
+  /// States already used, with when, so a callback cannot be replayed with other codes.
+  std::map<std::string, std::chrono::steady_clock::time_point> used_states;
 };
 
 /// Implements auth_actor.

@@ -1,5 +1,7 @@
 #include "actors/front_actor.hpp"
 
+#include <ctime>
+
 #include <caf/all.hpp>
 
 #include "app/log.hpp"
@@ -77,6 +79,9 @@ void serve_offer(front_actor::pointer self, const front_peers& peers,
       });
 }
 
+void finish_signin(front_actor::pointer self, const front_peers& peers,
+                   const front_settings& settings, api_call& call);
+
 template <class Atom>
 void serve_account(front_actor::pointer self, const front_peers& peers,
                    const front_settings& settings, api_call& call, quota_verdict verdict) {
@@ -97,7 +102,9 @@ void serve_account(front_actor::pointer self, const front_peers& peers,
 // does the work. Nothing is done for a call that is refused.
 void charge_then_serve(front_actor::pointer self, const front_peers& peers,
                        const front_settings& settings, api_call& call) {
-  auto counted = call.kind == call_kind::info || call.kind == call_kind::offer;
+  // A sign-in callback costs us requests to the provider, so it is counted too.
+  auto counted = call.kind == call_kind::info || call.kind == call_kind::offer
+                 || call.kind == call_kind::signin_finish;
   quota_charge charge{endpoint_of(call.kind), call.client, call.key_hash, counted, false};
   // Copied before the handlers are made: the order in which a function's arguments are
   // built is unspecified, and the first handler moves the call.
@@ -128,6 +135,8 @@ void charge_then_serve(front_actor::pointer self, const front_peers& peers,
             return serve_account<rotate_atom>(self, peers, settings, call, verdict);
           case call_kind::account_revoke:
             return serve_account<revoke_atom>(self, peers, settings, call, verdict);
+          case call_kind::signin_finish:
+            return finish_signin(self, peers, settings, call);
           default:
             call.reply(failed(make_failure(error_code::internal, "unexpected call")));
         }
@@ -136,20 +145,29 @@ void charge_then_serve(front_actor::pointer self, const front_peers& peers,
 }
 
 void start_signin(const front_settings& settings, api_call& call) {
-  auto bytes = net::random_bytes(32);
-  if (!bytes) {
+  auto state = net::make_state(settings.state_key, std::time(nullptr));
+  if (!state) {
     call.reply(failed(make_failure(error_code::internal, "cannot draw random bytes")));
     return;
   }
   api_outcome outcome;
-  outcome.state = net::base64url_encode(*bytes);
+  outcome.state = std::move(*state);
   outcome.redirect = net::authorize_redirect(settings.oauth, outcome.state);
   call.reply(std::move(outcome));
 }
 
 void finish_signin(front_actor::pointer self, const front_peers& peers,
                    const front_settings& settings, api_call& call) {
-  self->request(peers.signin, settings.signin_deadline, signin_atom::value, call.code)
+  // Only states we issued, recently, reach the provider: a made-up state and cookie pair
+  // must not make us spend requests (and our client secret) on it.
+  if (!net::state_is_ours(settings.state_key, call.state, std::time(nullptr))) {
+    call.reply(failed(make_failure(error_code::invalid_input,
+                                   "this sign-in is unknown or older than 10 minutes; start "
+                                   "again")));
+    return;
+  }
+  self->request(peers.signin, settings.signin_deadline, signin_atom::value, call.code,
+                call.state)
     .then(
       [=, reply = call.reply](signin_result& who) {
         if (!who.error.ok()) {
@@ -222,7 +240,7 @@ front_actor::behavior_type front(front_actor::pointer self, front_peers peers,
           }
           if (call.kind == call_kind::signin_start)
             return start_signin(settings, call);
-          return finish_signin(self, peers, settings, call);
+          return charge_then_serve(self, peers, settings, call);
         case call_kind::ready:
           return check_ready(self, peers, settings, call);
         case call_kind::metrics:

@@ -24,6 +24,8 @@ struct front_settings {
   std::chrono::milliseconds signin_deadline{30000};
   /// Sign-in settings; sign-in answers 503 when they are not configured.
   net::oauth_settings oauth;
+  /// The key that signs sign-in states (kept in the store, shared by replicas).
+  std::string state_key;
 };
 
 /// The actors the front asks.

@@ -125,6 +125,12 @@ int run_service(const config& cfg) {
     }
   }
   store_handles handles{*store, *usage_db, *accounts_db};
+  auto state_key = storage::load_or_create_secret(**store, *meta_db, "oauth_state_key", 32);
+  if (!state_key) {
+    log::write(log::level::error, "startup_failed",
+               {{"error", caf::to_string(state_key.error())}});
+    return 1;
+  }
   auto identity = storage::load_or_create_identity(**store, *meta_db, std::time(nullptr));
   if (!identity) {
     log::write(log::level::error, "startup_failed",
@@ -251,6 +257,7 @@ int run_service(const config& cfg) {
   front_cfg.offer_deadline = cfg.answer_timeout + std::chrono::seconds(10);
   front_cfg.signin_deadline = 2 * cfg.status_timeout + std::chrono::seconds(5);
   front_cfg.oauth = oauth_cfg;
+  front_cfg.state_key = *state_key;
   std::vector<front_actor> fronts;
   for (unsigned i = 0; i < cfg.actor_threads; ++i)
     fronts.push_back(system.spawn(

@@ -1,6 +1,8 @@
 #include "net/oauth.hpp"
 
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 
 #include <boost/json/parse.hpp>
 #include <boost/url/encode.hpp>
@@ -9,6 +11,7 @@
 #include <boost/url/url.hpp>
 
 #include "net/api_json.hpp"
+#include "net/crypto.hpp"
 #include "net/host_port.hpp"
 
 namespace netherscope::net {
@@ -176,6 +179,52 @@ std::optional<provider_user> read_user(const fetch_result& r, failure& error) {
   }
   user.login = std::string{login->as_string()};
   return user;
+}
+
+namespace {
+
+constexpr std::size_t nonce_bytes = 16;
+constexpr std::size_t mac_bytes = 16;
+
+std::string state_mac(std::string_view key, std::string_view signed_part) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+           reinterpret_cast<const unsigned char*>(signed_part.data()), signed_part.size(), out,
+           &length)
+      == nullptr)
+    return {};
+  return std::string(reinterpret_cast<const char*>(out), std::min<std::size_t>(length, mac_bytes));
+}
+
+} // namespace
+
+std::optional<std::string> make_state(std::string_view key, std::int64_t now_unix) {
+  auto nonce = random_bytes(nonce_bytes);
+  if (!nonce || key.empty())
+    return std::nullopt;
+  std::string raw = *nonce;
+  for (int i = 0; i < 8; ++i)
+    raw.push_back(static_cast<char>((static_cast<std::uint64_t>(now_unix) >> (8 * i)) & 0xFF));
+  auto mac = state_mac(key, raw);
+  if (mac.size() != mac_bytes)
+    return std::nullopt;
+  return base64url_encode(raw + mac);
+}
+
+bool state_is_ours(std::string_view key, std::string_view state, std::int64_t now_unix) {
+  auto raw = base64url_decode(state);
+  if (!raw || raw->size() != nonce_bytes + 8 + mac_bytes || key.empty())
+    return false;
+  auto signed_part = std::string_view{*raw}.substr(0, nonce_bytes + 8);
+  if (!same_secret(state_mac(key, signed_part), std::string_view{*raw}.substr(nonce_bytes + 8)))
+    return false;
+  std::uint64_t issued = 0;
+  for (int i = 0; i < 8; ++i)
+    issued |= static_cast<std::uint64_t>(static_cast<unsigned char>((*raw)[nonce_bytes + i]))
+              << (8 * i);
+  auto age = now_unix - static_cast<std::int64_t>(issued);
+  return age >= -60 && age <= state_lifetime_seconds;
 }
 
 bool same_secret(std::string_view a, std::string_view b) {

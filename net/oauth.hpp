@@ -63,4 +63,14 @@ std::optional<provider_user> read_user(const fetch_result& r, failure& error);
 /// Compares two secrets in time independent of where they differ.
 bool same_secret(std::string_view a, std::string_view b);
 
+/// How long a sign-in may take from start to callback.
+constexpr std::int64_t state_lifetime_seconds = 600;
+
+/// A sign-in state: a random nonce and the time, with an HMAC-SHA256 under our key, so the
+/// callback can tell a state we issued from one a script made up before calling the provider.
+std::optional<std::string> make_state(std::string_view key, std::int64_t now_unix);
+
+/// Whether we issued state (under key) within the last state_lifetime_seconds.
+bool state_is_ours(std::string_view key, std::string_view state, std::int64_t now_unix);
+
 } // namespace netherscope::net

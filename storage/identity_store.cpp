@@ -4,6 +4,8 @@
 
 #include <caf/sec.hpp>
 
+#include "net/crypto.hpp"
+
 namespace netherscope::storage {
 
 namespace {
@@ -92,6 +94,26 @@ load_or_create_identity(env& e, MDB_dbi meta, std::int64_t now_unix) {
   if (auto err = t->commit())
     return err;
   return std::make_shared<const net::local_identity>(std::move(*fresh));
+}
+
+caf::expected<std::string> load_or_create_secret(env& e, MDB_dbi meta, std::string_view name,
+                                                 std::size_t bytes) {
+  auto t = txn::begin(e, true);
+  if (!t)
+    return t.error();
+  auto existing = t->get(meta, name);
+  if (!existing)
+    return existing.error();
+  if (*existing && (*existing)->size() == bytes)
+    return std::string{**existing};
+  auto fresh = net::random_bytes(bytes);
+  if (!fresh)
+    return caf::make_error(caf::sec::runtime_error, "cannot draw random bytes");
+  if (auto err = t->put(meta, name, *fresh))
+    return err;
+  if (auto err = t->commit())
+    return err;
+  return *fresh;
 }
 
 } // namespace netherscope::storage

@@ -25,4 +25,9 @@ std::optional<net::identity_blob> decode_identity(std::string_view record);
 caf::expected<std::shared_ptr<const net::local_identity>>
 load_or_create_identity(env& e, MDB_dbi meta, std::int64_t now_unix);
 
+/// A random secret of the given size kept under name in the meta database, created on first
+/// use in one write transaction, so replicas sharing the store share it.
+caf::expected<std::string> load_or_create_secret(env& e, MDB_dbi meta, std::string_view name,
+                                                 std::size_t bytes);
+
 } // namespace netherscope::storage

@@ -206,3 +206,37 @@ TEST_CASE("signin e2e: without credentials sign-in is unavailable", "[e2e][signi
   CHECK(login.status == 503);
   CHECK(login.body.find("not configured") != std::string::npos);
 }
+
+TEST_CASE("signin e2e: made-up and replayed states never reach the provider", "[e2e][signin]") {
+  fake_oauth_provider provider;
+  auto svc = signin_service(provider);
+  // A script can send any state with a matching cookie; it was not issued by us.
+  auto forged = http_request(svc.port(), "GET", "/auth/github/callback?code=x&state=abc",
+                             {{"Cookie", "ns_oauth_state=abc"}});
+  CHECK(forged.status == 400);
+  CHECK(provider.token_requests() == 0);
+  // A real sign-in, then its callback replayed with another code.
+  auto trip = sign_in(svc);
+  REQUIRE(trip.page.status == 200);
+  CHECK(provider.token_requests() == 1);
+  auto target = local_target(trip.callback);
+  auto replay = target.substr(0, target.find("code=")) + "code=other"
+                + target.substr(target.find('&', target.find("code=")));
+  auto again = http_request(svc.port(), "GET", replay, {{"Cookie", trip.cookie}});
+  CHECK(again.status == 400);
+  CHECK(again.body.find("completed already") != std::string::npos);
+  CHECK(provider.token_requests() == 1);
+}
+
+TEST_CASE("signin e2e: callbacks count against the address quota", "[e2e][signin]") {
+  fake_oauth_provider provider;
+  auto svc = signin_service(provider, {"--limit-info-ip", "2"});
+  for (int i = 0; i < 2; ++i)
+    CHECK(http_request(svc.port(), "GET", "/auth/github/callback?code=x&state=abc",
+                       {{"Cookie", "ns_oauth_state=abc"}})
+            .status
+          == 400);
+  auto over = http_request(svc.port(), "GET", "/auth/github/callback?code=x&state=abc",
+                           {{"Cookie", "ns_oauth_state=abc"}});
+  CHECK(over.status == 429);
+}
