@@ -28,6 +28,8 @@ commands:
   issue-key LOGIN|ID       issue a new key for an account (the old one stops working);
                            the key is printed once
   revoke-key LOGIN|ID      revoke the account's active key
+  prune-usage YYYY-MM      delete usage counters of months before YYYY-MM (they are only
+                           history once their month is over)
 )";
 
 struct store {
@@ -115,6 +117,31 @@ int show_usage(const store& s, std::string month) {
   return 0;
 }
 
+int prune_usage(const store& s, const std::string& before) {
+  if (before.size() != 7 || before[4] != '-')
+    return fail("prune-usage takes a month as YYYY-MM");
+  if (before > storage::window_of(std::time(nullptr)).label)
+    return fail("refusing to delete the counters of the current month");
+  auto t = storage::txn::begin(*s.env, true);
+  if (!t)
+    return fail(caf::to_string(t.error()));
+  std::vector<std::string> doomed;
+  auto err = t->for_each_prefix(s.usage, "u|", [&](std::string_view key, std::string_view) {
+    if (key.substr(key.rfind('|') + 1) < before)
+      doomed.emplace_back(key);
+    return true;
+  });
+  if (err)
+    return fail(caf::to_string(err));
+  for (auto& key : doomed)
+    if (auto del = t->del(s.usage, key))
+      return fail(caf::to_string(del));
+  if (auto commit = t->commit())
+    return fail(caf::to_string(commit));
+  std::printf("deleted %zu counters of months before %s\n", doomed.size(), before.c_str());
+  return 0;
+}
+
 int change_key(const store& s, const std::string& who, bool issue) {
   auto t = storage::txn::begin(*s.env, true);
   if (!t)
@@ -189,6 +216,8 @@ int run_admin(int argc, const char* const* argv) {
     return change_key(s, words[1], true);
   if (command == "revoke-key" && words.size() == 2)
     return change_key(s, words[1], false);
+  if (command == "prune-usage" && words.size() == 2)
+    return prune_usage(s, words[1]);
   std::cerr << usage_text;
   return 2;
 }

@@ -11,6 +11,7 @@
 #include <boost/json.hpp>
 
 #include "storage/accounts.hpp"
+#include "storage/records.hpp"
 #include "support/http.hpp"
 
 using namespace netherscope;
@@ -266,4 +267,30 @@ TEST_CASE("quota e2e: the admin CLI issues keys and shows usage", "[e2e][quota]"
   CHECK(usage.find("info") != std::string::npos);
   CHECK(usage.find(" 5 ") != std::string::npos);
   CHECK_THROWS(run_admin(svc.data_dir(), {"issue-key", "nobody"}));
+}
+
+TEST_CASE("quota e2e: the admin CLI prunes past months only", "[e2e][quota]") {
+  service_process svc;
+  get_info(svc, "host=");
+  CHECK_THROWS(run_admin(svc.data_dir(), {"prune-usage", "2999-01"}));
+  CHECK_THROWS(run_admin(svc.data_dir(), {"prune-usage", "nonsense"}));
+  {
+    // A counter from an old month, as an earlier run would have left it.
+    auto env = storage::env::open(svc.data_dir(), {});
+    REQUIRE(env);
+    auto usage = (*env)->open_db("usage");
+    REQUIRE(usage);
+    auto t = storage::txn::begin(**env, true);
+    REQUIRE(t);
+    REQUIRE_FALSE(storage::write_count(*t, *usage,
+                                       storage::usage_key("info", "ip", "198.51.100.7", "2026-01"),
+                                       5));
+    REQUIRE_FALSE(t->commit());
+  }
+  CHECK(run_admin(svc.data_dir(), {"usage", "2026-01"}).find("198.51.100.7") != std::string::npos);
+  auto out = run_admin(svc.data_dir(), {"prune-usage", "2026-06"});
+  CHECK(out.find("deleted 1 counters") != std::string::npos);
+  CHECK(run_admin(svc.data_dir(), {"usage", "2026-01"}).find("198.51.100.7") == std::string::npos);
+  // This month's counter is still there.
+  CHECK(remaining(get_info(svc, "host=")) == 1998);
 }
