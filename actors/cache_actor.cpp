@@ -18,6 +18,14 @@ offer_reply from_cache(const std::string& body, bool stale) {
   return reply;
 }
 
+// A plain hit: the cache keeps its body with "cached":true already in it, so the reply's own
+// cached flag stays false and nobody adds the flag twice.
+offer_reply hit(const std::string& hit_body) {
+  offer_reply reply;
+  reply.body = hit_body;
+  return reply;
+}
+
 void finish_flight(cache_pointer self, const target& where, offer_reply reply) {
   auto& st = self->state;
   auto now = st.settings.now();
@@ -52,7 +60,7 @@ cache_actor::behavior_type cache(cache_pointer self, probe_registry_actor regist
       auto promise = self->make_response_promise<offer_reply>();
       if (!req.fresh) {
         if (auto body = st.cache.fresh(req.where, now)) {
-          promise.deliver(from_cache(*body, false));
+          promise.deliver(hit(*body));
           return promise;
         }
       }

@@ -51,13 +51,16 @@ void serve_offer(front_actor::pointer self, const front_peers& peers,
                  const front_settings& settings, api_call& call, quota_verdict verdict) {
   offer_request req{std::move(call.where), std::move(call.network_id), call.fresh};
   quota_charge refund{endpoint::offer, call.client, call.key_hash, false, true};
-  self->request(peers.cache, settings.offer_deadline, offer_atom::value, std::move(req))
+  // No timeout: the cache always answers (its flight has its own deadline), and a timeout
+  // would cost every call a trip through CAF's clock thread.
+  self->request(peers.cache, caf::infinite, offer_atom::value, std::move(req))
     .then(
       [=, reply = call.reply](offer_reply& r) {
         api_outcome outcome;
         outcome.error = std::move(r.error);
         if (outcome.error.ok())
-          outcome.body = net::with_cache_flags(r.body, r.cached, r.stale);
+          outcome.body = r.cached ? net::with_cache_flags(r.body, true, r.stale)
+                                  : std::move(r.body);
         if (outcome.error.code != error_code::quota_exhausted) {
           reply(with_quota(std::move(outcome), verdict));
           return;
@@ -109,7 +112,10 @@ void charge_then_serve(front_actor::pointer self, const front_peers& peers,
   // Copied before the handlers are made: the order in which a function's arguments are
   // built is unspecified, and the first handler moves the call.
   auto reply = call.reply;
-  self->request(peers.quotas, settings.store_deadline, charge_atom::value, std::move(charge))
+  // No timeout: the quota actor answers every charge after its commit, or CAF answers with
+  // an error if the actor is gone; a timeout would cost every call a trip through CAF's
+  // clock thread.
+  self->request(peers.quotas, caf::infinite, charge_atom::value, std::move(charge))
     .then(
       [=, call = std::move(call)](quota_verdict& verdict) mutable {
         if (verdict.error.code == error_code::unavailable) {

@@ -29,6 +29,7 @@ public:
 
   /// An entry found for a target.
   struct hit {
+    /// The body as first rendered.
     const std::string* body;
     /// Older than ttl.
     bool stale;
@@ -38,7 +39,8 @@ public:
     // nop
   }
 
-  /// The entry if it is younger than ttl.
+  /// The entry if it is younger than ttl: the body as a hit is served, with "cached":true
+  /// already added, so a hit costs one copy and no rendering.
   const std::string* fresh(const target& key, clock_type::time_point now) const;
 
   /// The entry if it is younger than stale_for.
@@ -61,6 +63,7 @@ public:
 private:
   struct entry {
     std::string body;
+    std::string hit_body;
     clock_type::time_point stored;
     std::list<target>::iterator position;
   };

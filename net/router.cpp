@@ -286,8 +286,8 @@ std::string state_cookie_header(std::string_view value, bool secure, bool clear)
 
 } // namespace
 
-response render_api(const api_outcome& outcome, call_kind kind, unsigned version,
-                    bool keep_alive, bool secure_cookies) {
+response render_api(api_outcome&& outcome, call_kind kind, unsigned version, bool keep_alive,
+                    bool secure_cookies) {
   switch (kind) {
     case call_kind::signin_start: {
       if (!outcome.error.ok())
@@ -328,7 +328,8 @@ response render_api(const api_outcome& outcome, call_kind kind, unsigned version
              || kind == call_kind::account_revoke) {
     res = make_json(http::status::ok, render_account(outcome.account), version, keep_alive);
   } else {
-    res = make_json(http::status::ok, outcome.body, version, keep_alive);
+    // The body moves: a cached offer's few KB are copied no more than they must be.
+    res = make_json(http::status::ok, std::move(outcome.body), version, keep_alive);
   }
   if (outcome.error.code == error_code::method_not_allowed)
     res.set(http::field::allow, allowed_methods(kind));

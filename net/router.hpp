@@ -48,8 +48,14 @@ route_decision route_oversized(const request& req, const route_context& ctx);
 
 /// Builds the HTTP response for the actors' answer to a call of the given kind. Sign-in
 /// cookies get the Secure attribute when secure_cookies is set (served over HTTPS).
-response render_api(const api_outcome& outcome, call_kind kind, unsigned version,
-                    bool keep_alive, bool secure_cookies = false);
+response render_api(api_outcome&& outcome, call_kind kind, unsigned version, bool keep_alive,
+                    bool secure_cookies = false);
+
+/// The same, for an outcome the caller keeps (its body is copied).
+inline response render_api(const api_outcome& outcome, call_kind kind, unsigned version,
+                           bool keep_alive, bool secure_cookies = false) {
+  return render_api(api_outcome{outcome}, kind, version, keep_alive, secure_cookies);
+}
 
 /// Builds a JSON error response outside the API (bad request line, overload).
 response render_plain_error(const failure& error, unsigned version, bool keep_alive);

@@ -273,11 +273,12 @@ private:
     call.reply = guarded([self = shared_from_this(), id = s.id, kind = call.kind,
                   version = req.version(), keep_alive = req.keep_alive()](api_outcome&& outcome) {
       // Runs on an actor's thread: render there, then hop onto the connection's strand.
-      auto res = render_api(outcome, kind, version, keep_alive,
+      auto metrics = kind == call_kind::metrics && outcome.error.ok();
+      metrics_snapshot m{&self->ctx_.requests, self->ctx_.connections.load(),
+                         self->ctx_.in_flight.load(), outcome.probes, outcome.cache_entries};
+      auto res = render_api(std::move(outcome), kind, version, keep_alive,
                             self->ctx_.settings().secure_cookies);
-      if (kind == call_kind::metrics && outcome.error.ok()) {
-        metrics_snapshot m{&self->ctx_.requests, self->ctx_.connections.load(),
-                           self->ctx_.in_flight.load(), outcome.probes, outcome.cache_entries};
+      if (metrics) {
         res.body() = render_metrics(m);
         res.prepare_payload();
       }

@@ -56,14 +56,14 @@ TEST_CASE("offer cache: a refresh replaces the entry and its age", "[offer_cache
   cache.put(key("a.com"), "old", t0);
   cache.put(key("a.com"), "new!", t0 + 100s);
   CHECK(cache.size() == 1);
-  CHECK(cache.bytes() == 4);
+  CHECK(cache.bytes() == 8); // the body and its hit form (the same text here: not JSON)
   CHECK(*cache.fresh(key("a.com"), t0 + 150s) == "new!");
 }
 
 TEST_CASE("offer cache: bounded by entries and bytes, oldest first", "[offer_cache]") {
   offer_cache::limits lim;
   lim.max_entries = 2;
-  lim.max_bytes = 10;
+  lim.max_bytes = 20;
   offer_cache cache{lim};
   auto t0 = offer_cache::clock_type::time_point{} + 1000s;
   cache.put(key("a.com"), "1", t0);
@@ -74,9 +74,18 @@ TEST_CASE("offer cache: bounded by entries and bytes, oldest first", "[offer_cac
   CHECK(cache.fresh(key("c.com"), t0 + 3s));
   cache.put(key("d.com"), "0123456789", t0 + 3s);
   CHECK(cache.size() == 1);
-  CHECK(cache.bytes() == 10);
+  CHECK(cache.bytes() == 20);
   // An entry larger than the whole budget is not kept.
   cache.put(key("e.com"), std::string(11, 'x'), t0 + 4s);
   CHECK(cache.size() == 0);
   CHECK(cache.bytes() == 0);
+}
+
+TEST_CASE("offer cache: hits are served with the cached flag already in", "[offer_cache]") {
+  offer_cache cache{offer_cache::limits{}};
+  auto t0 = offer_cache::clock_type::time_point{} + 1000s;
+  cache.put(key("a.com"), R"({"ok":true})", t0);
+  CHECK(*cache.fresh(key("a.com"), t0) == R"({"ok":true,"cached":true})");
+  // The stale path gets the body as first rendered, to add its own flags.
+  CHECK(*cache.usable(key("a.com"), t0 + 200s)->body == R"({"ok":true})");
 }
