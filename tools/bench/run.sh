@@ -46,7 +46,7 @@ measure() {
   rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
   lat=$(awk '/^    Latency/ {print $2}' <<<"$out")
   local non2xx
-  non2xx=$(awk '/Non-2xx/ {print $4}' <<<"$out")
+  non2xx=$(awk '/Non-2xx/ {print $5}' <<<"$out")
   echo "$rps $lat ${non2xx:-0}"
 }
 
@@ -58,7 +58,8 @@ target_port=$(port_of "$work/target.log")
 start_service() {
   local name=$1; shift
   build/netherscope --port 0 --data-dir "$work/data-$name" --allow-loopback --access-log=false \
-    --limit-offer-ip 4000000000 --limit-info-ip 4000000000 "$@" >"$work/$name.log" 2>&1 &
+    --limit-offer-ip 4000000000 --limit-info-ip 4000000000 --max-connections-per-ip 5000 \
+    "$@" >"$work/$name.log" 2>&1 &
   pids+=($!)
 }
 
@@ -90,8 +91,13 @@ read -r health_rps health_lat _ < <(measure "http://127.0.0.1:$svc_port/healthz"
 # An info call with invalid input: counted (a durable charge), no upstream work.
 read -r charge_rps charge_lat charge_non2xx < <(measure "http://127.0.0.1:$svc_port/api/info?host=")
 
+# One connection: the latency a durable charge adds to a call (the actor hops and a commit).
+health_c1=$(wrk -t1 -c1 -d"${secs}s" "http://127.0.0.1:$svc_port/healthz" | awk '/^    Latency/ {print $2}')
+charge_c1=$(wrk -t1 -c1 -d"${secs}s" "http://127.0.0.1:$svc_port/api/info?host=" | awk '/^    Latency/ {print $2}')
+nosync_c1=$(wrk -t1 -c1 -d"${secs}s" "http://127.0.0.1:$nosync_port/api/info?host=" | awk '/^    Latency/ {print $2}')
+
 upstream=$(curl -fsS "http://127.0.0.1:$target_port/_fake/stats" | sed -E 's/.*"offers":([0-9]+).*/\1/')
-sf=$(build/tools/bench/bench_single_flight "$svc_port" "$target_port" 1000)
+sf=$(build/tools/bench/bench_single_flight "$svc_port" "$target_port" 1000) || true
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f%%", 100 * a / b }'; }
 
@@ -103,6 +109,9 @@ cat <<TABLE
 | cached POST /api/offer + charge, --store-sync=false | $nosync_rps | $nosync_lat | $(ratio "$nosync_rps" "$nginx_rps") |
 | GET /healthz (no actors, no charge) | $health_rps | $health_lat | $(ratio "$health_rps" "$nginx_rps") |
 | GET /api/info invalid input (a charge and a 400, no upstream) | $charge_rps | $charge_lat | $(ratio "$charge_rps" "$nginx_rps") |
+
+One connection (wrk -t1 -c1), average latency: GET /healthz $health_c1; a charged call
+(invalid /api/info, fsync) $charge_c1; the same with --store-sync=false $nosync_c1.
 
 Non-2xx replies in the offer runs: $offer_bad and $nosync_bad (must be 0). Upstream offers the
 target received across all offer runs: $upstream (the cache answered the rest).
