@@ -51,6 +51,8 @@ struct config {
   /// PEM file of extra CAs trusted for HTTPS targets, besides the system store.
   std::string upstream_ca_file;
   std::string user_agent = "libhttpclient/1.0.0.0";
+  /// Threads for name lookups of targets; a slow name server holds only one.
+  unsigned resolver_threads = 4;
   /// How long a probe actor without work lives before it is stopped.
   std::chrono::milliseconds probe_idle{60000};
   /// Upstream offers per target per minute across all callers (PRODUCT.md "Quotas").

@@ -177,6 +177,7 @@ int run_service(const config& cfg) {
   client_cfg.policy = net::address_policy{cfg.allow_cidrs, cfg.deny_cidrs};
   client_cfg.ca_file = cfg.upstream_ca_file;
   client_cfg.user_agent = cfg.user_agent;
+  client_cfg.resolver_threads = cfg.resolver_threads;
   std::string error;
   auto client = net::http_client::make(ioc, std::move(client_cfg), error);
   if (!client) {
@@ -191,6 +192,7 @@ int run_service(const config& cfg) {
                                             {}};
   provider_cfg.ca_file = cfg.upstream_ca_file;
   provider_cfg.user_agent = "netherscope";
+  provider_cfg.resolver_threads = 1;
   auto provider_client = net::http_client::make(ioc, std::move(provider_cfg), error);
   if (!provider_client) {
     log::write(log::level::error, "startup_failed", {{"error", error}});
@@ -280,6 +282,8 @@ int run_service(const config& cfg) {
   ioc.run();
   for (auto& t : threads)
     t.join();
+  client->stop();
+  provider_client->stop();
 
   // Long-lived actors end only when told; the actor system waits for them on destruction.
   ctx.set_fronts({});

@@ -3,6 +3,7 @@
 
 #include <openssl/ssl.h>
 
+#include <boost/asio/bind_executor.hpp>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/ip/address.hpp>
@@ -24,12 +25,48 @@ constexpr unsigned char alpn_http11[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '
 
 } // namespace
 
+// -- resolver_pool ------------------------------------------------------------
+
+resolver_pool::resolver_pool(std::size_t size) {
+  for (std::size_t i = 0; i < std::max<std::size_t>(size, 1); ++i) {
+    contexts_.push_back(std::make_unique<asio::io_context>(1));
+    guards_.push_back(asio::make_work_guard(*contexts_.back()));
+  }
+  for (auto& ctx : contexts_)
+    threads_.emplace_back([c = ctx.get()] { c->run(); });
+}
+
+resolver_pool::~resolver_pool() {
+  stop();
+}
+
+void resolver_pool::stop() {
+  guards_.clear();
+  for (auto& ctx : contexts_)
+    ctx->stop();
+  for (auto& t : threads_) {
+    // The last owner may be a handler running on one of these threads; it cannot join
+    // itself, and its context is stopped, so it ends on its own.
+    if (!t.joinable())
+      continue;
+    if (t.get_id() == std::this_thread::get_id())
+      t.detach();
+    else
+      t.join();
+  }
+}
+
+asio::io_context& resolver_pool::next() {
+  return *contexts_[next_.fetch_add(1, std::memory_order_relaxed) % contexts_.size()];
+}
+
 // -- http_client --------------------------------------------------------------
 
 std::shared_ptr<http_client> http_client::make(asio::io_context& ioc, client_settings settings,
                                                std::string& error) {
-  auto st = std::make_shared<state>(
-    state{ioc, asio::ssl::context{asio::ssl::context::tls_client}, std::move(settings)});
+  auto threads = settings.resolver_threads;
+  auto st = std::shared_ptr<state>(new state{
+    ioc, asio::ssl::context{asio::ssl::context::tls_client}, std::move(settings), resolver_pool{threads}});
   beast::error_code ec;
   st->tls.set_default_verify_paths(ec);
   if (ec) {
@@ -48,6 +85,10 @@ std::shared_ptr<http_client> http_client::make(asio::io_context& ioc, client_set
   return std::shared_ptr<http_client>(new http_client(std::move(st)));
 }
 
+void http_client::stop() {
+  state_->resolvers.stop();
+}
+
 void http_client::fetch(fetch_request request, std::function<void(fetch_result&&)> done) {
   std::make_shared<fetch_op>(state_, std::move(request), std::move(done))->start();
 }
@@ -61,7 +102,7 @@ fetch_op::fetch_op(std::shared_ptr<http_client::state> st, fetch_request req,
     done_(std::move(done)),
     deadline_(clock_type::now() + req_.total_timeout),
     strand_(asio::make_strand(st_->ioc)),
-    resolver_(strand_),
+    resolver_(st_->resolvers.next()),
     resolve_timer_(strand_) {
   switch (req_.where.tls) {
     case tls_mode::auto_detect:
@@ -124,9 +165,11 @@ void fetch_op::resolve() {
       self->resolver_.cancel();
     }
   });
+  // The lookup runs on a pool thread; its completion comes back to this fetch's strand.
   resolver_.async_resolve(req_.where.host, std::to_string(req_.where.port),
-                          beast::bind_front_handler(&fetch_op::on_resolved,
-                                                    shared_from_this()));
+                          asio::bind_executor(strand_,
+                                              beast::bind_front_handler(&fetch_op::on_resolved,
+                                                                        shared_from_this())));
 }
 
 void fetch_op::on_resolved(beast::error_code ec, tcp::resolver::results_type results) {

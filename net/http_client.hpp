@@ -61,6 +61,8 @@ struct client_settings {
   /// PEM file with extra trusted CAs; empty for the system store only.
   std::string ca_file;
   std::string user_agent = "libhttpclient/1.0.0.0";
+  /// Threads that run name lookups, so one slow name server does not delay the others.
+  std::size_t resolver_threads = 4;
 };
 
 /// Makes fetches on an io_context; thread-safe, cheap to share.
@@ -72,6 +74,10 @@ public:
 
   /// Starts a fetch; done runs exactly once, on an io thread, and must not block.
   void fetch(fetch_request request, std::function<void(fetch_result&&)> done);
+
+  /// Stops the lookup threads; call after the io_context stopped and before it is destroyed,
+  /// so no lookup completes onto a destroyed io_context.
+  void stop();
 
   struct state;
 
