@@ -58,6 +58,29 @@ account_view unknown_key() {
   return failed(error_code::unauthorized, "unknown or revoked API key");
 }
 
+// Runs fn(account) for the account whose active key has this hash, or says why not.
+template <class F>
+account_view with_account(storage::txn& t, const store_handles& store,
+                          const std::string& key_hash, F fn) {
+  auto account = storage::account_by_key(t, store.accounts, key_hash);
+  if (!account)
+    return store_failed(account.error());
+  if (!*account)
+    return unknown_key();
+  return fn(**account);
+}
+
+// Issues a new key for an account and shows it once.
+account_view issue(storage::txn& t, const store_handles& store, const quota_limits& limits,
+                   std::uint64_t user_id, const std::string& login, std::int64_t now) {
+  auto issued = storage::issue_key(t, store.accounts, user_id, login, now);
+  if (!issued)
+    return store_failed(issued.error());
+  auto view = describe(t, store, limits, issued->account, now);
+  view.new_key = std::move(issued->key);
+  return view;
+}
+
 } // namespace
 
 keys_actor::behavior_type keys(keys_actor::pointer self, store_handles store,
@@ -66,53 +89,33 @@ keys_actor::behavior_type keys(keys_actor::pointer self, store_handles store,
   return {
     [=](signin_atom, std::uint64_t user_id, const std::string& login) {
       return in_write_txn(store, [&](storage::txn& t) {
-        auto issued = storage::issue_key(t, store.accounts, user_id, login, now());
-        if (!issued)
-          return store_failed(issued.error());
-        auto view = describe(t, store, limits, issued->account, now());
-        view.new_key = std::move(issued->key);
-        return view;
+        return issue(t, store, limits, user_id, login, now());
       });
     },
     [=](account_atom, const std::string& key_hash) {
       auto t = storage::txn::begin(*store.env, false);
       if (!t)
         return store_failed(t.error());
-      auto account = storage::account_by_key(*t, store.accounts, key_hash);
-      if (!account)
-        return store_failed(account.error());
-      if (!*account)
-        return unknown_key();
-      return describe(*t, store, limits, **account, now());
+      return with_account(*t, store, key_hash, [&](storage::account_record& account) {
+        return describe(*t, store, limits, account, now());
+      });
     },
     [=](rotate_atom, const std::string& key_hash) {
       return in_write_txn(store, [&](storage::txn& t) {
-        auto account = storage::account_by_key(t, store.accounts, key_hash);
-        if (!account)
-          return store_failed(account.error());
-        if (!*account)
-          return unknown_key();
-        auto issued = storage::issue_key(t, store.accounts, (*account)->user_id,
-                                         (*account)->login, now());
-        if (!issued)
-          return store_failed(issued.error());
-        auto view = describe(t, store, limits, issued->account, now());
-        view.new_key = std::move(issued->key);
-        return view;
+        return with_account(t, store, key_hash, [&](storage::account_record& account) {
+          return issue(t, store, limits, account.user_id, account.login, now());
+        });
       });
     },
     [=](revoke_atom, const std::string& key_hash) {
       return in_write_txn(store, [&](storage::txn& t) {
-        auto account = storage::account_by_key(t, store.accounts, key_hash);
-        if (!account)
-          return store_failed(account.error());
-        if (!*account)
-          return unknown_key();
-        auto revoked = storage::revoke_active_key(t, store.accounts, (*account)->user_id);
-        if (!revoked)
-          return store_failed(revoked.error());
-        (*account)->active_key_hash.clear();
-        return describe(t, store, limits, **account, now());
+        return with_account(t, store, key_hash, [&](storage::account_record& account) {
+          auto revoked = storage::revoke_active_key(t, store.accounts, account.user_id);
+          if (!revoked)
+            return store_failed(revoked.error());
+          account.active_key_hash.clear();
+          return describe(t, store, limits, account, now());
+        });
       });
     },
   };

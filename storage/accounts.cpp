@@ -9,6 +9,22 @@
 
 namespace netherscope::storage {
 
+namespace {
+
+// Marks the key with this hash revoked; its record stays, so a revoked key is told apart from
+// an unknown one.
+caf::error mark_revoked(txn& t, MDB_dbi accounts, const std::string& key_hash) {
+  auto old = get_key(t, accounts, key_hash);
+  if (!old)
+    return old.error();
+  if (!*old)
+    return {};
+  (*old)->revoked = true;
+  return t.put(accounts, key_key(key_hash), encode(**old));
+}
+
+} // namespace
+
 caf::expected<issued_key> issue_key(txn& t, MDB_dbi accounts, std::uint64_t user_id,
                                     const std::string& login, std::int64_t now_unix) {
   auto existing = get_account(t, accounts, user_id);
@@ -24,14 +40,8 @@ caf::expected<issued_key> issue_key(txn& t, MDB_dbi accounts, std::uint64_t user
   // Logins can be renamed on the provider; the numeric id is the account.
   account.login = login;
   if (!account.active_key_hash.empty()) {
-    auto old = get_key(t, accounts, account.active_key_hash);
-    if (!old)
-      return old.error();
-    if (*old) {
-      (*old)->revoked = true;
-      if (auto err = t.put(accounts, key_key(account.active_key_hash), encode(**old)))
-        return err;
-    }
+    if (auto err = mark_revoked(t, accounts, account.active_key_hash))
+      return err;
   }
   auto key = net::make_api_key();
   if (!key)
@@ -54,14 +64,8 @@ caf::expected<bool> revoke_active_key(txn& t, MDB_dbi accounts, std::uint64_t us
   if (!*existing || (*existing)->active_key_hash.empty())
     return false;
   auto account = std::move(**existing);
-  auto old = get_key(t, accounts, account.active_key_hash);
-  if (!old)
-    return old.error();
-  if (*old) {
-    (*old)->revoked = true;
-    if (auto err = t.put(accounts, key_key(account.active_key_hash), encode(**old)))
-      return err;
-  }
+  if (auto err = mark_revoked(t, accounts, account.active_key_hash))
+    return err;
   account.active_key_hash.clear();
   if (auto err = t.put(accounts, account_key(user_id), encode(account)))
     return err;
