@@ -295,10 +295,10 @@ struct api_call {
   /// For offers: the network id and cache bypass.
   std::string network_id;
   bool fresh = false;
-  /// For signin_finish: what the provider sent back, and the state the browser holds.
+  /// For signin_finish: what the provider sent back (the router checked the state against
+  /// the browser's cookie).
   std::string code;
   std::string state;
-  std::string state_cookie;
   std::string provider_error;
   reply_fn reply;
 };

@@ -256,7 +256,6 @@ int run_service(const config& cfg) {
 
   front_settings front_cfg;
   front_cfg.info_deadline = cfg.status_timeout + std::chrono::seconds(5);
-  front_cfg.offer_deadline = cfg.answer_timeout + std::chrono::seconds(10);
   front_cfg.signin_deadline = 2 * cfg.status_timeout + std::chrono::seconds(5);
   front_cfg.oauth = oauth_cfg;
   front_cfg.state_key = *state_key;

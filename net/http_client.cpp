@@ -237,7 +237,7 @@ void fetch_op::next_attempt() {
                                                               shared_from_this()));
 }
 
-void fetch_op::on_connected(beast::error_code ec, const tcp::endpoint& ep) {
+void fetch_op::on_connected(beast::error_code ec, const tcp::endpoint&) {
   if (ec == beast::error::timeout)
     return fail(error_code::upstream_timeout,
                 "connect to " + target_text() + " took longer than "
@@ -251,7 +251,6 @@ void fetch_op::on_connected(beast::error_code ec, const tcp::endpoint& ep) {
                    : target_text();
     return fail(error_code::upstream_failure, "connect to " + where + ": " + ec.message());
   }
-  connected_ = ep;
   if (using_tls_)
     start_tls();
   else

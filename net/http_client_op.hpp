@@ -114,7 +114,6 @@ private:
   std::vector<tcp::endpoint> endpoints_;
   /// The servers the limiter recorded this offer against, released when it ends.
   std::vector<std::string> limited_;
-  tcp::endpoint connected_;
   /// Whether each remaining attempt uses TLS, in order.
   std::deque<bool> attempts_;
   bool using_tls_ = false;

@@ -79,21 +79,14 @@ route_decision answer(std::string_view route, response res) {
   return decision;
 }
 
-// A wrong method on an API route is still a call of it: counted and shown its quota.
-route_decision api_method_not_allowed(std::string_view route, call_kind kind,
-                                      std::string_view allow, const request& req,
-                                      const route_context& ctx);
-
 route_decision method_not_allowed(std::string_view route, std::string_view allow,
-                                  const request& req, bool api) {
+                                  const request& req) {
   auto res = error_response(
     make_failure(error_code::method_not_allowed,
                  std::string{req.method_string()} + " is not allowed on " + std::string{route}
                    + "; use " + std::string{allow}),
     req.version(), req.keep_alive());
   res.set(http::field::allow, allow);
-  if (api)
-    add_cors(res);
   return answer(route, std::move(res));
 }
 
@@ -133,6 +126,7 @@ route_decision new_call(std::string_view route, call_kind kind, const request& r
   return decision;
 }
 
+// A wrong method on an API route is still a call of it: counted and shown its quota.
 route_decision api_method_not_allowed(std::string_view route, call_kind kind,
                                       std::string_view allow, const request& req,
                                       const route_context& ctx) {
@@ -257,7 +251,7 @@ route_decision callback_call(const request& req, const boost::urls::url_view& ur
   call.code = value("code");
   call.state = value("state");
   call.provider_error = value("error");
-  call.state_cookie = cookie_value(req[http::field::cookie], state_cookie);
+  auto cookie = cookie_value(req[http::field::cookie], state_cookie);
   if (!call.provider_error.empty())
     call.invalid = make_failure(error_code::forbidden_target,
                                 "sign-in was cancelled or refused at GitHub ("
@@ -265,8 +259,7 @@ route_decision callback_call(const request& req, const boost::urls::url_view& ur
   else if (call.code.empty())
     call.invalid = make_failure(error_code::invalid_input,
                                 "the provider sent no code; start again");
-  else if (call.state_cookie.empty() || call.state.size() != call.state_cookie.size()
-           || !same_secret(call.state, call.state_cookie))
+  else if (!same_secret(call.state, cookie))
     call.invalid = make_failure(error_code::invalid_input,
                                 "this sign-in was not started in this browser, or it took "
                                 "longer than 10 minutes; start again");
@@ -393,35 +386,35 @@ route_decision route(const request& req, const route_context& ctx) {
   }
   if (path == login_route) {
     if (method != http::verb::get)
-      return method_not_allowed(login_route, "GET", req, false);
+      return method_not_allowed(login_route, "GET", req);
     return new_call(login_route, call_kind::signin_start, req, ctx);
   }
   if (path == callback_route) {
     if (method != http::verb::get)
-      return method_not_allowed(callback_route, "GET", req, false);
+      return method_not_allowed(callback_route, "GET", req);
     return callback_call(req, url, ctx);
   }
   if (path == healthz_route) {
     if (method != http::verb::get && method != http::verb::head)
-      return method_not_allowed(healthz_route, "GET, HEAD", req, false);
+      return method_not_allowed(healthz_route, "GET, HEAD", req);
     return answer(healthz_route,
                   make_json(http::status::ok, R"({"ok":true})", req.version(), keep_alive));
   }
   if (path == readyz_route) {
     if (method != http::verb::get && method != http::verb::head)
-      return method_not_allowed(readyz_route, "GET, HEAD", req, false);
+      return method_not_allowed(readyz_route, "GET, HEAD", req);
     if (ctx.draining)
       return shutting_down(readyz_route, req);
     return new_call(readyz_route, call_kind::ready, req, ctx);
   }
   if (path == metrics_route) {
     if (method != http::verb::get)
-      return method_not_allowed(metrics_route, "GET", req, false);
+      return method_not_allowed(metrics_route, "GET", req);
     return new_call(metrics_route, call_kind::metrics, req, ctx);
   }
   if (path == openapi_route) {
     if (method != http::verb::get && method != http::verb::head)
-      return method_not_allowed(openapi_route, "GET, HEAD", req, false);
+      return method_not_allowed(openapi_route, "GET, HEAD", req);
     auto res = make_json(http::status::ok, std::string{ctx.openapi_json}, req.version(),
                          keep_alive);
     res.set(http::field::cache_control, "public, max-age=300");
