@@ -5,28 +5,10 @@
 #include <memory>
 
 #include "actors/messages.hpp"
-#include "net/http_client.hpp"
-#include "net/oauth.hpp"
+#include "net/upstream/http_client.hpp"
+#include "net/upstream/oauth.hpp"
 
 namespace netherscope {
-
-/// Who signed in, or why it failed.
-struct signin_result {
-  failure error;
-  std::uint64_t user_id = 0;
-  std::string login;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, signin_result& x) {
-  return f(caf::meta::type_name("signin_result"), x.error, x.user_id, x.login);
-}
-
-/// Runs the two provider requests of a sign-in (code, state); it reports their end to itself
-/// (done_atom). Each state is accepted once.
-using auth_actor
-  = caf::typed_actor<caf::replies_to<signin_atom, std::string, std::string>::with<signin_result>,
-                     caf::reacts_to<done_atom, std::uint64_t, signin_result>>;
 
 /// State of the auth actor.
 struct auth_state {

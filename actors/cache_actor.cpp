@@ -2,7 +2,7 @@
 
 #include <caf/all.hpp>
 
-#include "app/log.hpp"
+#include "net/base/log.hpp"
 
 namespace netherscope {
 

@@ -4,9 +4,9 @@
 
 #include <caf/all.hpp>
 
-#include "app/log.hpp"
-#include "net/api_json.hpp"
-#include "net/crypto.hpp"
+#include "net/base/log.hpp"
+#include "net/api/api_json.hpp"
+#include "net/base/crypto.hpp"
 
 namespace netherscope {
 

@@ -8,7 +8,7 @@
 #include "actors/keys_actor.hpp"
 #include "actors/messages.hpp"
 #include "actors/quota_actor.hpp"
-#include "net/oauth.hpp"
+#include "net/upstream/oauth.hpp"
 
 namespace netherscope {
 

@@ -1,6 +1,6 @@
 #include "actors/offer_cache.hpp"
 
-#include "net/api_json.hpp"
+#include "net/api/api_json.hpp"
 
 namespace netherscope {
 

@@ -4,9 +4,9 @@
 
 #include <caf/all.hpp>
 
-#include "actors/replies.hpp"
-#include "net/offer_request.hpp"
-#include "net/sdp_offer.hpp"
+#include "net/report/replies.hpp"
+#include "net/api/offer_request.hpp"
+#include "net/nethernet/sdp_offer.hpp"
 
 namespace netherscope {
 

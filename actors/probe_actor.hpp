@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "actors/messages.hpp"
-#include "net/http_client.hpp"
-#include "net/identity.hpp"
+#include "net/upstream/http_client.hpp"
+#include "net/nethernet/identity.hpp"
 
 namespace netherscope {
 

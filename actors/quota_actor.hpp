@@ -43,11 +43,6 @@ struct quota_settings {
   std::function<std::int64_t()> now;
 };
 
-/// Counts a call or reports where a caller stands.
-using quota_actor
-  = caf::typed_actor<caf::replies_to<charge_atom, quota_charge>::with<quota_verdict>,
-                     caf::reacts_to<flush_atom>>;
-
 /// State of the quota actor.
 struct quota_state {
   static inline const char* name = "quota";

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "app/log.hpp"
-#include "net/address_policy.hpp"
+#include "net/base/log.hpp"
+#include "net/upstream/address_policy.hpp"
 
 namespace netherscope {
 

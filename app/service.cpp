@@ -13,14 +13,16 @@
 
 #include "actors/auth_actor.hpp"
 #include "actors/cache_actor.hpp"
+#include "actors/edge_bridge.hpp"
 #include "actors/front_actor.hpp"
 #include "actors/keys_actor.hpp"
 #include "actors/quota_actor.hpp"
 #include "actors/probe_registry.hpp"
-#include "app/log.hpp"
-#include "net/http_client.hpp"
-#include "net/listener.hpp"
-#include "storage/identity_store.hpp"
+#include "net/base/log.hpp"
+#include "net/upstream/http_client.hpp"
+#include "net/http/listener.hpp"
+#include "app/identity.hpp"
+#include "storage/meta_records.hpp"
 #include "storage/lmdb.hpp"
 
 namespace netherscope {
@@ -131,7 +133,7 @@ int run_service(const config& cfg) {
                {{"error", caf::to_string(state_key.error())}});
     return 1;
   }
-  auto identity = storage::load_or_create_identity(**store, *meta_db, std::time(nullptr));
+  auto identity = load_or_create_identity(**store, *meta_db, std::time(nullptr));
   if (!identity) {
     log::write(log::level::error, "startup_failed",
                {{"error", "identity: " + caf::to_string(identity.error())}});
@@ -263,7 +265,7 @@ int run_service(const config& cfg) {
   for (unsigned i = 0; i < cfg.actor_threads; ++i)
     fronts.push_back(system.spawn(
       front, front_peers{registry, offer_cache, quotas, accounts, signin}, front_cfg));
-  ctx.set_fronts(fronts);
+  ctx.set_call_sink(make_edge_bridge(fronts));
 
   lst->run();
   auto bound = lst->local_endpoint();
@@ -285,7 +287,7 @@ int run_service(const config& cfg) {
   provider_client->stop();
 
   // Long-lived actors end only when told; the actor system waits for them on destruction.
-  ctx.set_fronts({});
+  ctx.set_call_sink({});
   for (auto& f : fronts)
     caf::anon_send_exit(f, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(offer_cache, caf::exit_reason::user_shutdown);

@@ -5,7 +5,7 @@
 
 #include <caf/sec.hpp>
 
-#include "net/api_key.hpp"
+#include "net/api/api_key.hpp"
 
 namespace netherscope::storage {
 

@@ -1,9 +1,23 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds everything, and runs every test (unit and end to end,
-# all on loopback). Extra arguments go to ctest (e.g. -R e2e).
+# Installs what is missing, checks the layout rules, builds everything, and runs every test
+# (unit and end to end, all on loopback). Prints each stage's time. Extra arguments go to
+# ctest (e.g. -R e2e).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+stage_start=$SECONDS
+stage() {
+  echo "== $1 ($((SECONDS - stage_start)) s since start)"
+}
+
+stage "setup"
 tools/setup.sh
+stage "layout rules"
+tools/check_layout.sh
+stage "configure"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+stage "build"
 cmake --build build -j"$(nproc)"
+stage "tests"
 ctest --test-dir build -j"$(nproc)" --output-on-failure "$@"
+stage "done"

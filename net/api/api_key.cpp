@@ -1,0 +1,49 @@
+#include "net/api/api_key.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "net/base/crypto.hpp"
+
+namespace netherscope::net {
+
+namespace {
+
+constexpr std::string_view key_prefix = "nsk_";
+constexpr std::size_t key_bytes = 32;
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
+    text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t'))
+    text.remove_suffix(1);
+  return text;
+}
+
+} // namespace
+
+std::optional<std::string> make_api_key() {
+  auto bytes = random_bytes(key_bytes);
+  if (!bytes)
+    return std::nullopt;
+  return std::string{key_prefix} + base64url_encode(*bytes);
+}
+
+std::string hash_api_key(std::string_view key) {
+  return sha256(key);
+}
+
+std::string key_from_headers(std::string_view x_api_key, std::string_view authorization) {
+  if (auto key = trim(x_api_key); !key.empty())
+    return std::string{key};
+  auto auth = trim(authorization);
+  constexpr std::string_view bearer = "bearer ";
+  if (auth.size() > bearer.size()
+      && std::equal(bearer.begin(), bearer.end(), auth.begin(), [](char a, char b) {
+           return a == std::tolower(static_cast<unsigned char>(b));
+         }))
+    return std::string{trim(auth.substr(bearer.size()))};
+  return {};
+}
+
+} // namespace netherscope::net

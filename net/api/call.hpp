@@ -1,0 +1,90 @@
+// One call from the HTTP edge to the actors, and the outcome that comes back.
+//
+// The edge builds an api_call, hands it on through a callback that app/ wires to the
+// actors, and receives an api_outcome through the call's reply_fn.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "net/api/failure.hpp"
+#include "net/api/quota.hpp"
+#include "net/api/target.hpp"
+
+namespace netherscope {
+
+/// What the edge asks of the actors.
+enum class call_kind : std::uint8_t {
+  info,
+  offer,
+  /// GET /api/account.
+  account_get,
+  /// POST /api/account/key: a new key, the old one revoked.
+  account_rotate,
+  /// DELETE /api/account/key.
+  account_revoke,
+  /// GET /auth/github/login.
+  signin_start,
+  /// GET /auth/github/callback.
+  signin_finish,
+  /// Any other path under /api/: answered 404 with the caller's quota headers.
+  unknown_api,
+  /// GET /readyz: whether the store answers.
+  ready,
+  /// GET /metrics: the actors' gauges.
+  metrics,
+};
+
+/// What the front actor hands back for one call.
+struct api_outcome {
+  failure error;
+  /// The JSON body of a successful info or offer reply.
+  std::string body;
+  /// Where the caller stands; has_quota is false for routes outside the quotas.
+  bool has_quota = false;
+  quota_verdict quota;
+  /// The account, for account and sign-in calls.
+  account_view account;
+  /// For signin_start: the provider's authorize URL and the state to bind to the browser.
+  std::string redirect;
+  std::string state;
+  /// For metrics: live probe actors and cached offer results.
+  std::uint64_t probes = 0;
+  std::uint64_t cache_entries = 0;
+};
+
+/// Receives the outcome of a call; it posts onto the session's strand and never blocks.
+using reply_fn = std::function<void(api_outcome&&)>;
+
+/// One call, validated by the edge.
+struct api_call {
+  call_kind kind = call_kind::info;
+  /// The client as quotas count it: an IPv4 address or an IPv6 /64 prefix.
+  std::string client;
+  /// SHA-256 of the API key the caller sent, or empty.
+  std::string key_hash;
+  /// A validation failure found by the edge; the call is still counted, then answered with it.
+  failure invalid;
+  target where;
+  /// For offers: the network id and cache bypass.
+  std::string network_id;
+  bool fresh = false;
+  /// For signin_finish: what the provider sent back (the router checked the state against
+  /// the browser's cookie).
+  std::string code;
+  std::string state;
+  std::string provider_error;
+  reply_fn reply;
+};
+
+/// Takes a validated call out of the edge; it must only enqueue, never wait. app/ wires the
+/// edge's sink to the actors (actors/edge_bridge), so the edge never includes them.
+using call_sink = std::function<void(api_call&&)>;
+
+/// The quota endpoint of a call kind; account calls show the info quota.
+inline endpoint endpoint_of(call_kind kind) {
+  return kind == call_kind::offer ? endpoint::offer : endpoint::info;
+}
+
+} // namespace netherscope

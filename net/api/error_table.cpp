@@ -1,0 +1,55 @@
+#include "net/api/error_table.hpp"
+
+#include <array>
+
+namespace netherscope::net {
+
+namespace {
+
+using boost::beast::http::status;
+
+// PRODUCT.md "Errors" in code form. The order follows the enum, which lookup() relies on.
+constexpr std::array<error_entry, 14> table{{
+  {error_code::none, status::ok, "ok", "ok"},
+  {error_code::invalid_input, status::bad_request, "invalid_input", "invalid input"},
+  {error_code::unauthorized, status::unauthorized, "unauthorized",
+   "the API key is unknown or revoked"},
+  {error_code::forbidden_target, status::forbidden, "forbidden_target",
+   "the target address is refused by the address policy"},
+  {error_code::not_found, status::not_found, "not_found", "no such route"},
+  {error_code::method_not_allowed, status::method_not_allowed, "method_not_allowed",
+   "method not allowed on this route"},
+  {error_code::payload_too_large, status::payload_too_large, "payload_too_large",
+   "request body too large"},
+  {error_code::unsupported_media_type, status::unsupported_media_type,
+   "unsupported_media_type", "unsupported content type"},
+  {error_code::quota_exhausted, status::too_many_requests, "quota_exhausted",
+   "quota exhausted"},
+  {error_code::upstream_status, status::bad_gateway, "upstream_status",
+   "the target answered with an error"},
+  {error_code::upstream_failure, status::bad_gateway, "upstream_failure",
+   "the target could not be reached"},
+  {error_code::upstream_timeout, status::gateway_timeout, "upstream_timeout",
+   "the target did not answer in time"},
+  {error_code::unavailable, status::service_unavailable, "unavailable",
+   "the service is shutting down or overloaded"},
+  {error_code::internal, status::internal_server_error, "internal", "internal error"},
+}};
+
+// Catches an enum value added without a row, at compile time.
+constexpr bool table_matches_enum() {
+  for (std::size_t i = 0; i < table.size(); ++i)
+    if (static_cast<std::size_t>(table[i].code) != i)
+      return false;
+  return table.size() == static_cast<std::size_t>(error_code::internal) + 1;
+}
+static_assert(table_matches_enum(), "error table out of step with error_code");
+
+} // namespace
+
+const error_entry& lookup(error_code code) {
+  auto index = static_cast<std::size_t>(code);
+  return index < table.size() ? table[index] : table.back();
+}
+
+} // namespace netherscope::net

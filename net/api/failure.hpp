@@ -1,0 +1,59 @@
+// Errors as values: one protocol-independent code and a public message.
+//
+// net/api/error_table maps each code to its HTTP status; nothing here knows HTTP.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+namespace netherscope {
+
+/// What went wrong, independent of any protocol; net/error_table maps it to HTTP.
+enum class error_code : std::uint8_t {
+  none,
+  invalid_input,
+  unauthorized,
+  forbidden_target,
+  not_found,
+  method_not_allowed,
+  payload_too_large,
+  unsupported_media_type,
+  quota_exhausted,
+  upstream_status,
+  upstream_failure,
+  upstream_timeout,
+  unavailable,
+  internal,
+};
+
+/// An error as a value: its code, a public message and, for upstream_status, what the target said.
+struct failure {
+  error_code code = error_code::none;
+  /// A sentence for the caller; never contains secrets.
+  std::string message;
+  /// The target's HTTP status, for upstream_status.
+  std::uint16_t http_status = 0;
+  /// The first bytes of the target's body, for upstream_status.
+  std::string body;
+  /// A bare NetherNet error code found in the body, or -1.
+  std::int32_t nethernet_error = -1;
+  /// The name of nethernet_error, when known.
+  std::string reason;
+  /// Seconds the caller should wait before retrying, for quota_exhausted.
+  std::uint32_t retry_after = 0;
+
+  bool ok() const noexcept {
+    return code == error_code::none;
+  }
+};
+
+/// Makes a failure with just a code and a message.
+inline failure make_failure(error_code code, std::string message) {
+  failure result;
+  result.code = code;
+  result.message = std::move(message);
+  return result;
+}
+
+} // namespace netherscope

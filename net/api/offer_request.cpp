@@ -1,0 +1,139 @@
+#include "net/api/offer_request.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include <boost/json/parse.hpp>
+
+#include "net/base/crypto.hpp"
+#include "net/api/host_port.hpp"
+
+namespace netherscope::net {
+
+namespace {
+
+constexpr std::string_view max_uint64 = "18446744073709551615";
+
+failure invalid(std::string message) {
+  return make_failure(error_code::invalid_input, std::move(message));
+}
+
+} // namespace
+
+bool is_json_media_type(std::string_view content_type) {
+  auto semicolon = content_type.find(';');
+  auto type = content_type.substr(0, semicolon);
+  while (!type.empty() && (type.back() == ' ' || type.back() == '\t'))
+    type.remove_suffix(1);
+  while (!type.empty() && (type.front() == ' ' || type.front() == '\t'))
+    type.remove_prefix(1);
+  constexpr std::string_view json = "application/json";
+  return type.size() == json.size()
+         && std::equal(type.begin(), type.end(), json.begin(), [](char a, char b) {
+              return std::tolower(static_cast<unsigned char>(a)) == b;
+            });
+}
+
+bool is_valid_network_id(std::string_view text) {
+  if (text.empty() || text.size() > max_uint64.size())
+    return false;
+  if (!std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return false;
+  // Same length as the maximum: compare as text, which orders digits numerically.
+  return text.size() < max_uint64.size() || text <= max_uint64;
+}
+
+std::optional<offer_request> parse_offer_body(std::string_view body, failure& error) {
+  boost::system::error_code ec;
+  auto value = boost::json::parse(body, ec);
+  if (ec || !value.is_object()) {
+    error = invalid("the body must be a JSON object such as {\"host\":\"play.example.com\"}");
+    return std::nullopt;
+  }
+  auto& obj = value.as_object();
+  offer_request req;
+
+  auto host = obj.if_contains("host");
+  if (host == nullptr || host->is_null()) {
+    error = invalid("host is required: the target server's DNS name or IP address");
+    return std::nullopt;
+  }
+  if (!host->is_string()) {
+    error = invalid("host must be a string");
+    return std::nullopt;
+  }
+  std::string message;
+  auto normalized = normalize_host(host->as_string(), message);
+  if (!normalized) {
+    error = invalid(message);
+    return std::nullopt;
+  }
+  req.where.host = std::move(*normalized);
+
+  if (auto port = obj.if_contains("port"); port != nullptr && !port->is_null()) {
+    // Integral doubles (19132.0) are accepted: some JSON writers emit every number so.
+    std::int64_t n = 0;
+    if (port->is_int64())
+      n = port->as_int64();
+    else if (port->is_uint64())
+      n = port->as_uint64() > 65535 ? 0 : static_cast<std::int64_t>(port->as_uint64());
+    else if (port->is_double() && port->as_double() >= 1 && port->as_double() <= 65535
+             && port->as_double() == static_cast<double>(static_cast<int>(port->as_double())))
+      n = static_cast<std::int64_t>(port->as_double());
+    else {
+      error = invalid("port must be an integer from 1 to 65535");
+      return std::nullopt;
+    }
+    if (n < 1 || n > 65535) {
+      error = invalid("port must be an integer from 1 to 65535");
+      return std::nullopt;
+    }
+    req.where.port = static_cast<std::uint16_t>(n);
+  }
+
+  if (auto nid = obj.if_contains("networkId"); nid != nullptr && !nid->is_null()) {
+    if (nid->is_number()) {
+      error = invalid("networkId must be a string of 1 to 20 digits, e.g. \"12345\": "
+                      "numbers past 2^53 lose precision in JavaScript");
+      return std::nullopt;
+    }
+    if (!nid->is_string() || !is_valid_network_id(nid->as_string())) {
+      error = invalid("networkId must be a string of 1 to 20 decimal digits that fits in an "
+                      "unsigned 64-bit integer (at most 18446744073709551615)");
+      return std::nullopt;
+    }
+    req.network_id = std::string{nid->as_string()};
+  }
+
+  if (auto tls = obj.if_contains("tls"); tls != nullptr && !tls->is_null()) {
+    if (!tls->is_bool()) {
+      error = invalid("tls must be true or false (omit it to auto-detect)");
+      return std::nullopt;
+    }
+    req.where.tls = tls->as_bool() ? tls_mode::on : tls_mode::off;
+  }
+
+  if (auto fresh = obj.if_contains("fresh"); fresh != nullptr && !fresh->is_null()) {
+    if (!fresh->is_bool()) {
+      error = invalid("fresh must be true or false");
+      return std::nullopt;
+    }
+    req.fresh = fresh->as_bool();
+  }
+  return req;
+}
+
+std::string random_network_id() {
+  auto bytes = random_bytes(8);
+  std::uint64_t value = 0;
+  if (bytes) {
+    for (unsigned char c : *bytes)
+      value = (value << 8) | c;
+  }
+  // Zero is a valid uint64 but looks like "unset" to some servers; never send it.
+  if (value == 0)
+    value = 1;
+  return std::to_string(value);
+}
+
+} // namespace netherscope::net

@@ -1,0 +1,61 @@
+// Quotas and accounts: what a call is charged against and where the caller stands.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "net/api/failure.hpp"
+
+namespace netherscope {
+
+/// The public endpoints whose calls are counted.
+enum class endpoint : std::uint8_t { info, offer };
+
+/// Whose quota a call counts against (SPEC §5).
+enum class quota_scope : std::uint8_t { ip, key };
+
+/// One call to count, only to look up (count = false), or to give back (refund = true).
+struct quota_charge {
+  endpoint what = endpoint::info;
+  /// The client's address (IPv4) or /64 prefix (IPv6).
+  std::string client;
+  /// SHA-256 of the API key sent, or empty for anonymous calls. The key never travels.
+  std::string key_hash;
+  bool count = true;
+  /// Gives back a call that was counted and then refused with 429 by the per-target limit:
+  /// a call refused with 429 does not count (PRODUCT.md "Quotas").
+  bool refund = false;
+};
+
+
+/// Where a caller stands: SPEC 8.2's four headers, and whether the call may proceed.
+struct quota_verdict {
+  /// quota_exhausted (not counted), unauthorized (counted against the IP), or
+  /// unavailable (the store failed, nothing counted); none when the call may proceed.
+  failure error;
+  quota_scope scope = quota_scope::ip;
+  std::uint64_t limit = 0;
+  std::uint64_t remaining = 0;
+  /// Unix time of the first second of next month (UTC).
+  std::int64_t reset = 0;
+  /// The account's user id, for scope key.
+  std::uint64_t user_id = 0;
+};
+
+/// An account and this month's usage, as GET /api/account shows it.
+struct account_view {
+  failure error;
+  std::uint64_t user_id = 0;
+  std::string login;
+  std::int64_t created = 0;
+  std::string month;
+  std::uint64_t info_used = 0;
+  std::uint64_t info_limit = 0;
+  std::uint64_t offer_used = 0;
+  std::uint64_t offer_limit = 0;
+  std::int64_t reset = 0;
+  /// A newly issued key, shown once; empty otherwise.
+  std::string new_key;
+};
+
+} // namespace netherscope

@@ -1,0 +1,45 @@
+// What a probe brings back from a target, and what the caller asked of an offer.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "net/api/failure.hpp"
+#include "net/api/target.hpp"
+
+namespace netherscope {
+
+/// The answer to GET /v1/join, or why there is none.
+struct info_reply {
+  failure error;
+  /// The target's HTTP status.
+  std::uint16_t status = 0;
+  /// Whether TLS was used toward the target.
+  bool tls = false;
+  /// The API's JSON body for this answer (SPEC 2.1), rendered once by the probe.
+  std::string body;
+};
+
+
+/// The answer to an offer, or why there is none.
+struct offer_reply {
+  failure error;
+  /// The API's JSON body (SPEC 2.2) as first rendered, without cache flags.
+  std::string body;
+  /// Set by the cache when the reply comes from it.
+  bool cached = false;
+  /// Set by the cache when the entry is past its lifetime and served because a refresh failed.
+  bool stale = false;
+};
+
+
+/// What the caller asks of POST /api/offer, after validation.
+struct offer_request {
+  target where;
+  /// Decimal uint64, 1..20 digits; empty means "draw a random one".
+  std::string network_id;
+  /// Skip the cache and refresh it.
+  bool fresh = false;
+};
+
+} // namespace netherscope

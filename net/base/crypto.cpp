@@ -1,0 +1,404 @@
+#include "net/base/crypto.hpp"
+
+#include <array>
+#include <climits>
+#include <cstdint>
+
+#include <openssl/crypto.h>
+#include <openssl/core_names.h>
+#include <openssl/ecdsa.h>
+#include <openssl/err.h>
+#include <openssl/objects.h>
+#include <openssl/params.h>
+#include <openssl/rand.h>
+
+namespace netherscope::net {
+
+namespace {
+
+// -- base64 tables --
+
+constexpr char std_alphabet[] =
+  "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+constexpr char url_alphabet[] =
+  "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+// Maps each byte to its 6-bit value, or -1 when it is not in the alphabet.
+using decode_table = std::array<std::int8_t, 256>;
+
+constexpr decode_table make_table(const char* alphabet) {
+  decode_table t{};
+  for (auto& v : t)
+    v = -1;
+  for (int i = 0; i < 64; ++i)
+    t[static_cast<unsigned char>(alphabet[i])] = static_cast<std::int8_t>(i);
+  return t;
+}
+
+constexpr decode_table std_table = make_table(std_alphabet);
+constexpr decode_table url_table = make_table(url_alphabet);
+
+std::string encode(std::string_view data, const char* alphabet, bool pad) {
+  std::string out;
+  out.reserve((data.size() + 2) / 3 * 4);
+  auto byte = [&](std::size_t i) {
+    return static_cast<std::uint32_t>(static_cast<unsigned char>(data[i]));
+  };
+  std::size_t i = 0;
+  for (; i + 3 <= data.size(); i += 3) {
+    auto n = (byte(i) << 16) | (byte(i + 1) << 8) | byte(i + 2);
+    out += alphabet[(n >> 18) & 63];
+    out += alphabet[(n >> 12) & 63];
+    out += alphabet[(n >> 6) & 63];
+    out += alphabet[n & 63];
+  }
+  auto rest = data.size() - i;
+  if (rest == 1) {
+    auto n = byte(i) << 16;
+    out += alphabet[(n >> 18) & 63];
+    out += alphabet[(n >> 12) & 63];
+    if (pad)
+      out += "==";
+  } else if (rest == 2) {
+    auto n = (byte(i) << 16) | (byte(i + 1) << 8);
+    out += alphabet[(n >> 18) & 63];
+    out += alphabet[(n >> 12) & 63];
+    out += alphabet[(n >> 6) & 63];
+    if (pad)
+      out += '=';
+  }
+  return out;
+}
+
+// Decodes base64 with the given table. With require_padding the text must be a multiple of 4
+// characters; without it, padding is optional but, when present, must be complete.
+std::optional<std::string> decode(std::string_view text, const decode_table& table,
+                                  bool require_padding) {
+  std::size_t pad = 0;
+  while (pad < text.size() && text[text.size() - 1 - pad] == '=')
+    ++pad;
+  if (pad > 2)
+    return std::nullopt;
+  if ((require_padding || pad > 0) && text.size() % 4 != 0)
+    return std::nullopt;
+  auto body = text.substr(0, text.size() - pad);
+  if (body.size() % 4 == 1)
+    return std::nullopt;
+  auto value = [&](std::size_t i) -> int {
+    return table[static_cast<unsigned char>(body[i])];
+  };
+  std::string out;
+  out.reserve(body.size() / 4 * 3 + 2);
+  std::size_t i = 0;
+  for (; i + 4 <= body.size(); i += 4) {
+    int a = value(i), b = value(i + 1), c = value(i + 2), d = value(i + 3);
+    if (a < 0 || b < 0 || c < 0 || d < 0)
+      return std::nullopt;
+    auto n = (static_cast<std::uint32_t>(a) << 18) | (static_cast<std::uint32_t>(b) << 12)
+             | (static_cast<std::uint32_t>(c) << 6) | static_cast<std::uint32_t>(d);
+    out += static_cast<char>((n >> 16) & 0xFF);
+    out += static_cast<char>((n >> 8) & 0xFF);
+    out += static_cast<char>(n & 0xFF);
+  }
+  auto rest = body.size() - i;
+  if (rest == 2) {
+    int a = value(i), b = value(i + 1);
+    // The low 4 bits of the last character carry no data and must be zero (canonical form).
+    if (a < 0 || b < 0 || (b & 0x0F) != 0)
+      return std::nullopt;
+    out += static_cast<char>((a << 2) | (b >> 4));
+  } else if (rest == 3) {
+    int a = value(i), b = value(i + 1), c = value(i + 2);
+    if (a < 0 || b < 0 || c < 0 || (c & 0x03) != 0)
+      return std::nullopt;
+    out += static_cast<char>((a << 2) | (b >> 4));
+    out += static_cast<char>(((b & 0x0F) << 4) | (c >> 2));
+  }
+  return out;
+}
+
+// Drops whatever OpenSSL pushes onto this thread's error queue while it lives: failures are
+// reported by return value, and stale entries would confuse a later SSL_get_error on a TLS
+// stream sharing the thread.
+class error_queue_mark {
+public:
+  error_queue_mark() noexcept { ERR_set_mark(); }
+  ~error_queue_mark() { ERR_pop_to_mark(); }
+  error_queue_mark(const error_queue_mark&) = delete;
+  error_queue_mark& operator=(const error_queue_mark&) = delete;
+};
+
+const unsigned char* bytes(std::string_view s) {
+  return reinterpret_cast<const unsigned char*>(s.data());
+}
+
+unsigned char* bytes(std::string& s) {
+  return reinterpret_cast<unsigned char*>(s.data());
+}
+
+// OpenSSL's short name for each curve, as EVP_PKEY_get_group_name reports it.
+const char* group_name(ec_curve curve) {
+  return curve == ec_curve::p384 ? "secp384r1" : "prime256v1";
+}
+
+int field_bytes(ec_curve curve) {
+  return curve == ec_curve::p384 ? 48 : 32;
+}
+
+const EVP_MD* digest_for(ec_curve curve) {
+  return curve == ec_curve::p384 ? EVP_sha384() : EVP_sha256();
+}
+
+} // namespace
+
+// -- randomness, encodings, digests --
+
+std::optional<std::string> random_bytes(std::size_t n) {
+  error_queue_mark mark;
+  if (n > static_cast<std::size_t>(INT_MAX))
+    return std::nullopt;
+  std::string out(n, '\0');
+  if (n > 0 && RAND_bytes(bytes(out), static_cast<int>(n)) != 1)
+    return std::nullopt;
+  return out;
+}
+
+std::string base64_encode(std::string_view data) {
+  return encode(data, std_alphabet, true);
+}
+
+std::optional<std::string> base64_decode(std::string_view text) {
+  return decode(text, std_table, true);
+}
+
+std::string base64url_encode(std::string_view data) {
+  return encode(data, url_alphabet, false);
+}
+
+std::optional<std::string> base64url_decode(std::string_view text) {
+  return decode(text, url_table, false);
+}
+
+bool same_secret(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && !a.empty() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+std::string sha256(std::string_view data) {
+  error_queue_mark mark;
+  std::string out(EVP_MAX_MD_SIZE, '\0');
+  unsigned int len = 0;
+  if (EVP_Digest(data.data(), data.size(), bytes(out), &len, EVP_sha256(), nullptr) != 1)
+    return {};
+  out.resize(len);
+  return out;
+}
+
+std::string hex_colon(std::string_view raw) {
+  static constexpr char digits[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(raw.size() * 3);
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (i > 0)
+      out += ':';
+    auto b = static_cast<unsigned char>(raw[i]);
+    out += digits[b >> 4];
+    out += digits[b & 0x0F];
+  }
+  return out;
+}
+
+// -- keys --
+
+pkey_ptr generate_ec_key(ec_curve curve) {
+  error_queue_mark mark;
+  // EVP_PKEY_Q_keygen is variadic: the EC form takes the curve name as a char*.
+  return pkey_ptr{
+    EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", curve == ec_curve::p384 ? "P-384" : "P-256")};
+}
+
+std::optional<ec_curve> key_curve(const EVP_PKEY& key) {
+  error_queue_mark mark;
+  if (EVP_PKEY_is_a(&key, "EC") != 1)
+    return std::nullopt;
+  char name[64] = {};
+  std::size_t len = 0;
+  if (EVP_PKEY_get_group_name(&key, name, sizeof(name), &len) != 1)
+    return std::nullopt;
+  int nid = OBJ_sn2nid(name);
+  if (nid == NID_undef)
+    nid = EC_curve_nist2nid(name);
+  if (nid == NID_X9_62_prime256v1)
+    return ec_curve::p256;
+  if (nid == NID_secp384r1)
+    return ec_curve::p384;
+  return std::nullopt;
+}
+
+std::optional<std::string> public_key_der(const EVP_PKEY& key) {
+  error_queue_mark mark;
+  int len = i2d_PUBKEY(&key, nullptr);
+  if (len <= 0)
+    return std::nullopt;
+  std::string out(static_cast<std::size_t>(len), '\0');
+  auto* p = bytes(out);
+  if (i2d_PUBKEY(&key, &p) != len)
+    return std::nullopt;
+  return out;
+}
+
+pkey_ptr public_key_from_der(std::string_view der) {
+  error_queue_mark mark;
+  if (der.empty() || der.size() > static_cast<std::size_t>(LONG_MAX))
+    return nullptr;
+  const auto* p = bytes(der);
+  pkey_ptr key{d2i_PUBKEY(nullptr, &p, static_cast<long>(der.size()))};
+  if (!key || p != bytes(der) + der.size())
+    return nullptr;
+  return key;
+}
+
+std::optional<std::string> private_key_der(const EVP_PKEY& key) {
+  error_queue_mark mark;
+  pkcs8_ptr info{EVP_PKEY2PKCS8(&key)};
+  if (!info)
+    return std::nullopt;
+  int len = i2d_PKCS8_PRIV_KEY_INFO(info.get(), nullptr);
+  if (len <= 0)
+    return std::nullopt;
+  std::string out(static_cast<std::size_t>(len), '\0');
+  auto* p = bytes(out);
+  if (i2d_PKCS8_PRIV_KEY_INFO(info.get(), &p) != len)
+    return std::nullopt;
+  return out;
+}
+
+pkey_ptr private_key_from_der(std::string_view der) {
+  error_queue_mark mark;
+  if (der.empty() || der.size() > static_cast<std::size_t>(LONG_MAX))
+    return nullptr;
+  const auto* p = bytes(der);
+  pkcs8_ptr info{d2i_PKCS8_PRIV_KEY_INFO(nullptr, &p, static_cast<long>(der.size()))};
+  if (!info || p != bytes(der) + der.size())
+    return nullptr;
+  return pkey_ptr{EVP_PKCS82PKEY(info.get())};
+}
+
+std::optional<std::pair<std::string, std::string>> ec_public_xy(const EVP_PKEY& key) {
+  error_queue_mark mark;
+  auto curve = key_curve(key);
+  if (!curve)
+    return std::nullopt;
+  BIGNUM* raw_x = nullptr;
+  BIGNUM* raw_y = nullptr;
+  EVP_PKEY_get_bn_param(&key, OSSL_PKEY_PARAM_EC_PUB_X, &raw_x);
+  EVP_PKEY_get_bn_param(&key, OSSL_PKEY_PARAM_EC_PUB_Y, &raw_y);
+  bignum_ptr x{raw_x};
+  bignum_ptr y{raw_y};
+  if (!x || !y)
+    return std::nullopt;
+  int width = field_bytes(*curve);
+  std::string xs(static_cast<std::size_t>(width), '\0');
+  std::string ys(static_cast<std::size_t>(width), '\0');
+  if (BN_bn2binpad(x.get(), bytes(xs), width) != width
+      || BN_bn2binpad(y.get(), bytes(ys), width) != width)
+    return std::nullopt;
+  return std::make_pair(std::move(xs), std::move(ys));
+}
+
+pkey_ptr ec_public_from_xy(ec_curve curve, std::string_view x, std::string_view y) {
+  error_queue_mark mark;
+  auto width = static_cast<std::size_t>(field_bytes(curve));
+  if (x.size() != width || y.size() != width)
+    return nullptr;
+  std::string point;
+  point.reserve(1 + 2 * width);
+  point += '\x04'; // uncompressed point: 04 || x || y
+  point.append(x);
+  point.append(y);
+  std::string group = group_name(curve);
+  OSSL_PARAM params[] = {
+    OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, group.data(), 0),
+    OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, point.data(), point.size()),
+    OSSL_PARAM_construct_end(),
+  };
+  pkey_ctx_ptr ctx{EVP_PKEY_CTX_new_from_name(nullptr, "EC", nullptr)};
+  if (!ctx || EVP_PKEY_fromdata_init(ctx.get()) != 1)
+    return nullptr;
+  EVP_PKEY* raw = nullptr;
+  if (EVP_PKEY_fromdata(ctx.get(), &raw, EVP_PKEY_PUBLIC_KEY, params) != 1)
+    return nullptr;
+  pkey_ptr key{raw};
+  // fromdata already refuses points off the curve; check explicitly all the same, because
+  // the coordinates come from strangers.
+  pkey_ctx_ptr check{EVP_PKEY_CTX_new_from_pkey(nullptr, key.get(), nullptr)};
+  if (!check || EVP_PKEY_public_check(check.get()) != 1)
+    return nullptr;
+  return key;
+}
+
+// -- ECDSA in the P1363 form --
+
+std::optional<std::string> ecdsa_sign_p1363(EVP_PKEY& key, std::string_view data) {
+  error_queue_mark mark;
+  auto curve = key_curve(key);
+  if (!curve)
+    return std::nullopt;
+  md_ctx_ptr ctx{EVP_MD_CTX_new()};
+  if (!ctx
+      || EVP_DigestSignInit(ctx.get(), nullptr, digest_for(*curve), nullptr, &key) != 1)
+    return std::nullopt;
+  std::size_t len = 0;
+  if (EVP_DigestSign(ctx.get(), nullptr, &len, bytes(data), data.size()) != 1)
+    return std::nullopt;
+  std::string der(len, '\0');
+  if (EVP_DigestSign(ctx.get(), bytes(der), &len, bytes(data), data.size()) != 1)
+    return std::nullopt;
+  der.resize(len);
+  const auto* p = bytes(std::string_view{der});
+  ecdsa_sig_ptr sig{d2i_ECDSA_SIG(nullptr, &p, static_cast<long>(der.size()))};
+  if (!sig)
+    return std::nullopt;
+  const BIGNUM* r = nullptr;
+  const BIGNUM* s = nullptr;
+  ECDSA_SIG_get0(sig.get(), &r, &s);
+  int width = field_bytes(*curve);
+  std::string out(static_cast<std::size_t>(2 * width), '\0');
+  if (BN_bn2binpad(r, bytes(out), width) != width
+      || BN_bn2binpad(s, bytes(out) + width, width) != width)
+    return std::nullopt;
+  return out;
+}
+
+bool ecdsa_verify_p1363(EVP_PKEY& key, std::string_view data, std::string_view sig) {
+  error_queue_mark mark;
+  auto curve = key_curve(key);
+  if (!curve)
+    return false;
+  auto width = static_cast<std::size_t>(field_bytes(*curve));
+  if (sig.size() != 2 * width)
+    return false;
+  bignum_ptr r{BN_bin2bn(bytes(sig), static_cast<int>(width), nullptr)};
+  bignum_ptr s{BN_bin2bn(bytes(sig) + width, static_cast<int>(width), nullptr)};
+  ecdsa_sig_ptr es{ECDSA_SIG_new()};
+  if (!r || !s || !es || ECDSA_SIG_set0(es.get(), r.get(), s.get()) != 1)
+    return false;
+  // ECDSA_SIG_set0 took ownership of r and s.
+  static_cast<void>(r.release());
+  static_cast<void>(s.release());
+  int len = i2d_ECDSA_SIG(es.get(), nullptr);
+  if (len <= 0)
+    return false;
+  std::string der(static_cast<std::size_t>(len), '\0');
+  auto* p = bytes(der);
+  if (i2d_ECDSA_SIG(es.get(), &p) != len)
+    return false;
+  md_ctx_ptr ctx{EVP_MD_CTX_new()};
+  if (!ctx
+      || EVP_DigestVerifyInit(ctx.get(), nullptr, digest_for(*curve), nullptr, &key) != 1)
+    return false;
+  return EVP_DigestVerify(ctx.get(), bytes(std::string_view{der}), der.size(), bytes(data),
+                          data.size())
+         == 1;
+}
+
+} // namespace netherscope::net

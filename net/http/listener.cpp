@@ -1,0 +1,81 @@
+#include "net/http/listener.hpp"
+
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core/bind_handler.hpp>
+
+#include "net/base/log.hpp"
+
+namespace netherscope::net {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+listener::listener(asio::io_context& ioc, const tcp::endpoint& endpoint, server_context& ctx,
+                   boost::system::error_code& ec)
+  : ioc_(ioc), acceptor_(asio::make_strand(ioc)), backoff_(acceptor_.get_executor()), ctx_(ctx) {
+  acceptor_.open(endpoint.protocol(), ec);
+  if (!ec)
+    acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec)
+    acceptor_.bind(endpoint, ec);
+  if (!ec)
+    acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+}
+
+void listener::run() {
+  do_accept();
+}
+
+void listener::stop() {
+  asio::post(acceptor_.get_executor(), [self = shared_from_this()] {
+    boost::system::error_code ignored;
+    // Closing cancels the pending accept; an error here only means it was already closed.
+    self->acceptor_.close(ignored);
+  });
+}
+
+tcp::endpoint listener::local_endpoint() const {
+  boost::system::error_code ignored;
+  return acceptor_.local_endpoint(ignored);
+}
+
+void listener::do_accept() {
+  // Each connection gets its own strand, so its handlers never run concurrently even with
+  // several io threads.
+  acceptor_.async_accept(asio::make_strand(ioc_),
+                         boost::beast::bind_front_handler(&listener::on_accept,
+                                                          shared_from_this()));
+}
+
+void listener::on_accept(boost::system::error_code ec, tcp::socket socket) {
+  if (ec == asio::error::operation_aborted || !acceptor_.is_open())
+    return;
+  if (ec) {
+    // Out of descriptors, most likely. Accepting again at once would spin, so pause, and log
+    // at most once a second.
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_error_log_ >= std::chrono::seconds(1)) {
+      last_error_log_ = now;
+      log::write(log::level::warn, "accept_failed", {{"error", ec.message()}});
+    }
+    backoff_.expires_after(std::chrono::milliseconds(50));
+    backoff_.async_wait([self = shared_from_this()](boost::system::error_code wait_ec) {
+      if (!wait_ec)
+        self->do_accept();
+    });
+    return;
+  }
+  boost::system::error_code peer_ec;
+  auto peer = socket.remote_endpoint(peer_ec).address();
+  if (peer_ec) {
+    // The client left already; nothing to serve.
+  } else if (ctx_.connections.load(std::memory_order_relaxed) >= ctx_.settings().max_connections
+             || !ctx_.admit(peer)) {
+    reject_connection(std::move(socket));
+  } else {
+    start_session(std::move(socket), ctx_, peer);
+  }
+  do_accept();
+}
+
+} // namespace netherscope::net

@@ -1,0 +1,49 @@
+// Our HTTP server's accept loop and its connections.
+#pragma once
+
+#include <memory>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/system/error_code.hpp>
+
+#include "net/http/server_context.hpp"
+
+namespace netherscope::net {
+
+/// Accepts connections and starts a session for each; stop() closes the acceptor.
+class listener : public std::enable_shared_from_this<listener> {
+public:
+  /// Binds and listens; ec reports a failure (address in use, permission).
+  listener(boost::asio::io_context& ioc, const boost::asio::ip::tcp::endpoint& endpoint,
+           server_context& ctx, boost::system::error_code& ec);
+
+  /// Starts accepting.
+  void run();
+
+  /// Stops accepting; open connections are not touched.
+  void stop();
+
+  /// The bound endpoint (with the OS-chosen port when 0 was asked for).
+  boost::asio::ip::tcp::endpoint local_endpoint() const;
+
+private:
+  void do_accept();
+  void on_accept(boost::system::error_code ec, boost::asio::ip::tcp::socket socket);
+
+  boost::asio::io_context& ioc_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::steady_timer backoff_;
+  std::chrono::steady_clock::time_point last_error_log_{};
+  server_context& ctx_;
+};
+
+/// Starts serving one accepted connection, admitted for peer (released when it ends).
+void start_session(boost::asio::ip::tcp::socket&& socket, server_context& ctx,
+                   const boost::asio::ip::address& peer);
+
+/// Answers an accepted connection with 503 and closes it (too many connections).
+void reject_connection(boost::asio::ip::tcp::socket&& socket);
+
+} // namespace netherscope::net

@@ -1,0 +1,63 @@
+// The router: a pure function from an HTTP request to a response or a call for the actors.
+//
+// Nothing here touches a socket or an actor, so every route is tested with plain values.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include "net/api/call.hpp"
+#include "net/http/client_request.hpp"
+
+namespace netherscope::net {
+
+namespace http = boost::beast::http;
+
+using request = http::request<http::string_body>;
+using response = http::response<http::string_body>;
+
+/// What the router needs to know besides the request.
+struct route_context {
+  client_identity client;
+  /// The OpenAPI document served at /openapi.json.
+  std::string_view openapi_json;
+  /// True once shutdown began: API calls get 503 and connections close.
+  bool draining = false;
+};
+
+/// The router's verdict: answer now, or hand a call to the actors.
+struct route_decision {
+  /// Set when the router answered by itself.
+  std::optional<response> immediate;
+  /// Set when the actors answer; the session fills in the reply callback.
+  std::optional<api_call> call;
+  /// The route for the access log: "/api/info", "/healthz", or "unknown".
+  std::string_view route;
+  /// The target for the access log, "host:port", when the call names one.
+  std::string target_label;
+};
+
+/// Routes one request.
+route_decision route(const request& req, const route_context& ctx);
+
+/// Answers a request whose body exceeded the limit, before it was read completely.
+route_decision route_oversized(const request& req, const route_context& ctx);
+
+/// Builds the HTTP response for the actors' answer to a call of the given kind. Sign-in
+/// cookies get the Secure attribute when secure_cookies is set (served over HTTPS).
+response render_api(api_outcome&& outcome, call_kind kind, unsigned version, bool keep_alive,
+                    bool secure_cookies = false);
+
+/// The same, for an outcome the caller keeps (its body is copied).
+inline response render_api(const api_outcome& outcome, call_kind kind, unsigned version,
+                           bool keep_alive, bool secure_cookies = false) {
+  return render_api(api_outcome{outcome}, kind, version, keep_alive, secure_cookies);
+}
+
+/// Builds a JSON error response outside the API (bad request line, overload).
+response render_plain_error(const failure& error, unsigned version, bool keep_alive);
+
+} // namespace netherscope::net

@@ -1,0 +1,94 @@
+// What every connection of our HTTP server shares: settings, counters, and the way calls leave
+// the edge. That way is a callback app/ wires to the actors, so nothing here includes them.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <boost/asio/ip/address.hpp>
+
+#include "net/api/call.hpp"
+#include "net/base/cidr.hpp"
+#include "net/http/metrics.hpp"
+
+namespace netherscope::net {
+
+/// Settings of the HTTP server, taken from the service configuration.
+struct server_settings {
+  std::chrono::milliseconds read_timeout{30000};
+  std::chrono::milliseconds write_timeout{30000};
+  std::size_t pipeline_limit = 16;
+  std::size_t max_connections = 10000;
+  /// Connections one client address may hold at once; trusted proxies are exempt.
+  std::size_t max_connections_per_ip = 100;
+  std::size_t header_limit = 8 * 1024;
+  /// The largest request body: /api/offer takes at most 16 KiB (PRODUCT.md "Input").
+  std::size_t body_limit = 16 * 1024;
+  std::vector<cidr> trusted_proxies;
+  bool access_log = true;
+  /// Whether cookies get the Secure attribute (the public base URL is HTTPS).
+  bool secure_cookies = false;
+};
+
+/// State shared by the listener and all sessions; it outlives both.
+class server_context {
+public:
+  server_context(server_settings settings, std::string openapi_json);
+
+  /// Where calls go: a function that enqueues them and never blocks. Set once before the
+  /// listener starts, and to an empty function at shutdown so no actor handle it holds
+  /// outlives the actor system.
+  void set_call_sink(call_sink sink);
+
+  const server_settings& settings() const noexcept {
+    return settings_;
+  }
+
+  const std::string& openapi_json() const noexcept {
+    return openapi_;
+  }
+
+  /// Hands a call on through the call sink. Never blocks: the sink only enqueues a message.
+  /// Without a sink the call is dropped, and its reply guard answers it.
+  void submit(api_call&& call);
+
+  /// Marks the start of shutdown: API calls get 503 and connections stop being kept alive.
+  void begin_draining() noexcept {
+    draining_.store(true, std::memory_order_relaxed);
+  }
+
+  bool draining() const noexcept {
+    return draining_.load(std::memory_order_relaxed);
+  }
+
+  // -- counters ---------------------------------------------------------------
+
+  /// Calls handed to the actors whose response is not yet written.
+  std::atomic<std::size_t> in_flight{0};
+  /// Open client connections.
+  std::atomic<std::size_t> connections{0};
+  /// Responses sent, by route and status class.
+  request_counters requests;
+
+  /// Admits one more connection from addr, unless it already holds its share; a trusted
+  /// proxy carries many clients and is never refused for this.
+  bool admit(const boost::asio::ip::address& addr);
+
+  /// Ends a connection admitted for addr.
+  void release(const boost::asio::ip::address& addr);
+
+private:
+  server_settings settings_;
+  call_sink sink_;
+  std::string openapi_;
+  std::atomic<bool> draining_{false};
+  std::mutex per_ip_mutex_;
+  std::map<boost::asio::ip::address, std::size_t> per_ip_;
+};
+
+} // namespace netherscope::net

@@ -1,0 +1,434 @@
+// One client connection of our HTTP server: keep-alive, bounded pipelining, timeouts.
+//
+// Requests are read ahead while earlier ones are still with the actors, up to the pipeline
+// limit; responses are written strictly in request order. Everything runs on the
+// connection's strand, and replies from the actors are posted onto it.
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <optional>
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/bind_handler.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+
+#include <boost/json/object.hpp>
+
+#include "net/base/log.hpp"
+#include "net/http/client_request.hpp"
+#include "net/http/listener.hpp"
+#include "net/http/router.hpp"
+
+namespace netherscope::net {
+
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+using tcp = asio::ip::tcp;
+using clock_type = std::chrono::steady_clock;
+
+/// Counts a value up for as long as it lives.
+class counted {
+public:
+  explicit counted(std::atomic<std::size_t>& counter) : counter_(&counter) {
+    counter_->fetch_add(1, std::memory_order_relaxed);
+  }
+  counted(counted&& other) noexcept : counter_(other.counter_) {
+    other.counter_ = nullptr;
+  }
+  counted(const counted&) = delete;
+  counted& operator=(const counted&) = delete;
+  counted& operator=(counted&&) = delete;
+  ~counted() {
+    if (counter_ != nullptr)
+      counter_->fetch_sub(1, std::memory_order_relaxed);
+  }
+
+private:
+  std::atomic<std::size_t>* counter_;
+};
+
+/// Makes sure a call is answered: if every copy of the callback is dropped without being
+/// called (an actor died, a message was lost), the client still gets a 503 instead of a
+/// connection that waits forever.
+reply_fn guarded(reply_fn fn) {
+  struct guard {
+    reply_fn fn;
+    std::atomic<bool> done{false};
+    explicit guard(reply_fn f) : fn(std::move(f)) {
+      // nop
+    }
+    ~guard() {
+      if (done.exchange(true))
+        return;
+      api_outcome lost;
+      lost.error = make_failure(error_code::unavailable,
+                                "the request was lost inside the service; try again");
+      fn(std::move(lost));
+    }
+  };
+  auto g = std::make_shared<guard>(std::move(fn));
+  return [g](api_outcome&& outcome) {
+    if (!g->done.exchange(true))
+      g->fn(std::move(outcome));
+  };
+}
+
+/// One request on its way to a response.
+struct slot {
+  std::uint64_t id = 0;
+  clock_type::time_point started;
+  http::verb method = http::verb::unknown;
+  std::string_view route;
+  std::string target_label;
+  std::string client;
+  std::optional<response> res;
+  /// Held while the actors work on the call, so shutdown can wait for it.
+  std::optional<counted> in_flight;
+};
+
+class session : public std::enable_shared_from_this<session> {
+public:
+  session(tcp::socket&& socket, server_context& ctx, const asio::ip::address& peer)
+    : stream_(std::move(socket)),
+      idle_timer_(stream_.get_executor()),
+      ctx_(ctx),
+      connection_(ctx.connections),
+      peer_(peer) {
+    boost::system::error_code ec;
+    // Small responses must leave at once instead of waiting for Nagle's timer.
+    stream_.socket().set_option(tcp::no_delay(true), ec);
+  }
+
+  ~session() {
+    ctx_.release(peer_);
+  }
+
+  session(const session&) = delete;
+  session& operator=(const session&) = delete;
+
+  void run() {
+    asio::dispatch(stream_.get_executor(),
+                   beast::bind_front_handler(&session::do_read, shared_from_this()));
+  }
+
+private:
+  // -- reading ----------------------------------------------------------------
+
+  void do_read() {
+    if (reading_ || closing_ || queue_.size() >= ctx_.settings().pipeline_limit)
+      return;
+    reading_ = true;
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(ctx_.settings().header_limit));
+    parser_->body_limit(ctx_.settings().body_limit);
+    // Reads carry no Beast timeout: Beast closes the socket when one fires, which would drop
+    // responses still owed. The idle timer bounds a read only while nothing is owed.
+    stream_.expires_never();
+    arm_idle_timer();
+    // The header first, so that an oversized body is refused before it is read and an
+    // "Expect: 100-continue" client learns it may send the body.
+    http::async_read_header(stream_, buffer_, *parser_,
+                            beast::bind_front_handler(&session::on_read_header,
+                                                      shared_from_this()));
+  }
+
+  void on_read_header(beast::error_code ec, std::size_t) {
+    if (ec)
+      return on_read(ec, 0);
+    auto& req = parser_->get();
+    auto length = parser_->content_length();
+    if (length && *length > ctx_.settings().body_limit)
+      return on_read(http::error::body_limit, 0);
+    // The interim response may only go out when nothing else is being written and no
+    // earlier response is owed, or it would interleave with or overtake them. Otherwise the
+    // client sends the body anyway after its own short wait.
+    if (beast::iequals(req[http::field::expect], "100-continue") && !writing_ && queue_.empty()) {
+      writing_ = true;
+      continue_.emplace(http::status::continue_, req.version());
+      stream_.expires_after(ctx_.settings().write_timeout);
+      return http::async_write(stream_, *continue_,
+                               beast::bind_front_handler(&session::on_continue_written,
+                                                         shared_from_this()));
+    }
+    read_body();
+  }
+
+  void on_continue_written(beast::error_code ec, std::size_t) {
+    writing_ = false;
+    continue_.reset();
+    if (ec)
+      return on_read(ec, 0);
+    stream_.expires_never();
+    read_body();
+  }
+
+  void read_body() {
+    http::async_read(stream_, buffer_, *parser_,
+                     beast::bind_front_handler(&session::on_read, shared_from_this()));
+  }
+
+  void on_read(beast::error_code ec, std::size_t) {
+    reading_ = false;
+    if (closed_)
+      return;
+    if (ec == http::error::end_of_stream || ec == asio::error::connection_reset
+        || ec == asio::error::eof) {
+      // The client is done sending; answer what it already asked, then close.
+      closing_ = true;
+      return queue_.empty() ? close() : try_write();
+    }
+    if (ec == beast::error::timeout || ec == asio::error::operation_aborted)
+      return close();
+    if (ec == http::error::body_limit) {
+      closing_ = true;
+      read_forwarded_for(parser_->get());
+      auto rc = make_context();
+      return dispatch(route_oversized(parser_->get(), rc), parser_->get(), rc);
+    }
+    if (ec) {
+      // A malformed request leaves the stream in an unknown state: answer 400 and close.
+      closing_ = true;
+      auto res = render_plain_error(
+        make_failure(error_code::invalid_input, "malformed HTTP request: " + ec.message()),
+        11, false);
+      slot s;
+      s.id = next_id_++;
+      s.started = clock_type::now();
+      s.route = "unknown";
+      s.res = std::move(res);
+      queue_.push_back(std::move(s));
+      return try_write();
+    }
+    idle_timer_.cancel();
+    handle(parser_->release());
+    do_read();
+  }
+
+  // -- idle time --------------------------------------------------------------
+
+  // Idle time counts only while nothing is owed to the client: then a connection that sends
+  // nothing for read_timeout is closed. While responses are owed, the client may be quiet.
+  void arm_idle_timer() {
+    if (!queue_.empty() || closed_)
+      return;
+    idle_timer_.expires_after(ctx_.settings().read_timeout);
+    idle_timer_.async_wait(beast::bind_front_handler(&session::on_idle, shared_from_this()));
+  }
+
+  void on_idle(beast::error_code ec) {
+    if (ec || closed_ || !queue_.empty() || writing_)
+      return;
+    close();
+  }
+
+  route_context make_context() const {
+    route_context rc;
+    rc.client = identify_client(peer_, forwarded_for_, ctx_.settings().trusted_proxies);
+    rc.openapi_json = ctx_.openapi_json();
+    rc.draining = ctx_.draining();
+    return rc;
+  }
+
+  // Several X-Forwarded-For headers are one list (RFC 9110 §5.3).
+  void read_forwarded_for(const request& req) {
+    forwarded_for_.clear();
+    auto [first, last] = req.equal_range("X-Forwarded-For");
+    for (auto i = first; i != last; ++i) {
+      if (!forwarded_for_.empty())
+        forwarded_for_ += ',';
+      forwarded_for_.append(i->value().data(), i->value().size());
+    }
+  }
+
+  void handle(request&& req) {
+    read_forwarded_for(req);
+    auto rc = make_context();
+    if (!req.keep_alive() || rc.draining)
+      closing_ = true;
+    dispatch(route(req, rc), req, rc);
+  }
+
+  void dispatch(route_decision&& decision, const request& req, const route_context& rc) {
+    if (decision.immediate)
+      return push_answer(std::move(decision), req, rc.client);
+    slot s;
+    s.id = next_id_++;
+    s.started = clock_type::now();
+    s.method = req.method();
+    s.route = decision.route;
+    s.target_label = std::move(decision.target_label);
+    s.client = rc.client.address.to_string();
+    s.in_flight.emplace(ctx_.in_flight);
+    auto& call = *decision.call;
+    call.reply = guarded([self = shared_from_this(), id = s.id, kind = call.kind,
+                  version = req.version(), keep_alive = req.keep_alive()](api_outcome&& outcome) {
+      // Runs on an actor's thread: render there, then hop onto the connection's strand.
+      auto metrics = kind == call_kind::metrics && outcome.error.ok();
+      metrics_snapshot m{&self->ctx_.requests, self->ctx_.connections.load(),
+                         self->ctx_.in_flight.load(), outcome.probes, outcome.cache_entries};
+      auto res = render_api(std::move(outcome), kind, version, keep_alive,
+                            self->ctx_.settings().secure_cookies);
+      if (metrics) {
+        res.body() = render_metrics(m);
+        res.prepare_payload();
+      }
+      asio::post(self->stream_.get_executor(),
+                 [self, id, res = std::move(res)]() mutable {
+                   self->on_reply(id, std::move(res));
+                 });
+    });
+    queue_.push_back(std::move(s));
+    ctx_.submit(std::move(call));
+  }
+
+  void push_answer(route_decision&& decision, const request& req,
+                   const client_identity& client = {}) {
+    slot s;
+    s.id = next_id_++;
+    s.started = clock_type::now();
+    s.method = req.method();
+    s.route = decision.route;
+    s.client = client.address.is_unspecified() ? peer_.to_string()
+                                               : client.address.to_string();
+    s.res = std::move(*decision.immediate);
+    queue_.push_back(std::move(s));
+    try_write();
+  }
+
+  void on_reply(std::uint64_t id, response&& res) {
+    for (auto& s : queue_) {
+      if (s.id == id) {
+        s.res = std::move(res);
+        break;
+      }
+    }
+    try_write();
+  }
+
+  // -- writing ----------------------------------------------------------------
+
+  void try_write() {
+    if (writing_ || queue_.empty() || !queue_.front().res)
+      return;
+    auto& res = *queue_.front().res;
+    if (closing_ || ctx_.draining()) {
+      // Later requests on this connection will not be answered, so say so now.
+      if (queue_.size() == 1 || ctx_.draining())
+        res.keep_alive(false);
+    }
+    writing_ = true;
+    // Sets only the write timer when a read is pending; a timer left in the past would
+    // fail the write at once.
+    stream_.expires_after(ctx_.settings().write_timeout);
+    http::async_write(stream_, res,
+                      beast::bind_front_handler(&session::on_write, shared_from_this()));
+  }
+
+  void on_write(beast::error_code ec, std::size_t) {
+    writing_ = false;
+    if (closed_)
+      return;
+    auto& s = queue_.front();
+    ctx_.requests.count(s.route, s.res->result_int());
+    log_access(s);
+    bool keep_alive = s.res->keep_alive();
+    queue_.pop_front();
+    if (ec)
+      return close();
+    if (!keep_alive) {
+      closing_ = true;
+      queue_.clear();
+      return close();
+    }
+    if (closing_ && queue_.empty())
+      return close();
+    try_write();
+    if (reading_)
+      arm_idle_timer();
+    else
+      do_read();
+  }
+
+  void log_access(const slot& s) {
+    if (!ctx_.settings().access_log || !log::enabled(log::level::info))
+      return;
+    auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(clock_type::now()
+                                                                          - s.started);
+    boost::json::object fields;
+    fields["method"] = http::to_string(s.method);
+    fields["route"] = s.route;
+    fields["status"] = s.res->result_int();
+    fields["duration_us"] = elapsed.count();
+    fields["client"] = s.client;
+    if (!s.target_label.empty())
+      fields["target"] = s.target_label;
+    log::write(log::level::info, "access", std::move(fields));
+  }
+
+  void close() {
+    if (closed_)
+      return;
+    closed_ = true;
+    idle_timer_.cancel();
+    beast::error_code ignored;
+    // A half-close tells the client we are done; errors mean it is already gone.
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.close();
+  }
+
+  beast::tcp_stream stream_;
+  asio::steady_timer idle_timer_;
+  beast::flat_buffer buffer_;
+  server_context& ctx_;
+  counted connection_;
+  asio::ip::address peer_;
+  std::string forwarded_for_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<http::response<http::empty_body>> continue_;
+  std::deque<slot> queue_;
+  std::uint64_t next_id_ = 0;
+  bool reading_ = false;
+  bool writing_ = false;
+  bool closing_ = false;
+  bool closed_ = false;
+};
+
+} // namespace
+
+void start_session(tcp::socket&& socket, server_context& ctx, const asio::ip::address& peer) {
+  std::make_shared<session>(std::move(socket), ctx, peer)->run();
+}
+
+void reject_connection(tcp::socket&& socket) {
+  // The 503 says why; without it the client would see a bare reset.
+  struct rejection : std::enable_shared_from_this<rejection> {
+    beast::tcp_stream stream;
+    response res;
+    explicit rejection(tcp::socket&& s)
+      : stream(std::move(s)),
+        res(render_plain_error(make_failure(error_code::unavailable,
+                                            "too many connections from this address, or in "
+                                            "all; try again shortly"),
+                               11, false)) {
+      // nop
+    }
+  };
+  auto r = std::make_shared<rejection>(std::move(socket));
+  r->stream.expires_after(std::chrono::seconds(5));
+  http::async_write(r->stream, r->res, [r](beast::error_code, std::size_t) {
+    beast::error_code ignored;
+    r->stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  });
+}
+
+} // namespace netherscope::net

@@ -1,0 +1,98 @@
+// Who we are to a NetherNet target: our DTLS certificate (whose fingerprint goes into the
+// offer) and our long-lived P-384 identity key, which signs the session-level a=identity
+// attribute exactly as PROTOCOL.md §2.3 describes, in the self-signed shape BDS uses.
+//
+// Nothing here throws: failures come back as nullopt or as an identity_check with a reason.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "net/base/crypto.hpp"
+
+namespace netherscope::net {
+
+// -- our identity --
+
+/// Our DTLS certificate and key and our identity key, as one value.
+struct local_identity {
+  /// ECDSA P-256 key of the DTLS certificate.
+  pkey_ptr dtls_key;
+  /// Self-signed certificate (CN netherscope, random serial, valid from a day ago for a
+  /// year); WebRTC only requires that it match the fingerprint in the offer.
+  x509_ptr dtls_cert;
+  /// ECDSA P-384 key that signs the a=identity attribute.
+  pkey_ptr identity_key;
+  /// SHA-256 of the certificate's DER as "AB:CD:...", the value of a=fingerprint:sha-256.
+  std::string fingerprint;
+};
+
+/// Makes a fresh identity: new keys and a new certificate; nullopt when OpenSSL fails.
+std::optional<local_identity> make_local_identity();
+
+/// The persisted form of a local_identity: PKCS#8 DER for the keys, DER for the certificate.
+struct identity_blob {
+  /// PKCS#8 PrivateKeyInfo DER of the P-256 DTLS key.
+  std::string dtls_key_der;
+  /// DER of the self-signed DTLS certificate.
+  std::string dtls_cert_der;
+  /// PKCS#8 PrivateKeyInfo DER of the P-384 identity key.
+  std::string identity_key_der;
+};
+
+/// Encodes an identity for storage; fields are left empty when a part is missing or cannot be
+/// encoded, which from_blob then refuses.
+identity_blob to_blob(const local_identity& id);
+
+/// Serializes an identity blob for the store: a version byte, then three length-prefixed
+/// (u32 LE) fields.
+std::string encode_identity(const identity_blob& blob);
+
+/// The inverse of encode_identity; nullopt for an unknown version or a truncated record.
+std::optional<identity_blob> decode_identity(std::string_view record);
+
+/// Whether the DTLS certificate's notAfter lies before unix_time (or cannot be read).
+bool certificate_expires_before(const local_identity& id, std::int64_t unix_time);
+
+/// Decodes a stored identity, checking that the DTLS key is P-256 and signed the certificate
+/// it matches and that the identity key is P-384; recomputes the fingerprint.
+std::optional<local_identity> from_blob(const identity_blob& blob);
+
+// -- the a=identity attribute --
+
+/// The canonical payload the fingerprints JWS signs:
+/// {"fingerprint":[{"algorithm":"sha-256","digest":"<digest>"},...]} in the given order, keys
+/// sorted, no whitespace.
+std::string canonical_fingerprint_payload(const std::vector<std::string>& sha256_digests);
+
+/// The value after "a=identity:" for an SDP whose a=fingerprint:sha-256 digests ("AB:CD:...")
+/// are sha256_digests, in their SDP order: standard base64 of
+/// {"assertion":"{\"fingerprints\":\"<detached JWS>\",\"token\":\"<JWT>\"}",
+///  "idp":{"domain":"self","protocol":"default"}}, where the JWT is a self-signed ES384 token
+/// (header alg and x5u, payload cpk as a JWK, iat now_unix, exp now_unix + 60).
+/// nullopt when the key is not P-384, the digest list is empty, or signing fails.
+std::optional<std::string> make_identity_attribute(EVP_PKEY& identity_key,
+                                                   const std::vector<std::string>& sha256_digests,
+                                                   std::int64_t now_unix);
+
+/// The outcome of checking an a=identity value.
+struct identity_check {
+  /// Whether every check passed.
+  bool ok = false;
+  /// Why the check failed, as a short sentence; empty when ok.
+  std::string reason;
+};
+
+/// Checks an a=identity value in the self-signed shape: decodes it, takes the key from the
+/// token's cpk claim (a JWK object or a standard-base64 DER SPKI string), verifies the ES384
+/// token with that key (and that x5u, when present, names the same key), checks exp >= now_unix
+/// when exp is present, and verifies the fingerprints JWS over the canonical payload of
+/// sha256_digests. Tokens signed by someone else (a client's RS256 GameServerToken) fail.
+identity_check verify_identity_attribute(std::string_view value,
+                                         const std::vector<std::string>& sha256_digests,
+                                         std::int64_t now_unix);
+
+} // namespace netherscope::net

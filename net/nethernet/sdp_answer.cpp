@@ -1,0 +1,498 @@
+// Reading what a NetherNet target answers to our offer. See sdp_answer.hpp.
+//
+// Everything here reads untrusted bytes from the Internet: no exceptions are thrown (apart from
+// std::bad_alloc), every index is checked, and the work is linear in the input.
+#include "net/nethernet/sdp_answer.hpp"
+
+#include <arpa/inet.h>
+
+#include <array>
+#include <cstddef>
+#include <cstring>
+
+namespace netherscope::net {
+
+namespace {
+
+// -- limits -------------------------------------------------------------------------------------
+
+/// Longest candidate attribute we parse. Real ones are under 300 bytes (a go-nethernet line
+/// with a 256-character ufrag stays under 600); anything longer is left out unread.
+constexpr std::size_t max_candidate_length = 4096;
+
+/// Most candidates parse_answer collects from one answer.
+constexpr std::size_t max_candidates = 256;
+
+/// Most per-line warnings parse_answer writes; the rest are counted in one summary warning.
+constexpr std::size_t max_line_warnings = 64;
+
+/// How many bytes of a left-out line a warning quotes.
+constexpr std::size_t warning_quote_length = 200;
+
+/// Longest connection-address: a DNS name (253) with room for an IPv6 zone.
+constexpr std::size_t max_address_length = 255;
+
+// -- character classes --------------------------------------------------------------------------
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+bool is_alpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+bool is_alnum(char c) {
+  return is_alpha(c) || is_digit(c);
+}
+
+/// ice-char = ALPHA / DIGIT / "+" / "/" (RFC 8839).
+bool is_ice_char(char c) {
+  return is_alnum(c) || c == '+' || c == '/';
+}
+
+/// token characters of RFC 3261 §25.1, which RFC 8839 uses for transport, cand-type and
+/// extension names.
+bool is_token_char(char c) {
+  if (is_alnum(c))
+    return true;
+  switch (c) {
+    case '-':
+    case '.':
+    case '!':
+    case '%':
+    case '*':
+    case '_':
+    case '+':
+    case '`':
+    case '\'':
+    case '~':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/// The separators we accept between candidate fields: SP and HTAB, in runs.
+bool is_blank(char c) {
+  return c == ' ' || c == '\t';
+}
+
+/// VCHAR of RFC 5234: printable ASCII without space.
+bool is_vchar(char c) {
+  auto u = static_cast<unsigned char>(c);
+  return u >= 0x21 && u <= 0x7e;
+}
+
+bool is_ascii_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
+}
+
+char to_lower(char c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+/// ASCII case-insensitive comparison (ABNF string literals such as "typ" are case-insensitive).
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size())
+    return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (to_lower(a[i]) != to_lower(b[i]))
+      return false;
+  return true;
+}
+
+template <class Predicate>
+bool all_of(std::string_view s, Predicate pred) {
+  for (char c : s)
+    if (!pred(c))
+      return false;
+  return true;
+}
+
+// -- fields -------------------------------------------------------------------------------------
+
+enum class number_status { ok, malformed, out_of_range };
+
+/// Parses an unsigned decimal of at most max_digits digits (<= 10, so no overflow) that is at
+/// most max_value. An empty string or any non-digit is malformed; too many digits or too large a
+/// value is out_of_range.
+number_status parse_decimal(std::string_view s, std::size_t max_digits, std::uint64_t max_value,
+                            std::uint64_t& out) {
+  if (s.empty() || !all_of(s, is_digit))
+    return number_status::malformed;
+  if (s.size() > max_digits)
+    return number_status::out_of_range;
+  std::uint64_t value = 0;
+  for (char c : s)
+    value = value * 10 + static_cast<std::uint64_t>(c - '0');
+  if (value > max_value)
+    return number_status::out_of_range;
+  out = value;
+  return number_status::ok;
+}
+
+/// Whether s is an IPv6 literal, optionally with a zone ("fe80::1%eth0"), per inet_pton.
+bool is_ipv6_literal(std::string_view s) {
+  auto percent = s.find('%');
+  if (percent != std::string_view::npos) {
+    auto zone = s.substr(percent + 1);
+    if (zone.empty() || !all_of(zone, [](char c) { return is_alnum(c) || c == '-' || c == '_' || c == '.'; }))
+      return false;
+    s = s.substr(0, percent);
+  }
+  char text[INET6_ADDRSTRLEN + 1] = {};
+  if (s.empty() || s.size() >= sizeof text)
+    return false;
+  std::memcpy(text, s.data(), s.size());
+  in6_addr bytes{};
+  return inet_pton(AF_INET6, text, &bytes) == 1;
+}
+
+/// Whether s is a dotted-quad IPv4 literal, per inet_pton (four parts, no leading zeros).
+bool is_ipv4_literal(std::string_view s) {
+  char text[INET_ADDRSTRLEN + 1] = {};
+  if (s.empty() || s.size() >= sizeof text)
+    return false;
+  std::memcpy(text, s.data(), s.size());
+  in_addr bytes{};
+  return inet_pton(AF_INET, text, &bytes) == 1;
+}
+
+/// Whether s is a host name: dot-separated labels of 1..63 letters, digits, '-' or '_'.
+/// Lenient on purpose (underscores, hyphens at label ends) so mDNS names such as
+/// "5f3d0c6e-4b1a-4c1e-9a0e-2f4f6b7c8d9e.local" and odd operator names pass.
+bool is_host_name(std::string_view s) {
+  if (s.empty() || s.size() > 253)
+    return false;
+  std::size_t label = 0;
+  for (char c : s) {
+    if (c == '.') {
+      if (label == 0)
+        return false;
+      label = 0;
+    } else if (is_alnum(c) || c == '-' || c == '_') {
+      if (++label > 63)
+        return false;
+    } else {
+      return false;
+    }
+  }
+  return label != 0;
+}
+
+/// connection-address: an IPv4 literal, an unbracketed IPv6 literal or a host name.
+bool is_connection_address(std::string_view s) {
+  if (s.empty() || s.size() > max_address_length)
+    return false;
+  if (s.find(':') != std::string_view::npos)
+    return is_ipv6_literal(s);
+  if (all_of(s, [](char c) { return is_digit(c) || c == '.'; }))
+    return is_ipv4_literal(s);
+  return is_host_name(s);
+}
+
+/// Splits s on runs of SP/HTAB; leading and trailing blanks yield no tokens.
+std::vector<std::string_view> split_blanks(std::string_view s) {
+  std::vector<std::string_view> tokens;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && is_blank(s[i]))
+      ++i;
+    auto start = i;
+    while (i < s.size() && !is_blank(s[i]))
+      ++i;
+    if (i > start)
+      tokens.push_back(s.substr(start, i - start));
+  }
+  return tokens;
+}
+
+std::string hex_byte(unsigned char byte) {
+  static constexpr char digits[] = "0123456789ABCDEF";
+  std::string out = "0x";
+  out += digits[byte >> 4];
+  out += digits[byte & 0x0f];
+  return out;
+}
+
+/// A line quoted in a warning: at most warning_quote_length bytes of it, bytes outside printable
+/// ASCII written as \xNN, and "..." when cut.
+std::string quote_line(std::string_view line) {
+  static constexpr char digits[] = "0123456789ABCDEF";
+  auto shown = line.substr(0, warning_quote_length);
+  std::string out;
+  out.reserve(shown.size() + 3);
+  for (char c : shown) {
+    auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u <= 0x7e) {
+      out += c;
+    } else {
+      out += "\\x";
+      out += digits[u >> 4];
+      out += digits[u & 0x0f];
+    }
+  }
+  if (line.size() > shown.size())
+    out += "...";
+  return out;
+}
+
+std::optional<ice_candidate> fail(std::string* why, std::string reason) {
+  if (why)
+    *why = std::move(reason);
+  return std::nullopt;
+}
+
+/// The status names of a failed port-like number.
+std::string number_reason(number_status status, std::string_view field) {
+  std::string out(field);
+  out += status == number_status::out_of_range ? " out of range" : " is not a number";
+  return out;
+}
+
+/// NetherNet error codes by value: go-nethernet signal.go (ErrorCode… iota list, 0–37), with 37
+/// named as PROTOCOL.md §2.4 and PRODUCT.md name it (go-nethernet itself says IdentityNotAllowed).
+constexpr std::array<std::string_view, 38> error_names = {
+  "None",                                                  // 0
+  "DestinationNotLoggedIn",                                // 1
+  "NegotiationTimeout",                                    // 2
+  "WrongTransportVersion",                                 // 3
+  "FailedToCreatePeerConnection",                          // 4
+  "ICE",                                                   // 5
+  "ConnectRequest",                                        // 6
+  "ConnectResponse",                                       // 7
+  "CandidateAdd",                                          // 8
+  "InactivityTimeout",                                     // 9
+  "FailedToCreateOffer",                                   // 10
+  "FailedToCreateAnswer",                                  // 11
+  "FailedToSetLocalDescription",                           // 12
+  "FailedToSetRemoteDescription",                          // 13
+  "NegotiationTimeoutWaitingForResponse",                  // 14
+  "NegotiationTimeoutWaitingForAccept",                    // 15
+  "IncomingConnectionIgnored",                             // 16
+  "SignalingParsingFailure",                               // 17
+  "SignalingUnknownError",                                 // 18
+  "SignalingUnicastMessageDeliveryFailed",                 // 19
+  "SignalingBroadcastDeliveryFailed",                      // 20
+  "SignalingMessageDeliveryFailed",                        // 21
+  "SignalingTurnAuthFailed",                               // 22
+  "SignalingFallbackToBestEffortDelivery",                 // 23
+  "NoSignalingChannel",                                    // 24
+  "NotLoggedIn",                                           // 25
+  "SignalingFailedToSend",                                 // 26
+  "RelayServerConfigurationResultFailure",                 // 27
+  "RelayServerConfigurationResultParsingErrorNoURLs",      // 28
+  "RelayServerConfigurationResultParsingErrorNoCreds",     // 29
+  "RelayServerConfigurationResultParsingErrorNoServers",   // 30
+  "RelayServerConfigurationResultParsingErrorNoExpiration", // 31
+  "DataChannelClosed",                                     // 32
+  "InternalErrorJSONSerialization",                        // 33
+  "InvalidArgument",                                       // 34
+  "GenericFailure",                                        // 35
+  "FailedToCreateIdentityAssertion",                       // 36
+  "IdentityVerificationFailed",                            // 37
+};
+
+} // namespace
+
+// -- candidates ---------------------------------------------------------------------------------
+
+std::optional<ice_candidate> parse_candidate(std::string_view line, std::string* why) {
+  auto rest = line;
+  while (!rest.empty() && (rest.back() == '\r' || rest.back() == '\n'))
+    rest.remove_suffix(1);
+  if (starts_with(rest, "a="))
+    rest.remove_prefix(2);
+  const auto raw = rest;
+  constexpr std::string_view key = "candidate:";
+  if (!starts_with(rest, key))
+    return fail(why, "not a candidate attribute");
+  rest.remove_prefix(key.size());
+  // go-nethernet writes the attribute value with its own "candidate:" in front (PROTOCOL §2.2).
+  if (starts_with(rest, key))
+    rest.remove_prefix(key.size());
+  if (raw.size() > max_candidate_length)
+    return fail(why, "line too long (" + std::to_string(raw.size()) + " bytes, limit "
+                       + std::to_string(max_candidate_length) + ")");
+  for (std::size_t i = 0; i < rest.size(); ++i)
+    if (!is_blank(rest[i]) && !is_vchar(rest[i]))
+      return fail(why, "invalid byte " + hex_byte(static_cast<unsigned char>(rest[i]))
+                         + " at column "
+                         + std::to_string(static_cast<std::size_t>(rest.data() - line.data()) + i + 1));
+
+  auto tokens = split_blanks(rest);
+  auto n = tokens.size();
+  ice_candidate out;
+  std::uint64_t number = 0;
+
+  if (n < 1)
+    return fail(why, "missing foundation");
+  if (tokens[0].size() > 32 || !all_of(tokens[0], is_ice_char))
+    return fail(why, "bad foundation (1 to 32 of ALPHA DIGIT + /)");
+  out.foundation = std::string(tokens[0]);
+
+  if (n < 2)
+    return fail(why, "missing component-id");
+  if (auto st = parse_decimal(tokens[1], 3, 256, number); st != number_status::ok)
+    return fail(why, number_reason(st, "component-id"));
+  if (number == 0)
+    return fail(why, "component-id out of range");
+  out.component = static_cast<std::uint32_t>(number);
+
+  if (n < 3)
+    return fail(why, "missing transport");
+  if (!all_of(tokens[2], is_token_char))
+    return fail(why, "bad transport");
+  out.transport = std::string(tokens[2]);
+
+  if (n < 4)
+    return fail(why, "missing priority");
+  if (auto st = parse_decimal(tokens[3], 10, UINT32_MAX, number); st != number_status::ok)
+    return fail(why, number_reason(st, "priority"));
+  out.priority = static_cast<std::uint32_t>(number);
+
+  if (n < 5)
+    return fail(why, "missing connection-address");
+  if (!is_connection_address(tokens[4]))
+    return fail(why, "bad connection-address");
+  out.address = std::string(tokens[4]);
+
+  if (n < 6)
+    return fail(why, "missing port");
+  if (auto st = parse_decimal(tokens[5], 5, 65535, number); st != number_status::ok)
+    return fail(why, number_reason(st, "port"));
+  out.port = static_cast<std::uint16_t>(number);
+
+  if (n < 7 || !iequals(tokens[6], "typ"))
+    return fail(why, "missing typ");
+  if (n < 8)
+    return fail(why, "typ without candidate type");
+  if (!all_of(tokens[7], is_token_char))
+    return fail(why, "bad candidate type");
+  out.type = std::string(tokens[7]);
+
+  // What follows is name-value pairs: raddr and rport (RFC order, but accepted in any order so a
+  // swapped pair is not taken for an extension), then extensions we accept and ignore.
+  for (std::size_t i = 8; i < n; i += 2) {
+    auto name = tokens[i];
+    bool is_raddr = iequals(name, "raddr");
+    bool is_rport = iequals(name, "rport");
+    bool has_value = i + 1 < n;
+    if ((is_raddr || is_rport)
+        && (!has_value || iequals(tokens[i + 1], "raddr") || iequals(tokens[i + 1], "rport")))
+      return fail(why, std::string(is_raddr ? "raddr" : "rport") + " without value");
+    if (!has_value)
+      return fail(why, "odd number of extension tokens");
+    auto value = tokens[i + 1];
+    if (is_raddr) {
+      if (out.related_address)
+        return fail(why, "duplicate raddr");
+      if (!is_connection_address(value))
+        return fail(why, "bad raddr");
+      out.related_address = std::string(value);
+    } else if (is_rport) {
+      if (out.related_port)
+        return fail(why, "duplicate rport");
+      if (auto st = parse_decimal(value, 5, 65535, number); st != number_status::ok)
+        return fail(why, number_reason(st, "rport"));
+      out.related_port = static_cast<std::uint16_t>(number);
+    } else if (!all_of(name, is_token_char)) {
+      return fail(why, "bad extension name");
+    }
+  }
+
+  out.raw = std::string(raw);
+  return out;
+}
+
+// -- answers ------------------------------------------------------------------------------------
+
+answer_kind classify_answer(std::string_view body, std::int64_t* code) {
+  if (starts_with(body, "\xEF\xBB\xBF"))
+    body.remove_prefix(3);
+  while (!body.empty() && is_ascii_space(body.front()))
+    body.remove_prefix(1);
+  if (starts_with(body, "v="))
+    return answer_kind::sdp;
+  while (!body.empty() && is_ascii_space(body.back()))
+    body.remove_suffix(1);
+  std::uint64_t value = 0;
+  // Ten digits at most: that covers every uint32 and fits int64 without overflow.
+  if (parse_decimal(body, 10, 9'999'999'999ULL, value) == number_status::ok) {
+    if (code)
+      *code = static_cast<std::int64_t>(value);
+    return answer_kind::error_code;
+  }
+  return answer_kind::text;
+}
+
+std::string_view nethernet_error_name(std::int64_t code) {
+  if (code < 0 || code >= static_cast<std::int64_t>(error_names.size()))
+    return {};
+  return error_names[static_cast<std::size_t>(code)];
+}
+
+parsed_answer parse_answer(std::string_view sdp) {
+  parsed_answer out;
+  bool have_fingerprint = false;
+  bool have_ufrag = false;
+  std::size_t line_warnings = 0;
+  std::size_t unwarned = 0;        // left-out lines past max_line_warnings
+  std::size_t over_limit = 0;      // candidate lines past max_candidates
+  std::size_t first_over_limit = 0;
+
+  std::size_t line_number = 0;
+  std::size_t pos = 0;
+  while (pos < sdp.size()) {
+    auto end = sdp.find('\n', pos);
+    if (end == std::string_view::npos)
+      end = sdp.size();
+    auto line = sdp.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_number;
+    if (!line.empty() && line.back() == '\r')
+      line.remove_suffix(1);
+
+    if (starts_with(line, "a=candidate:")) {
+      if (out.candidates.size() >= max_candidates) {
+        if (over_limit++ == 0)
+          first_over_limit = line_number;
+        continue;
+      }
+      std::string why;
+      if (auto candidate = parse_candidate(line, &why)) {
+        out.candidates.push_back(std::move(*candidate));
+      } else if (line_warnings < max_line_warnings) {
+        ++line_warnings;
+        out.warnings.push_back("left out candidate line " + std::to_string(line_number) + ": "
+                               + why + ": " + quote_line(line));
+      } else {
+        ++unwarned;
+      }
+    } else if (!have_fingerprint && starts_with(line, "a=fingerprint:")) {
+      have_fingerprint = true;
+      out.fingerprint = std::string(line.substr(std::strlen("a=fingerprint:")));
+    } else if (!have_ufrag && starts_with(line, "a=ice-ufrag:")) {
+      have_ufrag = true;
+      out.ice_ufrag = std::string(line.substr(std::strlen("a=ice-ufrag:")));
+    }
+  }
+
+  if (unwarned > 0)
+    out.warnings.push_back("left out " + std::to_string(unwarned)
+                           + " more malformed candidate lines (warnings stop after "
+                           + std::to_string(max_line_warnings) + ")");
+  if (over_limit > 0)
+    out.warnings.push_back("left out " + std::to_string(over_limit)
+                           + " candidate lines from line " + std::to_string(first_over_limit)
+                           + " on: at most " + std::to_string(max_candidates)
+                           + " candidates are read");
+  return out;
+}
+
+} // namespace netherscope::net

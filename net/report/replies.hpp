@@ -1,0 +1,26 @@
+// Pure functions that turn what a target answered into the API's replies.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "net/api/results.hpp"
+#include "net/upstream/http_client.hpp"
+
+namespace netherscope {
+
+/// GET /v1/join: a 2xx is success whatever the body; anything else is upstream_status, and
+/// redirects are reported, never followed.
+info_reply make_info_reply(net::fetch_result&& fetched);
+
+/// POST /v1/join/{id}: a 2xx SDP body is success; a NetherNet error code (bare, or in
+/// go-nethernet's "Negotiation failed with error code: N") is upstream_status with its name;
+/// any other non-2xx is upstream_status; a 2xx that is neither SDP nor a code is malformed.
+offer_reply make_offer_reply(net::fetch_result&& fetched, std::string_view network_id);
+
+/// The NetherNet error code a rejection body carries, if any.
+std::optional<std::int64_t> nethernet_code_in(std::string_view body);
+
+} // namespace netherscope

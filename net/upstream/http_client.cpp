@@ -1,0 +1,337 @@
+// The outbound client: resolution, the address policy, connecting and plain HTTP.
+#include "net/upstream/http_client_op.hpp"
+
+#include <openssl/ssl.h>
+
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/field.hpp>
+
+#include "net/api/host_port.hpp"
+
+namespace netherscope::net {
+
+namespace {
+
+std::string ms_text(std::chrono::milliseconds ms) {
+  return std::to_string(ms.count()) + " ms";
+}
+
+// ALPN tells a TLS-terminating proxy we speak HTTP/1.1, which is all Beast speaks.
+constexpr unsigned char alpn_http11[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+
+} // namespace
+
+// -- resolver_pool ------------------------------------------------------------
+
+resolver_pool::resolver_pool(std::size_t size) {
+  for (std::size_t i = 0; i < std::max<std::size_t>(size, 1); ++i) {
+    contexts_.push_back(std::make_unique<asio::io_context>(1));
+    guards_.push_back(asio::make_work_guard(*contexts_.back()));
+  }
+  for (auto& ctx : contexts_)
+    threads_.emplace_back([c = ctx.get()] { c->run(); });
+}
+
+resolver_pool::~resolver_pool() {
+  stop();
+}
+
+void resolver_pool::stop() {
+  guards_.clear();
+  for (auto& ctx : contexts_)
+    ctx->stop();
+  for (auto& t : threads_) {
+    // The last owner may be a handler running on one of these threads; it cannot join
+    // itself, and its context is stopped, so it ends on its own.
+    if (!t.joinable())
+      continue;
+    if (t.get_id() == std::this_thread::get_id())
+      t.detach();
+    else
+      t.join();
+  }
+}
+
+asio::io_context& resolver_pool::next() {
+  return *contexts_[next_.fetch_add(1, std::memory_order_relaxed) % contexts_.size()];
+}
+
+// -- http_client --------------------------------------------------------------
+
+std::shared_ptr<http_client> http_client::make(asio::io_context& ioc, client_settings settings,
+                                               std::string& error) {
+  auto threads = settings.resolver_threads;
+  auto st = std::shared_ptr<state>(new state{
+    ioc, asio::ssl::context{asio::ssl::context::tls_client}, std::move(settings), resolver_pool{threads}});
+  beast::error_code ec;
+  st->tls.set_default_verify_paths(ec);
+  if (ec) {
+    error = "cannot load the system CA store: " + ec.message();
+    return nullptr;
+  }
+  if (!st->settings.ca_file.empty()) {
+    st->tls.load_verify_file(st->settings.ca_file, ec);
+    if (ec) {
+      error = "cannot load --upstream-ca-file '" + st->settings.ca_file + "': " + ec.message();
+      return nullptr;
+    }
+  }
+  SSL_CTX_set_min_proto_version(st->tls.native_handle(), TLS1_2_VERSION);
+  SSL_CTX_set_alpn_protos(st->tls.native_handle(), alpn_http11, sizeof(alpn_http11));
+  return std::shared_ptr<http_client>(new http_client(std::move(st)));
+}
+
+void http_client::stop() {
+  state_->resolvers.stop();
+}
+
+void http_client::fetch(fetch_request request, std::function<void(fetch_result&&)> done) {
+  std::make_shared<fetch_op>(state_, std::move(request), std::move(done))->start();
+}
+
+// -- fetch_op: setup ----------------------------------------------------------
+
+fetch_op::fetch_op(std::shared_ptr<http_client::state> st, fetch_request req,
+                   std::function<void(fetch_result&&)> done)
+  : st_(std::move(st)),
+    req_(std::move(req)),
+    done_(std::move(done)),
+    deadline_(clock_type::now() + req_.total_timeout),
+    strand_(asio::make_strand(st_->ioc)),
+    resolver_(st_->resolvers.next()),
+    resolve_timer_(strand_) {
+  switch (req_.where.tls) {
+    case tls_mode::auto_detect:
+      attempts_ = {true, false};
+      break;
+    case tls_mode::on:
+      attempts_ = {true};
+      break;
+    case tls_mode::off:
+      attempts_ = {false};
+      break;
+  }
+  auto method = http::string_to_verb(req_.method);
+  request_.method(method == http::verb::unknown ? http::verb::get : method);
+  request_.target(req_.path);
+  request_.version(11);
+  // The vanilla client's Host carries the port and brackets IPv6 (PROTOCOL.md §1.4).
+  request_.set(http::field::host,
+               host_for_url(req_.where.host) + ":" + std::to_string(req_.where.port));
+  request_.set(http::field::user_agent, st_->settings.user_agent);
+  for (auto& [name, value] : req_.headers)
+    request_.set(name, value);
+  if (!req_.body.empty() || request_.method() == http::verb::post) {
+    request_.set(http::field::content_type, req_.content_type);
+    request_.body() = req_.body;
+  }
+  // Sets Content-Length, never chunked: BDS does not read chunked bodies (PROTOCOL.md §2.1).
+  request_.prepare_payload();
+}
+
+void fetch_op::start() {
+  asio::dispatch(strand_, [self = shared_from_this()] { self->resolve(); });
+}
+
+fetch_op::clock_type::duration fetch_op::remaining() const {
+  auto left = deadline_ - clock_type::now();
+  return left > clock_type::duration::zero() ? left : clock_type::duration::zero();
+}
+
+fetch_op::clock_type::duration fetch_op::connect_budget() const {
+  return std::min<clock_type::duration>(remaining(), req_.connect_timeout);
+}
+
+std::string fetch_op::target_text() const {
+  return host_for_url(req_.where.host) + ":" + std::to_string(req_.where.port);
+}
+
+// -- fetch_op: resolve once, then check every address -------------------------
+
+void fetch_op::resolve() {
+  boost::system::error_code ec;
+  auto literal = asio::ip::make_address(req_.where.host, ec);
+  if (!ec)
+    return use_endpoints({tcp::endpoint{literal, req_.where.port}});
+  // The resolver has no deadline of its own, so a timer cancels it.
+  resolve_timer_.expires_after(connect_budget());
+  resolve_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+    if (!ec) {
+      self->resolve_timed_out_ = true;
+      self->resolver_.cancel();
+    }
+  });
+  // The lookup runs on a pool thread; its completion comes back to this fetch's strand.
+  resolver_.async_resolve(req_.where.host, std::to_string(req_.where.port),
+                          asio::bind_executor(strand_,
+                                              beast::bind_front_handler(&fetch_op::on_resolved,
+                                                                        shared_from_this())));
+}
+
+void fetch_op::on_resolved(beast::error_code ec, tcp::resolver::results_type results) {
+  resolve_timer_.cancel();
+  if (resolve_timed_out_)
+    return fail(error_code::upstream_timeout,
+                "resolving " + req_.where.host + " took longer than "
+                  + ms_text(req_.connect_timeout));
+  if (ec)
+    return fail(error_code::upstream_failure,
+                "cannot resolve " + req_.where.host + ": " + ec.message());
+  std::vector<tcp::endpoint> candidates;
+  for (auto& entry : results)
+    candidates.push_back(entry.endpoint());
+  use_endpoints(std::move(candidates));
+}
+
+void fetch_op::use_endpoints(std::vector<tcp::endpoint> candidates) {
+  // These are the only addresses ever connected to: the name is not resolved again, so a
+  // second, different DNS answer cannot slip a refused address past the check.
+  std::string first_refusal;
+  for (auto& ep : candidates) {
+    auto verdict = st_->settings.policy.check(ep.address());
+    if (verdict.allowed)
+      endpoints_.push_back(ep);
+    else if (first_refusal.empty())
+      first_refusal = verdict.reason;
+  }
+  if (endpoints_.empty()) {
+    if (first_refusal.empty())
+      return fail(error_code::upstream_failure,
+                  req_.where.host + " resolved to no address");
+    return fail(error_code::forbidden_target,
+                "target " + target_text() + " refused: " + first_refusal);
+  }
+  if (req_.limiter) {
+    std::vector<std::string> servers;
+    for (auto& ep : endpoints_)
+      servers.push_back(host_for_url(ep.address().to_string()) + ":" + std::to_string(ep.port()));
+    auto wait = req_.limiter->try_start(servers, clock_type::now());
+    if (wait > std::chrono::seconds::zero()) {
+      fetch_result result;
+      result.error = make_failure(error_code::quota_exhausted,
+                                  "at most " + std::to_string(req_.limiter->per_minute())
+                                    + " fresh offers per minute, one at a time, go to the server "
+                                      "at " + servers.front() + "; retry in "
+                                    + std::to_string(wait.count()) + " s");
+      result.error.retry_after = static_cast<std::uint32_t>(wait.count());
+      return finish(std::move(result));
+    }
+    limited_ = std::move(servers);
+  }
+  next_attempt();
+}
+
+// -- fetch_op: connect --------------------------------------------------------
+
+void fetch_op::next_attempt() {
+  using_tls_ = attempts_.front();
+  attempts_.pop_front();
+  tls_.reset();
+  plain_.emplace(strand_);
+  plain_->expires_after(connect_budget());
+  plain_->async_connect(endpoints_, beast::bind_front_handler(&fetch_op::on_connected,
+                                                              shared_from_this()));
+}
+
+void fetch_op::on_connected(beast::error_code ec, const tcp::endpoint&) {
+  if (ec == beast::error::timeout)
+    return fail(error_code::upstream_timeout,
+                "connect to " + target_text() + " took longer than "
+                  + ms_text(std::chrono::duration_cast<std::chrono::milliseconds>(
+                    std::min<clock_type::duration>(req_.connect_timeout, req_.total_timeout))));
+  if (ec) {
+    // Beast reports the error of the last endpoint tried; name it when there was one.
+    auto where = endpoints_.size() == 1
+                   ? host_for_url(endpoints_.front().address().to_string()) + ":"
+                       + std::to_string(endpoints_.front().port())
+                   : target_text();
+    return fail(error_code::upstream_failure, "connect to " + where + ": " + ec.message());
+  }
+  if (using_tls_)
+    start_tls();
+  else
+    send_plain();
+}
+
+void fetch_op::send_plain() {
+  exchange(*plain_);
+}
+
+// -- fetch_op: the response ---------------------------------------------------
+
+void fetch_op::on_response(beast::error_code ec) {
+  if (finished_)
+    return;
+  auto scheme = using_tls_ ? "HTTPS" : "HTTP";
+  if (ec == beast::error::timeout)
+    return fail(error_code::upstream_timeout,
+                std::string{"the target "} + target_text() + " did not answer within "
+                  + ms_text(req_.total_timeout));
+  if (ec == http::error::body_limit)
+    return fail(error_code::upstream_failure,
+                "the response body from " + target_text() + " is larger than "
+                  + std::to_string(req_.body_limit) + " bytes");
+  if (ec == http::error::header_limit)
+    return fail(error_code::upstream_failure,
+                "the response headers from " + target_text() + " are too large");
+  if (ec == http::error::partial_message)
+    return fail(error_code::upstream_failure,
+                "the target " + target_text() + " closed the connection mid-response");
+  if (ec == http::error::end_of_stream || ec == asio::error::eof
+      || ec == asio::error::connection_reset || ec == asio::ssl::error::stream_truncated) {
+    auto hint = !using_tls_ && req_.where.tls == tls_mode::off
+                  ? " (does it require TLS? try without tls=false)"
+                  : "";
+    return fail(error_code::upstream_failure,
+                std::string{"the target "} + target_text()
+                  + " closed the connection without a complete " + scheme + " response"
+                  + hint);
+  }
+  if (ec.category() == http::make_error_code(http::error::bad_version).category()) {
+    auto hint = !using_tls_ ? " (does it require TLS?)" : "";
+    return fail(error_code::upstream_failure,
+                "the reply from " + target_text() + " is not valid HTTP: " + ec.message()
+                  + hint);
+  }
+  if (ec)
+    return fail(error_code::upstream_failure,
+                std::string{scheme} + " exchange with " + target_text() + " failed: "
+                  + ec.message());
+  auto res = parser_->release();
+  fetch_result result;
+  result.status = static_cast<std::uint16_t>(res.result_int());
+  result.tls = using_tls_;
+  result.content_type = std::string{res[http::field::content_type]};
+  result.body = std::move(res.body());
+  finish(std::move(result));
+}
+
+void fetch_op::fail(error_code code, std::string message) {
+  fetch_result result;
+  result.error = make_failure(code, std::move(message));
+  result.tls = using_tls_;
+  finish(std::move(result));
+}
+
+void fetch_op::finish(fetch_result&& result) {
+  if (finished_)
+    return;
+  finished_ = true;
+  if (!limited_.empty())
+    req_.limiter->finish(limited_);
+  // No TLS close_notify exchange: the response is complete, and a peer that never answers
+  // close_notify would hold the connection until the deadline.
+  beast::error_code ignored;
+  if (tls_)
+    beast::get_lowest_layer(*tls_).socket().close(ignored);
+  if (plain_)
+    plain_->socket().close(ignored);
+  auto done = std::move(done_);
+  done(std::move(result));
+}
+
+} // namespace netherscope::net

@@ -1,0 +1,145 @@
+// Internal to the HTTP client: one fetch as a chain of asynchronous steps.
+//
+// Split over two translation units (plain and TLS) because each Beast stream type costs
+// many seconds to compile; include this header only from net/http_client*.cpp.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <thread>
+#include <optional>
+#include <vector>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+
+#include "net/upstream/http_client.hpp"
+
+namespace netherscope::net {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+/// Threads that run name lookups. Asio gives each io_context one thread for getaddrinfo,
+/// which blocks; one slow name server would then delay every lookup behind it. Several
+/// contexts, each with its own lookup thread, keep one slow name from stalling the rest.
+class resolver_pool {
+public:
+  explicit resolver_pool(std::size_t size);
+  ~resolver_pool();
+  resolver_pool(const resolver_pool&) = delete;
+  resolver_pool& operator=(const resolver_pool&) = delete;
+
+  /// The context for the next resolver, round robin.
+  asio::io_context& next();
+
+  /// Stops the lookup threads; pending lookups are dropped without calling back.
+  void stop();
+
+private:
+  std::vector<std::unique_ptr<asio::io_context>> contexts_;
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards_;
+  std::vector<std::thread> threads_;
+  std::atomic<std::size_t> next_{0};
+};
+
+struct http_client::state {
+  asio::io_context& ioc;
+  asio::ssl::context tls;
+  client_settings settings;
+  resolver_pool resolvers;
+};
+
+/// One fetch, alive until its callback has run.
+class fetch_op : public std::enable_shared_from_this<fetch_op> {
+public:
+  using clock_type = std::chrono::steady_clock;
+  using strand_type = asio::strand<asio::io_context::executor_type>;
+
+  fetch_op(std::shared_ptr<http_client::state> st, fetch_request req,
+           std::function<void(fetch_result&&)> done);
+
+  /// Resolves, checks and connects, then speaks HTTP(S).
+  void start();
+
+private:
+  // -- steps (http_client.cpp) ------------------------------------------------
+  void resolve();
+  void on_resolved(beast::error_code ec, tcp::resolver::results_type results);
+  void use_endpoints(std::vector<tcp::endpoint> candidates);
+  void next_attempt();
+  void on_connected(beast::error_code ec, const tcp::endpoint& ep);
+  void send_plain();
+
+  // -- steps (http_client_tls.cpp) --------------------------------------------
+  void start_tls();
+  void on_handshake(beast::error_code ec);
+
+  // -- shared -----------------------------------------------------------------
+  template <class Stream>
+  void exchange(Stream& stream);
+  void on_response(beast::error_code ec);
+  void finish(fetch_result&& result);
+  void fail(error_code code, std::string message);
+
+  /// What is left of the total deadline, never negative.
+  clock_type::duration remaining() const;
+  /// The deadline for connecting and the TLS handshake.
+  clock_type::duration connect_budget() const;
+  /// "host:port" as callers wrote it, for messages.
+  std::string target_text() const;
+
+  std::shared_ptr<http_client::state> st_;
+  fetch_request req_;
+  std::function<void(fetch_result&&)> done_;
+  clock_type::time_point deadline_;
+  strand_type strand_;
+  tcp::resolver resolver_;
+  asio::steady_timer resolve_timer_;
+  bool resolve_timed_out_ = false;
+  std::vector<tcp::endpoint> endpoints_;
+  /// The servers the limiter recorded this offer against, released when it ends.
+  std::vector<std::string> limited_;
+  /// Whether each remaining attempt uses TLS, in order.
+  std::deque<bool> attempts_;
+  bool using_tls_ = false;
+  std::optional<beast::tcp_stream> plain_;
+  std::optional<beast::ssl_stream<beast::tcp_stream>> tls_;
+  http::request<http::string_body> request_;
+  beast::flat_buffer buffer_;
+  std::optional<http::response_parser<http::string_body>> parser_;
+  bool finished_ = false;
+};
+
+template <class Stream>
+void fetch_op::exchange(Stream& stream) {
+  parser_.emplace();
+  parser_->body_limit(req_.body_limit);
+  parser_->header_limit(16 * 1024);
+  beast::get_lowest_layer(stream).expires_after(remaining());
+  http::async_write(
+    stream, request_,
+    [self = shared_from_this(), &stream](beast::error_code ec, std::size_t) {
+      if (ec)
+        return self->on_response(ec);
+      beast::get_lowest_layer(stream).expires_after(self->remaining());
+      http::async_read(stream, self->buffer_, *self->parser_,
+                       [self](beast::error_code ec, std::size_t) { self->on_response(ec); });
+    });
+}
+
+} // namespace netherscope::net

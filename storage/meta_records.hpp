@@ -1,0 +1,34 @@
+// Named records in the meta database that are created once and shared by every process on
+// the store: the sign-in state key, our NetherNet identity. Storage sees only bytes; the
+// callers own what the bytes mean.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <caf/expected.hpp>
+
+#include "storage/lmdb.hpp"
+
+namespace netherscope::storage {
+
+/// Decides what a named record becomes, given what is stored (nullopt when nothing is):
+/// a new value to store, nullopt to keep the stored one, or an error to leave it untouched.
+using record_decision
+  = std::function<caf::expected<std::optional<std::string>>(std::optional<std::string_view>)>;
+
+/// Reads the record name and lets decide replace it, all in one write transaction: write
+/// transactions exclude each other across processes, so replicas sharing the environment
+/// agree on one value. Returns the value in force afterwards.
+caf::expected<std::string> load_or_replace_record(env& e, MDB_dbi meta, std::string_view name,
+                                                  const record_decision& decide);
+
+/// A random secret of the given size kept under name in the meta database, created on first
+/// use in one write transaction, so replicas sharing the store share it.
+caf::expected<std::string> load_or_create_secret(env& e, MDB_dbi meta, std::string_view name,
+                                                 std::size_t bytes);
+
+} // namespace netherscope::storage

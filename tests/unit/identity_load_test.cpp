@@ -1,0 +1,97 @@
+#include <catch2/catch.hpp>
+
+#include <ctime>
+
+#include "net/base/crypto.hpp"
+#include "app/identity.hpp"
+#include "net/nethernet/identity.hpp"
+#include "storage/meta_records.hpp"
+#include "support/process.hpp"
+
+using namespace netherscope;
+
+namespace {
+
+std::string public_der(const EVP_PKEY& key) {
+  auto der = net::public_key_der(key);
+  REQUIRE(der);
+  return *der;
+}
+
+} // namespace
+
+TEST_CASE("identity store: created once, the same after reopening", "[storage]") {
+  test::temp_dir dir;
+  std::string fingerprint;
+  std::string identity_key;
+  {
+    auto env = storage::env::open(dir.path(), {});
+    REQUIRE(env);
+    auto meta = (*env)->open_db("meta");
+    REQUIRE(meta);
+    auto id = load_or_create_identity(**env, *meta, std::time(nullptr));
+    REQUIRE(id);
+    fingerprint = (*id)->fingerprint;
+    identity_key = public_der(*(*id)->identity_key);
+  }
+  auto env = storage::env::open(dir.path(), {});
+  REQUIRE(env);
+  auto meta = (*env)->open_db("meta");
+  REQUIRE(meta);
+  auto again = load_or_create_identity(**env, *meta, std::time(nullptr));
+  REQUIRE(again);
+  CHECK((*again)->fingerprint == fingerprint);
+  CHECK(public_der(*(*again)->identity_key) == identity_key);
+}
+
+TEST_CASE("identity store: an expiring certificate is renewed, the key kept", "[storage]") {
+  test::temp_dir dir;
+  auto env = storage::env::open(dir.path(), {});
+  REQUIRE(env);
+  auto meta = (*env)->open_db("meta");
+  REQUIRE(meta);
+  auto now = std::time(nullptr);
+  auto first = load_or_create_identity(**env, *meta, now);
+  REQUIRE(first);
+  // Eleven months later the one-year certificate is within 30 days of expiry.
+  auto later = load_or_create_identity(**env, *meta, now + 340 * 24 * 3600);
+  REQUIRE(later);
+  CHECK((*later)->fingerprint != (*first)->fingerprint);
+  CHECK(public_der(*(*later)->identity_key) == public_der(*(*first)->identity_key));
+  // And the renewal was stored. (The new certificate's validity starts from the real clock,
+  // so it is read back at the real time.)
+  auto stored = load_or_create_identity(**env, *meta, now);
+  REQUIRE(stored);
+  CHECK((*stored)->fingerprint == (*later)->fingerprint);
+}
+
+TEST_CASE("identity store: a damaged record is an error, never replaced", "[storage]") {
+  test::temp_dir dir;
+  auto env = storage::env::open(dir.path(), {});
+  REQUIRE(env);
+  auto meta = (*env)->open_db("meta");
+  REQUIRE(meta);
+  {
+    auto t = storage::txn::begin(**env, true);
+    REQUIRE(t);
+    REQUIRE_FALSE(t->put(*meta, "identity", std::string("\x01garbage", 8)));
+    REQUIRE_FALSE(t->commit());
+  }
+  CHECK_FALSE(load_or_create_identity(**env, *meta, std::time(nullptr)));
+}
+
+TEST_CASE("identity store: record encoding round trip and truncation", "[storage]") {
+  net::identity_blob blob{"key", std::string("cert\0der", 8), "identity"};
+  auto record = net::encode_identity(blob);
+  auto back = net::decode_identity(record);
+  REQUIRE(back);
+  CHECK(back->dtls_key_der == "key");
+  CHECK(back->dtls_cert_der == std::string("cert\0der", 8));
+  CHECK(back->identity_key_der == "identity");
+  for (std::size_t n = 0; n < record.size(); ++n)
+    CHECK_FALSE(net::decode_identity(record.substr(0, n)));
+  CHECK_FALSE(net::decode_identity(record + "x"));
+  auto wrong_version = record;
+  wrong_version[0] = 2;
+  CHECK_FALSE(net::decode_identity(wrong_version));
+}

@@ -1,0 +1,51 @@
+#include <catch2/catch.hpp>
+
+#include "net/upstream/offer_limiter.hpp"
+
+using namespace netherscope::net;
+using namespace std::chrono_literals;
+
+TEST_CASE("offer limiter: N per minute per server then a wait", "[offer_limiter]") {
+  offer_limiter limiter{2};
+  auto t0 = offer_limiter::clock_type::now();
+  std::vector<std::string> server{"203.0.113.7:19132"};
+  CHECK(limiter.try_start(server, t0) == 0s);
+  limiter.finish(server);
+  CHECK(limiter.try_start(server, t0 + 10s) == 0s);
+  limiter.finish(server);
+  auto wait = limiter.try_start(server, t0 + 20s);
+  CHECK(wait >= 40s);
+  CHECK(wait <= 41s);
+  // A refused start records nothing: a minute after the first, one slot is free again.
+  CHECK(limiter.try_start(server, t0 + 61s) == 0s);
+}
+
+TEST_CASE("offer limiter: one offer at a time per server", "[offer_limiter]") {
+  offer_limiter limiter{6};
+  auto t0 = offer_limiter::clock_type::now();
+  std::vector<std::string> server{"203.0.113.7:19132"};
+  CHECK(limiter.try_start(server, t0) == 0s);
+  CHECK(limiter.try_start(server, t0 + 1s) >= 1s);
+  limiter.finish(server);
+  CHECK(limiter.try_start(server, t0 + 2s) == 0s);
+}
+
+TEST_CASE("offer limiter: any of a name's addresses at its limit refuses", "[offer_limiter]") {
+  offer_limiter limiter{1};
+  auto t0 = offer_limiter::clock_type::now();
+  CHECK(limiter.try_start({"203.0.113.7:19132"}, t0) == 0s);
+  limiter.finish({"203.0.113.7:19132"});
+  CHECK(limiter.try_start({"[2001:db8::7]:19132", "203.0.113.7:19132"}, t0 + 1s) > 0s);
+  CHECK(limiter.try_start({"203.0.113.7:19133"}, t0 + 1s) == 0s);
+}
+
+TEST_CASE("offer limiter: idle servers are forgotten", "[offer_limiter]") {
+  offer_limiter limiter{6};
+  auto t0 = offer_limiter::clock_type::now() - 2min;
+  for (int i = 0; i < 100; ++i) {
+    std::vector<std::string> one{"198.51.100." + std::to_string(i) + ":19132"};
+    limiter.try_start(one, t0);
+    limiter.finish(one);
+  }
+  CHECK(limiter.tracked() == 0);
+}

@@ -1,0 +1,91 @@
+#include <catch2/catch.hpp>
+
+#include <functional>
+
+#include <boost/json.hpp>
+
+#include "app/service.hpp"
+#include "net/http/router.hpp"
+
+using namespace netherscope;
+
+namespace {
+
+boost::json::value document() {
+  boost::system::error_code ec;
+  auto doc = boost::json::parse(openapi_document, ec);
+  REQUIRE_FALSE(ec);
+  return doc;
+}
+
+// Follows "#/a/b/c" inside the document.
+const boost::json::value* resolve(const boost::json::value& doc, std::string_view ref) {
+  if (ref.substr(0, 2) != "#/")
+    return nullptr;
+  const boost::json::value* at = &doc;
+  ref.remove_prefix(2);
+  while (!ref.empty()) {
+    auto slash = ref.find('/');
+    auto part = ref.substr(0, slash);
+    if (!at->is_object() || !at->as_object().contains(part))
+      return nullptr;
+    at = &at->as_object().at(part);
+    ref = slash == std::string_view::npos ? std::string_view{} : ref.substr(slash + 1);
+  }
+  return at;
+}
+
+} // namespace
+
+TEST_CASE("openapi: the embedded document is OpenAPI 3.1 and every ref resolves", "[openapi]") {
+  auto doc = document();
+  CHECK(doc.at("openapi") == "3.1.0");
+  std::vector<std::string> broken;
+  std::function<void(const boost::json::value&)> walk = [&](const boost::json::value& v) {
+    if (v.is_object()) {
+      for (auto& [key, value] : v.as_object()) {
+        if (key == "$ref" && value.is_string() && resolve(doc, value.as_string()) == nullptr)
+          broken.emplace_back(value.as_string());
+        walk(value);
+      }
+    } else if (v.is_array()) {
+      for (auto& item : v.as_array())
+        walk(item);
+    }
+  };
+  walk(doc);
+  CHECK(broken.empty());
+}
+
+TEST_CASE("openapi: every route the router serves is described", "[openapi]") {
+  auto doc = document();
+  auto& paths = doc.at("paths").as_object();
+  struct route {
+    const char* path;
+    const char* method;
+    net::http::verb verb;
+  };
+  for (auto r : {route{"/api/info", "get", net::http::verb::get},
+                 route{"/api/offer", "post", net::http::verb::post},
+                 route{"/api/account", "get", net::http::verb::get},
+                 route{"/api/account/key", "post", net::http::verb::post},
+                 route{"/api/account/key", "delete", net::http::verb::delete_},
+                 route{"/auth/github/login", "get", net::http::verb::get},
+                 route{"/auth/github/callback", "get", net::http::verb::get},
+                 route{"/healthz", "get", net::http::verb::get},
+                 route{"/readyz", "get", net::http::verb::get},
+                 route{"/metrics", "get", net::http::verb::get},
+                 route{"/openapi.json", "get", net::http::verb::get}}) {
+    INFO(r.path << " " << r.method);
+    REQUIRE(paths.contains(r.path));
+    CHECK(paths.at(r.path).as_object().contains(r.method));
+    // And the router knows it: it does not answer 404.
+    net::request req{r.verb, r.path, 11};
+    net::route_context ctx;
+    auto decision = net::route(req, ctx);
+    if (decision.immediate)
+      CHECK(decision.immediate->result() != net::http::status::not_found);
+    else
+      CHECK(decision.call->invalid.code != error_code::not_found);
+  }
+}

@@ -1,0 +1,301 @@
+// The quota actor with a real LMDB file and an injected clock.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <set>
+
+#include <caf/all.hpp>
+
+#include "actors/keys_actor.hpp"
+#include "actors/quota_actor.hpp"
+#include "net/api/api_key.hpp"
+#include "storage/accounts.hpp"
+#include "storage/records.hpp"
+#include "support/process.hpp"
+
+using namespace netherscope;
+
+namespace {
+
+// 2026-11-22T12:00:00Z and the first second of each following month.
+constexpr std::int64_t nov_22 = 1795348800;
+constexpr std::int64_t dec_1 = 1796083200;
+constexpr std::int64_t jan_1_2027 = 1798761600;
+
+/// An actor system, a store in a temp dir, and a quota actor whose clock the test sets.
+struct quota_fixture {
+  test::temp_dir dir;
+  std::shared_ptr<storage::env> env;
+  store_handles handles;
+  std::shared_ptr<std::atomic<std::int64_t>> clock = std::make_shared<std::atomic<std::int64_t>>(nov_22);
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> system;
+  quota_actor actor;
+  quota_limits limits{3, 5, 2, 4};
+
+  quota_fixture() {
+    open_store();
+    cfg.set("scheduler.max-threads", 2);
+    system = std::make_unique<caf::actor_system>(cfg);
+    start();
+  }
+
+  ~quota_fixture() {
+    caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  }
+
+  void open_store() {
+    auto opened = storage::env::open(dir.path(), {});
+    REQUIRE(opened);
+    env = *opened;
+    handles = store_handles{env, *env->open_db("usage"), *env->open_db("accounts")};
+  }
+
+  void start() {
+    auto c = clock;
+    actor = system->spawn<caf::detached>(quota, handles,
+                                         quota_settings{limits, [c] { return c->load(); }});
+  }
+
+  quota_verdict charge(quota_charge c) {
+    caf::scoped_actor self{*system};
+    quota_verdict result;
+    self->request(actor, caf::infinite, charge_atom::value, std::move(c))
+      .receive([&](quota_verdict& v) { result = std::move(v); },
+               [&](caf::error& err) { FAIL(caf::to_string(err)); });
+    return result;
+  }
+
+  quota_verdict info(const std::string& client, const std::string& key_hash = {},
+                     bool count = true) {
+    return charge(quota_charge{endpoint::info, client, key_hash, count});
+  }
+
+  std::string new_key(std::uint64_t user, const std::string& login) {
+    auto t = storage::txn::begin(*env, true);
+    REQUIRE(t);
+    auto issued = storage::issue_key(*t, handles.accounts, user, login, clock->load());
+    REQUIRE(issued);
+    REQUIRE_FALSE(t->commit());
+    return issued->key;
+  }
+};
+
+} // namespace
+
+TEST_CASE("months: windows and resets in UTC", "[quota]") {
+  auto w = storage::window_of(nov_22);
+  CHECK(w.label == "2026-11");
+  CHECK(w.reset_unix == dec_1);
+  CHECK(storage::window_of(dec_1 - 1).label == "2026-11");
+  CHECK(storage::window_of(dec_1).label == "2026-12");
+  // December rolls over into January of the next year.
+  CHECK(storage::window_of(jan_1_2027 - 1).reset_unix == jan_1_2027);
+  CHECK(storage::window_of(jan_1_2027).label == "2027-01");
+  // 2028 is a leap year: 29 February belongs to February.
+  CHECK(storage::window_of(1835395200).label == "2028-02"); // 2028-02-29T00:00:00Z
+}
+
+TEST_CASE("quota: the 429 boundary at limit-1 then limit then limit+1", "[quota]") {
+  quota_fixture f;
+  auto first = f.info("198.51.100.7");
+  CHECK(first.error.ok());
+  CHECK(first.scope == quota_scope::ip);
+  CHECK(first.limit == 3);
+  CHECK(first.remaining == 2);
+  CHECK(first.reset == dec_1);
+  CHECK(f.info("198.51.100.7").remaining == 1);
+  auto last = f.info("198.51.100.7");
+  CHECK(last.error.ok());
+  CHECK(last.remaining == 0);
+  auto over = f.info("198.51.100.7");
+  CHECK(over.error.code == error_code::quota_exhausted);
+  CHECK(over.remaining == 0);
+  CHECK(over.error.retry_after == dec_1 - nov_22);
+  // A refused call is not counted: the count stays at the limit.
+  auto t = storage::txn::begin(*f.env, false);
+  REQUIRE(t);
+  auto used = storage::read_count(*t, f.handles.usage,
+                                  storage::usage_key("info", "ip", "198.51.100.7", "2026-11"));
+  REQUIRE(used);
+  CHECK(*used == 3);
+}
+
+TEST_CASE("quota: endpoints and clients are counted apart", "[quota]") {
+  quota_fixture f;
+  f.info("198.51.100.7");
+  CHECK(f.info("198.51.100.8").remaining == 2);
+  auto offer = f.charge(quota_charge{endpoint::offer, "198.51.100.7", {}, true});
+  CHECK(offer.limit == 2);
+  CHECK(offer.remaining == 1);
+}
+
+TEST_CASE("quota: month rollover from December to January", "[quota]") {
+  quota_fixture f;
+  f.clock->store(jan_1_2027 - 10);
+  for (int i = 0; i < 3; ++i)
+    CHECK(f.info("198.51.100.7").error.ok());
+  auto over = f.info("198.51.100.7");
+  CHECK(over.error.code == error_code::quota_exhausted);
+  CHECK(over.reset == jan_1_2027);
+  CHECK(over.error.retry_after == 10);
+  f.clock->store(jan_1_2027);
+  auto fresh = f.info("198.51.100.7");
+  CHECK(fresh.error.ok());
+  CHECK(fresh.remaining == 2);
+  CHECK(fresh.reset == 1801440000); // 2027-02-01
+}
+
+TEST_CASE("quota: key and ip scopes are independent", "[quota]") {
+  quota_fixture f;
+  auto key = f.new_key(4242, "octocat");
+  auto hash = net::hash_api_key(key);
+  for (int i = 0; i < 3; ++i)
+    f.info("198.51.100.7");
+  CHECK(f.info("198.51.100.7").error.code == error_code::quota_exhausted);
+  auto keyed = f.info("198.51.100.7", hash);
+  CHECK(keyed.error.ok());
+  CHECK(keyed.scope == quota_scope::key);
+  CHECK(keyed.limit == 5);
+  CHECK(keyed.remaining == 4);
+  CHECK(keyed.user_id == 4242);
+  // The same key from another address counts against the same account.
+  CHECK(f.info("203.0.113.9", hash).remaining == 3);
+}
+
+TEST_CASE("quota: unknown and revoked keys are 401 and charged to the IP", "[quota]") {
+  quota_fixture f;
+  auto unknown = f.info("198.51.100.7", net::hash_api_key("nsk_not_issued"));
+  CHECK(unknown.error.code == error_code::unauthorized);
+  CHECK(unknown.scope == quota_scope::ip);
+  CHECK(unknown.remaining == 2);
+  auto old_key = f.new_key(7, "alice");
+  f.new_key(7, "alice"); // issuing a new key revokes the old one
+  auto revoked = f.info("198.51.100.7", net::hash_api_key(old_key));
+  CHECK(revoked.error.code == error_code::unauthorized);
+  CHECK(revoked.error.message.find("revoked") != std::string::npos);
+  CHECK(revoked.remaining == 1);
+}
+
+TEST_CASE("quota: looking up does not count", "[quota]") {
+  quota_fixture f;
+  f.info("198.51.100.7");
+  auto peek = f.info("198.51.100.7", {}, false);
+  CHECK(peek.error.ok());
+  CHECK(peek.remaining == 2);
+  CHECK(f.info("198.51.100.7").remaining == 1);
+}
+
+TEST_CASE("quota: concurrent charges are all counted exactly once", "[quota]") {
+  quota_fixture f;
+  f.limits.info_ip = 1000;
+  caf::anon_send_exit(f.actor, caf::exit_reason::user_shutdown);
+  f.start();
+  caf::scoped_actor self{*f.system};
+  constexpr int calls = 300;
+  for (int i = 0; i < calls; ++i)
+    self->request(f.actor, caf::infinite, charge_atom::value,
+                  quota_charge{endpoint::info, "198.51.100.7", {}, true})
+      .receive([](quota_verdict&) {}, [](caf::error&) {});
+  // Now truly concurrent: many requesters at once, batched by the actor.
+  std::vector<caf::actor> requesters;
+  auto results = std::make_shared<std::vector<std::uint64_t>>();
+  auto mutex = std::make_shared<std::mutex>();
+  for (int i = 0; i < calls; ++i) {
+    requesters.push_back(f.system->spawn([=, q = f.actor](caf::event_based_actor* a) {
+      a->request(q, caf::infinite, charge_atom::value,
+                 quota_charge{endpoint::info, "198.51.100.7", {}, true})
+        .then([=](quota_verdict& v) {
+          std::lock_guard<std::mutex> guard{*mutex};
+          results->push_back(v.remaining);
+        });
+    }));
+  }
+  for (int i = 0; i < 500 && [&] {
+         std::lock_guard<std::mutex> guard{*mutex};
+         return results->size() < static_cast<std::size_t>(calls);
+       }();
+       ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::set<std::uint64_t> distinct(results->begin(), results->end());
+  CHECK(results->size() == static_cast<std::size_t>(calls));
+  CHECK(distinct.size() == static_cast<std::size_t>(calls));
+  CHECK(*distinct.begin() == 1000 - 2 * calls);
+  CHECK(*distinct.rbegin() == 1000 - calls - 1);
+}
+
+TEST_CASE("quota: counts survive reopening the store", "[quota]") {
+  quota_fixture f;
+  f.info("198.51.100.7");
+  f.info("198.51.100.7");
+  caf::anon_send_exit(f.actor, caf::exit_reason::user_shutdown);
+  f.system->await_all_actors_done();
+  f.env.reset();
+  f.open_store();
+  f.start();
+  CHECK(f.info("198.51.100.7").remaining == 0);
+}
+
+TEST_CASE("keys actor: sign-in issues a key and one key is active", "[quota]") {
+  quota_fixture f;
+  auto accounts = f.system->spawn<caf::detached>(keys, f.handles, f.limits,
+                                                 [c = f.clock] { return c->load(); });
+  caf::scoped_actor self{*f.system};
+  account_view first;
+  self->request(accounts, caf::infinite, signin_atom::value, std::uint64_t{4242},
+                std::string{"octocat"})
+    .receive([&](account_view& v) { first = std::move(v); }, [](caf::error&) {});
+  REQUIRE(first.error.ok());
+  CHECK(first.login == "octocat");
+  CHECK(first.new_key.rfind("nsk_", 0) == 0);
+  CHECK(first.new_key.size() == 4 + 43);
+  CHECK(first.month == "2026-11");
+  CHECK(first.info_limit == 5);
+  f.info("198.51.100.7", net::hash_api_key(first.new_key));
+  account_view seen;
+  self->request(accounts, caf::infinite, account_atom::value, net::hash_api_key(first.new_key))
+    .receive([&](account_view& v) { seen = std::move(v); }, [](caf::error&) {});
+  CHECK(seen.error.ok());
+  CHECK(seen.info_used == 1);
+  CHECK(seen.new_key.empty());
+  account_view rotated;
+  self->request(accounts, caf::infinite, rotate_atom::value, net::hash_api_key(first.new_key))
+    .receive([&](account_view& v) { rotated = std::move(v); }, [](caf::error&) {});
+  REQUIRE(rotated.error.ok());
+  CHECK(rotated.new_key != first.new_key);
+  CHECK(f.info("198.51.100.7", net::hash_api_key(first.new_key)).error.code
+        == error_code::unauthorized);
+  CHECK(f.info("198.51.100.7", net::hash_api_key(rotated.new_key)).error.ok());
+  account_view revoked;
+  self->request(accounts, caf::infinite, revoke_atom::value, net::hash_api_key(rotated.new_key))
+    .receive([&](account_view& v) { revoked = std::move(v); }, [](caf::error&) {});
+  CHECK(revoked.error.ok());
+  CHECK(f.info("198.51.100.7", net::hash_api_key(rotated.new_key)).error.code
+        == error_code::unauthorized);
+  // The stored records hold hashes only, never the keys.
+  auto t = storage::txn::begin(*f.env, false);
+  REQUIRE(t);
+  bool leaked = false;
+  REQUIRE_FALSE(t->for_each_prefix(f.handles.accounts, "", [&](std::string_view k,
+                                                               std::string_view v) {
+    for (auto& key : {first.new_key, rotated.new_key})
+      if (k.find(key) != std::string_view::npos || v.find(key) != std::string_view::npos)
+        leaked = true;
+    return true;
+  }));
+  CHECK_FALSE(leaked);
+  caf::anon_send_exit(accounts, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("quota: a refund gives one call back and never goes below zero", "[quota]") {
+  quota_fixture f;
+  f.info("198.51.100.7");
+  f.info("198.51.100.7");
+  auto refund = f.charge(quota_charge{endpoint::info, "198.51.100.7", {}, false, true});
+  CHECK(refund.error.ok());
+  CHECK(refund.remaining == 2);
+  f.charge(quota_charge{endpoint::info, "198.51.100.7", {}, false, true});
+  auto floor = f.charge(quota_charge{endpoint::info, "198.51.100.7", {}, false, true});
+  CHECK(floor.remaining == 3);
+  CHECK(f.info("198.51.100.7").remaining == 2);
+}

@@ -1,0 +1,303 @@
+#include <catch2/catch.hpp>
+
+#include <boost/json/parse.hpp>
+
+#include "net/http/router.hpp"
+
+using namespace netherscope;
+using namespace netherscope::net;
+
+namespace {
+
+request make_request(http::verb method, std::string target) {
+  request req{method, target, 11};
+  req.set(http::field::host, "127.0.0.1:8080");
+  return req;
+}
+
+route_context context() {
+  route_context rc;
+  rc.client = identify_client(boost::asio::ip::make_address("198.51.100.7"), "", {});
+  rc.openapi_json = R"({"openapi":"3.1.0"})";
+  return rc;
+}
+
+route_decision route_get(std::string target) {
+  return route(make_request(http::verb::get, std::move(target)), context());
+}
+
+boost::json::object body_of(const response& res) {
+  return boost::json::parse(res.body()).as_object();
+}
+
+// An info call's validation failure, or an empty string when the input was valid.
+std::string invalid_message(const route_decision& d) {
+  REQUIRE(d.call);
+  CHECK(d.call->kind == call_kind::info);
+  if (d.call->invalid.ok())
+    return {};
+  CHECK(d.call->invalid.code == error_code::invalid_input);
+  return d.call->invalid.message;
+}
+
+} // namespace
+
+TEST_CASE("router: a valid info query becomes a call with defaults", "[router]") {
+  auto d = route_get("/api/info?host=Play.Example.com");
+  REQUIRE_FALSE(d.immediate);
+  CHECK(invalid_message(d).empty());
+  CHECK(d.call->where.host == "play.example.com");
+  CHECK(d.call->where.port == 19132);
+  CHECK(d.call->where.tls == tls_mode::auto_detect);
+  CHECK(d.call->client == "198.51.100.7");
+  CHECK(d.route == "/api/info");
+  CHECK(d.target_label == "play.example.com:19132");
+}
+
+TEST_CASE("router: port and tls are read", "[router]") {
+  auto d = route_get("/api/info?host=%5B2001:db8::1%5D&port=19133&tls=true");
+  CHECK(invalid_message(d).empty());
+  CHECK(d.call->where.host == "2001:db8::1");
+  CHECK(d.call->where.port == 19133);
+  CHECK(d.call->where.tls == tls_mode::on);
+  CHECK(d.target_label == "[2001:db8::1]:19133");
+  d = route_get("/api/info?tls=false&host=203.0.113.7&unknown=1");
+  CHECK(invalid_message(d).empty());
+  CHECK(d.call->where.tls == tls_mode::off);
+}
+
+TEST_CASE("router: invalid info queries name the field", "[router]") {
+  CHECK(invalid_message(route_get("/api/info")).find("host is required") != std::string::npos);
+  CHECK(invalid_message(route_get("/api/info?host=")).find("host") != std::string::npos);
+  CHECK(invalid_message(route_get("/api/info?host=a..b")).find("host") != std::string::npos);
+  CHECK(invalid_message(route_get("/api/info?host=a.com&port=0")).find("port")
+        != std::string::npos);
+  CHECK(invalid_message(route_get("/api/info?host=a.com&port=abc")).find("port")
+        != std::string::npos);
+  CHECK(invalid_message(route_get("/api/info?host=a.com&tls=maybe")).find("tls")
+        != std::string::npos);
+  CHECK(invalid_message(route_get("/api/info?host=a.com&host=b.com")).find("once")
+        != std::string::npos);
+  // Invalid input has no target to log.
+  CHECK(route_get("/api/info?host=a.com&port=0").target_label.empty());
+}
+
+TEST_CASE("router: a wrong method on the API is a counted call answered 405", "[router]") {
+  for (auto verb : {http::verb::post, http::verb::put, http::verb::delete_, http::verb::head}) {
+    auto d = route(make_request(verb, "/api/info?host=a.com"), context());
+    REQUIRE(d.call);
+    CHECK(d.call->kind == call_kind::info);
+    CHECK(d.call->invalid.code == error_code::method_not_allowed);
+    api_outcome outcome;
+    outcome.error = d.call->invalid;
+    auto res = render_api(outcome, d.call->kind, 11, true);
+    CHECK(res.result() == http::status::method_not_allowed);
+    CHECK(res.at(http::field::allow) == "GET");
+    CHECK(body_of(res).at("code") == "method_not_allowed");
+    CHECK(res.at(http::field::access_control_allow_origin) == "*");
+  }
+  auto d = route(make_request(http::verb::get, "/api/offer"), context());
+  REQUIRE(d.call);
+  api_outcome outcome;
+  outcome.error = d.call->invalid;
+  CHECK(render_api(outcome, d.call->kind, 11, true).at(http::field::allow) == "POST");
+}
+
+TEST_CASE("router: unknown API paths are calls answered 404", "[router]") {
+  auto d = route_get("/api/nope");
+  REQUIRE(d.call);
+  CHECK(d.call->kind == call_kind::unknown_api);
+  CHECK(d.call->invalid.code == error_code::not_found);
+}
+
+TEST_CASE("router: unknown routes are JSON 404", "[router]") {
+  for (auto target : {"/", "/api", "/v1/join", "/apix"}) {
+    auto d = route_get(target);
+    REQUIRE(d.immediate);
+    CHECK(d.immediate->result() == http::status::not_found);
+    CHECK(d.immediate->at(http::field::content_type) == "application/json");
+    auto body = body_of(*d.immediate);
+    CHECK(body.at("ok") == false);
+    CHECK(body.at("code") == "not_found");
+  }
+}
+
+TEST_CASE("router: CORS preflight on the API", "[router]") {
+  auto d = route(make_request(http::verb::options, "/api/info"), context());
+  REQUIRE(d.immediate);
+  CHECK(d.immediate->result() == http::status::no_content);
+  CHECK(d.immediate->at(http::field::access_control_allow_origin) == "*");
+  CHECK(d.immediate->at(http::field::access_control_allow_headers).find("X-API-Key")
+        != std::string::npos);
+}
+
+TEST_CASE("router: health and OpenAPI", "[router]") {
+  auto d = route_get("/healthz");
+  REQUIRE(d.immediate);
+  CHECK(d.immediate->result() == http::status::ok);
+  CHECK(body_of(*d.immediate).at("ok") == true);
+  d = route_get("/openapi.json");
+  REQUIRE(d.immediate);
+  CHECK(d.immediate->body() == R"({"openapi":"3.1.0"})");
+}
+
+TEST_CASE("router: draining refuses API calls with 503 and closes", "[router]") {
+  auto rc = context();
+  rc.draining = true;
+  auto d = route(make_request(http::verb::get, "/api/info?host=a.com"), rc);
+  REQUIRE(d.immediate);
+  CHECK(d.immediate->result() == http::status::service_unavailable);
+  CHECK_FALSE(d.immediate->keep_alive());
+}
+
+TEST_CASE("router: a target that is not a path is 400", "[router]") {
+  auto d = route_get("http://evil/x");
+  REQUIRE(d.immediate);
+  CHECK(d.immediate->result() == http::status::bad_request);
+}
+
+TEST_CASE("router: outcomes render per the error table", "[router]") {
+  api_outcome ok;
+  ok.body = R"({"ok":true})";
+  auto res = render_api(ok, call_kind::info, 11, true);
+  CHECK(res.result() == http::status::ok);
+  CHECK(res.body() == ok.body);
+
+  struct row {
+    error_code code;
+    http::status status;
+  };
+  for (auto r : {row{error_code::invalid_input, http::status::bad_request},
+                 row{error_code::unauthorized, http::status::unauthorized},
+                 row{error_code::forbidden_target, http::status::forbidden},
+                 row{error_code::payload_too_large, http::status::payload_too_large},
+                 row{error_code::unsupported_media_type, http::status::unsupported_media_type},
+                 row{error_code::quota_exhausted, http::status::too_many_requests},
+                 row{error_code::upstream_failure, http::status::bad_gateway},
+                 row{error_code::upstream_timeout, http::status::gateway_timeout},
+                 row{error_code::unavailable, http::status::service_unavailable}}) {
+    api_outcome bad;
+    bad.error = make_failure(r.code, "because");
+    auto res = render_api(bad, call_kind::info, 11, true);
+    CHECK(res.result() == r.status);
+    auto body = body_of(res);
+    CHECK(body.at("ok") == false);
+    CHECK(body.at("error") == "because");
+  }
+
+  api_outcome limited;
+  limited.error = make_failure(error_code::quota_exhausted, "quota exhausted");
+  limited.error.retry_after = 3600;
+  CHECK(render_api(limited, call_kind::offer, 11, true).at(http::field::retry_after) == "3600");
+}
+
+TEST_CASE("router: upstream status errors are objects", "[router]") {
+  api_outcome bad;
+  bad.error.code = error_code::upstream_status;
+  bad.error.http_status = 404;
+  bad.error.body = std::string(5000, 'x');
+  auto res = render_api(bad, call_kind::info, 11, true);
+  CHECK(res.result() == http::status::bad_gateway);
+  auto error = body_of(res).at("error").as_object();
+  CHECK(error.at("httpStatus") == 404);
+  CHECK(error.at("body").as_string().size() == 2048);
+  CHECK_FALSE(error.contains("nethernetError"));
+
+  bad.error.body = "37";
+  bad.error.nethernet_error = 37;
+  bad.error.reason = "IdentityVerificationFailed";
+  error = body_of(render_api(bad, call_kind::info, 11, true)).at("error").as_object();
+  CHECK(error.at("nethernetError") == 37);
+  CHECK(error.at("reason") == "IdentityVerificationFailed");
+}
+
+TEST_CASE("router: quota headers on API responses", "[router]") {
+  api_outcome outcome;
+  outcome.body = R"({"ok":true})";
+  outcome.has_quota = true;
+  outcome.quota.scope = quota_scope::key;
+  outcome.quota.limit = 20000;
+  outcome.quota.remaining = 19999;
+  outcome.quota.reset = 1798761600;
+  auto res = render_api(outcome, call_kind::info, 11, true);
+  CHECK(res.at("X-RateLimit-Scope") == "key");
+  CHECK(res.at("X-RateLimit-Limit") == "20000");
+  CHECK(res.at("X-RateLimit-Remaining") == "19999");
+  CHECK(res.at("X-RateLimit-Reset") == "1798761600");
+  outcome.error = make_failure(error_code::upstream_timeout, "slow");
+  res = render_api(outcome, call_kind::info, 11, true);
+  CHECK(res.result() == http::status::gateway_timeout);
+  CHECK(res.at("X-RateLimit-Scope") == "key");
+}
+
+TEST_CASE("router: keys are read from either header and only hashed", "[router]") {
+  auto req = make_request(http::verb::get, "/api/info?host=a.com");
+  req.set("X-API-Key", "nsk_abc");
+  auto d = route(req, context());
+  REQUIRE(d.call);
+  CHECK(d.call->key_hash.size() == 32);
+  CHECK(d.call->key_hash.find("nsk_abc") == std::string::npos);
+  auto bearer = make_request(http::verb::get, "/api/info?host=a.com");
+  bearer.set(http::field::authorization, "Bearer nsk_abc");
+  auto d2 = route(bearer, context());
+  CHECK(d2.call->key_hash == d.call->key_hash);
+  auto none = route_get("/api/info?host=a.com");
+  CHECK(none.call->key_hash.empty());
+}
+
+TEST_CASE("router: account routes need a key", "[router]") {
+  auto d = route_get("/api/account");
+  REQUIRE(d.call);
+  CHECK(d.call->kind == call_kind::account_get);
+  CHECK(d.call->invalid.code == error_code::unauthorized);
+  auto post = make_request(http::verb::post, "/api/account/key");
+  post.set("X-API-Key", "nsk_x");
+  auto p = route(post, context());
+  REQUIRE(p.call);
+  CHECK(p.call->kind == call_kind::account_rotate);
+  CHECK(p.call->invalid.ok());
+  auto del = make_request(http::verb::delete_, "/api/account/key");
+  del.set("X-API-Key", "nsk_x");
+  CHECK(route(del, context()).call->kind == call_kind::account_revoke);
+}
+
+TEST_CASE("router: sign-in start redirects and sets the state cookie", "[router]") {
+  auto d = route_get("/auth/github/login");
+  REQUIRE(d.call);
+  CHECK(d.call->kind == call_kind::signin_start);
+  api_outcome outcome;
+  outcome.redirect = "https://github.com/login/oauth/authorize?state=abc";
+  outcome.state = "abc";
+  auto res = render_api(outcome, call_kind::signin_start, 11, true, true);
+  CHECK(res.result() == http::status::found);
+  CHECK(res.at(http::field::location) == outcome.redirect);
+  auto cookie = std::string{res.at(http::field::set_cookie)};
+  CHECK(cookie.find("ns_oauth_state=abc") == 0);
+  CHECK(cookie.find("HttpOnly") != std::string::npos);
+  CHECK(cookie.find("SameSite=Lax") != std::string::npos);
+  CHECK(cookie.find("Secure") != std::string::npos);
+  auto plain = render_api(outcome, call_kind::signin_start, 11, true, false);
+  CHECK(std::string{plain.at(http::field::set_cookie)}.find("Secure") == std::string::npos);
+}
+
+TEST_CASE("router: the callback checks state against the cookie", "[router]") {
+  auto with_cookie = [](std::string target, std::string cookie) {
+    auto req = make_request(http::verb::get, std::move(target));
+    if (!cookie.empty())
+      req.set(http::field::cookie, cookie);
+    return route(req, context());
+  };
+  auto ok = with_cookie("/auth/github/callback?code=c1&state=s123", "a=b; ns_oauth_state=s123");
+  REQUIRE(ok.call);
+  CHECK(ok.call->kind == call_kind::signin_finish);
+  CHECK(ok.call->invalid.ok());
+  CHECK(ok.call->code == "c1");
+  CHECK(with_cookie("/auth/github/callback?code=c1&state=s123", "ns_oauth_state=s124")
+          .call->invalid.code == error_code::invalid_input);
+  CHECK(with_cookie("/auth/github/callback?code=c1&state=s123", "").call->invalid.code
+        == error_code::invalid_input);
+  CHECK(with_cookie("/auth/github/callback?state=s123", "ns_oauth_state=s123")
+          .call->invalid.code == error_code::invalid_input);
+  CHECK(with_cookie("/auth/github/callback?error=access_denied&state=s", "ns_oauth_state=s")
+          .call->invalid.code == error_code::forbidden_target);
+}
