@@ -1,0 +1,111 @@
+// End to end: our offer, sent through the service, answered by WebRTC stacks we did not write
+// (tools/webrtc_target: werift and libwebrtc through Node, aiortc through Debian's Python).
+// Each stack runs behind a small NetherNet signalling server on loopback. The service must
+// get an answer from every one of them, and every candidate the stack wrote must reach our
+// result: an offer a stack refuses or misreads would make the service blame the server.
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "support/http.hpp"
+
+using namespace netherscope::test;
+using namespace std::chrono_literals;
+namespace json = boost::json;
+
+namespace {
+
+/// One stack's signalling target as a child process on a free loopback port.
+class stack_target {
+public:
+  explicit stack_target(const std::string& stack) {
+    std::vector<std::string> argv;
+    if (stack == "aiortc")
+      argv = {PYTHON3_BIN, WEBRTC_TARGET_DIR "/aiortc_target.py", "--port", "0"};
+    else
+      argv = {NODE_BIN, WEBRTC_TARGET_DIR "/target.js", "--stack", stack, "--port", "0"};
+    proc_ = std::make_unique<child_process>(argv);
+    auto line = proc_->wait_for_line(
+      [](const std::string& l) { return l.find("\"event\":\"listening\"") != std::string::npos; },
+      20s);
+    if (!line)
+      throw std::runtime_error(stack + " target did not start (is tools/setup.sh done?)");
+    port_ = port_from_line(*line);
+  }
+
+  unsigned port() const noexcept {
+    return port_;
+  }
+
+  /// The target's counters and the last answer it sent.
+  json::object stats() const {
+    auto reply = http_request(port_, "GET", "/_target/stats", {}, {}, 10s);
+    auto value = reply.json();
+    if (!value.is_object())
+      throw std::runtime_error("target stats unreadable: " + reply.error + reply.body);
+    return value.as_object();
+  }
+
+private:
+  std::unique_ptr<child_process> proc_;
+  unsigned port_ = 0;
+};
+
+/// The a=candidate values of an SDP, without the "a=" prefix, in order.
+std::vector<std::string> candidate_lines(const std::string& sdp) {
+  std::vector<std::string> result;
+  std::istringstream in{sdp};
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r')
+      line.pop_back();
+    if (line.rfind("a=candidate:", 0) == 0)
+      result.push_back(line.substr(2));
+  }
+  return result;
+}
+
+http_reply post_offer(const service_process& svc, unsigned port) {
+  std::string body = R"({"host":"127.0.0.1","port":)" + std::to_string(port) + R"(,"tls":false})";
+  return http_request(svc.port(), "POST", "/api/offer", {{"Content-Type", "application/json"}},
+                      body, 30s);
+}
+
+} // namespace
+
+TEST_CASE("webrtc e2e: third-party stacks answer our offer with their candidates", "[e2e]") {
+  auto stack = GENERATE(as<std::string>{}, "werift", "libwebrtc", "aiortc");
+  INFO("stack " << stack);
+  stack_target target{stack};
+  service_process svc;
+
+  auto reply = post_offer(svc, target.port());
+  INFO("status " << reply.status << ", body " << reply.body.substr(0, 1500));
+  REQUIRE(reply.status == 200);
+  auto body = reply.json().as_object();
+  REQUIRE(body.at("ok").as_bool());
+
+  // What the stack really sent, recorded on its side of the wire.
+  auto stats = target.stats();
+  CHECK(stats.at("answers").to_number<int>() == 1);
+  CHECK(stats.at("timeouts").to_number<int>() == 0);
+  CHECK(stats.at("failures").to_number<int>() == 0);
+  auto sent = candidate_lines(std::string{stats.at("last_answer").as_string()});
+  // Each target gathers on 127.0.0.1 at least, so an answer without candidates means the
+  // stack read our offer as one it cannot connect to.
+  REQUIRE_FALSE(sent.empty());
+
+  std::set<std::string> reported;
+  for (auto& c : body.at("candidates").as_array())
+    reported.insert(std::string{c.as_object().at("raw").as_string()});
+  for (auto& line : sent)
+    CHECK(reported.count(line) == 1);
+  CHECK(reported.size() == sent.size());
+  CHECK_FALSE(body.at("exhausted").as_bool());
+}

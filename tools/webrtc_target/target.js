@@ -1,0 +1,326 @@
+#!/usr/bin/env node
+// A NetherNet signalling target (PROTOCOL.md §1, §2) whose answers come from a WebRTC stack
+// we did not write: werift (the TypeScript stack under node-nethernet) or libwebrtc (the
+// engine in BDS, through @roamhq/wrtc). netherscope's tests send it our offer through the
+// service and check that the stack answers, and that its candidates reach our result.
+//
+//   node target.js --stack werift|libwebrtc [--port 0] [--identity none|string|jwk]
+//                  [--answer-timeout-ms 5000] [--gather-address 127.0.0.1]
+//
+// It listens on 127.0.0.1 only and prints one JSON line {"event":"listening","port":N} on
+// stdout when ready. The stack gathers host candidates only (no STUN or TURN server, as the
+// vanilla client and BDS), so it sends nothing anywhere unless our offer names a candidate.
+'use strict';
+
+const http = require('node:http');
+const crypto = require('node:crypto');
+const dgram = require('node:dgram');
+const dns = require('node:dns');
+const net = require('node:net');
+
+// -- loopback only ------------------------------------------------------------
+
+// Tests may send traffic to loopback only. werift resolves and queries a public STUN server
+// unless told otherwise (see make_stack); these guards make sure nothing in this process,
+// whatever a stack's defaults, sends a datagram or a name lookup anywhere else.
+function is_loopback(address) {
+  if (net.isIPv4(address))
+    return address.startsWith('127.');
+  return address === '::1' || address === 'localhost';
+}
+
+const original_send = dgram.Socket.prototype.send;
+dgram.Socket.prototype.send = function guarded_send(...args) {
+  // send(msg, [offset, length,] port, address, [callback])
+  const address = args.find((a, i) => i > 0 && typeof a === 'string');
+  if (address !== undefined && !is_loopback(address)) {
+    process.stderr.write(`webrtc_target: dropped a datagram to ${address}\n`);
+    const callback = args[args.length - 1];
+    if (typeof callback === 'function')
+      process.nextTick(callback, null, 0);
+    return;
+  }
+  return original_send.apply(this, args);
+};
+
+for (const api of [dns, dns.promises]) {
+  const original_lookup = api.lookup;
+  api.lookup = function guarded_lookup(hostname, ...rest) {
+    if (!is_loopback(hostname) && !net.isIP(hostname)) {
+      const err = Object.assign(new Error(`lookup of ${hostname} refused`), { code: 'ENOTFOUND' });
+      const callback = rest[rest.length - 1];
+      if (typeof callback === 'function')
+        return process.nextTick(callback, err);
+      return Promise.reject(err);
+    }
+    return original_lookup.call(this, hostname, ...rest);
+  };
+}
+
+// -- options ------------------------------------------------------------------
+
+function parse_args(argv) {
+  const opts = {
+    stack: 'werift',
+    port: 0,
+    identity: 'string',
+    answer_timeout_ms: 5000,
+    gather_address: '127.0.0.1',
+  };
+  for (let i = 0; i < argv.length; ++i) {
+    const name = argv[i];
+    const value = argv[i + 1];
+    if (value === undefined)
+      throw new Error(`${name} needs a value`);
+    ++i;
+    switch (name) {
+      case '--stack': opts.stack = value; break;
+      case '--port': opts.port = Number(value); break;
+      case '--identity': opts.identity = value; break;
+      case '--answer-timeout-ms': opts.answer_timeout_ms = Number(value); break;
+      case '--gather-address': opts.gather_address = value; break;
+      default: throw new Error(`unknown option ${name}`);
+    }
+  }
+  if (!['werift', 'libwebrtc'].includes(opts.stack))
+    throw new Error('--stack is werift or libwebrtc');
+  if (!['none', 'string', 'jwk'].includes(opts.identity))
+    throw new Error('--identity is none, string or jwk');
+  if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535)
+    throw new Error('--port is 0..65535');
+  if (!(opts.answer_timeout_ms > 0))
+    throw new Error('--answer-timeout-ms must be positive');
+  return opts;
+}
+
+// -- the stacks ---------------------------------------------------------------
+
+// Each stack is asked the same thing: take an offer, give back the complete answer SDP once
+// gathering has finished (no trickle: NetherNet sends all candidates in one answer).
+function make_stack(opts) {
+  if (opts.stack === 'werift') {
+    const { RTCPeerConnection } = require('werift');
+    return {
+      name: 'werift',
+      // werift gives every ICE connection a Google STUN server even with iceServers: [],
+      // and queries it while gathering; the vanilla client and BDS use none (PROTOCOL.md
+      // §3.1). Clear it on each transport before gathering starts, as node-nethernet does.
+      before_gathering(pc) {
+        for (const transport of pc.iceTransports)
+          transport.connection.stunServer = undefined;
+      },
+      create() {
+        // werift leaves loopback out when it gathers; on a loopback-only test machine
+        // every answer would have zero candidates whatever our offer says, so name it.
+        return new RTCPeerConnection({
+          iceServers: [],
+          iceUseIpv4: true,
+          iceUseIpv6: false,
+          iceAdditionalHostAddresses: [opts.gather_address],
+          iceInterfaceAddresses: { udp4: opts.gather_address },
+        });
+      },
+    };
+  }
+  const wrtc = require('@roamhq/wrtc');
+  return {
+    name: 'libwebrtc',
+    before_gathering() {
+      // nop: libwebrtc queries no STUN server unless it is given one
+    },
+    create() {
+      return new wrtc.RTCPeerConnection({ iceServers: [] });
+    },
+  };
+}
+
+/// Resolves when the connection has gathered every candidate, or after ms.
+function gathering_complete(pc, ms) {
+  return new Promise((resolve) => {
+    if (pc.iceGatheringState === 'complete')
+      return resolve(true);
+    const timer = setTimeout(() => resolve(false), ms);
+    const check = () => {
+      if (pc.iceGatheringState === 'complete') {
+        clearTimeout(timer);
+        resolve(true);
+      }
+    };
+    if (typeof pc.addEventListener === 'function')
+      pc.addEventListener('icegatheringstatechange', check);
+    if (pc.onIceGatheringStateChange && pc.onIceGatheringStateChange.subscribe)
+      pc.onIceGatheringStateChange.subscribe(check);
+    pc.onicecandidate = (event) => {
+      if (!event || !event.candidate)
+        check();
+    };
+  });
+}
+
+/// Rejects after ms with a NetherNet-style timeout.
+function deadline(ms) {
+  return new Promise((_, reject) => {
+    setTimeout(() => reject(Object.assign(new Error('timeout'), { timeout: true })), ms).unref();
+  });
+}
+
+// -- the a=identity attribute (PROTOCOL.md §2.3, the self-signed server shape) --
+
+const identity_key = crypto.generateKeyPairSync('ec', { namedCurve: 'P-384' });
+const spki_der = identity_key.publicKey.export({ type: 'spki', format: 'der' });
+
+function b64url(buf) {
+  return Buffer.from(buf).toString('base64url');
+}
+
+function es384(data) {
+  return crypto.sign('sha384', Buffer.from(data), {
+    key: identity_key.privateKey,
+    dsaEncoding: 'ieee-p1363',
+  });
+}
+
+/// The a=identity value for an SDP with the given sha-256 fingerprints, cpk in either form.
+function identity_value(fingerprints, cpk_form) {
+  const now = Math.floor(Date.now() / 1000);
+  const cpk = cpk_form === 'jwk'
+    ? (({ crv, kty, x, y }) => ({ crv, kty, x, y }))(identity_key.publicKey.export({ format: 'jwk' }))
+    : spki_der.toString('base64');
+  const header = b64url(JSON.stringify({ alg: 'ES384', x5u: spki_der.toString('base64') }));
+  const payload = b64url(JSON.stringify({ cpk, exp: now + 60, iat: now }));
+  const token = `${header}.${payload}.${b64url(es384(`${header}.${payload}`))}`;
+  const canonical = JSON.stringify({
+    fingerprint: fingerprints.map((digest) => ({ algorithm: 'sha-256', digest })),
+  });
+  const jws_header = b64url(JSON.stringify({ alg: 'ES384' }));
+  const detached = `${jws_header}..${b64url(es384(`${jws_header}.${b64url(canonical)}`))}`;
+  const assertion = JSON.stringify({ fingerprints: detached, token });
+  return Buffer.from(JSON.stringify({ assertion, idp: { domain: 'self', protocol: 'default' } }))
+    .toString('base64');
+}
+
+/// The answer with a session-level a=identity after its fingerprints, before the first m=.
+function add_identity(sdp, cpk_form) {
+  const lines = sdp.split(/\r\n|\n/).filter((l) => l.length > 0);
+  const fingerprints = lines
+    .filter((l) => l.toLowerCase().startsWith('a=fingerprint:sha-256 '))
+    .map((l) => l.slice('a=fingerprint:sha-256 '.length).trim());
+  const attr = `a=identity:${identity_value(fingerprints, cpk_form)}`;
+  const first_media = lines.findIndex((l) => l.startsWith('m='));
+  lines.splice(first_media < 0 ? lines.length : first_media, 0, attr);
+  return lines.join('\r\n') + '\r\n';
+}
+
+// -- the signalling server ----------------------------------------------------
+
+const max_offer_bytes = 1024 * 1024;
+const max_sessions = 32;
+
+function main() {
+  let opts;
+  try {
+    opts = parse_args(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`webrtc_target: ${err.message}\n`);
+    process.exit(2);
+  }
+  const stack = make_stack(opts);
+  const sessions = new Set();
+  const stats = {
+    offers: 0, answers: 0, failures: 0, timeouts: 0, candidates: 0, last_answer: '',
+  };
+
+  function send(res, status, type, body) {
+    res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
+  }
+
+  async function answer(offer_sdp) {
+    const pc = stack.create();
+    sessions.add(pc);
+    // A session lives long enough for connectivity checks, then its sockets are released.
+    setTimeout(() => {
+      sessions.delete(pc);
+      try { pc.close(); } catch (_) { /* already closed */ }
+    }, 15000).unref();
+    // Servers strip a=identity before handing the offer to their stack (PROTOCOL.md §2.3).
+    const stripped = offer_sdp.split(/\r\n|\n/).filter((l) => !l.startsWith('a=identity:'))
+      .join('\r\n');
+    await pc.setRemoteDescription({ type: 'offer', sdp: stripped });
+    const local = await pc.createAnswer();
+    stack.before_gathering(pc);
+    await pc.setLocalDescription(local);
+    await gathering_complete(pc, opts.answer_timeout_ms);
+    let sdp = pc.localDescription.sdp;
+    stats.candidates += sdp.split(/\r\n|\n/).filter((l) => l.startsWith('a=candidate:')).length;
+    if (opts.identity !== 'none')
+      sdp = add_identity(sdp, opts.identity);
+    return sdp;
+  }
+
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://target');
+    if (req.method === 'GET' && url.pathname === '/v1/join') {
+      return send(res, 200, 'application/json',
+        JSON.stringify({ name: `webrtc_target (${stack.name})`, protocol: 1, stack: stack.name }));
+    }
+    if (req.method === 'GET' && url.pathname === '/_target/stats')
+      return send(res, 200, 'application/json', JSON.stringify(stats));
+    const match = /^\/v1\/join\/([0-9]{1,20})$/.exec(url.pathname);
+    if (req.method !== 'POST' || !match)
+      return send(res, 404, 'text/plain', 'Not found');
+    const chunks = [];
+    let size = 0;
+    req.on('data', (chunk) => {
+      size += chunk.length;
+      if (size > max_offer_bytes) {
+        send(res, 413, 'text/plain', 'SDP offer is too large');
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (res.writableEnded)
+        return;
+      stats.offers += 1;
+      const offer = Buffer.concat(chunks).toString('utf8');
+      if (offer.length === 0)
+        return send(res, 400, 'text/plain', 'Missing SDP offer in request body');
+      if (sessions.size >= max_sessions)
+        return send(res, 503, 'text/plain', 'Service unavailable');
+      // Error bodies follow go-nethernet, which most third-party servers copy (§2.4).
+      Promise.race([answer(offer), deadline(opts.answer_timeout_ms)]).then(
+        (sdp) => {
+          stats.answers += 1;
+          stats.last_answer = sdp;
+          send(res, 200, 'application/sdp', sdp);
+        },
+        (err) => {
+          if (err && err.timeout) {
+            stats.timeouts += 1;
+            return send(res, 502, 'text/plain', 'Timed out waiting for answer');
+          }
+          stats.failures += 1;
+          process.stderr.write(`webrtc_target: ${stack.name} refused the offer: ${err}\n`);
+          send(res, 400, 'text/plain', 'Negotiation failed with error code: 13');
+        });
+    });
+  });
+  server.listen(opts.port, '127.0.0.1', () => {
+    process.stdout.write(JSON.stringify({
+      event: 'listening', port: server.address().port, stack: stack.name,
+    }) + '\n');
+  });
+  const stop = () => {
+    server.close();
+    for (const pc of sessions) {
+      try { pc.close(); } catch (_) { /* already closed */ }
+    }
+    process.exit(0);
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main();
