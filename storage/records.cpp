@@ -4,6 +4,8 @@
 
 #include <caf/sec.hpp>
 
+#include "net/base/bytes.hpp"
+
 namespace netherscope::storage {
 
 namespace {
@@ -12,19 +14,13 @@ constexpr std::uint8_t counter_version = 1;
 constexpr std::uint8_t account_version = 1;
 constexpr std::uint8_t key_version = 1;
 
+// Every integer in these records is a u64, little-endian: the width is fixed here, once.
 void put_u64(std::string& out, std::uint64_t value) {
-  for (int i = 0; i < 8; ++i)
-    out.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
+  net::put_le(out, value);
 }
 
 bool take_u64(std::string_view& in, std::uint64_t& value) {
-  if (in.size() < 8)
-    return false;
-  value = 0;
-  for (int i = 0; i < 8; ++i)
-    value |= static_cast<std::uint64_t>(static_cast<unsigned char>(in[i])) << (8 * i);
-  in.remove_prefix(8);
-  return true;
+  return net::take_le(in, value);
 }
 
 void put_bytes(std::string& out, std::string_view bytes) {

@@ -1,9 +1,7 @@
 #include "net/api/api_key.hpp"
 
-#include <algorithm>
-#include <cctype>
-
 #include "net/base/crypto.hpp"
+#include "net/base/text.hpp"
 
 namespace netherscope::net {
 
@@ -11,14 +9,6 @@ namespace {
 
 constexpr std::string_view key_prefix = "nsk_";
 constexpr std::size_t key_bytes = 32;
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
-    text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t'))
-    text.remove_suffix(1);
-  return text;
-}
 
 } // namespace
 
@@ -38,10 +28,7 @@ std::string key_from_headers(std::string_view x_api_key, std::string_view author
     return std::string{key};
   auto auth = trim(authorization);
   constexpr std::string_view bearer = "bearer ";
-  if (auth.size() > bearer.size()
-      && std::equal(bearer.begin(), bearer.end(), auth.begin(), [](char a, char b) {
-           return a == std::tolower(static_cast<unsigned char>(b));
-         }))
+  if (auth.size() > bearer.size() && istarts_with(auth, bearer))
     return std::string{trim(auth.substr(bearer.size()))};
   return {};
 }

@@ -1,8 +1,6 @@
 #include "net/base/crypto.hpp"
 
-#include <array>
 #include <climits>
-#include <cstdint>
 
 #include <openssl/crypto.h>
 #include <openssl/core_names.h>
@@ -16,117 +14,62 @@ namespace netherscope::net {
 
 namespace {
 
-// -- base64 tables --
+// -- base64 over OpenSSL's block functions --
 
-constexpr char std_alphabet[] =
-  "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-constexpr char url_alphabet[] =
-  "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+// OpenSSL's block functions take int lengths; longer inputs go through in slices this big
+// (multiples of 3 bytes in and 4 characters out, so the slices join without padding between).
+constexpr std::size_t encode_slice = 3 * (std::size_t{1} << 20);
+constexpr std::size_t decode_slice = 4 * (std::size_t{1} << 20);
 
-// Maps each byte to its 6-bit value, or -1 when it is not in the alphabet.
-using decode_table = std::array<std::int8_t, 256>;
-
-constexpr decode_table make_table(const char* alphabet) {
-  decode_table t{};
-  for (auto& v : t)
-    v = -1;
-  for (int i = 0; i < 64; ++i)
-    t[static_cast<unsigned char>(alphabet[i])] = static_cast<std::int8_t>(i);
-  return t;
-}
-
-constexpr decode_table std_table = make_table(std_alphabet);
-constexpr decode_table url_table = make_table(url_alphabet);
-
-std::string encode(std::string_view data, const char* alphabet, bool pad) {
+// Padded standard base64 of data, through EVP_EncodeBlock.
+std::string encode_std(std::string_view data) {
   std::string out;
   out.reserve((data.size() + 2) / 3 * 4);
-  auto byte = [&](std::size_t i) {
-    return static_cast<std::uint32_t>(static_cast<unsigned char>(data[i]));
-  };
-  std::size_t i = 0;
-  for (; i + 3 <= data.size(); i += 3) {
-    auto n = (byte(i) << 16) | (byte(i + 1) << 8) | byte(i + 2);
-    out += alphabet[(n >> 18) & 63];
-    out += alphabet[(n >> 12) & 63];
-    out += alphabet[(n >> 6) & 63];
-    out += alphabet[n & 63];
-  }
-  auto rest = data.size() - i;
-  if (rest == 1) {
-    auto n = byte(i) << 16;
-    out += alphabet[(n >> 18) & 63];
-    out += alphabet[(n >> 12) & 63];
-    if (pad)
-      out += "==";
-  } else if (rest == 2) {
-    auto n = (byte(i) << 16) | (byte(i + 1) << 8);
-    out += alphabet[(n >> 18) & 63];
-    out += alphabet[(n >> 12) & 63];
-    out += alphabet[(n >> 6) & 63];
-    if (pad)
-      out += '=';
+  for (std::size_t at = 0; at < data.size(); at += encode_slice) {
+    auto slice = data.substr(at, encode_slice);
+    auto begin = out.size();
+    // EVP_EncodeBlock writes a terminating NUL after the characters; leave room for it.
+    out.resize(begin + (slice.size() + 2) / 3 * 4 + 1);
+    int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data() + begin),
+                            reinterpret_cast<const unsigned char*>(slice.data()),
+                            static_cast<int>(slice.size()));
+    out.resize(begin + static_cast<std::size_t>(n));
   }
   return out;
 }
 
-// Decodes base64 with the given table. With require_padding the text must be a multiple of 4
-// characters; without it, padding is optional but, when present, must be complete.
-std::optional<std::string> decode(std::string_view text, const decode_table& table,
-                                  bool require_padding) {
-  std::size_t pad = 0;
-  while (pad < text.size() && text[text.size() - 1 - pad] == '=')
-    ++pad;
-  if (pad > 2)
+// Decodes padded standard base64 strictly. EVP_DecodeBlock alone is lenient: it skips leading
+// and trailing whitespace, reads "=" anywhere as zero bits, ignores the bits the last
+// character carries beyond the data, and counts padding as zero bytes. So the text is taken
+// only when it is exactly the encoding of what it decodes to, which refuses every one of those
+// (and a bad length or character, which EVP_DecodeBlock already refuses).
+std::optional<std::string> decode_std(std::string_view text) {
+  if (text.size() % 4 != 0)
     return std::nullopt;
-  if ((require_padding || pad > 0) && text.size() % 4 != 0)
-    return std::nullopt;
-  auto body = text.substr(0, text.size() - pad);
-  if (body.size() % 4 == 1)
-    return std::nullopt;
-  auto value = [&](std::size_t i) -> int {
-    return table[static_cast<unsigned char>(body[i])];
-  };
   std::string out;
-  out.reserve(body.size() / 4 * 3 + 2);
-  std::size_t i = 0;
-  for (; i + 4 <= body.size(); i += 4) {
-    int a = value(i), b = value(i + 1), c = value(i + 2), d = value(i + 3);
-    if (a < 0 || b < 0 || c < 0 || d < 0)
+  out.reserve(text.size() / 4 * 3);
+  for (std::size_t at = 0; at < text.size(); at += decode_slice) {
+    auto slice = text.substr(at, decode_slice);
+    auto begin = out.size();
+    out.resize(begin + slice.size() / 4 * 3);
+    int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data() + begin),
+                            reinterpret_cast<const unsigned char*>(slice.data()),
+                            static_cast<int>(slice.size()));
+    if (n < 0)
       return std::nullopt;
-    auto n = (static_cast<std::uint32_t>(a) << 18) | (static_cast<std::uint32_t>(b) << 12)
-             | (static_cast<std::uint32_t>(c) << 6) | static_cast<std::uint32_t>(d);
-    out += static_cast<char>((n >> 16) & 0xFF);
-    out += static_cast<char>((n >> 8) & 0xFF);
-    out += static_cast<char>(n & 0xFF);
+    out.resize(begin + static_cast<std::size_t>(n));
   }
-  auto rest = body.size() - i;
-  if (rest == 2) {
-    int a = value(i), b = value(i + 1);
-    // The low 4 bits of the last character carry no data and must be zero (canonical form).
-    if (a < 0 || b < 0 || (b & 0x0F) != 0)
-      return std::nullopt;
-    out += static_cast<char>((a << 2) | (b >> 4));
-  } else if (rest == 3) {
-    int a = value(i), b = value(i + 1), c = value(i + 2);
-    if (a < 0 || b < 0 || c < 0 || (c & 0x03) != 0)
-      return std::nullopt;
-    out += static_cast<char>((a << 2) | (b >> 4));
-    out += static_cast<char>(((b & 0x0F) << 4) | (c >> 2));
-  }
+  // At most two "=" can be padding; the check below refuses a third.
+  std::size_t pad = 0;
+  while (pad < 2 && pad < text.size() && text[text.size() - 1 - pad] == '=')
+    ++pad;
+  if (out.size() < pad)
+    return std::nullopt;
+  out.resize(out.size() - pad);
+  if (encode_std(out) != text)
+    return std::nullopt;
   return out;
 }
-
-// Drops whatever OpenSSL pushes onto this thread's error queue while it lives: failures are
-// reported by return value, and stale entries would confuse a later SSL_get_error on a TLS
-// stream sharing the thread.
-class error_queue_mark {
-public:
-  error_queue_mark() noexcept { ERR_set_mark(); }
-  ~error_queue_mark() { ERR_pop_to_mark(); }
-  error_queue_mark(const error_queue_mark&) = delete;
-  error_queue_mark& operator=(const error_queue_mark&) = delete;
-};
 
 const unsigned char* bytes(std::string_view s) {
   return reinterpret_cast<const unsigned char*>(s.data());
@@ -164,19 +107,38 @@ std::optional<std::string> random_bytes(std::size_t n) {
 }
 
 std::string base64_encode(std::string_view data) {
-  return encode(data, std_alphabet, true);
+  return encode_std(data);
 }
 
 std::optional<std::string> base64_decode(std::string_view text) {
-  return decode(text, std_table, true);
+  return decode_std(text);
 }
 
+// base64url is the standard alphabet with "-" for "+" and "_" for "/" (RFC 4648 §5); JOSE
+// leaves the padding off.
 std::string base64url_encode(std::string_view data) {
-  return encode(data, url_alphabet, false);
+  auto out = encode_std(data);
+  for (auto& c : out)
+    c = c == '+' ? '-' : c == '/' ? '_' : c;
+  while (!out.empty() && out.back() == '=')
+    out.pop_back();
+  return out;
 }
 
 std::optional<std::string> base64url_decode(std::string_view text) {
-  return decode(text, url_table, false);
+  std::string std_text;
+  std_text.reserve(text.size() + 2);
+  for (char c : text) {
+    // "+" and "/" belong to the other alphabet; "!" is in neither, so decode_std refuses it.
+    std_text += c == '-' ? '+' : c == '_' ? '/' : c == '+' || c == '/' ? '!' : c;
+  }
+  // Padding is optional, but padding that is there must be complete.
+  if (std_text.size() % 4 != 0) {
+    if (!std_text.empty() && std_text.back() == '=')
+      return std::nullopt;
+    std_text.append(4 - std_text.size() % 4, '=');
+  }
+  return decode_std(std_text);
 }
 
 bool same_secret(std::string_view a, std::string_view b) {
@@ -194,17 +156,13 @@ std::string sha256(std::string_view data) {
 }
 
 std::string hex_colon(std::string_view raw) {
-  static constexpr char digits[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(raw.size() * 3);
-  for (std::size_t i = 0; i < raw.size(); ++i) {
-    if (i > 0)
-      out += ':';
-    auto b = static_cast<unsigned char>(raw[i]);
-    out += digits[b >> 4];
-    out += digits[b & 0x0F];
-  }
-  return out;
+  error_queue_mark mark;
+  if (raw.size() > static_cast<std::size_t>(LONG_MAX))
+    return {};
+  // OPENSSL_buf2hexstr writes exactly the SDP fingerprint form: uppercase pairs joined by ':'.
+  std::unique_ptr<char, openssl_free> text{
+    OPENSSL_buf2hexstr(bytes(raw), static_cast<long>(raw.size()))};
+  return text ? std::string{text.get()} : std::string{};
 }
 
 // -- keys --

@@ -1,5 +1,6 @@
-// Small cryptographic building blocks over OpenSSL 3: owning pointers, randomness, base64,
-// SHA-256 and ECDSA signatures in the raw r||s form JOSE uses (IEEE P1363).
+// Small cryptographic building blocks over OpenSSL 3: owning pointers, the error-queue guard,
+// randomness, base64 and hex, SHA-256 and ECDSA signatures in the raw r||s form JOSE uses
+// (IEEE P1363). JOSE itself (JWS, JWK) is in net/base/jose.hpp.
 //
 // Nothing here throws on an OpenSSL failure: functions return nullopt, false, an empty string
 // or a null pointer, as each documents. Only non-deprecated OpenSSL 3 APIs are used.
@@ -13,13 +14,36 @@
 #include <utility>
 
 #include <openssl/bn.h>
+#include <openssl/crypto.h>
 #include <openssl/ec.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/x509.h>
 
 namespace netherscope::net {
 
+// -- the error queue --
+
+/// Drops whatever OpenSSL pushes onto this thread's error queue while it lives. Our functions
+/// report failures by return value, and entries left behind would confuse a later
+/// SSL_get_error on a TLS stream that shares the thread. Put one at the top of every function
+/// that calls OpenSSL.
+class error_queue_mark {
+public:
+  /// Sets a mark on the thread's error queue.
+  error_queue_mark() noexcept { ERR_set_mark(); }
+  /// Pops every error pushed since the mark, and the mark.
+  ~error_queue_mark() { ERR_pop_to_mark(); }
+  error_queue_mark(const error_queue_mark&) = delete;
+  error_queue_mark& operator=(const error_queue_mark&) = delete;
+};
+
 // -- owning pointers for OpenSSL objects --
+
+/// Frees memory OpenSSL allocated for us (OPENSSL_free).
+struct openssl_free {
+  void operator()(void* p) const noexcept { OPENSSL_free(p); }
+};
 
 /// Frees an EVP_PKEY.
 struct evp_pkey_deleter {
@@ -82,11 +106,11 @@ using pkcs8_ptr = std::unique_ptr<PKCS8_PRIV_KEY_INFO, pkcs8_deleter>;
 /// n bytes from OpenSSL's CSPRNG (RAND_bytes), or nullopt when it fails.
 std::optional<std::string> random_bytes(std::size_t n);
 
-/// Standard base64 (RFC 4648 §4) with "=" padding.
+/// Standard base64 (RFC 4648 §4) with "=" padding, by EVP_EncodeBlock.
 std::string base64_encode(std::string_view data);
 
-/// Decodes padded standard base64; nullopt on a bad length, character, padding or non-zero
-/// trailing bits. Whitespace is not accepted.
+/// Decodes padded standard base64 (EVP_DecodeBlock, made strict); nullopt on a bad length,
+/// character, padding or non-zero trailing bits. Whitespace is not accepted.
 std::optional<std::string> base64_decode(std::string_view text);
 
 /// URL-safe base64 (RFC 4648 §5) without padding, as JOSE writes it.
@@ -102,7 +126,8 @@ bool same_secret(std::string_view a, std::string_view b);
 /// The raw 32-byte SHA-256 of data; empty only if OpenSSL fails.
 std::string sha256(std::string_view data);
 
-/// Uppercase hex bytes joined by colons ("AB:CD:01"), as SDP fingerprints are written.
+/// Uppercase hex bytes joined by colons ("AB:CD:01"), as SDP fingerprints are written
+/// (OPENSSL_buf2hexstr); empty for no bytes, or if OpenSSL fails.
 std::string hex_colon(std::string_view raw);
 
 // -- keys --

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "net/base/text.hpp"
+
 namespace netherscope::net {
 
 namespace {
@@ -18,14 +20,6 @@ address unmap(const address& addr) {
 bool is_trusted(const address& addr, const std::vector<cidr>& trusted) {
   return std::any_of(trusted.begin(), trusted.end(),
                      [&](const cidr& net) { return contains(net, addr); });
-}
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
-    text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t'))
-    text.remove_suffix(1);
-  return text;
 }
 
 // Parses one X-Forwarded-For element: "1.2.3.4", "1.2.3.4:5678", "2001:db8::1" or

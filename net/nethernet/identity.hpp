@@ -1,8 +1,9 @@
 // Who we are to a NetherNet target: our DTLS certificate (whose fingerprint goes into the
 // offer) and our long-lived P-384 identity key, which signs the session-level a=identity
-// attribute exactly as PROTOCOL.md §2.3 describes, in the self-signed shape BDS uses.
+// attribute as PROTOCOL.md §2.3 describes, in the self-signed shape servers put in answers.
+// The JOSE underneath is net/base/jose; checking someone else's a=identity is identity_check.
 //
-// Nothing here throws: failures come back as nullopt or as an identity_check with a reason.
+// Nothing here throws except std::bad_alloc: failures come back as nullopt.
 #pragma once
 
 #include <cstdint>
@@ -72,27 +73,12 @@ std::string canonical_fingerprint_payload(const std::vector<std::string>& sha256
 /// are sha256_digests, in their SDP order: standard base64 of
 /// {"assertion":"{\"fingerprints\":\"<detached JWS>\",\"token\":\"<JWT>\"}",
 ///  "idp":{"domain":"self","protocol":"default"}}, where the JWT is a self-signed ES384 token
-/// (header alg and x5u, payload cpk as a JWK, iat now_unix, exp now_unix + 60).
+/// with header alg and x5u and claims cpk, exp (now_unix + 60) and iat (now_unix). Both x5u and
+/// cpk are the standard base64 of the key's DER SubjectPublicKeyInfo: strict servers (Pumpkin)
+/// require cpk in that form, and go-nethernet writes and reads it so (PROTOCOL.md §2.3).
 /// nullopt when the key is not P-384, the digest list is empty, or signing fails.
 std::optional<std::string> make_identity_attribute(EVP_PKEY& identity_key,
                                                    const std::vector<std::string>& sha256_digests,
                                                    std::int64_t now_unix);
-
-/// The outcome of checking an a=identity value.
-struct identity_check {
-  /// Whether every check passed.
-  bool ok = false;
-  /// Why the check failed, as a short sentence; empty when ok.
-  std::string reason;
-};
-
-/// Checks an a=identity value in the self-signed shape: decodes it, takes the key from the
-/// token's cpk claim (a JWK object or a standard-base64 DER SPKI string), verifies the ES384
-/// token with that key (and that x5u, when present, names the same key), checks exp >= now_unix
-/// when exp is present, and verifies the fingerprints JWS over the canonical payload of
-/// sha256_digests. Tokens signed by someone else (a client's RS256 GameServerToken) fail.
-identity_check verify_identity_attribute(std::string_view value,
-                                         const std::vector<std::string>& sha256_digests,
-                                         std::int64_t now_unix);
 
 } // namespace netherscope::net

@@ -6,9 +6,15 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <array>
+#include <charconv>
 #include <cstddef>
 #include <cstring>
+
+#include <boost/algorithm/string/predicate.hpp>
+
+#include "net/base/text.hpp"
 
 namespace netherscope::net {
 
@@ -54,28 +60,12 @@ bool is_ice_char(char c) {
 /// token characters of RFC 3261 §25.1, which RFC 8839 uses for transport, cand-type and
 /// extension names.
 bool is_token_char(char c) {
-  if (is_alnum(c))
-    return true;
-  switch (c) {
-    case '-':
-    case '.':
-    case '!':
-    case '%':
-    case '*':
-    case '_':
-    case '+':
-    case '`':
-    case '\'':
-    case '~':
-      return true;
-    default:
-      return false;
-  }
+  return is_alnum(c) || std::string_view{"-.!%*_+`'~"}.find(c) != std::string_view::npos;
 }
 
-/// The separators we accept between candidate fields: SP and HTAB, in runs.
+/// The separators we accept between candidate fields: SP and HTAB (net::blanks), in runs.
 bool is_blank(char c) {
-  return c == ' ' || c == '\t';
+  return blanks.find(c) != std::string_view::npos;
 }
 
 /// VCHAR of RFC 5234: printable ASCII without space.
@@ -84,53 +74,32 @@ bool is_vchar(char c) {
   return u >= 0x21 && u <= 0x7e;
 }
 
-bool is_ascii_space(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
-}
-
-bool starts_with(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
-}
-
-char to_lower(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-/// ASCII case-insensitive comparison (ABNF string literals such as "typ" are case-insensitive).
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size())
-    return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (to_lower(a[i]) != to_lower(b[i]))
-      return false;
-  return true;
-}
+/// ASCII whitespace around a bare error code.
+constexpr std::string_view ascii_space = " \t\r\n\v\f";
 
 template <class Predicate>
 bool all_of(std::string_view s, Predicate pred) {
-  for (char c : s)
-    if (!pred(c))
-      return false;
-  return true;
+  return std::all_of(s.begin(), s.end(), pred);
 }
+
+using boost::algorithm::starts_with;
 
 // -- fields -------------------------------------------------------------------------------------
 
 enum class number_status { ok, malformed, out_of_range };
 
-/// Parses an unsigned decimal of at most max_digits digits (<= 10, so no overflow) that is at
-/// most max_value. An empty string or any non-digit is malformed; too many digits or too large a
-/// value is out_of_range.
+/// Parses an unsigned decimal of at most max_digits digits that is at most max_value. An empty
+/// string or any non-digit (a sign included) is malformed; too many digits (leading zeros
+/// count) or too large a value is out_of_range.
 number_status parse_decimal(std::string_view s, std::size_t max_digits, std::uint64_t max_value,
                             std::uint64_t& out) {
-  if (s.empty() || !all_of(s, is_digit))
-    return number_status::malformed;
-  if (s.size() > max_digits)
-    return number_status::out_of_range;
   std::uint64_t value = 0;
-  for (char c : s)
-    value = value * 10 + static_cast<std::uint64_t>(c - '0');
-  if (value > max_value)
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value, 10);
+  // from_chars reads every leading digit even when the value overflows, so a stop before the
+  // end is a non-digit.
+  if (s.empty() || end != s.data() + s.size() || ec == std::errc::invalid_argument)
+    return number_status::malformed;
+  if (s.size() > max_digits || ec == std::errc::result_out_of_range || value > max_value)
     return number_status::out_of_range;
   out = value;
   return number_status::ok;
@@ -196,34 +165,9 @@ bool is_connection_address(std::string_view s) {
   return is_host_name(s);
 }
 
-/// Splits s on runs of SP/HTAB; leading and trailing blanks yield no tokens.
-std::vector<std::string_view> split_blanks(std::string_view s) {
-  std::vector<std::string_view> tokens;
-  std::size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && is_blank(s[i]))
-      ++i;
-    auto start = i;
-    while (i < s.size() && !is_blank(s[i]))
-      ++i;
-    if (i > start)
-      tokens.push_back(s.substr(start, i - start));
-  }
-  return tokens;
-}
-
-std::string hex_byte(unsigned char byte) {
-  static constexpr char digits[] = "0123456789ABCDEF";
-  std::string out = "0x";
-  out += digits[byte >> 4];
-  out += digits[byte & 0x0f];
-  return out;
-}
-
 /// A line quoted in a warning: at most warning_quote_length bytes of it, bytes outside printable
 /// ASCII written as \xNN, and "..." when cut.
 std::string quote_line(std::string_view line) {
-  static constexpr char digits[] = "0123456789ABCDEF";
   auto shown = line.substr(0, warning_quote_length);
   std::string out;
   out.reserve(shown.size() + 3);
@@ -233,8 +177,7 @@ std::string quote_line(std::string_view line) {
       out += c;
     } else {
       out += "\\x";
-      out += digits[u >> 4];
-      out += digits[u & 0x0f];
+      out += hex_upper({&c, 1});
     }
   }
   if (line.size() > shown.size())
@@ -321,11 +264,11 @@ std::optional<ice_candidate> parse_candidate(std::string_view line, std::string*
                        + std::to_string(max_candidate_length) + ")");
   for (std::size_t i = 0; i < rest.size(); ++i)
     if (!is_blank(rest[i]) && !is_vchar(rest[i]))
-      return fail(why, "invalid byte " + hex_byte(static_cast<unsigned char>(rest[i]))
+      return fail(why, "invalid byte 0x" + hex_upper(rest.substr(i, 1))
                          + " at column "
                          + std::to_string(static_cast<std::size_t>(rest.data() - line.data()) + i + 1));
 
-  auto tokens = split_blanks(rest);
+  auto tokens = split_tokens(rest, blanks);
   auto n = tokens.size();
   ice_candidate out;
   std::uint64_t number = 0;
@@ -415,12 +358,9 @@ std::optional<ice_candidate> parse_candidate(std::string_view line, std::string*
 answer_kind classify_answer(std::string_view body, std::int64_t* code) {
   if (starts_with(body, "\xEF\xBB\xBF"))
     body.remove_prefix(3);
-  while (!body.empty() && is_ascii_space(body.front()))
-    body.remove_prefix(1);
+  body = trim(body, ascii_space);
   if (starts_with(body, "v="))
     return answer_kind::sdp;
-  while (!body.empty() && is_ascii_space(body.back()))
-    body.remove_suffix(1);
   std::uint64_t value = 0;
   // Ten digits at most: that covers every uint32 and fits int64 without overflow.
   if (parse_decimal(body, 10, 9'999'999'999ULL, value) == number_status::ok) {
@@ -447,13 +387,7 @@ parsed_answer parse_answer(std::string_view sdp) {
   std::size_t first_over_limit = 0;
 
   std::size_t line_number = 0;
-  std::size_t pos = 0;
-  while (pos < sdp.size()) {
-    auto end = sdp.find('\n', pos);
-    if (end == std::string_view::npos)
-      end = sdp.size();
-    auto line = sdp.substr(pos, end - pos);
-    pos = end + 1;
+  for (auto line : split(sdp, '\n')) {
     ++line_number;
     if (!line.empty() && line.back() == '\r')
       line.remove_suffix(1);
@@ -476,10 +410,10 @@ parsed_answer parse_answer(std::string_view sdp) {
       }
     } else if (!have_fingerprint && starts_with(line, "a=fingerprint:")) {
       have_fingerprint = true;
-      out.fingerprint = std::string(line.substr(std::strlen("a=fingerprint:")));
+      out.fingerprint = std::string(line.substr(std::string_view{"a=fingerprint:"}.size()));
     } else if (!have_ufrag && starts_with(line, "a=ice-ufrag:")) {
       have_ufrag = true;
-      out.ice_ufrag = std::string(line.substr(std::strlen("a=ice-ufrag:")));
+      out.ice_ufrag = std::string(line.substr(std::string_view{"a=ice-ufrag:"}.size()));
     }
   }
 

@@ -1,7 +1,8 @@
 #include "net/nethernet/sdp_offer.hpp"
 
-#include <exception>
 #include <string_view>
+
+#include "net/base/bytes.hpp"
 
 namespace netherscope::net {
 
@@ -42,9 +43,10 @@ std::optional<std::uint64_t> random_session_id() {
   auto raw = random_bytes(8);
   if (!raw)
     return std::nullopt;
+  std::string_view in{*raw};
   std::uint64_t id = 0;
-  for (char c : *raw)
-    id = (id << 8) | static_cast<unsigned char>(c);
+  if (!take_le(in, id))
+    return std::nullopt;
   return id & ((std::uint64_t{1} << 62) - 1);
 }
 
@@ -52,26 +54,21 @@ std::optional<std::uint64_t> random_session_id() {
 
 std::optional<offer_parameters> make_offer_parameters(const local_identity& id,
                                                       std::int64_t now_unix) {
-  try {
-    if (!id.identity_key || id.fingerprint.empty())
-      return std::nullopt;
-    offer_parameters p;
-    auto session = random_session_id();
-    auto ufrag = random_string(ice_chars, ufrag_length);
-    auto pwd = random_string(ice_chars, pwd_length);
-    auto identity = make_identity_attribute(*id.identity_key, {id.fingerprint}, now_unix);
-    if (!session || !ufrag || !pwd || !identity)
-      return std::nullopt;
-    p.session_id = *session;
-    p.ice_ufrag = std::move(*ufrag);
-    p.ice_pwd = std::move(*pwd);
-    p.fingerprint = id.fingerprint;
-    p.identity = std::move(*identity);
-    return p;
-  } catch (const std::exception&) {
-    // Only allocation can throw here; report it as a failure like any other.
+  if (!id.identity_key || id.fingerprint.empty())
     return std::nullopt;
-  }
+  offer_parameters p;
+  auto session = random_session_id();
+  auto ufrag = random_string(ice_chars, ufrag_length);
+  auto pwd = random_string(ice_chars, pwd_length);
+  auto identity = make_identity_attribute(*id.identity_key, {id.fingerprint}, now_unix);
+  if (!session || !ufrag || !pwd || !identity)
+    return std::nullopt;
+  p.session_id = *session;
+  p.ice_ufrag = std::move(*ufrag);
+  p.ice_pwd = std::move(*pwd);
+  p.fingerprint = id.fingerprint;
+  p.identity = std::move(*identity);
+  return p;
 }
 
 std::string build_offer(const offer_parameters& p) {

@@ -1,8 +1,10 @@
-// Tests for net/crypto and net/identity: encodings, P1363 signatures, our DTLS certificate and
-// identity key, their persisted form, and the a=identity attribute of PROTOCOL.md §2.3
-// (including an independent check of our signatures with the openssl command-line tool).
+// Tests for net/nethernet/identity and identity_check: our DTLS certificate and identity key,
+// their persisted form, the a=identity attribute of PROTOCOL.md §2.3 we make (checked
+// independently with Boost.JSON, OpenSSL and the openssl command-line tool), and the checker
+// for the a=identity of others, with cpk in both forms seen in the wild.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -17,7 +19,10 @@
 #include <openssl/x509.h>
 
 #include "net/base/crypto.hpp"
+#include "net/base/text.hpp"
 #include "net/nethernet/identity.hpp"
+#include "net/nethernet/identity_check.hpp"
+#include "net/nethernet/sdp_offer.hpp"
 
 namespace json = boost::json;
 using namespace netherscope::net;
@@ -151,6 +156,14 @@ std::string spki_b64(EVP_PKEY& key) {
   return base64_encode(*der);
 }
 
+// A JWK for key's point written by hand (not through net/base/jose), claiming curve crv.
+json::object ec_jwk(EVP_PKEY& key, const char* crv) {
+  auto xy = ec_public_xy(key);
+  REQUIRE(xy);
+  return {{"crv", crv}, {"kty", "EC"}, {"x", base64url_encode(xy->first)},
+          {"y", base64url_encode(xy->second)}};
+}
+
 // A temporary directory removed at scope exit.
 struct temp_dir {
   std::filesystem::path path;
@@ -236,170 +249,6 @@ constexpr std::int64_t now = 1760000000;
 
 } // namespace
 
-// -- crypto.hpp --
-
-TEST_CASE("base64 and base64url match the RFC 4648 vectors in both directions", "[crypto]") {
-  struct vec {
-    const char* raw;
-    const char* b64;
-    const char* b64url;
-  };
-  const vec vectors[] = {
-    {"", "", ""},
-    {"f", "Zg==", "Zg"},
-    {"fo", "Zm8=", "Zm8"},
-    {"foo", "Zm9v", "Zm9v"},
-    {"foob", "Zm9vYg==", "Zm9vYg"},
-    {"fooba", "Zm9vYmE=", "Zm9vYmE"},
-    {"foobar", "Zm9vYmFy", "Zm9vYmFy"},
-  };
-  for (const auto& v : vectors) {
-    CAPTURE(v.raw);
-    CHECK(base64_encode(v.raw) == v.b64);
-    CHECK(base64_decode(v.b64) == std::optional<std::string>{v.raw});
-    CHECK(base64url_encode(v.raw) == v.b64url);
-    CHECK(base64url_decode(v.b64url) == std::optional<std::string>{v.raw});
-    // base64url accepts the padded form as well.
-    CHECK(base64url_decode(v.b64) == std::optional<std::string>{v.raw});
-  }
-  // The two alphabets differ in the last two characters.
-  const std::string high{"\xfb\xff\xbf", 3};
-  CHECK(base64_encode(high) == "+/+/");
-  CHECK(base64url_encode(high) == "-_-_");
-  CHECK(base64_decode("+/+/") == std::optional<std::string>{high});
-  CHECK(base64url_decode("-_-_") == std::optional<std::string>{high});
-}
-
-TEST_CASE("base64 round-trips random data and agrees with OpenSSL's encoder", "[crypto]") {
-  for (std::size_t n = 0; n < 70; ++n) {
-    auto data = random_bytes(n);
-    REQUIRE(data);
-    auto b64 = base64_encode(*data);
-    CHECK(b64 == ossl_b64_encode(*data));
-    CHECK(base64_decode(b64) == data);
-    auto url = base64url_encode(*data);
-    CHECK(url == ossl_b64url_encode(*data));
-    CHECK(base64url_decode(url) == data);
-  }
-}
-
-TEST_CASE("malformed base64 is refused", "[crypto]") {
-  for (const char* bad : {"Zg", "Zg=", "Zm9", "Z===", "====", "Zm9v!", "Zm9v\n", " Zm9v",
-                          "Zh==", "Zm9=", "=Zg=", "Zg==Zg==", "Zm9vYg=a", "-_-_", "Z"}) {
-    CAPTURE(bad);
-    CHECK_FALSE(base64_decode(bad));
-  }
-  for (const char* bad : {"Z", "Zm9vY", "Zg=", "Zg===", "+/+/", "Zh", "Zm9", "Zm9v.",
-                          "Zm 9v", "=Zg"}) {
-    CAPTURE(bad);
-    CHECK_FALSE(base64url_decode(bad));
-  }
-}
-
-TEST_CASE("hex_colon and sha256 give the known values", "[crypto]") {
-  CHECK(hex_colon(std::string{"\x00\xab\x0f\xff", 4}) == "00:AB:0F:FF");
-  CHECK(hex_colon("") == "");
-  CHECK(hex_colon(sha256("abc"))
-        == "BA:78:16:BF:8F:01:CF:EA:41:41:40:DE:5D:AE:22:23:"
-           "B0:03:61:A3:96:17:7A:9C:B4:10:FF:61:F2:00:15:AD");
-  CHECK(hex_colon(sha256(""))
-        == "E3:B0:C4:42:98:FC:1C:14:9A:FB:F4:C8:99:6F:B9:24:"
-           "27:AE:41:E4:64:9B:93:4C:A4:95:99:1B:78:52:B8:55");
-}
-
-TEST_CASE("random_bytes gives the length asked for and fresh bytes", "[crypto]") {
-  CHECK(random_bytes(0) == std::optional<std::string>{""});
-  auto a = random_bytes(32);
-  auto b = random_bytes(32);
-  REQUIRE((a && b));
-  CHECK(a->size() == 32);
-  CHECK(*a != *b);
-}
-
-TEST_CASE("P1363 signatures round-trip and reject tampering", "[crypto]") {
-  struct curve_case {
-    ec_curve curve;
-    std::size_t sig_size;
-  };
-  for (auto c : {curve_case{ec_curve::p384, 96}, curve_case{ec_curve::p256, 64}}) {
-    CAPTURE(c.sig_size);
-    auto key = generate_ec_key(c.curve);
-    auto other = generate_ec_key(c.curve);
-    REQUIRE((key && other));
-    CHECK(key_curve(*key) == c.curve);
-    const std::string data = "the data we sign";
-    auto sig = ecdsa_sign_p1363(*key, data);
-    REQUIRE(sig);
-    CHECK(sig->size() == c.sig_size);
-    CHECK(ecdsa_verify_p1363(*key, data, *sig));
-    // ECDSA is randomized (or at least not fixed across messages): a second signature of
-    // the same data also verifies.
-    auto again = ecdsa_sign_p1363(*key, data);
-    REQUIRE(again);
-    CHECK(ecdsa_verify_p1363(*key, data, *again));
-
-    for (std::size_t byte : {std::size_t{0}, c.sig_size / 2, c.sig_size - 1}) {
-      auto flipped = *sig;
-      flipped[byte] = static_cast<char>(flipped[byte] ^ 0x01);
-      CHECK_FALSE(ecdsa_verify_p1363(*key, data, flipped));
-    }
-    auto data_flipped = data;
-    data_flipped[3] = static_cast<char>(data_flipped[3] ^ 0x20);
-    CHECK_FALSE(ecdsa_verify_p1363(*key, data_flipped, *sig));
-    CHECK_FALSE(ecdsa_verify_p1363(*other, data, *sig));
-    CHECK_FALSE(ecdsa_verify_p1363(*key, data, sig->substr(1)));
-    CHECK_FALSE(ecdsa_verify_p1363(*key, data, *sig + '\0'));
-    CHECK_FALSE(ecdsa_verify_p1363(*key, data, ""));
-    CHECK_FALSE(ecdsa_verify_p1363(*key, data, std::string(c.sig_size, '\0')));
-  }
-  // A P-256 key refuses a P-384-sized signature and vice versa.
-  auto k256 = generate_ec_key(ec_curve::p256);
-  auto k384 = generate_ec_key(ec_curve::p384);
-  REQUIRE((k256 && k384));
-  auto s384 = ecdsa_sign_p1363(*k384, "x");
-  REQUIRE(s384);
-  CHECK_FALSE(ecdsa_verify_p1363(*k256, "x", *s384));
-}
-
-TEST_CASE("public keys convert between DER, coordinates and keys", "[crypto]") {
-  auto key = generate_ec_key(ec_curve::p384);
-  REQUIRE(key);
-  auto der = public_key_der(*key);
-  REQUIRE(der);
-  CHECK(der->size() == 120); // 23 bytes of SPKI header + 04 || x || y
-  auto xy = ec_public_xy(*key);
-  REQUIRE(xy);
-  CHECK(xy->first.size() == 48);
-  CHECK(xy->second.size() == 48);
-  CHECK(der->substr(23) == std::string{"\x04"} + xy->first + xy->second);
-
-  auto from_der = public_key_from_der(*der);
-  auto from_xy = ec_public_from_xy(ec_curve::p384, xy->first, xy->second);
-  REQUIRE((from_der && from_xy));
-  CHECK(EVP_PKEY_eq(from_der.get(), key.get()) == 1);
-  CHECK(EVP_PKEY_eq(from_xy.get(), key.get()) == 1);
-  auto sig = ecdsa_sign_p1363(*key, "m");
-  REQUIRE(sig);
-  CHECK(ecdsa_verify_p1363(*from_xy, "m", *sig));
-
-  CHECK_FALSE(public_key_from_der(*der + "x"));
-  CHECK_FALSE(public_key_from_der(der->substr(0, 60)));
-  CHECK_FALSE(public_key_from_der(""));
-  auto off_curve = xy->second;
-  off_curve[47] = static_cast<char>(off_curve[47] ^ 0x01);
-  CHECK_FALSE(ec_public_from_xy(ec_curve::p384, xy->first, off_curve));
-  CHECK_FALSE(ec_public_from_xy(ec_curve::p384, xy->first.substr(1), xy->second));
-  CHECK_FALSE(ec_public_from_xy(ec_curve::p256, xy->first, xy->second));
-
-  auto priv = private_key_der(*key);
-  REQUIRE(priv);
-  auto back = private_key_from_der(*priv);
-  REQUIRE(back);
-  CHECK(ecdsa_verify_p1363(*key, "n", ecdsa_sign_p1363(*back, "n").value_or("")));
-  CHECK_FALSE(private_key_from_der(*priv + "x"));
-  CHECK_FALSE(private_key_from_der("garbage"));
-}
-
 // -- identity.hpp: our certificate and keys --
 
 TEST_CASE("make_local_identity makes a P-256 certificate and a P-384 identity key",
@@ -471,7 +320,7 @@ TEST_CASE("an identity survives to_blob and from_blob", "[identity]") {
   // The restored key still makes identities that check out.
   auto attr = make_identity_attribute(*restored->identity_key, {restored->fingerprint}, now);
   REQUIRE(attr);
-  CHECK(verify_identity_attribute(*attr, {id->fingerprint}, now).ok);
+  CHECK(verify_identity_attribute(*attr, {id->fingerprint}, now).verified);
 }
 
 TEST_CASE("from_blob refuses wrong keys and garbage", "[identity]") {
@@ -529,7 +378,7 @@ TEST_CASE("from_blob refuses wrong keys and garbage", "[identity]") {
   CHECK_FALSE(from_blob(identity_blob{}));
 }
 
-// -- identity.hpp: the a=identity attribute --
+// -- identity.hpp: the a=identity attribute we make --
 
 TEST_CASE("the canonical fingerprint payload is byte-exact", "[identity]") {
   CHECK(canonical_fingerprint_payload({"AA:BB"})
@@ -548,37 +397,53 @@ TEST_CASE("make_identity_attribute round-trips through verify_identity_attribute
   auto attr = make_identity_attribute(*id->identity_key, digests, now);
   REQUIRE(attr);
   auto check = verify_identity_attribute(*attr, digests, now);
-  CHECK(check.ok);
-  CHECK(check.reason.empty());
-  CHECK(verify_identity_attribute(*attr, digests, now + 60).ok);
+  CHECK(check.present);
+  CHECK(check.verified);
+  CHECK(check.code == identity_error::none);
+  CHECK(check.error.empty());
+  CHECK(check.key_sha256 == hex_lower(sha256(public_key_der(*id->identity_key).value())));
+  CHECK(check.key_sha256.size() == 64);
+  CHECK(check.issued_at == now);
+  CHECK(check.expires_at == now + 60);
+  CHECK(verify_identity_attribute(*attr, digests, now + 60).verified);
 
   SECTION("a tampered digest fails") {
     auto tampered = id->fingerprint;
     tampered[0] = tampered[0] == 'A' ? 'B' : 'A';
     auto r = verify_identity_attribute(*attr, {tampered}, now);
-    CHECK_FALSE(r.ok);
-    CHECK(r.reason == "The fingerprints signature does not match the digests.");
-    CHECK_FALSE(verify_identity_attribute(*attr, {id->fingerprint, id->fingerprint}, now).ok);
+    CHECK_FALSE(r.verified);
+    CHECK(r.code == identity_error::fingerprint_signature);
+    CHECK_FALSE(r.error.empty());
+    // The token itself was fine, so its key and times are still reported.
+    CHECK(r.key_sha256 == check.key_sha256);
+    CHECK(r.expires_at == now + 60);
+    CHECK(verify_identity_attribute(*attr, {id->fingerprint, id->fingerprint}, now).code
+          == identity_error::fingerprint_signature);
   }
   SECTION("an expired token fails") {
     auto r = verify_identity_attribute(*attr, digests, now + 61);
-    CHECK_FALSE(r.ok);
-    CHECK(r.reason == "The token has expired.");
+    CHECK_FALSE(r.verified);
+    CHECK(r.code == identity_error::expired);
+    CHECK(r.key_sha256 == check.key_sha256);
   }
   SECTION("digests are covered in their order") {
     const std::vector<std::string> two{"AA:BB", "CC:DD"};
     auto a2 = make_identity_attribute(*id->identity_key, two, now);
     REQUIRE(a2);
-    CHECK(verify_identity_attribute(*a2, two, now).ok);
-    CHECK_FALSE(verify_identity_attribute(*a2, {"CC:DD", "AA:BB"}, now).ok);
-    CHECK_FALSE(verify_identity_attribute(*a2, {"AA:BB"}, now).ok);
+    CHECK(verify_identity_attribute(*a2, two, now).verified);
+    CHECK(verify_identity_attribute(*a2, {"CC:DD", "AA:BB"}, now).code
+          == identity_error::fingerprint_signature);
+    CHECK(verify_identity_attribute(*a2, {"AA:BB"}, now).code
+          == identity_error::fingerprint_signature);
   }
   SECTION("a changed character anywhere in the value fails") {
     for (std::size_t i = 0; i < attr->size(); i += 37) {
       auto bad = *attr;
       bad[i] = bad[i] == 'A' ? 'B' : 'A';
       CAPTURE(i);
-      CHECK_FALSE(verify_identity_attribute(bad, digests, now).ok);
+      auto r = verify_identity_attribute(bad, digests, now);
+      CHECK_FALSE(r.verified);
+      CHECK(r.code != identity_error::none);
     }
   }
 }
@@ -592,7 +457,7 @@ TEST_CASE("make_identity_attribute refuses what it cannot sign", "[identity]") {
   CHECK_FALSE(make_identity_attribute(*p384, {"AA:BB"}, INT64_MAX - 10));
 }
 
-TEST_CASE("the a=identity value has exactly the BDS self shape", "[identity]") {
+TEST_CASE("the a=identity value has the self shape with cpk as base64 DER", "[identity]") {
   auto id = make_local_identity();
   REQUIRE(id);
   auto attr = make_identity_attribute(*id->identity_key, {id->fingerprint}, now);
@@ -618,18 +483,12 @@ TEST_CASE("the a=identity value has exactly the BDS self shape", "[identity]") {
   REQUIRE(spki);
   CHECK(str(d.header.at("x5u")) == ossl_b64_encode(*spki));
 
-  // Token payload: cpk JWK with 48-byte coordinates of the same key, exp = iat + 60.
+  // Token payload: cpk the same base64 DER SPKI string (the form strict servers require, not a
+  // JWK), exp = iat + 60.
   CHECK(keys(d.claims) == std::vector<std::string>{"cpk", "exp", "iat"});
-  const auto& cpk = d.claims.at("cpk").as_object();
-  CHECK(keys(cpk) == std::vector<std::string>{"crv", "kty", "x", "y"});
-  CHECK(str(cpk.at("crv")) == "P-384");
-  CHECK(str(cpk.at("kty")) == "EC");
-  auto x = ossl_b64url_decode(str(cpk.at("x")));
-  auto y = ossl_b64url_decode(str(cpk.at("y")));
-  CHECK(x.size() == 48);
-  CHECK(y.size() == 48);
-  CHECK(str(cpk.at("x")).find('=') == std::string::npos);
-  CHECK(spki->substr(23) == "\x04" + x + y); // the JWK and x5u name the same point
+  REQUIRE(d.claims.at("cpk").is_string());
+  CHECK(str(d.claims.at("cpk")) == ossl_b64_encode(*spki));
+  CHECK(spki->size() == 120); // a P-384 SubjectPublicKeyInfo
   REQUIRE(d.claims.at("iat").is_int64());
   REQUIRE(d.claims.at("exp").is_int64());
   CHECK(d.claims.at("iat").as_int64() == now);
@@ -682,28 +541,78 @@ TEST_CASE("the openssl command-line tool verifies our token and fingerprints sig
   CHECK(bad.output.find("Verification failure") != std::string::npos);
 }
 
-TEST_CASE("verify_identity_attribute accepts a cpk given as base64 DER", "[identity]") {
+// -- identity_check.hpp: the a=identity of others --
+
+TEST_CASE("verify_identity_attribute accepts cpk as a JWK and as base64 DER", "[identity]") {
   auto key = generate_ec_key(ec_curve::p384);
   REQUIRE(key);
   const std::vector<std::string> digests{"12:34:56"};
-  // The go-nethernet and Pumpkin shape: cpk is a standard-base64 DER SPKI string.
-  json::object header{{"alg", "ES384"}, {"x5u", spki_b64(*key)}};
-  json::object claims{{"cpk", spki_b64(*key)}, {"exp", now + 60}, {"iat", now}};
-  auto value = encode_identity(make_token(*key, header, claims), make_fingerprints(*key, digests));
-  auto r = verify_identity_attribute(value, digests, now);
-  CHECK(r.ok);
-  CHECK(r.reason.empty());
-  CHECK_FALSE(verify_identity_attribute(value, {"12:34:57"}, now).ok);
+  const auto pin = hex_lower(sha256(public_key_der(*key).value()));
+  auto xy = ec_public_xy(*key).value();
+  // The BDS shape: cpk a P-384 JWK (PROTOCOL.md §4.3).
+  const json::object jwk{{"crv", "P-384"}, {"kty", "EC"}, {"x", base64url_encode(xy.first)},
+                         {"y", base64url_encode(xy.second)}};
+  // The go-nethernet and Pumpkin shape: cpk a standard-base64 DER SPKI string.
+  const json::value der(spki_b64(*key));
+  for (const auto& cpk : {json::value(jwk), der}) {
+    CAPTURE(json::serialize(cpk));
+    json::object header{{"alg", "ES384"}, {"x5u", spki_b64(*key)}};
+    json::object claims{{"cpk", cpk}, {"exp", now + 60}, {"iat", now}};
+    auto value =
+      encode_identity(make_token(*key, header, claims), make_fingerprints(*key, digests));
+    auto r = verify_identity_attribute(value, digests, now);
+    CHECK(r.verified);
+    CHECK(r.code == identity_error::none);
+    CHECK(r.key_sha256 == pin);
+    CHECK(r.issued_at == now);
+    CHECK(r.expires_at == now + 60);
+    CHECK(verify_identity_attribute(value, {"12:34:57"}, now).code
+          == identity_error::fingerprint_signature);
+    CHECK(verify_identity_attribute(value, digests, now + 61).code == identity_error::expired);
 
-  SECTION("without x5u and exp") {
+    // Without x5u, iat and exp the token never expires.
     json::object h{{"alg", "ES384"}};
-    json::object c{{"cpk", spki_b64(*key)}};
-    auto v = encode_identity(make_token(*key, h, c), make_fingerprints(*key, digests));
-    CHECK(verify_identity_attribute(v, digests, now + 1000000).ok);
+    json::object c{{"cpk", cpk}};
+    auto bare = encode_identity(make_token(*key, h, c), make_fingerprints(*key, digests));
+    auto b = verify_identity_attribute(bare, digests, now + 1000000);
+    CHECK(b.verified);
+    CHECK_FALSE(b.issued_at);
+    CHECK_FALSE(b.expires_at);
   }
 }
 
-TEST_CASE("verify_identity_attribute names what is wrong", "[identity]") {
+TEST_CASE("verify_identity_attribute reads iat and exp as NumericDates", "[identity]") {
+  auto key = generate_ec_key(ec_curve::p384);
+  REQUIRE(key);
+  const std::vector<std::string> digests{"AB:CD"};
+  auto check = [&](const json::object& claims) {
+    return verify_identity_attribute(
+      encode_identity(make_token(*key, json::object{{"alg", "ES384"}}, claims),
+                      make_fingerprints(*key, digests)),
+      digests, now);
+  };
+  // A fraction counts towards the past; exactly now is not expired yet.
+  auto r = check({{"cpk", spki_b64(*key)}, {"exp", static_cast<double>(now) + 0.5}});
+  CHECK(r.verified);
+  CHECK(r.expires_at == now);
+  r = check({{"cpk", spki_b64(*key)}, {"exp", static_cast<double>(now) - 0.5}});
+  CHECK(r.code == identity_error::expired);
+  CHECK(r.expires_at == now - 1);
+  // Beyond int64 is clamped, not wrapped into the past.
+  r = check({{"cpk", spki_b64(*key)}, {"exp", std::uint64_t{18000000000000000000u}}});
+  CHECK(r.verified);
+  CHECK(r.expires_at == INT64_MAX);
+  r = check({{"cpk", spki_b64(*key)}, {"exp", 1e300}});
+  CHECK(r.verified);
+  CHECK(r.expires_at == INT64_MAX);
+  r = check({{"cpk", spki_b64(*key)}, {"exp", -1e300}});
+  CHECK(r.code == identity_error::expired);
+  // Not numbers at all.
+  CHECK(check({{"cpk", spki_b64(*key)}, {"exp", "soon"}}).code == identity_error::bad_time);
+  CHECK(check({{"cpk", spki_b64(*key)}, {"iat", nullptr}}).code == identity_error::bad_time);
+}
+
+TEST_CASE("verify_identity_attribute names the check that failed", "[identity]") {
   auto key = generate_ec_key(ec_curve::p384);
   auto other = generate_ec_key(ec_curve::p384);
   auto p256 = generate_ec_key(ec_curve::p256);
@@ -712,59 +621,129 @@ TEST_CASE("verify_identity_attribute names what is wrong", "[identity]") {
   auto fps = make_fingerprints(*key, digests);
   json::object header{{"alg", "ES384"}, {"x5u", spki_b64(*key)}};
   json::object claims{{"cpk", spki_b64(*key)}, {"exp", now + 60}, {"iat", now}};
-  auto reason = [&](const std::string& value) {
+  const json::object es384{{"alg", "ES384"}};
+  auto code = [&](const std::string& value) {
     auto r = verify_identity_attribute(value, digests, now);
-    CHECK_FALSE(r.ok);
-    return r.reason;
+    CHECK(r.present);
+    CHECK_FALSE(r.verified);
+    CHECK_FALSE(r.error.empty());
+    return r.code;
   };
 
-  CHECK(reason("not base64!") == "The identity is not valid base64.");
-  CHECK(reason(base64_encode("[1,2]")) == "The identity is not a JSON object.");
-  CHECK(reason(base64_encode(R"({"assertion":"{}"})")) == "The identity has no idp object.");
-  CHECK(reason(base64_encode(R"({"assertion":"{}","idp":{"domain":"self","protocol":"x"}})"))
-        == "The idp protocol is not \"default\".");
-  CHECK(reason(base64_encode(R"({"assertion":{},"idp":{"domain":"self","protocol":"default"}})"))
-        == "The assertion is not a string.");
-  CHECK(reason(encode_identity("a.b", fps)) == "The token is not a compact JWS.");
+  CHECK(code("not base64!") == identity_error::not_base64);
+  CHECK(code(base64_encode("[1,2]")) == identity_error::not_json);
+  CHECK(code(base64_encode(R"({"assertion":"{}"})")) == identity_error::bad_idp);
+  CHECK(code(base64_encode(R"({"assertion":"{}","idp":{"domain":"self","protocol":"x"}})"))
+        == identity_error::bad_idp);
+  CHECK(code(base64_encode(R"({"assertion":"{}","idp":{"protocol":"default"}})"))
+        == identity_error::bad_idp);
+  CHECK(code(base64_encode(R"({"assertion":{},"idp":{"domain":"self","protocol":"default"}})"))
+        == identity_error::bad_assertion);
+  CHECK(code(base64_encode(R"({"assertion":"{\"token\":\"a.b.c\"}",)"
+                           R"("idp":{"domain":"self","protocol":"default"}})"))
+        == identity_error::bad_assertion);
+  CHECK(code(encode_identity("a.b", fps)) == identity_error::bad_token);
+  CHECK(code(encode_identity(base64url_encode(R"({"alg":"ES384"})") + ".bm90IGpzb24.AAAA", fps))
+        == identity_error::bad_token);
 
-  // Signed by a key other than the one in cpk.
-  CHECK(reason(encode_identity(make_token(*other, header, claims), fps))
-        == "The token signature does not verify with cpk.");
-  // x5u naming another key.
+  // Signed by a key other than the one in cpk: a tampered signature, as far as cpk can tell.
+  CHECK(code(encode_identity(make_token(*other, header, claims), fps))
+        == identity_error::token_signature);
+  auto tampered = make_token(*key, header, claims);
+  tampered[tampered.size() - 3] = tampered[tampered.size() - 3] == 'A' ? 'B' : 'A';
+  CHECK(code(encode_identity(tampered, fps)) == identity_error::token_signature);
+  // x5u naming another key, or no key at all.
   json::object h2{{"alg", "ES384"}, {"x5u", spki_b64(*other)}};
-  CHECK(reason(encode_identity(make_token(*key, h2, claims), fps))
-        == "The token x5u does not match cpk.");
-  // A client token shape (RS256) is not ours to check.
-  json::object h3{{"alg", "RS256"}};
-  CHECK(reason(encode_identity(make_token(*key, h3, claims), fps))
-        == "The token alg RS256 is not ES384.");
-  // A P-256 cpk.
-  json::object c2{{"cpk", spki_b64(*p256)}};
-  CHECK(reason(encode_identity(make_token(*key, json::object{{"alg", "ES384"}}, c2), fps))
-        == "The cpk key is not an EC P-384 key.");
-  // No cpk at all.
-  json::object c3{{"iat", now}};
-  CHECK(reason(encode_identity(make_token(*key, json::object{{"alg", "ES384"}}, c3), fps))
-        == "The token has no cpk claim.");
-  // A JWK whose point is off the curve.
+  CHECK(code(encode_identity(make_token(*key, h2, claims), fps)) == identity_error::x5u_mismatch);
+  json::object h2b{{"alg", "ES384"}, {"x5u", "https://example.com/key"}};
+  CHECK(code(encode_identity(make_token(*key, h2b, claims), fps))
+        == identity_error::x5u_mismatch);
+  // A client token shape (RS256), ES256, and "none" are not ours to check.
+  for (const char* alg : {"RS256", "ES256", "none"}) {
+    CAPTURE(alg);
+    json::object h3{{"alg", alg}};
+    CHECK(code(encode_identity(make_token(*key, h3, claims), fps))
+          == identity_error::unsupported_alg);
+  }
+  // A P-256 cpk, as DER or as a JWK; no cpk at all; a cpk of another kind.
+  CHECK(code(encode_identity(make_token(*key, es384, {{"cpk", spki_b64(*p256)}}), fps))
+        == identity_error::bad_cpk);
+  CHECK(code(encode_identity(
+          make_token(*key, es384, {{"cpk", ec_jwk(*p256, "P-256")}}), fps))
+        == identity_error::bad_cpk);
+  CHECK(code(encode_identity(make_token(*key, es384, {{"iat", now}}), fps))
+        == identity_error::bad_cpk);
+  CHECK(code(encode_identity(make_token(*key, es384, {{"cpk", 42}}), fps))
+        == identity_error::bad_cpk);
+  CHECK(code(encode_identity(make_token(*key, es384, {{"cpk", "bm90IERFUg=="}}), fps))
+        == identity_error::bad_cpk);
+  // A JWK whose point is off the curve, or that claims P-384 for a P-256 point.
   auto xy = ec_public_xy(*key).value();
   xy.second[0] = static_cast<char>(xy.second[0] ^ 0x01);
   json::object bad_jwk{{"crv", "P-384"}, {"kty", "EC"}, {"x", base64url_encode(xy.first)},
                        {"y", base64url_encode(xy.second)}};
-  json::object c4{{"cpk", bad_jwk}};
-  CHECK(reason(encode_identity(make_token(*key, json::object{{"alg", "ES384"}}, c4), fps))
-        == "The cpk JWK point is not on the P-384 curve.");
-  // exp that is not a number.
-  json::object c5{{"cpk", spki_b64(*key)}, {"exp", "soon"}};
-  CHECK(reason(encode_identity(make_token(*key, json::object{{"alg", "ES384"}}, c5), fps))
-        == "The token exp is not a number.");
-  // Fingerprints not detached, or signed by another key.
+  CHECK(code(encode_identity(make_token(*key, es384, {{"cpk", bad_jwk}}), fps))
+        == identity_error::bad_cpk);
+  CHECK(code(encode_identity(
+          make_token(*key, es384, {{"cpk", ec_jwk(*p256, "P-384")}}), fps))
+        == identity_error::bad_cpk);
+  // Fingerprints not detached, not ES384, or signed by another key.
   auto token = make_token(*key, header, claims);
-  CHECK(reason(encode_identity(token, "eyJhbGciOiJFUzM4NCJ9.e30.AAAA"))
-        == "The fingerprints value is not a detached JWS.");
-  CHECK(reason(encode_identity(token, make_fingerprints(*other, digests)))
-        == "The fingerprints signature does not match the digests.");
-  CHECK(verify_identity_attribute(encode_identity(token, fps), digests, now).ok);
-  CHECK(verify_identity_attribute(encode_identity(token, fps), {}, now).reason
-        == "There are no fingerprint digests to check.");
+  CHECK(code(encode_identity(token, "eyJhbGciOiJFUzM4NCJ9.e30.AAAA"))
+        == identity_error::bad_fingerprints);
+  CHECK(code(encode_identity(token, base64url_encode(R"({"alg":"ES256"})") + "..AAAA"))
+        == identity_error::bad_fingerprints);
+  CHECK(code(encode_identity(token, make_fingerprints(*other, digests)))
+        == identity_error::fingerprint_signature);
+  CHECK(verify_identity_attribute(encode_identity(token, fps), digests, now).verified);
+  CHECK(verify_identity_attribute(encode_identity(token, fps), {}, now).code
+        == identity_error::no_fingerprints);
+}
+
+TEST_CASE("verify_sdp_identity finds the line and the fingerprints in an SDP", "[identity]") {
+  auto id = make_local_identity();
+  REQUIRE(id);
+  auto params = make_offer_parameters(*id, now);
+  REQUIRE(params);
+  const auto sdp = build_offer(*params);
+
+  auto r = verify_sdp_identity(sdp, now);
+  CHECK(r.present);
+  CHECK(r.verified);
+  CHECK(r.code == identity_error::none);
+  CHECK(r.key_sha256 == hex_lower(sha256(public_key_der(*id->identity_key).value())));
+
+  // LF line ends read the same.
+  std::string lf = sdp;
+  lf.erase(std::remove(lf.begin(), lf.end(), '\r'), lf.end());
+  CHECK(verify_sdp_identity(lf, now).verified);
+
+  auto without = [&](const std::string& prefix) {
+    std::string out;
+    for (auto line : split(sdp, '\n'))
+      if (!line.empty() && line.rfind(prefix, 0) != 0)
+        out.append(line).append("\n");
+    return out;
+  };
+  auto absent = verify_sdp_identity(without("a=identity:"), now);
+  CHECK_FALSE(absent.present);
+  CHECK_FALSE(absent.verified);
+  CHECK(absent.code == identity_error::absent);
+
+  auto twice = verify_sdp_identity(sdp + "a=identity:" + params->identity + "\r\n", now);
+  CHECK(twice.present);
+  CHECK(twice.code == identity_error::duplicate);
+
+  CHECK(verify_sdp_identity(without("a=fingerprint:"), now).code
+        == identity_error::no_fingerprints);
+  // A second fingerprint the identity does not cover, and one with another hash.
+  CHECK(verify_sdp_identity(sdp + "a=fingerprint:sha-256 AB:CD\r\n", now).code
+        == identity_error::fingerprint_signature);
+  CHECK(verify_sdp_identity(sdp + "a=fingerprint:sha-1 AB:CD\r\n", now).code
+        == identity_error::unsupported_fingerprint);
+  // Hash names are case-insensitive (RFC 8122).
+  std::string upper = sdp;
+  upper.replace(upper.find("sha-256"), 7, "SHA-256");
+  CHECK(verify_sdp_identity(upper, now).verified);
+  CHECK(verify_sdp_identity(sdp, now + 61).code == identity_error::expired);
 }

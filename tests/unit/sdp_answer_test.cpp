@@ -358,7 +358,7 @@ TEST_CASE("session-level and duplicate candidate lines are all kept", "[sdp]") {
   CHECK(a.candidates[0].raw == a.candidates[2].raw);
 }
 
-TEST_CASE("first fingerprint and ufrag win; absent ones stay empty", "[sdp]") {
+TEST_CASE("first fingerprint and ufrag win, absent ones stay empty", "[sdp]") {
   auto a = parse_answer("v=0\na=fingerprint:sha-256 11:22\na=ice-ufrag:one\n"
                         "m=application 9 UDP/DTLS/SCTP webrtc-datachannel\n"
                         "a=fingerprint:sha-384 33:44\na=ice-ufrag:two\n");

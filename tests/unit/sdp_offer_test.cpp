@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "net/nethernet/identity.hpp"
+#include "net/nethernet/identity_check.hpp"
 #include "net/nethernet/sdp_offer.hpp"
 
 using namespace netherscope::net;
@@ -213,7 +214,7 @@ TEST_CASE("make_offer_parameters draws fresh ICE credentials and signs our finge
     CHECK(p->session_id < (std::uint64_t{1} << 62));
     CHECK(p->fingerprint == id->fingerprint);
     CHECK(p->candidates.empty());
-    CHECK(verify_identity_attribute(p->identity, {id->fingerprint}, now).ok);
+    CHECK(verify_identity_attribute(p->identity, {id->fingerprint}, now).verified);
   }
   CHECK(a->ice_ufrag != b->ice_ufrag);
   CHECK(a->ice_pwd != b->ice_pwd);

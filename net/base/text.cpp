@@ -1,0 +1,67 @@
+#include "net/base/text.hpp"
+
+#include <iterator>
+#include <locale>
+
+#include <boost/algorithm/hex.hpp>
+#include <boost/algorithm/string/predicate.hpp>
+
+namespace netherscope::net {
+
+std::string_view trim(std::string_view text, std::string_view chars) {
+  auto first = text.find_first_not_of(chars);
+  if (first == std::string_view::npos)
+    return {};
+  auto last = text.find_last_not_of(chars);
+  return text.substr(first, last - first + 1);
+}
+
+// The classic locale makes Boost compare ASCII letters only, whatever the program's global
+// locale is.
+bool iequals(std::string_view a, std::string_view b) {
+  return boost::algorithm::iequals(a, b, std::locale::classic());
+}
+
+bool istarts_with(std::string_view text, std::string_view prefix) {
+  return boost::algorithm::istarts_with(text, prefix, std::locale::classic());
+}
+
+std::vector<std::string_view> split(std::string_view text, char sep) {
+  std::vector<std::string_view> parts;
+  for (;;) {
+    auto pos = text.find(sep);
+    parts.push_back(text.substr(0, pos));
+    if (pos == std::string_view::npos)
+      return parts;
+    text.remove_prefix(pos + 1);
+  }
+}
+
+std::vector<std::string_view> split_tokens(std::string_view text, std::string_view seps) {
+  std::vector<std::string_view> tokens;
+  auto start = text.find_first_not_of(seps);
+  while (start != std::string_view::npos) {
+    auto end = text.find_first_of(seps, start);
+    tokens.push_back(text.substr(start, end == std::string_view::npos ? end : end - start));
+    if (end == std::string_view::npos)
+      break;
+    start = text.find_first_not_of(seps, end);
+  }
+  return tokens;
+}
+
+std::string hex_upper(std::string_view bytes) {
+  std::string out;
+  out.reserve(2 * bytes.size());
+  boost::algorithm::hex(bytes.begin(), bytes.end(), std::back_inserter(out));
+  return out;
+}
+
+std::string hex_lower(std::string_view bytes) {
+  std::string out;
+  out.reserve(2 * bytes.size());
+  boost::algorithm::hex_lower(bytes.begin(), bytes.end(), std::back_inserter(out));
+  return out;
+}
+
+} // namespace netherscope::net

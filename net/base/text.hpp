@@ -1,0 +1,39 @@
+// Small text helpers over std::string_view shared by every room: trimming, ASCII
+// case-insensitive comparison, splitting and hex. Protocol text (HTTP headers, SDP, JOSE) is
+// ASCII, so nothing here depends on the global locale.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace netherscope::net {
+
+/// SP and HTAB: the optional whitespace of HTTP header values (RFC 9110 §5.6.3) and the field
+/// separators of SDP attributes we accept.
+inline constexpr std::string_view blanks = " \t";
+
+/// text without the leading and trailing characters found in chars (SP and HTAB by default).
+std::string_view trim(std::string_view text, std::string_view chars = blanks);
+
+/// Whether a and b are equal, ignoring the case of ASCII letters only.
+bool iequals(std::string_view a, std::string_view b);
+
+/// Whether text starts with prefix, ignoring the case of ASCII letters only.
+bool istarts_with(std::string_view text, std::string_view prefix);
+
+/// text cut at every sep, empty fields included: "a..b" gives {"a", "", "b"} and "" gives {""}.
+std::vector<std::string_view> split(std::string_view text, char sep);
+
+/// The non-empty runs of text between characters of seps: leading, trailing and repeated
+/// separators give no empty tokens.
+std::vector<std::string_view> split_tokens(std::string_view text, std::string_view seps = blanks);
+
+/// Each byte of bytes as two uppercase hex digits, nothing between them ("\x01\xAB" gives
+/// "01AB").
+std::string hex_upper(std::string_view bytes);
+
+/// Each byte of bytes as two lowercase hex digits, nothing between them.
+std::string hex_lower(std::string_view bytes);
+
+} // namespace netherscope::net
