@@ -1,10 +1,12 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
 
+#include "app/admin.hpp"
 #include "app/options.hpp"
 #include "support/process.hpp"
 
@@ -66,6 +68,16 @@ parse_result parse(std::vector<std::string> args, std::vector<std::string> env =
     argv.push_back(a.c_str());
   scoped_environment scope{env};
   return parse_options(static_cast<int>(argv.size()), argv.data());
+}
+
+/// Runs `netherscope admin` with args in this process, under exactly the given environment.
+int admin(std::vector<std::string> args, std::vector<std::string> env = {}) {
+  args.insert(args.begin(), "admin");
+  std::vector<const char*> argv;
+  for (auto& a : args)
+    argv.push_back(a.c_str());
+  scoped_environment scope{env};
+  return run_admin(static_cast<int>(argv.size()), argv.data());
 }
 
 } // namespace
@@ -180,3 +192,44 @@ TEST_CASE("options: the client secret comes only from the environment", "[option
   CHECK(parse({"--help"}).message.find("--github-client-secret") == std::string::npos);
 }
 
+// -- the admin command line --
+
+TEST_CASE("admin: an id past 64 bits is looked up as a login, not a crash", "[options][admin]") {
+  test::temp_dir dir;
+  CHECK(admin({"--data-dir", dir.path(), "issue-key", "123456789012345678901234567890"}) == 1);
+  CHECK(admin({"--data-dir", dir.path(), "revoke-key", "18446744073709551616"}) == 1);
+}
+
+TEST_CASE("admin: months are YYYY-MM with a month of 01 to 12", "[options][admin]") {
+  test::temp_dir dir;
+  for (std::string month : {"2020-13", "2020-00", "abcd-ef", "2020-1", "2020/01", "2020-01x"}) {
+    INFO(month);
+    CHECK(admin({"--data-dir", dir.path(), "prune-usage", month}) == 1);
+    CHECK(admin({"--data-dir", dir.path(), "usage", month}) == 1);
+  }
+  CHECK(admin({"--data-dir", dir.path(), "usage", "2020-12"}) == 0);
+  CHECK(admin({"--data-dir", dir.path(), "prune-usage", "2020-01"}) == 0);
+}
+
+TEST_CASE("admin: the store's options come from the environment too", "[options][admin]") {
+  // The container image sets NETHERSCOPE_DATA_DIR for the service; admin must open that store,
+  // not make an empty one in the working directory.
+  test::temp_dir from_env;
+  test::temp_dir from_flag;
+  const auto store_in = [](const test::temp_dir& d) {
+    return std::filesystem::exists(d.path() + "/data.mdb");
+  };
+  // The service's other variables are not admin's to refuse.
+  CHECK(admin({"accounts"}, {"NETHERSCOPE_DATA_DIR=" + from_env.path(), "NETHERSCOPE_PORT=1",
+                             "NETHERSCOPE_STORE_MAP_SIZE_MB=64"})
+        == 0);
+  CHECK(store_in(from_env));
+  // A flag still wins over the environment.
+  CHECK(admin({"--data-dir", from_flag.path(), "accounts"},
+              {"NETHERSCOPE_DATA_DIR=/nonexistent/netherscope"})
+        == 0);
+  CHECK(store_in(from_flag));
+  CHECK(admin({"accounts"}, {"NETHERSCOPE_DATA_DIR=" + from_env.path(),
+                             "NETHERSCOPE_STORE_MAP_SIZE_MB=lots"})
+        == 2);
+}
