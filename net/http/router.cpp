@@ -431,9 +431,11 @@ route_decision route(const request& req, const route_context& ctx) {
   return answer(unknown_route, error_response(not_found, req.version(), keep_alive));
 }
 
-route_decision route_oversized(const request& req, const route_context& ctx) {
+route_decision route_oversized(const request& req, const route_context& ctx,
+                               std::size_t body_limit) {
   auto too_large = make_failure(error_code::payload_too_large,
-                                "the request body is larger than 16384 bytes");
+                                "the request body is larger than " + std::to_string(body_limit)
+                                  + " bytes");
   // An API call is still a call of its route, counted and shown its quota like any other.
   auto decision = route(req, ctx);
   if (decision.call) {

@@ -301,3 +301,24 @@ TEST_CASE("router: the callback checks state against the cookie", "[router]") {
   CHECK(with_cookie("/auth/github/callback?error=access_denied&state=s", "ns_oauth_state=s")
           .call->invalid.code == error_code::forbidden_target);
 }
+
+TEST_CASE("router: an oversized body is refused naming the limit in force", "[router]") {
+  auto post = make_request(http::verb::post, "/api/offer");
+  post.set(http::field::content_type, "application/json");
+  auto d = route_oversized(post, context(), 1000);
+  REQUIRE(d.call);
+  CHECK(d.call->kind == call_kind::offer);
+  CHECK(d.call->invalid.code == error_code::payload_too_large);
+  // The limit is a setting, so the message must come from it, not from a constant.
+  CHECK(d.call->invalid.message == "the request body is larger than 1000 bytes");
+  // Outside the API the answer is immediate, and the connection closes.
+  auto page = route_oversized(make_request(http::verb::post, "/healthz"), context(), 1000);
+  REQUIRE(page.immediate);
+  CHECK(page.immediate->result() == http::status::payload_too_large);
+  CHECK(body_of(*page.immediate).at("code") == "payload_too_large");
+  CHECK_FALSE(page.immediate->keep_alive());
+  // A wrong method stays the answer: the body was never going to be read.
+  auto get = route_oversized(make_request(http::verb::get, "/api/offer"), context(), 1000);
+  REQUIRE(get.call);
+  CHECK(get.call->invalid.code == error_code::method_not_allowed);
+}
