@@ -1,5 +1,7 @@
 #include "app/admin.hpp"
 
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -7,6 +9,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "app/options.hpp"
 #include "storage/accounts.hpp"
 #include "storage/records.hpp"
 
@@ -52,15 +55,31 @@ int fail(const std::string& message) {
   return 1;
 }
 
-// Finds an account by numeric id or by login.
+// Finds an account by numeric id or by login. Digits that are no 64-bit id (too many of
+// them) can still be a login, so they are looked up as one rather than refused.
 caf::expected<std::optional<storage::account_record>> find(storage::txn& t, const store& s,
                                                            const std::string& who) {
-  if (!who.empty() && who.find_first_not_of("0123456789") == std::string::npos) {
-    auto by_id = storage::get_account(t, s.accounts, std::stoull(who));
+  std::uint64_t id = 0;
+  const auto* end = who.data() + who.size();
+  const auto [stop, ec] = std::from_chars(who.data(), end, id);
+  if (!who.empty() && ec == std::errc{} && stop == end) {
+    auto by_id = storage::get_account(t, s.accounts, id);
     if (!by_id || *by_id)
       return by_id;
   }
   return storage::find_by_login(t, s.accounts, who);
+}
+
+// Whether text is a month as the usage keys write it, YYYY-MM with a month of 01 to 12; keys
+// compare as text, so anything else would select months nobody meant.
+bool is_month(std::string_view text) {
+  if (text.size() != 7 || text[4] != '-')
+    return false;
+  for (std::size_t i : {0, 1, 2, 3, 5, 6})
+    if (text[i] < '0' || text[i] > '9')
+      return false;
+  const int month = (text[5] - '0') * 10 + (text[6] - '0');
+  return month >= 1 && month <= 12;
 }
 
 int list_accounts(const store& s) {
@@ -89,6 +108,8 @@ int list_accounts(const store& s) {
 int show_usage(const store& s, std::string month) {
   if (month.empty())
     month = storage::window_of(std::time(nullptr)).label;
+  if (!is_month(month))
+    return fail("usage takes a month as YYYY-MM");
   auto t = storage::txn::begin(*s.env, false);
   if (!t)
     return fail(caf::to_string(t.error()));
@@ -118,7 +139,7 @@ int show_usage(const store& s, std::string month) {
 }
 
 int prune_usage(const store& s, const std::string& before) {
-  if (before.size() != 7 || before[4] != '-')
+  if (!is_month(before))
     return fail("prune-usage takes a month as YYYY-MM");
   if (before > storage::window_of(std::time(nullptr)).label)
     return fail("refusing to delete the counters of the current month");
@@ -175,17 +196,27 @@ int change_key(const store& s, const std::string& who, bool issue) {
 } // namespace
 
 int run_admin(int argc, const char* const* argv) {
+  const config defaults;
   po::options_description desc;
-  desc.add_options()("help", "")("data-dir", po::value<std::string>()->default_value("data"), "")(
-    "store-map-size-mb", po::value<unsigned>()->default_value(1024), "")(
-    "command", po::value<std::vector<std::string>>(), "");
+  desc.add_options()("help", "")(
+    "data-dir", po::value<std::string>()->default_value(defaults.data_dir), "")(
+    "store-map-size-mb", po::value<unsigned>()->default_value(defaults.store_map_size >> 20),
+    "")("command", po::value<std::vector<std::string>>(), "");
   po::positional_options_description positional;
   positional.add("command", -1);
+  // The store's options come from the environment as they do for the service (the container
+  // image sets NETHERSCOPE_DATA_DIR), so both open the same store. The service's other
+  // variables are its business: they are neither used nor refused here.
+  auto store_option = [](const std::string& variable) -> std::string {
+    auto name = option_for_variable(variable);
+    return name && (*name == "data-dir" || *name == "store-map-size-mb") ? *name : "";
+  };
   po::variables_map vm;
   try {
     // Like main's, this parser skips argv[0], which is "admin" here.
     po::store(po::command_line_parser(argc, argv).options(desc).positional(positional).run(),
               vm);
+    po::store(po::parse_environment(desc, store_option), vm);
   } catch (const po::error& e) {
     std::cerr << e.what() << "\n" << usage_text;
     return 2;

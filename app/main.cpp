@@ -7,12 +7,10 @@
 #include "app/options.hpp"
 #include "app/service.hpp"
 
-extern char** environ;
-
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "admin") == 0)
     return netherscope::run_admin(argc - 1, argv + 1);
-  auto parsed = netherscope::parse_options(argc, argv, environ);
+  auto parsed = netherscope::parse_options(argc, argv);
   switch (parsed.status) {
     case netherscope::parse_status::exit_ok:
       std::fputs(parsed.message.c_str(), stdout);

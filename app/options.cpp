@@ -2,7 +2,9 @@
 
 #include <cctype>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <string_view>
 
 #include <boost/program_options.hpp>
 
@@ -105,27 +107,13 @@ po::options_description make_description() {
   return desc;
 }
 
-// Turns NETHERSCOPE_ALLOW_CIDR=... into --allow-cidr=..., so the environment goes through
-// the same parser as flags. Variables that name no option are ignored, which leaves room
-// for secrets that are read elsewhere.
-std::vector<std::string> environment_as_flags(const char* const* environ,
-                                              const po::options_description& desc) {
-  std::vector<std::string> flags;
-  for (auto entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    std::string_view text{*entry};
-    if (text.substr(0, env_prefix.size()) != env_prefix)
-      continue;
-    auto eq = text.find('=');
-    if (eq == std::string_view::npos)
-      continue;
-    std::string name{text.substr(env_prefix.size(), eq - env_prefix.size())};
-    for (auto& c : name)
-      c = c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (name == "help" || desc.find_nothrow(name, false) == nullptr)
-      continue;
-    flags.push_back("--" + name + "=" + std::string{text.substr(eq + 1)});
-  }
-  return flags;
+// Options only the environment may set: a secret given as a flag shows in `ps`, and one in a
+// config file tends to be committed along with it.
+po::options_description make_environment_only() {
+  po::options_description desc;
+  desc.add_options()
+    ("github-client-secret", po::value<std::string>(), "the OAuth app's client secret");
+  return desc;
 }
 
 // Splits list options on commas, so both "a,b" and repeated flags work.
@@ -163,9 +151,24 @@ bool in_range(const po::variables_map& vm, const char* name, unsigned lo, unsign
 
 } // namespace
 
-parse_result parse_options(int argc, const char* const* argv, const char* const* environ) {
+parse_result parse_options(int argc, const char* const* argv) {
   parse_result result;
   auto desc = make_description();
+  po::options_description env_desc;
+  env_desc.add(desc).add(make_environment_only());
+  // A NETHERSCOPE_ variable that names no option is refused, not skipped: a misspelt
+  // NETHERSCOPE_DENY_CIRD would otherwise leave the address policy open without a word.
+  std::vector<std::string> unknown_variables;
+  auto variable_to_option = [&](const std::string& variable) -> std::string {
+    auto name = option_for_variable(variable);
+    if (!name)
+      return {};
+    if (name->empty() || *name == "help" || env_desc.find_nothrow(*name, false) == nullptr) {
+      unknown_variables.push_back(variable);
+      return {};
+    }
+    return *name;
+  };
   po::variables_map vm;
   auto fail = [&](std::string message) {
     result.status = parse_status::exit_error;
@@ -175,8 +178,7 @@ parse_result parse_options(int argc, const char* const* argv, const char* const*
   try {
     // The first source stored wins, so the order is: flags, environment, config file.
     po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
-    po::store(po::command_line_parser(environment_as_flags(environ, desc)).options(desc).run(),
-              vm);
+    po::store(po::parse_environment(env_desc, variable_to_option), vm);
     if (vm.count("help")) {
       std::ostringstream text;
       text << "usage: netherscope [options]\n\n" << desc;
@@ -184,6 +186,9 @@ parse_result parse_options(int argc, const char* const* argv, const char* const*
       result.message = text.str();
       return result;
     }
+    if (!unknown_variables.empty())
+      return fail("unknown environment variable " + unknown_variables.front()
+                  + ": it names no option");
     if (vm.count("config")) {
       auto path = vm["config"].as<std::string>();
       std::ifstream file{path};
@@ -251,12 +256,8 @@ parse_result parse_options(int argc, const char* const* argv, const char* const*
   cfg.github_authorize_url = vm["github-authorize-url"].as<std::string>();
   cfg.github_token_url = vm["github-token-url"].as<std::string>();
   cfg.github_api_url = vm["github-api-url"].as<std::string>();
-  for (auto entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    constexpr std::string_view secret_var = "NETHERSCOPE_GITHUB_CLIENT_SECRET=";
-    std::string_view text{*entry};
-    if (text.substr(0, secret_var.size()) == secret_var)
-      cfg.github_client_secret = std::string{text.substr(secret_var.size())};
-  }
+  if (vm.count("github-client-secret"))
+    cfg.github_client_secret = vm["github-client-secret"].as<std::string>();
   if (!log::parse_level(vm["log-level"].as<std::string>(), cfg.log_level))
     return fail("--log-level must be debug, info, warn or error");
   if (!parse_cidr_list(vm, "allow-cidr", cfg.allow_cidrs, error)
@@ -270,6 +271,15 @@ parse_result parse_options(int argc, const char* const* argv, const char* const*
   if (cfg.user_agent.find_first_of("\r\n") != std::string::npos)
     return fail("--user-agent must be one line");
   return result;
+}
+
+std::optional<std::string> option_for_variable(std::string_view variable) {
+  if (variable.substr(0, env_prefix.size()) != env_prefix)
+    return std::nullopt;
+  std::string name{variable.substr(env_prefix.size())};
+  for (auto& c : name)
+    c = c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
 }
 
 } // namespace netherscope

@@ -3,7 +3,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "net/base/log.hpp"
@@ -104,8 +106,13 @@ struct parse_result {
   std::string message;
 };
 
-/// Parses flags, then NETHERSCOPE_* environment variables, then the --config file; the first
-/// source that sets an option wins. `environ` is the process environment (null-terminated).
-parse_result parse_options(int argc, const char* const* argv, const char* const* environ);
+/// Parses flags, then the process environment's NETHERSCOPE_* variables, then the --config
+/// file; the first source that sets an option wins, and defaults fill the rest. A
+/// NETHERSCOPE_* variable that names no option is an error.
+parse_result parse_options(int argc, const char* const* argv);
+
+/// The option a NETHERSCOPE_* environment variable sets (NETHERSCOPE_ALLOW_CIDR sets
+/// allow-cidr), whether or not that option exists; nothing for a variable without the prefix.
+std::optional<std::string> option_for_variable(std::string_view variable);
 
 } // namespace netherscope

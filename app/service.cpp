@@ -3,6 +3,7 @@
 #include <ctime>
 #include <sys/resource.h>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include <boost/asio/io_context.hpp>
@@ -92,100 +93,131 @@ private:
   std::chrono::steady_clock::time_point deadline_;
 };
 
-} // namespace
+// -- the steps of run_service, in the order it takes them --
 
-int run_service(const config& cfg) {
-  log::set_level(cfg.log_level);
+/// Logs why the service cannot start; run_service then returns 1.
+void startup_failed(const std::string& error) {
+  log::write(log::level::error, "startup_failed", {{"error", error}});
+}
 
+/// The store and the databases the service keeps in it.
+struct opened_store {
+  std::shared_ptr<storage::env> env;
+  MDB_dbi meta = 0;
+  store_handles handles;
+};
+
+/// Creates --data-dir when missing and opens the store with its three databases.
+std::optional<opened_store> open_store(const config& cfg) {
   std::error_code fs_ec;
   std::filesystem::create_directories(cfg.data_dir, fs_ec);
   if (fs_ec) {
-    log::write(log::level::error, "startup_failed",
-               {{"error", "cannot create --data-dir '" + cfg.data_dir + "': "
-                            + fs_ec.message()}});
-    return 1;
+    startup_failed("cannot create --data-dir '" + cfg.data_dir + "': " + fs_ec.message());
+    return std::nullopt;
   }
-
   storage::env_options store_cfg;
   store_cfg.map_size = cfg.store_map_size;
   store_cfg.sync = cfg.store_sync;
   auto store = storage::env::open(cfg.data_dir, store_cfg);
   if (!store) {
-    log::write(log::level::error, "startup_failed",
-               {{"error", "cannot open the store in '" + cfg.data_dir + "': "
-                            + caf::to_string(store.error())}});
-    return 1;
+    startup_failed("cannot open the store in '" + cfg.data_dir + "': "
+                   + caf::to_string(store.error()));
+    return std::nullopt;
   }
   auto meta_db = (*store)->open_db("meta");
   auto usage_db = (*store)->open_db("usage");
   auto accounts_db = (*store)->open_db("accounts");
   for (auto* db : {&meta_db, &usage_db, &accounts_db}) {
     if (!*db) {
-      log::write(log::level::error, "startup_failed",
-                 {{"error", caf::to_string(db->error())}});
-      return 1;
+      startup_failed(caf::to_string(db->error()));
+      return std::nullopt;
     }
   }
-  store_handles handles{*store, *usage_db, *accounts_db};
-  auto state_key = storage::load_or_create_secret(**store, *meta_db, "oauth_state_key", 32);
+  return opened_store{*store, *meta_db, store_handles{*store, *usage_db, *accounts_db}};
+}
+
+/// What the store keeps besides counters and accounts, made on the first start.
+struct stored_secrets {
+  /// Signs sign-in states; shared by replicas on the same store.
+  std::string state_key;
+  std::shared_ptr<const net::local_identity> identity;
+};
+
+/// Loads the sign-in state key and our NetherNet identity, making them when missing.
+std::optional<stored_secrets> load_secrets(const opened_store& store) {
+  auto state_key = storage::load_or_create_secret(*store.env, store.meta, "oauth_state_key", 32);
   if (!state_key) {
-    log::write(log::level::error, "startup_failed",
-               {{"error", caf::to_string(state_key.error())}});
-    return 1;
+    startup_failed(caf::to_string(state_key.error()));
+    return std::nullopt;
   }
-  auto identity = load_or_create_identity(**store, *meta_db, std::time(nullptr));
+  auto identity = load_or_create_identity(*store.env, store.meta, std::time(nullptr));
   if (!identity) {
-    log::write(log::level::error, "startup_failed",
-               {{"error", "identity: " + caf::to_string(identity.error())}});
-    return 1;
+    startup_failed("identity: " + caf::to_string(identity.error()));
+    return std::nullopt;
   }
   log::write(log::level::info, "identity", {{"fingerprint", (*identity)->fingerprint}});
+  return stored_secrets{std::move(*state_key), std::move(*identity)};
+}
+
+/// Warns when only half of the sign-in credentials are set, which leaves sign-in off.
+void check_signin_credentials(const config& cfg) {
   if (cfg.github_client_id.empty() != cfg.github_client_secret.empty())
     log::write(log::level::warn, "signin_disabled",
                {{"reason", "set both --github-client-id and NETHERSCOPE_GITHUB_CLIENT_SECRET"}});
+}
 
+/// Each connection is a descriptor, and so is each fetch: raises the soft open-files limit as
+/// far as allowed, and keeps connections within half of it, leaving room for fetches and the
+/// store.
+void fit_connections_to_file_limit(net::server_settings& server_cfg) {
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) != 0)
+    return;
+  files.rlim_cur = files.rlim_max;
+  setrlimit(RLIMIT_NOFILE, &files);
+  getrlimit(RLIMIT_NOFILE, &files);
+  auto room = files.rlim_cur > 256 ? static_cast<std::size_t>(files.rlim_cur / 2) : 64;
+  if (server_cfg.max_connections > room) {
+    log::write(log::level::warn, "max_connections_lowered",
+               {{"asked", server_cfg.max_connections},
+                {"now", room},
+                {"reason", "half the open-files limit, the rest for fetches"}});
+    server_cfg.max_connections = room;
+  }
+}
+
+/// The HTTP server's settings.
+net::server_settings make_server_settings(const config& cfg) {
   net::server_settings server_cfg;
   server_cfg.read_timeout = cfg.read_timeout;
   server_cfg.pipeline_limit = cfg.pipeline_limit;
   server_cfg.max_connections = cfg.max_connections;
   server_cfg.max_connections_per_ip = cfg.max_connections_per_ip;
-  // Each connection is a descriptor, and so is each fetch: raise the soft limit as far as
-  // allowed, and keep connections within it with room for fetches and the store.
-  rlimit files{};
-  if (getrlimit(RLIMIT_NOFILE, &files) == 0) {
-    files.rlim_cur = files.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &files);
-    getrlimit(RLIMIT_NOFILE, &files);
-    auto room = files.rlim_cur > 256 ? static_cast<std::size_t>(files.rlim_cur / 2) : 64;
-    if (server_cfg.max_connections > room) {
-      log::write(log::level::warn, "max_connections_lowered",
-                 {{"asked", server_cfg.max_connections},
-                  {"now", room},
-                  {"reason", "half the open-files limit, the rest for fetches"}});
-      server_cfg.max_connections = room;
-    }
-  }
+  fit_connections_to_file_limit(server_cfg);
   server_cfg.trusted_proxies = cfg.trusted_proxies;
   server_cfg.access_log = cfg.access_log;
   server_cfg.secure_cookies = cfg.public_base_url.rfind("https://", 0) == 0;
-  // The order of these declarations is their order of destruction in reverse, and it
-  // matters: sessions (owned by pending handlers of the io_context and by reply callbacks
-  // inside actors) use the server context, so it is made first and destroyed last; the
-  // actor system goes first, releasing every callback while sockets can still close.
-  net::server_context ctx{server_cfg, openapi_document};
-  asio::io_context ioc{static_cast<int>(cfg.io_threads)};
+  return server_cfg;
+}
 
+/// The two HTTP clients: one to the targets strangers name, one to the sign-in provider.
+struct upstream_clients {
+  std::shared_ptr<net::http_client> targets;
+  std::shared_ptr<net::http_client> provider;
+};
+
+/// Settings of the client to targets, which the address policy guards.
+net::client_settings target_client_settings(const config& cfg) {
   net::client_settings client_cfg;
   client_cfg.policy = net::address_policy{cfg.allow_cidrs, cfg.deny_cidrs};
   client_cfg.ca_file = cfg.upstream_ca_file;
   client_cfg.user_agent = cfg.user_agent;
   client_cfg.resolver_threads = cfg.resolver_threads;
-  std::string error;
-  auto client = net::http_client::make(ioc, std::move(client_cfg), error);
-  if (!client) {
-    log::write(log::level::error, "startup_failed", {{"error", error}});
-    return 1;
-  }
+  return client_cfg;
+}
+
+/// Settings of the client to the sign-in provider.
+net::client_settings provider_client_settings(const config& cfg) {
   // The sign-in provider is the operator's choice, not a stranger's, so its client has no
   // address policy; it verifies certificates against the system store as usual.
   net::client_settings provider_cfg;
@@ -195,57 +227,76 @@ int run_service(const config& cfg) {
   provider_cfg.ca_file = cfg.upstream_ca_file;
   provider_cfg.user_agent = "netherscope";
   provider_cfg.resolver_threads = 1;
-  auto provider_client = net::http_client::make(ioc, std::move(provider_cfg), error);
-  if (!provider_client) {
-    log::write(log::level::error, "startup_failed", {{"error", error}});
-    return 1;
-  }
+  return provider_cfg;
+}
 
+/// Makes both clients on ioc; they fail only when the TLS set-up does (a bad CA file).
+std::optional<upstream_clients> make_clients(asio::io_context& ioc, const config& cfg) {
+  std::string error;
+  auto client = net::http_client::make(ioc, target_client_settings(cfg), error);
+  if (!client) {
+    startup_failed(error);
+    return std::nullopt;
+  }
+  auto provider_client = net::http_client::make(ioc, provider_client_settings(cfg), error);
+  if (!provider_client) {
+    startup_failed(error);
+    return std::nullopt;
+  }
+  return upstream_clients{std::move(client), std::move(provider_client)};
+}
+
+/// Binds the listening socket; null when the address is not an IP address or is taken.
+std::shared_ptr<net::listener> open_listener(asio::io_context& ioc, net::server_context& ctx,
+                                             const config& cfg) {
   boost::system::error_code ec;
   auto address = asio::ip::make_address(cfg.listen_address, ec);
   if (ec) {
-    log::write(log::level::error, "startup_failed",
-               {{"error", "--listen '" + cfg.listen_address + "' is not an IP address"}});
-    return 1;
+    startup_failed("--listen '" + cfg.listen_address + "' is not an IP address");
+    return nullptr;
   }
   auto lst = std::make_shared<net::listener>(
     ioc, asio::ip::tcp::endpoint{address, cfg.port}, ctx, ec);
   if (ec) {
-    log::write(log::level::error, "startup_failed",
-               {{"error", "cannot listen on " + cfg.listen_address + ":"
-                            + std::to_string(cfg.port) + ": " + ec.message()}});
-    return 1;
+    startup_failed("cannot listen on " + cfg.listen_address + ":" + std::to_string(cfg.port)
+                   + ": " + ec.message());
+    return nullptr;
   }
+  return lst;
+}
 
-  caf::actor_system_config caf_cfg;
-  caf_cfg.set("scheduler.max-threads", static_cast<std::size_t>(cfg.actor_threads));
-  caf_cfg.set("scheduler.policy", caf::atom_from_string(cfg.actor_scheduler));
-  caf::actor_system system{caf_cfg};
+/// The long-lived actors: the peers every front talks to, and the fronts calls are dealt to.
+struct service_actors {
+  front_peers peers;
+  std::vector<front_actor> fronts;
+};
 
+/// What every probe shares.
+probe_deps make_probe_deps(const config& cfg, const upstream_clients& clients,
+                           const stored_secrets& secrets) {
   probe_deps deps;
   deps.settings.connect_timeout = cfg.connect_timeout;
   deps.settings.status_timeout = cfg.status_timeout;
   deps.settings.answer_timeout = cfg.answer_timeout;
   deps.settings.idle = cfg.probe_idle;
   deps.limiter = std::make_shared<net::offer_limiter>(cfg.offers_per_target_per_minute);
-  deps.client = client;
-  deps.identity = *identity;
-  auto registry = system.spawn(probe_registry, deps);
+  deps.client = clients.targets;
+  deps.identity = secrets.identity;
+  return deps;
+}
 
+/// The offer cache's bounds and its margin for a lost reply.
+cache_settings make_cache_settings(const config& cfg) {
   // The probes' own deadlines end every fetch; these margins only catch a lost reply.
   cache_settings cache_cfg;
   cache_cfg.limits.max_entries = cfg.cache_max_entries;
   cache_cfg.limits.max_bytes = cfg.cache_max_bytes;
   cache_cfg.flight_deadline = cfg.answer_timeout + std::chrono::seconds(5);
-  auto offer_cache = system.spawn(cache, registry, cache_cfg);
+  return cache_cfg;
+}
 
-  quota_limits limits{cfg.limit_info_ip, cfg.limit_info_key, cfg.limit_offer_ip,
-                      cfg.limit_offer_key};
-  auto unix_now = []() -> std::int64_t { return std::time(nullptr); };
-  // Detached: a commit waits for the disk, and that must not stall the scheduler's workers.
-  auto quotas = system.spawn<caf::detached>(quota, handles, quota_settings{limits, unix_now});
-  auto accounts = system.spawn<caf::detached>(keys, handles, limits, unix_now);
-
+/// The sign-in provider's settings.
+net::oauth_settings make_oauth_settings(const config& cfg) {
   net::oauth_settings oauth_cfg;
   oauth_cfg.client_id = cfg.github_client_id;
   oauth_cfg.client_secret = cfg.github_client_secret;
@@ -254,19 +305,45 @@ int run_service(const config& cfg) {
   oauth_cfg.api_url = cfg.github_api_url;
   oauth_cfg.public_base_url = cfg.public_base_url;
   oauth_cfg.timeout = cfg.status_timeout;
-  auto signin = system.spawn(auth, oauth_cfg, provider_client);
+  return oauth_cfg;
+}
 
+/// The fronts' deadlines and sign-in settings.
+front_settings make_front_settings(const config& cfg, const stored_secrets& secrets) {
   front_settings front_cfg;
   front_cfg.info_deadline = cfg.status_timeout + std::chrono::seconds(5);
   front_cfg.signin_deadline = 2 * cfg.status_timeout + std::chrono::seconds(5);
-  front_cfg.oauth = oauth_cfg;
-  front_cfg.state_key = *state_key;
-  std::vector<front_actor> fronts;
-  for (unsigned i = 0; i < cfg.actor_threads; ++i)
-    fronts.push_back(system.spawn(
-      front, front_peers{registry, offer_cache, quotas, accounts, signin}, front_cfg));
-  ctx.set_call_sink(make_edge_bridge(fronts));
+  front_cfg.oauth = make_oauth_settings(cfg);
+  front_cfg.state_key = secrets.state_key;
+  return front_cfg;
+}
 
+/// Spawns every long-lived actor, the peers first and then one front per actor thread.
+service_actors spawn_actors(caf::actor_system& system, const config& cfg,
+                            const opened_store& store, const stored_secrets& secrets,
+                            const upstream_clients& clients) {
+  service_actors actors;
+  auto& peers = actors.peers;
+  peers.registry = system.spawn(probe_registry, make_probe_deps(cfg, clients, secrets));
+  peers.cache = system.spawn(cache, peers.registry, make_cache_settings(cfg));
+  quota_limits limits{cfg.limit_info_ip, cfg.limit_info_key, cfg.limit_offer_ip,
+                      cfg.limit_offer_key};
+  auto unix_now = []() -> std::int64_t { return std::time(nullptr); };
+  // Detached: a commit waits for the disk, and that must not stall the scheduler's workers.
+  peers.quotas = system.spawn<caf::detached>(quota, store.handles,
+                                             quota_settings{limits, unix_now});
+  peers.accounts = system.spawn<caf::detached>(keys, store.handles, limits, unix_now);
+  peers.signin = system.spawn(auth, make_oauth_settings(cfg), clients.provider);
+  auto front_cfg = make_front_settings(cfg, secrets);
+  for (unsigned i = 0; i < cfg.actor_threads; ++i)
+    actors.fronts.push_back(system.spawn(front, peers, front_cfg));
+  return actors;
+}
+
+/// Serves on cfg.io_threads threads, this one included, until the shutdown sequence that a
+/// signal starts stops the io_context.
+void serve(asio::io_context& ioc, const std::shared_ptr<net::listener>& lst,
+           net::server_context& ctx, const config& cfg) {
   lst->run();
   auto bound = lst->local_endpoint();
   std::make_shared<shutdown_sequence>(ioc, lst, ctx, cfg.shutdown_grace)->arm();
@@ -276,26 +353,64 @@ int run_service(const config& cfg) {
               {"io_threads", cfg.io_threads},
               {"actor_threads", cfg.actor_threads},
               {"data_dir", cfg.data_dir}});
-
   std::vector<std::thread> threads;
   for (unsigned i = 1; i < cfg.io_threads; ++i)
     threads.emplace_back([&ioc] { ioc.run(); });
   ioc.run();
   for (auto& t : threads)
     t.join();
-  client->stop();
-  provider_client->stop();
+}
 
-  // Long-lived actors end only when told; the actor system waits for them on destruction.
+/// Tells the long-lived actors to exit, since they end only when told; the actor system waits
+/// for them on destruction.
+void stop_actors(net::server_context& ctx, service_actors& actors) {
   ctx.set_call_sink({});
-  for (auto& f : fronts)
+  for (auto& f : actors.fronts)
     caf::anon_send_exit(f, caf::exit_reason::user_shutdown);
-  caf::anon_send_exit(offer_cache, caf::exit_reason::user_shutdown);
-  caf::anon_send_exit(quotas, caf::exit_reason::user_shutdown);
-  caf::anon_send_exit(accounts, caf::exit_reason::user_shutdown);
-  caf::anon_send_exit(signin, caf::exit_reason::user_shutdown);
-  caf::anon_send_exit(registry, caf::exit_reason::user_shutdown);
-  fronts.clear();
+  caf::anon_send_exit(actors.peers.cache, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(actors.peers.quotas, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(actors.peers.accounts, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(actors.peers.signin, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(actors.peers.registry, caf::exit_reason::user_shutdown);
+  actors.fronts.clear();
+}
+
+} // namespace
+
+int run_service(const config& cfg) {
+  log::set_level(cfg.log_level);
+  auto store = open_store(cfg);
+  if (!store)
+    return 1;
+  auto secrets = load_secrets(*store);
+  if (!secrets)
+    return 1;
+  check_signin_credentials(cfg);
+
+  // The order of these declarations is their order of destruction in reverse, and it
+  // matters: sessions (owned by pending handlers of the io_context and by reply callbacks
+  // inside actors) use the server context, so it is made first and destroyed last; the
+  // actor system goes first, releasing every callback while sockets can still close.
+  net::server_context ctx{make_server_settings(cfg), openapi_document};
+  asio::io_context ioc{static_cast<int>(cfg.io_threads)};
+  auto clients = make_clients(ioc, cfg);
+  if (!clients)
+    return 1;
+  auto lst = open_listener(ioc, ctx, cfg);
+  if (!lst)
+    return 1;
+  // The actor system keeps a reference to its configuration, so both live here.
+  caf::actor_system_config caf_cfg;
+  caf_cfg.set("scheduler.max-threads", static_cast<std::size_t>(cfg.actor_threads));
+  caf_cfg.set("scheduler.policy", caf::atom_from_string(cfg.actor_scheduler));
+  caf::actor_system system{caf_cfg};
+  auto actors = spawn_actors(system, cfg, *store, *secrets, *clients);
+  ctx.set_call_sink(make_edge_bridge(actors.fronts));
+
+  serve(ioc, lst, ctx, cfg);
+  clients->targets->stop();
+  clients->provider->stop();
+  stop_actors(ctx, actors);
   log::write(log::level::info, "stopped");
   return 0;
 }

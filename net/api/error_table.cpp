@@ -9,13 +9,16 @@ namespace {
 using boost::beast::http::status;
 
 // PRODUCT.md "Errors" in code form. The order follows the enum, which lookup() relies on.
-constexpr std::array<error_entry, 14> table{{
+constexpr std::array<error_entry, 15> table{{
   {error_code::none, status::ok, "ok", "ok"},
   {error_code::invalid_input, status::bad_request, "invalid_input", "invalid input"},
   {error_code::unauthorized, status::unauthorized, "unauthorized",
    "the API key is unknown or revoked"},
   {error_code::forbidden_target, status::forbidden, "forbidden_target",
    "the target address is refused by the address policy"},
+  // The user chose not to sign in, which is a refusal of the request, not bad input.
+  {error_code::signin_cancelled, status::forbidden, "signin_cancelled",
+   "sign-in was cancelled at the provider"},
   {error_code::not_found, status::not_found, "not_found", "no such route"},
   {error_code::method_not_allowed, status::method_not_allowed, "method_not_allowed",
    "method not allowed on this route"},

@@ -15,6 +15,8 @@ enum class error_code : std::uint8_t {
   invalid_input,
   unauthorized,
   forbidden_target,
+  /// The user cancelled or refused the sign-in at the provider (error=access_denied).
+  signin_cancelled,
   not_found,
   method_not_allowed,
   payload_too_large,

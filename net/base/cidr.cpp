@@ -1,56 +1,14 @@
 #include "net/base/cidr.hpp"
 
-#include <array>
-
+#include <boost/asio/ip/network_v4.hpp>
+#include <boost/asio/ip/network_v6.hpp>
 #include <boost/system/error_code.hpp>
 
 namespace netherscope::net {
 
 namespace {
 
-/// Whether the first `prefix` bits of a and b are equal.
-template <std::size_t N>
-bool prefix_equal(const std::array<unsigned char, N>& a, const std::array<unsigned char, N>& b,
-                  unsigned prefix) {
-  for (std::size_t i = 0; i < N && prefix > 0; ++i) {
-    const unsigned bits = prefix < 8 ? prefix : 8;
-    const auto mask = static_cast<unsigned char>(0xFFu << (8 - bits));
-    if ((a[i] & mask) != (b[i] & mask))
-      return false;
-    prefix -= bits;
-  }
-  return true;
-}
-
-/// Whether every bit of bytes past the first `prefix` bits is zero.
-template <std::size_t N>
-bool host_bits_zero(const std::array<unsigned char, N>& bytes, unsigned prefix) {
-  for (std::size_t i = 0; i < N; ++i) {
-    const unsigned start = static_cast<unsigned>(i) * 8;
-    const unsigned kept = prefix > start ? prefix - start : 0;
-    if (kept >= 8)
-      continue;
-    const auto host_mask = static_cast<unsigned char>(0xFFu >> kept);
-    if ((bytes[i] & host_mask) != 0)
-      return false;
-  }
-  return true;
-}
-
-/// Parses a prefix length of 1 to 3 plain digits, at most max.
-std::optional<unsigned> parse_prefix(std::string_view text, unsigned max) {
-  if (text.empty() || text.size() > 3)
-    return std::nullopt;
-  unsigned value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9')
-      return std::nullopt;
-    value = value * 10 + static_cast<unsigned>(c - '0');
-  }
-  if (value > max)
-    return std::nullopt;
-  return value;
-}
+namespace ip = boost::asio::ip;
 
 /// Whether text holds only characters of an IPv4 or IPv6 literal.
 bool literal_chars_only(std::string_view text) {
@@ -63,6 +21,26 @@ bool literal_chars_only(std::string_view text) {
   return true;
 }
 
+/// Whether text is a prefix length Asio may read: one to three plain digits.
+bool short_digits(std::string_view text) {
+  if (text.empty() || text.size() > 3)
+    return false;
+  for (char c : text)
+    if (c < '0' || c > '9')
+      return false;
+  return true;
+}
+
+/// The cidr of a network Asio parsed; nullopt when it refused the text or bits past the prefix
+/// are set.
+template <class Network>
+std::optional<cidr> exact(const Network& parsed, const boost::system::error_code& ec) {
+  // "10.0.0.1/8" names a host and a network at once; we refuse to guess which was meant.
+  if (ec || parsed != parsed.canonical())
+    return std::nullopt;
+  return cidr{ip::address{parsed.address()}, parsed.prefix_length()};
+}
+
 } // namespace
 
 std::optional<cidr> parse_cidr(std::string_view text) {
@@ -73,7 +51,7 @@ std::optional<cidr> parse_cidr(std::string_view text) {
     prefix_text = text.substr(slash + 1);
   }
   // Brackets are how IPv6 literals are written next to a port; accept them so operators can
-  // paste either form. They are checked to be IPv6 below.
+  // paste either form. Asio knows no brackets, so they come off here, and only IPv6 may wear them.
   bool bracketed = false;
   if (!addr_text.empty() && addr_text.front() == '[') {
     if (addr_text.size() < 2 || addr_text.back() != ']')
@@ -81,27 +59,28 @@ std::optional<cidr> parse_cidr(std::string_view text) {
     addr_text = addr_text.substr(1, addr_text.size() - 2);
     bracketed = true;
   }
-  // Asio would also accept a scope id ("fe80::1%eth0"), which means nothing in a network, and
-  // this check rejects whitespace and any other stray character before parsing.
+  // Asio accepts a scope id ("fe80::1%eth0"), which means nothing in a network, and hands the
+  // text to inet_pton as a C string, so a NUL would end it early: only literal characters pass.
   if (addr_text.empty() || !literal_chars_only(addr_text))
     return std::nullopt;
+  const bool v6 = addr_text.find(':') != std::string_view::npos;
+  if (bracketed && !v6)
+    return std::nullopt;
+  // Asio checks only that the prefix is digits and reads it with atoi, so "/0008" passes and a
+  // long run of digits overflows int; a prefix length has at most three digits. A bare address
+  // means a single host, which Asio's network parser does not accept, so we write its length.
+  if (prefix_text && !short_digits(*prefix_text))
+    return std::nullopt;
+  std::string full{addr_text};
+  full += '/';
+  full += prefix_text ? std::string{*prefix_text} : std::string{v6 ? "128" : "32"};
   boost::system::error_code ec;
-  const auto network = boost::asio::ip::make_address(std::string{addr_text}, ec);
-  if (ec || (bracketed && !network.is_v6()))
-    return std::nullopt;
-  const unsigned max = network.is_v4() ? 32 : 128;
-  unsigned prefix = max;
-  if (prefix_text) {
-    const auto parsed = parse_prefix(*prefix_text, max);
-    if (!parsed)
-      return std::nullopt;
-    prefix = *parsed;
+  if (v6) {
+    const auto parsed = ip::make_network_v6(full, ec);
+    return exact(parsed, ec);
   }
-  const bool exact = network.is_v4() ? host_bits_zero(network.to_v4().to_bytes(), prefix)
-                                     : host_bits_zero(network.to_v6().to_bytes(), prefix);
-  if (!exact)
-    return std::nullopt;
-  return cidr{network, prefix};
+  const auto parsed = ip::make_network_v4(full, ec);
+  return exact(parsed, ec);
 }
 
 std::string to_string(const cidr& x) {
@@ -109,13 +88,24 @@ std::string to_string(const cidr& x) {
 }
 
 bool contains(const cidr& net, const boost::asio::ip::address& addr) {
-  // A hand-built cidr with a prefix longer than the address is malformed and matches nothing.
-  if (net.network.is_v4() && addr.is_v4())
-    return net.prefix <= 32
-           && prefix_equal(net.network.to_v4().to_bytes(), addr.to_v4().to_bytes(), net.prefix);
-  if (net.network.is_v6() && addr.is_v6())
-    return net.prefix <= 128
-           && prefix_equal(net.network.to_v6().to_bytes(), addr.to_v6().to_bytes(), net.prefix);
+  // A hand-built cidr with a prefix longer than the address is malformed and matches nothing
+  // (Asio's network constructors would throw std::out_of_range for it).
+  if (net.network.is_v4() && addr.is_v4()) {
+    if (net.prefix > 32)
+      return false;
+    const auto prefix = static_cast<unsigned short>(net.prefix);
+    return ip::network_v4{addr.to_v4(), prefix}.network()
+           == ip::network_v4{net.network.to_v4(), prefix}.network();
+  }
+  if (net.network.is_v6() && addr.is_v6()) {
+    if (net.prefix > 128)
+      return false;
+    const auto prefix = static_cast<unsigned short>(net.prefix);
+    // network() keeps the address's scope id and address_v6 compares it, so the bytes are
+    // compared: a scope id ("fe80::1%1") must not take an address out of its network.
+    return ip::network_v6{addr.to_v6(), prefix}.network().to_bytes()
+           == ip::network_v6{net.network.to_v6(), prefix}.network().to_bytes();
+  }
   return false;
 }
 

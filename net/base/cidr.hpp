@@ -1,4 +1,5 @@
-// Networks written as address/prefix, and whether an address lies inside one.
+// Networks written as address/prefix, and whether an address lies inside one. Parsing and
+// matching are Boost.Asio's network_v4 and network_v6, with our stricter rules on top.
 #pragma once
 
 #include <optional>

@@ -1,5 +1,7 @@
 #include "net/http/account_page.hpp"
 
+#include "net/api/error_table.hpp"
+
 namespace netherscope::net {
 
 namespace {
@@ -77,8 +79,12 @@ std::string render_account_page(const account_view& account) {
 
 std::string render_signin_error(const failure& error) {
   std::string page{page_head};
+  // The machine code is what a user can quote when asking for help, and what a script or
+  // test checks instead of the sentence.
   page += "<h1>Sign-in did not complete</h1>\n<p>" + html_escape(error.message)
-          + "</p>\n<p><a href=\"/auth/github/login\">Try again</a></p>\n";
+          + "</p>\n<p>Error code: <code id=\"error-code\">"
+          + std::string{lookup(error.code).machine_code}
+          + "</code></p>\n<p><a href=\"/auth/github/login\">Try again</a></p>\n";
   page += page_tail;
   return page;
 }

@@ -252,17 +252,24 @@ route_decision callback_call(const request& req, const boost::urls::url_view& ur
   call.state = value("state");
   call.provider_error = value("error");
   auto cookie = cookie_value(req[http::field::cookie], state_cookie);
-  if (!call.provider_error.empty())
-    call.invalid = make_failure(error_code::forbidden_target,
-                                "sign-in was cancelled or refused at GitHub ("
+  // access_denied is the user cancelling at the provider. Any other error is the provider
+  // refusing our request (a wrong callback URL, a suspended app): the operator's problem,
+  // reported as the provider's failure.
+  if (call.provider_error == "access_denied") {
+    call.invalid = make_failure(error_code::signin_cancelled,
+                                "sign-in was cancelled at GitHub; start again to sign in");
+  } else if (!call.provider_error.empty()) {
+    call.invalid = make_failure(error_code::upstream_failure,
+                                "GitHub refused the sign-in ("
                                   + valid_utf8(call.provider_error, 100) + ")");
-  else if (call.code.empty())
+  } else if (call.code.empty()) {
     call.invalid = make_failure(error_code::invalid_input,
                                 "the provider sent no code; start again");
-  else if (!same_secret(call.state, cookie))
+  } else if (!same_secret(call.state, cookie)) {
     call.invalid = make_failure(error_code::invalid_input,
                                 "this sign-in was not started in this browser, or it took "
                                 "longer than 10 minutes; start again");
+  }
   return decision;
 }
 
@@ -431,9 +438,11 @@ route_decision route(const request& req, const route_context& ctx) {
   return answer(unknown_route, error_response(not_found, req.version(), keep_alive));
 }
 
-route_decision route_oversized(const request& req, const route_context& ctx) {
+route_decision route_oversized(const request& req, const route_context& ctx,
+                               std::size_t body_limit) {
   auto too_large = make_failure(error_code::payload_too_large,
-                                "the request body is larger than 16384 bytes");
+                                "the request body is larger than " + std::to_string(body_limit)
+                                  + " bytes");
   // An API call is still a call of its route, counted and shown its quota like any other.
   auto decision = route(req, ctx);
   if (decision.call) {

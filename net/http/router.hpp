@@ -3,6 +3,7 @@
 // Nothing here touches a socket or an actor, so every route is tested with plain values.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string_view>
 
@@ -43,8 +44,10 @@ struct route_decision {
 /// Routes one request.
 route_decision route(const request& req, const route_context& ctx);
 
-/// Answers a request whose body exceeded the limit, before it was read completely.
-route_decision route_oversized(const request& req, const route_context& ctx);
+/// Answers a request whose body exceeded body_limit (the server's limit in force, named in
+/// the message), before it was read completely.
+route_decision route_oversized(const request& req, const route_context& ctx,
+                               std::size_t body_limit);
 
 /// Builds the HTTP response for the actors' answer to a call of the given kind. Sign-in
 /// cookies get the Secure attribute when secure_cookies is set (served over HTTPS).

@@ -193,7 +193,8 @@ private:
       closing_ = true;
       read_forwarded_for(parser_->get());
       auto rc = make_context();
-      return dispatch(route_oversized(parser_->get(), rc), parser_->get(), rc);
+      auto decision = route_oversized(parser_->get(), rc, ctx_.settings().body_limit);
+      return dispatch(std::move(decision), parser_->get(), rc);
     }
     if (ec) {
       // A malformed request leaves the stream in an unknown state: answer 400 and close.

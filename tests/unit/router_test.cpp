@@ -2,6 +2,8 @@
 
 #include <boost/json/parse.hpp>
 
+#include "app/service.hpp"
+#include "net/api/error_table.hpp"
 #include "net/http/router.hpp"
 
 using namespace netherscope;
@@ -66,20 +68,22 @@ TEST_CASE("router: port and tls are read", "[router]") {
   CHECK(d.call->where.tls == tls_mode::off);
 }
 
-TEST_CASE("router: invalid info queries name the field", "[router]") {
-  CHECK(invalid_message(route_get("/api/info")).find("host is required") != std::string::npos);
-  CHECK(invalid_message(route_get("/api/info?host=")).find("host") != std::string::npos);
-  CHECK(invalid_message(route_get("/api/info?host=a..b")).find("host") != std::string::npos);
-  CHECK(invalid_message(route_get("/api/info?host=a.com&port=0")).find("port")
-        != std::string::npos);
-  CHECK(invalid_message(route_get("/api/info?host=a.com&port=abc")).find("port")
-        != std::string::npos);
-  CHECK(invalid_message(route_get("/api/info?host=a.com&tls=maybe")).find("tls")
-        != std::string::npos);
-  CHECK(invalid_message(route_get("/api/info?host=a.com&host=b.com")).find("once")
-        != std::string::npos);
-  // Invalid input has no target to log.
-  CHECK(route_get("/api/info?host=a.com&port=0").target_label.empty());
+TEST_CASE("router: invalid info queries are counted calls refused as invalid_input",
+          "[router]") {
+  for (auto target : {"/api/info", "/api/info?host=", "/api/info?host=a..b",
+                      "/api/info?host=a.com&port=0", "/api/info?host=a.com&port=abc",
+                      "/api/info?host=a.com&tls=maybe", "/api/info?host=a.com&host=b.com",
+                      "/api/info?host=a.com&port=1&port=2"}) {
+    INFO(target);
+    auto d = route_get(target);
+    REQUIRE(d.call);
+    CHECK(d.call->kind == call_kind::info);
+    CHECK(d.call->invalid.code == error_code::invalid_input);
+    // Invalid input has no target to log.
+    CHECK(d.target_label.empty());
+  }
+  // The one message whose wording is the point: it tells a first-time caller what host is.
+  CHECK(invalid_message(route_get("/api/info")).rfind("host is required", 0) == 0);
 }
 
 TEST_CASE("router: a wrong method on the API is a counted call answered 405", "[router]") {
@@ -170,6 +174,7 @@ TEST_CASE("router: outcomes render per the error table", "[router]") {
   for (auto r : {row{error_code::invalid_input, http::status::bad_request},
                  row{error_code::unauthorized, http::status::unauthorized},
                  row{error_code::forbidden_target, http::status::forbidden},
+                 row{error_code::signin_cancelled, http::status::forbidden},
                  row{error_code::payload_too_large, http::status::payload_too_large},
                  row{error_code::unsupported_media_type, http::status::unsupported_media_type},
                  row{error_code::quota_exhausted, http::status::too_many_requests},
@@ -182,6 +187,9 @@ TEST_CASE("router: outcomes render per the error table", "[router]") {
     CHECK(res.result() == r.status);
     auto body = body_of(res);
     CHECK(body.at("ok") == false);
+    const auto machine_code = lookup(r.code).machine_code;
+    CHECK(body.at("code").as_string()
+          == boost::json::string_view{machine_code.data(), machine_code.size()});
     CHECK(body.at("error") == "because");
   }
 
@@ -298,6 +306,58 @@ TEST_CASE("router: the callback checks state against the cookie", "[router]") {
         == error_code::invalid_input);
   CHECK(with_cookie("/auth/github/callback?state=s123", "ns_oauth_state=s123")
           .call->invalid.code == error_code::invalid_input);
-  CHECK(with_cookie("/auth/github/callback?error=access_denied&state=s", "ns_oauth_state=s")
-          .call->invalid.code == error_code::forbidden_target);
+}
+
+TEST_CASE("router: a sign-in cancelled at the provider is signin_cancelled", "[router]") {
+  auto d = route_get("/auth/github/callback?error=access_denied&state=s");
+  REQUIRE(d.call);
+  CHECK(d.call->kind == call_kind::signin_finish);
+  CHECK(d.call->invalid.code == error_code::signin_cancelled);
+  api_outcome outcome;
+  outcome.error = d.call->invalid;
+  auto res = render_api(outcome, call_kind::signin_finish, 11, true);
+  CHECK(res.result() == http::status::forbidden);
+  CHECK(res.at(http::field::content_type).find("text/html") == 0);
+  // The state cookie is cleared: that sign-in is over.
+  CHECK(std::string{res.at(http::field::set_cookie)}.find("Max-Age=0") != std::string::npos);
+  // Another provider error is the provider refusing us (a wrong callback URL, say), not the
+  // user changing their mind.
+  auto refused = route_get("/auth/github/callback?error=redirect_uri_mismatch&state=s");
+  REQUIRE(refused.call);
+  CHECK(refused.call->invalid.code == error_code::upstream_failure);
+}
+
+TEST_CASE("router: an oversized body is refused naming the limit in force", "[router]") {
+  auto post = make_request(http::verb::post, "/api/offer");
+  post.set(http::field::content_type, "application/json");
+  auto d = route_oversized(post, context(), 1000);
+  REQUIRE(d.call);
+  CHECK(d.call->kind == call_kind::offer);
+  CHECK(d.call->invalid.code == error_code::payload_too_large);
+  // The limit is a setting, so the message must come from it, not from a constant.
+  CHECK(d.call->invalid.message == "the request body is larger than 1000 bytes");
+  // Outside the API the answer is immediate, and the connection closes.
+  auto page = route_oversized(make_request(http::verb::post, "/healthz"), context(), 1000);
+  REQUIRE(page.immediate);
+  CHECK(page.immediate->result() == http::status::payload_too_large);
+  CHECK(body_of(*page.immediate).at("code") == "payload_too_large");
+  CHECK_FALSE(page.immediate->keep_alive());
+  // A wrong method stays the answer: the body was never going to be read.
+  auto get = route_oversized(make_request(http::verb::get, "/api/offer"), context(), 1000);
+  REQUIRE(get.call);
+  CHECK(get.call->invalid.code == error_code::method_not_allowed);
+}
+
+TEST_CASE("router: the OpenAPI error enum lists every code of the error table", "[router]") {
+  auto doc = boost::json::parse(openapi_document);
+  auto& listed = doc.at("components").at("schemas").at("Error").at("properties").at("code")
+                   .at("enum").as_array();
+  std::vector<std::string> from_table;
+  for (auto code = error_code::invalid_input; code <= error_code::internal;
+       code = static_cast<error_code>(static_cast<int>(code) + 1))
+    from_table.emplace_back(std::string{lookup(code).machine_code});
+  std::vector<std::string> from_document;
+  for (auto& item : listed)
+    from_document.emplace_back(std::string{item.as_string()});
+  CHECK(from_document == from_table);
 }
