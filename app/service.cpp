@@ -175,11 +175,16 @@ int run_service(const config& cfg) {
   net::server_context ctx{server_cfg, openapi_document};
   asio::io_context ioc{static_cast<int>(cfg.io_threads)};
 
+  // Both clients look names up the same way, each with its own c-ares channel and cache.
+  net::dns_settings dns_cfg;
+  dns_cfg.servers = cfg.dns_servers;
+  dns_cfg.timeout = cfg.dns_timeout;
+  dns_cfg.tries = cfg.dns_tries;
   net::client_settings client_cfg;
   client_cfg.policy = net::address_policy{cfg.allow_cidrs, cfg.deny_cidrs};
   client_cfg.ca_file = cfg.upstream_ca_file;
   client_cfg.user_agent = cfg.user_agent;
-  client_cfg.resolver_threads = cfg.resolver_threads;
+  client_cfg.dns = dns_cfg;
   std::string error;
   auto client = net::http_client::make(ioc, std::move(client_cfg), error);
   if (!client) {
@@ -194,7 +199,7 @@ int run_service(const config& cfg) {
                                             {}};
   provider_cfg.ca_file = cfg.upstream_ca_file;
   provider_cfg.user_agent = "netherscope";
-  provider_cfg.resolver_threads = 1;
+  provider_cfg.dns = dns_cfg;
   auto provider_client = net::http_client::make(ioc, std::move(provider_cfg), error);
   if (!provider_client) {
     log::write(log::level::error, "startup_failed", {{"error", error}});
