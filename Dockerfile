@@ -18,6 +18,7 @@ FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates libcaf-core0.17 \
       libboost-json1.81.0 libboost-url1.81.0 libboost-program-options1.81.0 libssl3 liblmdb0 \
+      libc-ares2 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --home /var/lib/netherscope netherscope \
  && mkdir -p /var/lib/netherscope && chown netherscope /var/lib/netherscope

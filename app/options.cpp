@@ -63,8 +63,16 @@ po::options_description make_description() {
      "PEM file of CAs trusted for HTTPS targets besides the system store")
     ("user-agent", po::value<std::string>()->default_value(d.user_agent),
      "User-Agent sent to targets (the vanilla client's, which some servers require)")
-    ("resolver-threads", po::value<unsigned>()->default_value(d.resolver_threads),
-     "threads for target name lookups (a slow name server holds only one)")
+    ("dns-servers", po::value<std::string>()->default_value(""),
+     "name servers for target lookups, comma-separated ip, ip:port or [ipv6]:port; "
+     "empty: those in /etc/resolv.conf (the hosts file is read first either way)")
+    ("dns-timeout-ms", po::value<unsigned>()->default_value(d.dns_timeout.count()),
+     "time a name server has to answer before the query is sent again (doubled on each "
+     "later round over the servers); the connect deadline also bounds a lookup")
+    ("dns-tries", po::value<unsigned>()->default_value(d.dns_tries),
+     "queries per name server before a lookup fails")
+    ("resolver-threads", po::value<unsigned>(),
+     "deprecated and ignored: name lookups no longer use threads of their own")
     ("probe-idle-ms", po::value<unsigned>()->default_value(d.probe_idle.count()),
      "how long a target's probe actor lives without work")
     ("offers-per-target-per-minute",
@@ -214,7 +222,8 @@ parse_result parse_options(int argc, const char* const* argv) {
       || !in_range(vm, "status-timeout-ms", 10, 600000, error)
       || !in_range(vm, "answer-timeout-ms", 10, 600000, error)
       || !in_range(vm, "probe-idle-ms", 10, 86400000, error)
-      || !in_range(vm, "resolver-threads", 1, 64, error)
+      || !in_range(vm, "dns-timeout-ms", 10, 60000, error)
+      || !in_range(vm, "dns-tries", 1, 10, error)
       || !in_range(vm, "offers-per-target-per-minute", 1, 10000, error)
       || !in_range(vm, "cache-max-entries", 1, 10000000, error)
       || !in_range(vm, "cache-max-mb", 1, 65536, error)
@@ -240,7 +249,14 @@ parse_result parse_options(int argc, const char* const* argv) {
   cfg.upstream_ca_file = vm["upstream-ca-file"].as<std::string>();
   cfg.user_agent = vm["user-agent"].as<std::string>();
   cfg.probe_idle = std::chrono::milliseconds{vm["probe-idle-ms"].as<unsigned>()};
-  cfg.resolver_threads = vm["resolver-threads"].as<unsigned>();
+  cfg.dns_timeout = std::chrono::milliseconds{vm["dns-timeout-ms"].as<unsigned>()};
+  cfg.dns_tries = vm["dns-tries"].as<unsigned>();
+  if (auto servers = vm["dns-servers"].as<std::string>(); !servers.empty()) {
+    auto parsed = net::parse_dns_servers(servers, error);
+    if (!parsed)
+      return fail("--dns-servers: " + error);
+    cfg.dns_servers = std::move(*parsed);
+  }
   cfg.access_log = vm["access-log"].as<bool>();
   cfg.offers_per_target_per_minute = vm["offers-per-target-per-minute"].as<unsigned>();
   cfg.cache_max_entries = vm["cache-max-entries"].as<unsigned>();

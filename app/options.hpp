@@ -10,6 +10,7 @@
 
 #include "net/base/log.hpp"
 #include "net/upstream/address_policy.hpp"
+#include "net/upstream/dns.hpp"
 
 namespace netherscope {
 
@@ -53,8 +54,13 @@ struct config {
   /// PEM file of extra CAs trusted for HTTPS targets, besides the system store.
   std::string upstream_ca_file;
   std::string user_agent = "libhttpclient/1.0.0.0";
-  /// Threads for name lookups of targets; a slow name server holds only one.
-  unsigned resolver_threads = 4;
+  /// Name servers for looking up targets (c-ares); empty for those in /etc/resolv.conf.
+  std::vector<net::dns_server> dns_servers;
+  /// How long a name server has to answer a query before it is sent again; c-ares doubles
+  /// it on each later round over the servers.
+  std::chrono::milliseconds dns_timeout{1000};
+  /// Queries per name server before a lookup fails.
+  unsigned dns_tries = 2;
   /// How long a probe actor without work lives before it is stopped.
   std::chrono::milliseconds probe_idle{60000};
   /// Upstream offers per target per minute across all callers (PRODUCT.md "Quotas").

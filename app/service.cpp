@@ -200,6 +200,16 @@ net::server_settings make_server_settings(const config& cfg) {
   return server_cfg;
 }
 
+/// How both clients look names up: the same settings, each with its own c-ares channel
+/// and cache.
+net::dns_settings dns_settings_of(const config& cfg) {
+  net::dns_settings dns_cfg;
+  dns_cfg.servers = cfg.dns_servers;
+  dns_cfg.timeout = cfg.dns_timeout;
+  dns_cfg.tries = cfg.dns_tries;
+  return dns_cfg;
+}
+
 /// The two HTTP clients: one to the targets strangers name, one to the sign-in provider.
 struct upstream_clients {
   std::shared_ptr<net::http_client> targets;
@@ -212,7 +222,7 @@ net::client_settings target_client_settings(const config& cfg) {
   client_cfg.policy = net::address_policy{cfg.allow_cidrs, cfg.deny_cidrs};
   client_cfg.ca_file = cfg.upstream_ca_file;
   client_cfg.user_agent = cfg.user_agent;
-  client_cfg.resolver_threads = cfg.resolver_threads;
+  client_cfg.dns = dns_settings_of(cfg);
   return client_cfg;
 }
 
@@ -226,7 +236,7 @@ net::client_settings provider_client_settings(const config& cfg) {
                                             {}};
   provider_cfg.ca_file = cfg.upstream_ca_file;
   provider_cfg.user_agent = "netherscope";
-  provider_cfg.resolver_threads = 1;
+  provider_cfg.dns = dns_settings_of(cfg);
   return provider_cfg;
 }
 

@@ -11,7 +11,7 @@ required=(g++ cmake ninja-build pkg-config make
           libcaf-dev
           libboost1.81-dev libboost-json1.81-dev libboost-system1.81-dev
           libboost-url1.81-dev libboost-program-options1.81-dev
-          libssl-dev openssl liblmdb-dev lmdb-utils catch2
+          libssl-dev openssl liblmdb-dev lmdb-utils libc-ares-dev catch2
           libhiredis-dev redis-server
           curl ca-certificates)
 bench=(wrk nginx-light)
@@ -41,3 +41,4 @@ fi
 test -f /usr/include/boost/json.hpp
 test -f /usr/include/boost/url.hpp
 test -f /usr/include/caf/all.hpp
+test -f /usr/include/ares.h

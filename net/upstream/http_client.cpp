@@ -3,7 +3,6 @@
 
 #include <openssl/ssl.h>
 
-#include <boost/asio/bind_executor.hpp>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/ip/address.hpp>
@@ -25,48 +24,16 @@ constexpr unsigned char alpn_http11[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '
 
 } // namespace
 
-// -- resolver_pool ------------------------------------------------------------
-
-resolver_pool::resolver_pool(std::size_t size) {
-  for (std::size_t i = 0; i < std::max<std::size_t>(size, 1); ++i) {
-    contexts_.push_back(std::make_unique<asio::io_context>(1));
-    guards_.push_back(asio::make_work_guard(*contexts_.back()));
-  }
-  for (auto& ctx : contexts_)
-    threads_.emplace_back([c = ctx.get()] { c->run(); });
-}
-
-resolver_pool::~resolver_pool() {
-  stop();
-}
-
-void resolver_pool::stop() {
-  guards_.clear();
-  for (auto& ctx : contexts_)
-    ctx->stop();
-  for (auto& t : threads_) {
-    // The last owner may be a handler running on one of these threads; it cannot join
-    // itself, and its context is stopped, so it ends on its own.
-    if (!t.joinable())
-      continue;
-    if (t.get_id() == std::this_thread::get_id())
-      t.detach();
-    else
-      t.join();
-  }
-}
-
-asio::io_context& resolver_pool::next() {
-  return *contexts_[next_.fetch_add(1, std::memory_order_relaxed) % contexts_.size()];
-}
-
 // -- http_client --------------------------------------------------------------
 
 std::shared_ptr<http_client> http_client::make(asio::io_context& ioc, client_settings settings,
                                                std::string& error) {
-  auto threads = settings.resolver_threads;
+  auto resolver = dns_resolver::make(ioc, settings.dns, error);
+  if (!resolver)
+    return nullptr;
   auto st = std::shared_ptr<state>(new state{
-    ioc, asio::ssl::context{asio::ssl::context::tls_client}, std::move(settings), resolver_pool{threads}});
+    ioc, asio::ssl::context{asio::ssl::context::tls_client}, std::move(settings),
+    std::move(resolver)});
   beast::error_code ec;
   st->tls.set_default_verify_paths(ec);
   if (ec) {
@@ -86,7 +53,7 @@ std::shared_ptr<http_client> http_client::make(asio::io_context& ioc, client_set
 }
 
 void http_client::stop() {
-  state_->resolvers.stop();
+  state_->resolver->stop();
 }
 
 void http_client::fetch(fetch_request request, std::function<void(fetch_result&&)> done) {
@@ -102,7 +69,6 @@ fetch_op::fetch_op(std::shared_ptr<http_client::state> st, fetch_request req,
     done_(std::move(done)),
     deadline_(clock_type::now() + req_.total_timeout),
     strand_(asio::make_strand(st_->ioc)),
-    resolver_(st_->resolvers.next()),
     resolve_timer_(strand_) {
   switch (req_.where.tls) {
     case tls_mode::auto_detect:
@@ -153,37 +119,41 @@ std::string fetch_op::target_text() const {
 // -- fetch_op: resolve once, then check every address -------------------------
 
 void fetch_op::resolve() {
-  boost::system::error_code ec;
-  auto literal = asio::ip::make_address(req_.where.host, ec);
-  if (!ec)
-    return use_endpoints({tcp::endpoint{literal, req_.where.port}});
-  // The resolver has no deadline of its own, so a timer cancels it.
+  // The resolver's own timeout and tries end every lookup; this timer keeps the lookup
+  // within the connect deadline as well, which may be shorter.
+  resolving_ = true;
   resolve_timer_.expires_after(connect_budget());
   resolve_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
-    if (!ec) {
-      self->resolve_timed_out_ = true;
-      self->resolver_.cancel();
-    }
+    // The answer may have come first, with this handler already queued.
+    if (!ec && self->resolving_)
+      self->fail(error_code::upstream_timeout,
+                 "resolving " + self->req_.where.host + " took longer than "
+                   + ms_text(self->req_.connect_timeout));
   });
-  // The lookup runs on a pool thread; its completion comes back to this fetch's strand.
-  resolver_.async_resolve(req_.where.host, std::to_string(req_.where.port),
-                          asio::bind_executor(strand_,
-                                              beast::bind_front_handler(&fetch_op::on_resolved,
-                                                                        shared_from_this())));
+  // An IP literal comes back as itself without a query; names are asked of c-ares, and the
+  // answer is posted to this fetch's strand.
+  st_->resolver->resolve(req_.where.host, strand_,
+                         beast::bind_front_handler(&fetch_op::on_resolved, shared_from_this()));
 }
 
-void fetch_op::on_resolved(beast::error_code ec, tcp::resolver::results_type results) {
+void fetch_op::on_resolved(dns_answer answer) {
+  resolving_ = false;
+  // The deadline above may have ended the fetch already.
+  if (finished_)
+    return;
   resolve_timer_.cancel();
-  if (resolve_timed_out_)
+  if (answer.status == dns_status::timeout)
     return fail(error_code::upstream_timeout,
-                "resolving " + req_.where.host + " took longer than "
-                  + ms_text(req_.connect_timeout));
-  if (ec)
+                "no name server answered for " + req_.where.host + " in time");
+  if (answer.status == dns_status::not_found)
     return fail(error_code::upstream_failure,
-                "cannot resolve " + req_.where.host + ": " + ec.message());
+                "cannot resolve " + req_.where.host + ": no such name, or it has no address");
+  if (answer.status != dns_status::ok)
+    return fail(error_code::upstream_failure,
+                "cannot resolve " + req_.where.host + ": " + answer.detail);
   std::vector<tcp::endpoint> candidates;
-  for (auto& entry : results)
-    candidates.push_back(entry.endpoint());
+  for (auto& address : answer.addresses)
+    candidates.emplace_back(address, req_.where.port);
   use_endpoints(std::move(candidates));
 }
 

@@ -18,6 +18,7 @@
 #include "net/api/failure.hpp"
 #include "net/api/target.hpp"
 #include "net/upstream/address_policy.hpp"
+#include "net/upstream/dns.hpp"
 #include "net/upstream/offer_limiter.hpp"
 
 namespace boost::asio {
@@ -62,22 +63,23 @@ struct client_settings {
   /// PEM file with extra trusted CAs; empty for the system store only.
   std::string ca_file;
   std::string user_agent = "libhttpclient/1.0.0.0";
-  /// Threads that run name lookups, so one slow name server does not delay the others.
-  std::size_t resolver_threads = 4;
+  /// How names are looked up (c-ares on the io_context; no thread waits for a name server).
+  dns_settings dns;
 };
 
 /// Makes fetches on an io_context; thread-safe, cheap to share.
 class http_client {
 public:
-  /// Creates a client; returns null and sets error when the TLS setup fails (bad CA file).
+  /// Creates a client; returns null and sets error when the TLS setup fails (bad CA file)
+  /// or the resolver cannot start.
   static std::shared_ptr<http_client> make(boost::asio::io_context& ioc,
                                            client_settings settings, std::string& error);
 
   /// Starts a fetch; done runs exactly once, on an io thread, and must not block.
   void fetch(fetch_request request, std::function<void(fetch_result&&)> done);
 
-  /// Stops the lookup threads; call after the io_context stopped and before it is destroyed,
-  /// so no lookup completes onto a destroyed io_context.
+  /// Stops the resolver (closes its sockets, drops pending lookups); call after the
+  /// io_context stopped and before it is destroyed.
   void stop();
 
   struct state;

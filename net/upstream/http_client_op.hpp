@@ -4,14 +4,11 @@
 // many seconds to compile; include this header only from net/http_client*.cpp.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <deque>
-#include <thread>
 #include <optional>
 #include <vector>
 
-#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
@@ -34,34 +31,11 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
-/// Threads that run name lookups. Asio gives each io_context one thread for getaddrinfo,
-/// which blocks; one slow name server would then delay every lookup behind it. Several
-/// contexts, each with its own lookup thread, keep one slow name from stalling the rest.
-class resolver_pool {
-public:
-  explicit resolver_pool(std::size_t size);
-  ~resolver_pool();
-  resolver_pool(const resolver_pool&) = delete;
-  resolver_pool& operator=(const resolver_pool&) = delete;
-
-  /// The context for the next resolver, round robin.
-  asio::io_context& next();
-
-  /// Stops the lookup threads; pending lookups are dropped without calling back.
-  void stop();
-
-private:
-  std::vector<std::unique_ptr<asio::io_context>> contexts_;
-  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards_;
-  std::vector<std::thread> threads_;
-  std::atomic<std::size_t> next_{0};
-};
-
 struct http_client::state {
   asio::io_context& ioc;
   asio::ssl::context tls;
   client_settings settings;
-  resolver_pool resolvers;
+  std::shared_ptr<dns_resolver> resolver;
 };
 
 /// One fetch, alive until its callback has run.
@@ -79,7 +53,7 @@ public:
 private:
   // -- steps (http_client.cpp) ------------------------------------------------
   void resolve();
-  void on_resolved(beast::error_code ec, tcp::resolver::results_type results);
+  void on_resolved(dns_answer answer);
   void use_endpoints(std::vector<tcp::endpoint> candidates);
   void next_attempt();
   void on_connected(beast::error_code ec, const tcp::endpoint& ep);
@@ -108,9 +82,9 @@ private:
   std::function<void(fetch_result&&)> done_;
   clock_type::time_point deadline_;
   strand_type strand_;
-  tcp::resolver resolver_;
   asio::steady_timer resolve_timer_;
-  bool resolve_timed_out_ = false;
+  /// Whether a lookup is under way, so a late deadline does not end a fetch that moved on.
+  bool resolving_ = false;
   std::vector<tcp::endpoint> endpoints_;
   /// The servers the limiter recorded this offer against, released when it ends.
   std::vector<std::string> limited_;
