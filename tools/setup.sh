@@ -15,9 +15,18 @@ required=(g++ cmake ninja-build pkg-config make
           libhiredis-dev redis-server
           curl ca-certificates)
 bench=(wrk nginx-light)
+# The tests answer our offer with third-party WebRTC stacks: aiortc from Debian, werift and
+# libwebrtc from npm (tools/webrtc_target). Node.js and npm come from Debian unless the
+# machine already has them (some images ship their own build, which Debian's npm conflicts with).
+tests=(python3-aiortc)
 
 wanted=("${required[@]}")
 [ "${WITH_BENCH:-0}" = 1 ] && wanted+=("${bench[@]}")
+if [ "${WITH_TESTS:-0}" = 1 ]; then
+  wanted+=("${tests[@]}")
+  command -v node >/dev/null 2>&1 || wanted+=(nodejs)
+  command -v npm >/dev/null 2>&1 || wanted+=(npm)
+fi
 
 missing=()
 for p in "${wanted[@]}"; do
@@ -42,3 +51,15 @@ test -f /usr/include/boost/json.hpp
 test -f /usr/include/boost/url.hpp
 test -f /usr/include/caf/all.hpp
 test -f /usr/include/ares.h
+
+if [ "${WITH_TESTS:-0}" = 1 ]; then
+  # Exactly the versions in package-lock.json; again only when the lock file changed.
+  target_dir="$(dirname "$0")/webrtc_target"
+  stamp="$target_dir/node_modules/.installed-lock"
+  if ! cmp -s "$target_dir/package-lock.json" "$stamp" 2>/dev/null; then
+    echo "setup: installing tools/webrtc_target's npm packages"
+    (cd "$target_dir" && npm ci --no-audit --no-fund --loglevel=error)
+    cp "$target_dir/package-lock.json" "$stamp"
+  fi
+  /usr/bin/python3 -c 'import aiortc'
+fi

@@ -11,7 +11,7 @@ stage() {
 }
 
 stage "setup"
-tools/setup.sh
+WITH_TESTS=1 tools/setup.sh
 stage "layout rules"
 tools/check_layout.sh
 stage "configure"

@@ -99,7 +99,11 @@ std::string build_offer(const offer_parameters& p) {
   line("a=mid:0");
   line("a=sctp-port:5000");
   line("a=max-message-size:262144");
-  line("a=end-of-candidates");
+  // Ending candidates only makes sense after some: with none, aiortc reads the offer as one
+  // it cannot reach and answers with zero candidates of its own, which we would then report
+  // as a drained port pool (PROTOCOL.md §3.2; tests/e2e/webrtc_e2e_test.cpp shows it).
+  if (!p.candidates.empty())
+    line("a=end-of-candidates");
   return sdp;
 }
 

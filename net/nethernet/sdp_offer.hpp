@@ -33,7 +33,8 @@ struct offer_parameters {
 std::optional<offer_parameters> make_offer_parameters(const local_identity& id,
                                                       std::int64_t now_unix);
 
-/// The offer text, CRLF line ends, in libwebrtc's layout with a=end-of-candidates last.
+/// The offer text, CRLF line ends, in libwebrtc's layout; a=end-of-candidates comes last, and
+/// only when the offer has candidates.
 std::string build_offer(const offer_parameters& p);
 
 } // namespace netherscope::net
