@@ -8,7 +8,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -23,6 +22,7 @@
 #include <boost/url/rfc/unreserved_chars.hpp>
 
 #include "support/fake_oauth.hpp"
+#include "support/wait.hpp"
 
 using namespace netherscope::test;
 
@@ -409,6 +409,7 @@ TEST_CASE("fake oauth user endpoint needs a User-Agent", "[fake_oauth]") {
   fake_oauth_provider gh;
   auto r = call(gh.port(), user_request("Bearer gho_fake_token", ""));
   CHECK(r.status == 403);
+  // GitHub's own wording, which the fake copies: here the text is what is under test.
   CHECK(r.body.find("User-Agent") != std::string::npos);
   CHECK(gh.user_requests() == 1);
   CHECK(gh.last_user_agent().empty());
@@ -472,12 +473,11 @@ TEST_CASE("fake oauth slow token mode delays without blocking other requests",
     auto r = call(gh.port(), user_request("Bearer gho_fake_token"));
     return std::make_pair(r, std::chrono::steady_clock::now() - start);
   });
-  // Meanwhile, a quick request on its own connection is answered at once.
-  while (gh.token_requests() + gh.user_requests() < 2
-         && std::chrono::steady_clock::now() - start < 700ms)
-    std::this_thread::sleep_for(5ms);
-  REQUIRE(gh.token_requests() == 1);
-  REQUIRE(gh.user_requests() == 1);
+  // Meanwhile, a quick request on its own connection is answered at once. Both slow ones
+  // must have arrived first, well inside their 800 ms.
+  INFO("waiting for the two slow requests to arrive");
+  REQUIRE(wait_until([&] { return gh.token_requests() == 1 && gh.user_requests() == 1; },
+                     700ms, 5ms));
   auto quick = call(gh.port(), {http::verb::get, "/nothing", {}, {}});
   auto quick_done = std::chrono::steady_clock::now() - start;
   CHECK(quick.status == 404);
@@ -501,10 +501,8 @@ TEST_CASE("fake oauth stops promptly with a slow response pending", "[fake_oauth
   auto port = gh->port();
   auto pending = std::async(std::launch::async,
                             [port] { return call(port, token_request(token_form()), 20s); });
-  auto start = std::chrono::steady_clock::now();
-  while (gh->token_requests() == 0 && std::chrono::steady_clock::now() - start < 5s)
-    std::this_thread::sleep_for(5ms);
-  REQUIRE(gh->token_requests() == 1);
+  INFO("waiting for the slow token request to arrive");
+  REQUIRE(wait_until([&] { return gh->token_requests() == 1; }, 5s, 5ms));
   auto stop_start = std::chrono::steady_clock::now();
   gh.reset();
   CHECK(std::chrono::steady_clock::now() - stop_start < 2s);

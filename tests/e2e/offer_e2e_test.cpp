@@ -572,7 +572,7 @@ TEST_CASE("offer e2e: past the per-target limit without a cached answer is 429",
   INFO("first: " << shown(first));
   CHECK(first.status == 502);
   CHECK(body_of(first).at("ok") == false);
-  CHECK(!error_text(first).empty());
+  CHECK(first.code() == "upstream_failure");
   check_quota_headers(first);
   CHECK(remaining(first) == 199);
   CHECK(stat(fake, "offers") == 1);
@@ -582,7 +582,7 @@ TEST_CASE("offer e2e: past the per-target limit without a cached answer is 429",
     INFO("limited (" << extra << "): " << shown(limited));
     CHECK(limited.status == 429);
     CHECK(body_of(limited).at("ok") == false);
-    CHECK(body_of(limited).contains("error"));
+    CHECK(limited.code() == "quota_exhausted");
     auto retry = limited.header("retry-after");
     REQUIRE(!retry.empty());
     REQUIRE(retry.find_first_not_of("0123456789") == std::string::npos);
@@ -596,6 +596,7 @@ TEST_CASE("offer e2e: past the per-target limit without a cached answer is 429",
   // The next counted call is the second one charged.
   auto next = post_offer(svc, "{}");
   CHECK(next.status == 400);
+  CHECK(next.code() == "invalid_input");
   CHECK(remaining(next) == 198);
 }
 
@@ -610,6 +611,7 @@ TEST_CASE("offer e2e: a bare NetherNet error code is a 502 naming it", "[e2e][of
   auto reply = post_offer(svc, target_body(bds.port(), ",\"tls\":false"));
   INFO("body: " << shown(reply));
   CHECK(reply.status == 502);
+  CHECK(reply.code() == "upstream_status");
   check_quota_headers(reply);
   auto body = body_of(reply);
   CHECK(body.at("ok") == false);
@@ -628,6 +630,7 @@ TEST_CASE("offer e2e: a bare NetherNet error code is a 502 naming it", "[e2e][of
   reply = post_offer(svc, target_body(other.port(), ",\"tls\":false"));
   INFO("body: " << shown(reply));
   CHECK(reply.status == 502);
+  CHECK(reply.code() == "upstream_status");
   body = body_of(reply);
   REQUIRE(body.at("error").is_object());
   CHECK(body.at("error").at("httpStatus") == 400);
@@ -644,6 +647,7 @@ TEST_CASE("offer e2e: rejections from the fake target in each style", "[e2e][off
   auto reply = post_offer(svc, target_body(bds));
   INFO("body: " << shown(reply));
   CHECK(reply.status == 502);
+  CHECK(reply.code() == "upstream_status");
   check_quota_headers(reply);
   auto error = body_of(reply).at("error");
   REQUIRE(error.is_object());
@@ -655,6 +659,8 @@ TEST_CASE("offer e2e: rejections from the fake target in each style", "[e2e][off
 
   fake_target_process go{{"--style", "go", "--reject-offers", "37"}};
   reply = post_offer(svc, target_body(go));
+  CHECK(reply.status == 502);
+  CHECK(reply.code() == "upstream_status");
   error = body_of(reply).at("error");
   REQUIRE(error.is_object());
   CHECK(error.at("httpStatus") == 400);
@@ -663,10 +669,13 @@ TEST_CASE("offer e2e: rejections from the fake target in each style", "[e2e][off
 
   fake_target_process pumpkin{{"--style", "pumpkin", "--reject-offers", "37"}};
   reply = post_offer(svc, target_body(pumpkin));
+  CHECK(reply.status == 502);
+  CHECK(reply.code() == "upstream_status");
   error = body_of(reply).at("error");
   REQUIRE(error.is_object());
   CHECK(error.at("httpStatus") == 400);
   CHECK_FALSE(error.as_object().contains("nethernetError"));
+  // The target's own words, quoted back as data: the body field, not our message.
   CHECK(error.at("body").as_string().find("--reject-offers") != json::string::npos);
 }
 
@@ -687,10 +696,10 @@ TEST_CASE("offer e2e: go-nethernet and Pumpkin candidate lines parse", "[e2e][of
     CHECK(candidates[0].at("address") == "127.0.0.1");
     CHECK(udp_port_taken(static_cast<unsigned short>(candidates[0].at("port").to_number<int>())));
     CHECK(body.at("exhausted") == false);
-    // No warning says the line was left out.
-    if (body.contains("warnings"))
-      for (auto& w : body.at("warnings").as_array())
-        CHECK(std::string{w.as_string()}.find("left out") == std::string::npos);
+    // The doubled prefix was not left out: the answer has one candidate line, and
+    // check_offer_result matched every candidate line with a reported candidate.
+    CHECK(lines_with_prefix(std::string{body.at("answer").as_string()}, "a=candidate:").size()
+          == 1);
     auto stats = fake.stats();
     CHECK(stats.at("offers") == 1);
     CHECK(stats.at("offers_rejected") == 0);
@@ -760,6 +769,8 @@ TEST_CASE("offer e2e: extra candidates parse and odd ones are reported", "[e2e][
   CHECK(candidates[3].at("publicAddress") == false);
   CHECK(candidates[0].at("publicAddress") == false); // 127.0.0.1
 
+  // Warnings are text for the server's owner; what they must carry is the offending
+  // candidate's own data (its address or the bad field), which is what is looked for.
   REQUIRE(body.contains("warnings"));
   REQUIRE(body.at("warnings").is_array());
   bool mentions_malformed = false;
@@ -791,6 +802,7 @@ TEST_CASE("offer e2e: an HTTPS target is found by auto-detection", "[e2e][offer]
   // Forcing plain HTTP on a TLS-only target is an error, not a silent upgrade.
   auto plain = post_offer(svc, target_body(fake, ",\"tls\":false"));
   CHECK(plain.status == 502);
+  CHECK(plain.code() == "upstream_failure");
   check_quota_headers(plain);
   CHECK(stat(fake, "offers", true) == 1);
 }
@@ -805,7 +817,7 @@ TEST_CASE("offer e2e: a hanging target is 504 within the answer deadline", "[e2e
                 << std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count());
   CHECK(reply.status == 504);
   CHECK(body_of(reply).at("ok") == false);
-  CHECK(!error_text(reply).empty());
+  CHECK(reply.code() == "upstream_timeout");
   check_quota_headers(reply);
   CHECK(elapsed >= 1400ms);
   CHECK(elapsed < 6000ms);
@@ -819,15 +831,17 @@ TEST_CASE("offer e2e: broken answers and unreachable targets are 502", "[e2e][of
     auto reply = post_offer(svc, target_body(fake));
     INFO("body: " << shown(reply));
     CHECK(reply.status == 502);
-    CHECK(!error_text(reply).empty());
+    CHECK(reply.code() == "upstream_failure");
     check_quota_headers(reply);
+    CHECK(stat(fake, "offers") == 1);
   }
   SECTION("answer over 1 MiB") {
     fake_target_process fake{{"--offer-fault", "oversize", "--oversize-bytes", "1100000"}};
     auto reply = post_offer(svc, target_body(fake));
     INFO("body: " << shown(reply));
     CHECK(reply.status == 502);
-    CHECK(!error_text(reply).empty());
+    CHECK(reply.code() == "upstream_failure");
+    CHECK(stat(fake, "offers") == 1);
   }
   SECTION("refused port") {
     unsigned port = 0;
@@ -839,7 +853,8 @@ TEST_CASE("offer e2e: broken answers and unreachable targets are 502", "[e2e][of
     auto reply = post_offer(svc, target_body(port));
     INFO("body: " << shown(reply));
     CHECK(reply.status == 502);
-    CHECK(error_text(reply).find("refused") != std::string::npos);
+    // A failure known at once, not a timeout.
+    CHECK(reply.code() == "upstream_failure");
     check_quota_headers(reply);
   }
 }
@@ -858,10 +873,11 @@ TEST_CASE("offer e2e: invalid input is refused with the right status", "[e2e][of
     auto wrong_type = post_offer(svc, target_body(fake), "text/plain");
     CHECK(wrong_type.status == 415);
     CHECK(body_of(wrong_type).at("ok") == false);
-    CHECK(!error_text(wrong_type).empty());
+    CHECK(wrong_type.code() == "unsupported_media_type");
     counted(wrong_type);
     auto no_type = post_offer(svc, target_body(fake), "");
     CHECK(no_type.status == 415);
+    CHECK(no_type.code() == "unsupported_media_type");
     counted(no_type);
 
     // 16 KiB exactly is accepted; one byte more is 413.
@@ -878,6 +894,7 @@ TEST_CASE("offer e2e: invalid input is refused with the right status", "[e2e][of
     auto too_big = post_offer(svc, padded(16385));
     CHECK(too_big.status == 413);
     CHECK(body_of(too_big).at("ok") == false);
+    CHECK(too_big.code() == "payload_too_large");
     counted(too_big);
 
     for (auto bad : {"[1,2]", "\"host\"", "42", "null", "not json", "{\"host\":", ""}) {
@@ -885,12 +902,13 @@ TEST_CASE("offer e2e: invalid input is refused with the right status", "[e2e][of
       INFO("body sent: " << bad << " -> " << shown(reply));
       CHECK(reply.status == 400);
       CHECK(body_of(reply).at("ok") == false);
-      CHECK(!error_text(reply).empty());
+      CHECK(reply.code() == "invalid_input");
       counted(reply);
     }
     // A charset parameter is still JSON.
     auto charset = post_offer(svc, "[1]", "application/json; charset=utf-8");
     CHECK(charset.status == 400);
+    CHECK(charset.code() == "invalid_input");
     counted(charset);
   }
 
@@ -898,6 +916,9 @@ TEST_CASE("offer e2e: invalid input is refused with the right status", "[e2e][of
     auto number = post_offer(svc, target_body(fake, ",\"networkId\":12345"));
     INFO("number: " << shown(number));
     CHECK(number.status == 400);
+    CHECK(number.code() == "invalid_input");
+    // PRODUCT.md: a number "is refused with a message saying to send a string"; that advice
+    // and the field's name live only in the message, so here the wording is the behaviour.
     CHECK(error_text(number).find("networkId") != std::string::npos);
     CHECK(error_text(number).find("string") != std::string::npos);
     counted(number);
@@ -906,6 +927,8 @@ TEST_CASE("offer e2e: invalid input is refused with the right status", "[e2e][of
       auto reply = post_offer(svc, target_body(fake, std::string{",\"networkId\":"} + bad));
       INFO("networkId " << bad << " -> " << shown(reply));
       CHECK(reply.status == 400);
+      CHECK(reply.code() == "invalid_input");
+      // The field's name is in the message only (PRODUCT.md: "naming the field").
       CHECK(error_text(reply).find("networkId") != std::string::npos);
       counted(reply);
     }
@@ -940,6 +963,9 @@ TEST_CASE("offer e2e: invalid input is refused with the right status", "[e2e][of
       auto reply = post_offer(svc, r.body);
       INFO(r.body << " -> " << shown(reply));
       CHECK(reply.status == 400);
+      CHECK(reply.code() == "invalid_input");
+      // PRODUCT.md: a 400 is "a string naming the field and the rule"; the body has no
+      // structured field name, so the message is what is under test.
       CHECK(error_text(reply).find(r.field) != std::string::npos);
       counted(reply);
     }
@@ -950,7 +976,8 @@ TEST_CASE("offer e2e: invalid input is refused with the right status", "[e2e][of
     auto reply = http_request(svc.port(), "GET", "/api/offer");
     INFO("body: " << shown(reply));
     CHECK(reply.status == 405);
-    CHECK(reply.header("allow").find("POST") != std::string::npos);
+    CHECK(reply.code() == "method_not_allowed");
+    CHECK(reply.header("allow") == "POST");
     CHECK(body_of(reply).at("ok") == false);
     check_quota_headers(reply);
   }
@@ -965,7 +992,7 @@ TEST_CASE("offer e2e: loopback targets are 403 unless allowed", "[e2e][offer]") 
     INFO(host << " -> " << shown(reply));
     CHECK(reply.status == 403);
     CHECK(body_of(reply).at("ok") == false);
-    CHECK(error_text(reply).find("loopback") != std::string::npos);
+    CHECK(reply.code() == "forbidden_target");
     check_quota_headers(reply);
     CHECK(remaining(reply) == --left);
   }
@@ -982,6 +1009,7 @@ TEST_CASE("offer e2e: the monthly offer quota runs out with 429", "[e2e][offer]"
   auto two = post_offer(svc, "[]");
   check_offer_result(one);
   CHECK(two.status == 400);
+  CHECK(two.code() == "invalid_input");
   check_quota_headers(one, "2");
   check_quota_headers(two, "2");
   CHECK(remaining(one) == 1);
@@ -992,6 +1020,7 @@ TEST_CASE("offer e2e: the monthly offer quota runs out with 429", "[e2e][offer]"
   INFO("refused: " << shown(refused));
   CHECK(refused.status == 429);
   CHECK(body_of(refused).at("ok") == false);
+  CHECK(refused.code() == "quota_exhausted");
   check_quota_headers(refused, "2");
   CHECK(remaining(refused) == 0);
   // Retry-After points at the reset, the first second of next month.
@@ -1014,15 +1043,21 @@ TEST_CASE("offer e2e: the per-target limit holds across spellings of one server"
   for (auto spelling : {"127.0.0.1", "localhost", "::ffff:127.0.0.1", "[::ffff:127.0.0.1]"}) {
     for (auto extra : {",\"fresh\":true", ",\"fresh\":true,\"tls\":false"}) {
       auto reply = post_offer(svc, target_body(fake.port(), extra, spelling));
-      if (reply.status == 200 && !body_of(reply).contains("cached"))
+      INFO(spelling << extra << " -> " << shown(reply));
+      if (reply.status == 200 && !body_of(reply).contains("cached")) {
         ++ok;
-      else
+      } else {
+        // Refused by the limit: the cached answer of that spelling and mode if there is
+        // one, else a 429. Anything else (a 502, say) is not the limit at work.
+        CHECK((reply.status == 200 || reply.code() == "quota_exhausted"));
         ++limited;
+      }
     }
   }
-  // localhost may resolve to ::1 as well, where the fake does not listen; either way no more
-  // than two offers per minute reach the server, however it is spelled.
-  CHECK(stat(fake, "offers") <= 2);
-  CHECK(ok <= 2);
-  CHECK(limited >= 6);
+  // The first spelling takes both offers of the minute; every other spelling is the same
+  // server (localhost also names ::1, where nothing listens, but it is refused as a whole
+  // once 127.0.0.1 is at its limit), so none of them reaches it.
+  CHECK(ok == 2);
+  CHECK(limited == 6);
+  CHECK(stat(fake, "offers") == 2);
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <stdexcept>
 
 #include <boost/asio/connect.hpp>
@@ -64,6 +65,13 @@ boost::json::value http_reply::json() const {
   boost::system::error_code ec;
   auto value = boost::json::parse(body, ec);
   return ec ? boost::json::value{} : value;
+}
+
+std::string http_reply::code() const {
+  auto value = json();
+  if (!value.is_object() || !value.as_object().contains("code") || !value.at("code").is_string())
+    return {};
+  return std::string{value.at("code").as_string()};
 }
 
 http_reply http_request(unsigned port, const std::string& method, const std::string& target,
@@ -194,6 +202,18 @@ std::string run_admin(const std::string& data_dir, std::vector<std::string> args
 http_reply get_info(const service_process& svc, const std::string& query,
                     std::chrono::milliseconds timeout) {
   return http_request(svc.port(), "GET", "/api/info?" + query, {}, {}, timeout);
+}
+
+std::optional<std::int64_t> metric(const service_process& svc, const std::string& series) {
+  auto reply = http_request(svc.port(), "GET", "/metrics", {}, {}, std::chrono::seconds(10));
+  if (reply.status != 200)
+    return std::nullopt;
+  auto prefix = "\n" + series + " ";
+  auto text = "\n" + reply.body;
+  auto at = text.find(prefix);
+  if (at == std::string::npos)
+    return std::nullopt;
+  return std::strtoll(text.c_str() + at + prefix.size(), nullptr, 10);
 }
 
 } // namespace netherscope::test

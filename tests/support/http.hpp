@@ -2,8 +2,10 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +29,8 @@ struct http_reply {
   std::string header(const std::string& lower_name) const;
   /// The body parsed as JSON (null when it is not JSON).
   boost::json::value json() const;
+  /// The machine `code` of an error body (SPEC 2.4), or "" when the body has none.
+  std::string code() const;
 };
 
 using header_list = std::vector<std::pair<std::string, std::string>>;
@@ -90,5 +94,10 @@ std::string run_admin(const std::string& data_dir, std::vector<std::string> args
 /// GET /api/info on the service with a query string.
 http_reply get_info(const service_process& svc, const std::string& query,
                     std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+/// The value of one series in the service's GET /metrics, named as it is written there, e.g.
+/// `netherscope_requests_total{route="/api/info",status="2xx"}`; nullopt when the series is
+/// absent or the metrics cannot be read.
+std::optional<std::int64_t> metric(const service_process& svc, const std::string& series);
 
 } // namespace netherscope::test

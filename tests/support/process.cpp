@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "support/wait.hpp"
+
 extern char** environ;
 
 namespace netherscope::test {
@@ -109,18 +111,19 @@ void child_process::signal(int sig) {
 std::optional<int> child_process::wait(std::chrono::milliseconds timeout) {
   if (exit_status_)
     return exit_status_;
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  for (;;) {
-    int status = 0;
-    auto rc = ::waitpid(pid_, &status, WNOHANG);
-    if (rc == pid_) {
-      exit_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      return exit_status_;
-    }
-    if (rc < 0 || std::chrono::steady_clock::now() >= deadline)
-      return std::nullopt;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  // waitpid has no timeout of its own, so it is polled without blocking until the child is
+  // reaped or the deadline passes.
+  wait_until(
+    [this] {
+      int status = 0;
+      auto rc = ::waitpid(pid_, &status, WNOHANG);
+      if (rc == pid_)
+        exit_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      // rc < 0: nothing left to wait for (not our child any more); waiting longer cannot help.
+      return rc == pid_ || rc < 0;
+    },
+    timeout, std::chrono::milliseconds(5));
+  return exit_status_;
 }
 
 unsigned port_from_line(const std::string& line) {

@@ -92,7 +92,10 @@ TEST_CASE("offer input: wrong types and values name the field", "[offer_request]
                  row{R"({"host":"a.com","networkId":"18446744073709551616"})", "networkId"},
                  row{R"({"host":"a.com","networkId":true})", "networkId"}}) {
     std::string message;
+    INFO(r.body);
     CHECK_FALSE(parse(r.body, &message));
+    // parse() has checked the code already; PRODUCT.md wants the message to name the field
+    // and the rule, and the failure has no structured field name, so the text is under test.
     CHECK(message.find(r.field) != std::string::npos);
   }
 }
@@ -100,6 +103,8 @@ TEST_CASE("offer input: wrong types and values name the field", "[offer_request]
 TEST_CASE("offer input: a numeric networkId is refused with advice", "[offer_request]") {
   std::string message;
   CHECK_FALSE(parse(R"({"host":"a.com","networkId":12345})", &message));
+  // PRODUCT.md: a number is refused "with a message saying to send a string" and why; the
+  // advice is the behaviour, and only the message carries it.
   CHECK(message.find("string") != std::string::npos);
   CHECK(message.find("2^53") != std::string::npos);
 }

@@ -84,6 +84,7 @@ TEST_CASE("offer replies: public, srflx and malformed candidates", "[replies]") 
   CHECK(candidates[1].at("relatedPort") == 40001);
   auto& warnings = body.at("warnings").as_array();
   REQUIRE(warnings.size() == 2);
+  // A warning is text for the server's owner, and which line it points at is its content.
   CHECK(warnings[0].as_string().find("line 6") != boost::json::string::npos);
   CHECK(body.at("exhausted") == false);
 }
@@ -109,6 +110,8 @@ TEST_CASE("offer replies: other failures", "[replies]") {
   CHECK(pumpkin.error.body == "SDP offer is missing its identity assertion");
   auto garbage = make_offer_reply(answered(200, "hello"), "1");
   CHECK(garbage.error.code == error_code::upstream_failure);
+  // PRODUCT.md: such a 2xx is "a 502 string quoting its start"; the quote is the target's
+  // data, which the message is the only place for.
   CHECK(garbage.error.message.find("hello") != std::string::npos);
   auto sdp_with_error_status = make_offer_reply(answered(500, "v=0\r\n"), "1");
   CHECK(sdp_with_error_status.error.code == error_code::upstream_status);
