@@ -21,6 +21,7 @@
 #include "actors/probe_registry.hpp"
 #include "net/base/log.hpp"
 #include "net/upstream/http_client.hpp"
+#include "net/upstream/oauth.hpp"
 #include "net/http/listener.hpp"
 #include "app/identity.hpp"
 #include "storage/meta_records.hpp"
@@ -186,6 +187,19 @@ void fit_connections_to_file_limit(net::server_settings& server_cfg) {
   }
 }
 
+/// The sign-in provider's settings.
+net::oauth_settings make_oauth_settings(const config& cfg) {
+  net::oauth_settings oauth_cfg;
+  oauth_cfg.client_id = cfg.github_client_id;
+  oauth_cfg.client_secret = cfg.github_client_secret;
+  oauth_cfg.authorize_url = cfg.github_authorize_url;
+  oauth_cfg.token_url = cfg.github_token_url;
+  oauth_cfg.api_url = cfg.github_api_url;
+  oauth_cfg.public_base_url = cfg.public_base_url;
+  oauth_cfg.timeout = cfg.status_timeout;
+  return oauth_cfg;
+}
+
 /// The HTTP server's settings.
 net::server_settings make_server_settings(const config& cfg) {
   net::server_settings server_cfg;
@@ -196,7 +210,8 @@ net::server_settings make_server_settings(const config& cfg) {
   fit_connections_to_file_limit(server_cfg);
   server_cfg.trusted_proxies = cfg.trusted_proxies;
   server_cfg.access_log = cfg.access_log;
-  server_cfg.secure_cookies = cfg.public_base_url.rfind("https://", 0) == 0;
+  // Cookies are Secure exactly when the sign-in pages are served over HTTPS.
+  server_cfg.secure_cookies = net::served_over_https(make_oauth_settings(cfg));
   return server_cfg;
 }
 
@@ -303,19 +318,6 @@ cache_settings make_cache_settings(const config& cfg) {
   cache_cfg.limits.max_bytes = cfg.cache_max_bytes;
   cache_cfg.flight_deadline = cfg.answer_timeout + std::chrono::seconds(5);
   return cache_cfg;
-}
-
-/// The sign-in provider's settings.
-net::oauth_settings make_oauth_settings(const config& cfg) {
-  net::oauth_settings oauth_cfg;
-  oauth_cfg.client_id = cfg.github_client_id;
-  oauth_cfg.client_secret = cfg.github_client_secret;
-  oauth_cfg.authorize_url = cfg.github_authorize_url;
-  oauth_cfg.token_url = cfg.github_token_url;
-  oauth_cfg.api_url = cfg.github_api_url;
-  oauth_cfg.public_base_url = cfg.public_base_url;
-  oauth_cfg.timeout = cfg.status_timeout;
-  return oauth_cfg;
 }
 
 /// The fronts' deadlines and sign-in settings.

@@ -6,6 +6,7 @@
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
+#include "net/base/json_access.hpp"
 #include "net/base/text.hpp"
 
 namespace netherscope::net {
@@ -14,23 +15,8 @@ namespace json = boost::json;
 
 namespace {
 
-std::string_view view(const json::string& s) {
-  return {s.data(), s.size()};
-}
 
-const json::string* string_at(const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  return v ? v->if_string() : nullptr;
-}
 
-// Parses text as a JSON object without throwing on bad input.
-std::optional<json::object> parse_object(std::string_view text) {
-  json::error_code ec;
-  json::value v = json::parse(text, ec);
-  if (ec || !v.is_object())
-    return std::nullopt;
-  return std::move(v.get_object());
-}
 
 template <class T>
 std::optional<T> refuse(jose_error* out, jose_error error) {

@@ -9,6 +9,7 @@
 
 #include "net/base/crypto.hpp"
 #include "net/base/jose.hpp"
+#include "net/base/json_access.hpp"
 #include "net/base/text.hpp"
 #include "net/nethernet/identity.hpp"
 
@@ -21,29 +22,9 @@ namespace {
 /// The only algorithm of the self-signed shape, for the token and the fingerprints alike.
 constexpr jws_alg identity_alg = jws_alg::es384;
 
-// -- JSON access that never throws on a wrong kind --
 
-std::optional<json::object> parse_object(std::string_view text) {
-  json::error_code ec;
-  json::value v = json::parse(text, ec);
-  if (ec || !v.is_object())
-    return std::nullopt;
-  return std::move(v.get_object());
-}
 
-const json::object* object_at(const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  return v ? v->if_object() : nullptr;
-}
 
-const json::string* string_at(const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  return v ? v->if_string() : nullptr;
-}
-
-std::string_view view(const json::string& s) {
-  return {s.data(), s.size()};
-}
 
 // A NumericDate (RFC 7519 §2) in whole seconds, or nullopt when v is not a number. Boost.JSON
 // keeps an integer as uint64 only when it is above every int64, and a double may be fractional
