@@ -20,4 +20,9 @@ stage "build"
 cmake --build build -j"$(nproc)"
 stage "tests"
 ctest --test-dir build -j"$(nproc)" --output-on-failure "$@"
+# A one-second run of each benchmark: it proves the bench still runs and every cached offer
+# succeeds; its figures are not judged here (timings belong to docs/BENCHMARKS.md).
+stage "bench smoke"
+tools/bench/run.sh 1 > build/bench-smoke.md
+cat build/bench-smoke.md
 stage "done"

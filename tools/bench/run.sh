@@ -118,3 +118,10 @@ target received across all offer runs: $upstream (the cache answered the rest).
 
 Single flight: $sf
 TABLE
+
+# The table above is the result; a smoke run (tools/test.sh runs `run.sh 1`) also needs every
+# measured offer to have succeeded.
+if [ "${offer_bad:-0}" != 0 ] || [ "${nosync_bad:-0}" != 0 ]; then
+  echo "bench: cached offers answered non-2xx ($offer_bad, $nosync_bad)" >&2
+  exit 1
+fi
