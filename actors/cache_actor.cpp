@@ -2,6 +2,7 @@
 
 #include <caf/all.hpp>
 
+#include "net/api/api_json.hpp"
 #include "net/base/log.hpp"
 
 namespace netherscope {
@@ -10,19 +11,21 @@ namespace {
 
 using cache_pointer = cache_actor::stateful_pointer<cache_state>;
 
-offer_reply from_cache(const std::string& body, bool stale) {
+// A plain hit: the cache keeps its body with its fields already in it.
+offer_reply from_hit(const offer_cache::hit& hit) {
   offer_reply reply;
-  reply.body = body;
+  reply.body = *hit.body;
   reply.cached = true;
-  reply.stale = stale;
+  reply.age = hit.age;
   return reply;
 }
 
-// A plain hit: the cache keeps its body with "cached":true already in it, so the reply's own
-// cached flag stays false and nobody adds the flag twice.
-offer_reply hit(const std::string& hit_body) {
+offer_reply from_fallback(offer_cache::fallback&& entry) {
   offer_reply reply;
-  reply.body = hit_body;
+  reply.body = std::move(entry.body);
+  reply.cached = true;
+  reply.stale = entry.stale;
+  reply.age = entry.age;
   return reply;
 }
 
@@ -35,12 +38,19 @@ void finish_flight(cache_pointer self, const target& where, offer_reply reply) {
   auto waiters = std::move(i->second);
   st.flights.erase(i);
   if (reply.error.ok()) {
-    st.cache.put(where, reply.body, now);
-  } else if (auto hit = st.cache.usable(where, now)) {
+    auto retrieved_at = st.settings.wall_now();
+    auto unix_seconds
+      = std::chrono::duration_cast<std::chrono::seconds>(retrieved_at.time_since_epoch()).count();
+    auto body
+      = net::with_cache_fields(reply.body, net::cache_fields{false, false, unix_seconds, 0});
+    st.cache.put(where, std::move(reply.body), now, retrieved_at);
+    reply.body = std::move(body);
+  } else {
     // A refresh that failed falls back to what the target said before. Past the per-target
     // limit it is an ordinary hit, stale only when past its lifetime.
     auto limited = reply.error.code == error_code::quota_exhausted;
-    reply = from_cache(*hit->body, limited ? hit->stale : true);
+    if (auto entry = st.cache.usable(where, now, !limited))
+      reply = from_fallback(std::move(*entry));
   }
   for (auto& waiter : waiters)
     waiter.deliver(reply);
@@ -59,8 +69,8 @@ cache_actor::behavior_type cache(cache_pointer self, probe_registry_actor regist
       auto now = st.settings.now();
       auto promise = self->make_response_promise<offer_reply>();
       if (!req.fresh) {
-        if (auto body = st.cache.fresh(req.where, now)) {
-          promise.deliver(hit(*body));
+        if (auto hit = st.cache.fresh(req.where, now)) {
+          promise.deliver(from_hit(*hit));
           return promise;
         }
       }

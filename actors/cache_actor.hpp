@@ -16,8 +16,10 @@ struct cache_settings {
   /// The longest the cache waits for a probe's answer: the probe's own deadlines end the
   /// fetch before this; the margin only guards against a lost reply.
   std::chrono::milliseconds flight_deadline{30000};
-  /// The clock; tests replace it.
+  /// The clock that ages entries; tests replace it.
   std::function<offer_cache::clock_type::time_point()> now = offer_cache::clock_type::now;
+  /// The clock whose time replies show as retrievedAt and expiresAt; tests replace it.
+  std::function<offer_cache::wall_clock::time_point()> wall_now = offer_cache::wall_clock::now;
 };
 
 /// State of the cache actor.

@@ -49,18 +49,23 @@ void serve_info(front_actor::pointer self, const front_peers& peers,
 
 void serve_offer(front_actor::pointer self, const front_peers& peers,
                  const front_settings& settings, api_call& call, quota_verdict verdict) {
-  offer_request req{std::move(call.where), std::move(call.network_id), call.fresh};
+  // The expected ports stay here: they are not part of the cache key, so the cache never
+  // sees them, and the warning is worked out on each reply, cached or not.
+  offer_request req{std::move(call.where), std::move(call.network_id), call.fresh, {}};
   quota_charge refund{endpoint::offer, call.client, call.key_hash, false, true};
   // No timeout: the cache always answers (its flight has its own deadline), and a timeout
   // would cost every call a trip through CAF's clock thread.
   self->request(peers.cache, caf::infinite, offer_atom::value, std::move(req))
     .then(
-      [=, reply = call.reply](offer_reply& r) {
+      [=, reply = call.reply, expected = std::move(call.expect_ports)](offer_reply& r) {
         api_outcome outcome;
         outcome.error = std::move(r.error);
-        if (outcome.error.ok())
-          outcome.body = r.cached ? net::with_cache_flags(r.body, true, r.stale)
-                                  : std::move(r.body);
+        if (outcome.error.ok()) {
+          // The cache has put its fields in already; only expected ports need the body read.
+          outcome.body = expected.empty() ? std::move(r.body)
+                                          : net::with_expected_ports(r.body, expected);
+          outcome.age = r.age;
+        }
         if (outcome.error.code != error_code::quota_exhausted) {
           reply(with_quota(std::move(outcome), verdict));
           return;

@@ -70,12 +70,13 @@ typename Inspector::result_type inspect(Inspector& f, info_reply& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, offer_reply& x) {
-  return f(caf::meta::type_name("offer_reply"), x.error, x.body, x.cached, x.stale);
+  return f(caf::meta::type_name("offer_reply"), x.error, x.body, x.cached, x.stale, x.age);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, offer_request& x) {
-  return f(caf::meta::type_name("offer_request"), x.where, x.network_id, x.fresh);
+  return f(caf::meta::type_name("offer_request"), x.where, x.network_id, x.fresh,
+           x.expect_ports);
 }
 
 template <class Inspector>

@@ -4,31 +4,47 @@
 
 namespace netherscope {
 
-const std::string* offer_cache::fresh(const target& key, clock_type::time_point now) const {
-  auto i = entries_.find(key);
-  if (i == entries_.end() || now - i->second.stored >= limits_.ttl)
-    return nullptr;
-  return &i->second.hit_body;
+std::int64_t offer_cache::age_of(const entry& e, clock_type::time_point now) {
+  // RFC 9111 5.1: whole seconds, never negative.
+  auto age = std::chrono::duration_cast<std::chrono::seconds>(now - e.stored).count();
+  return age < 0 ? 0 : age;
 }
 
-std::optional<offer_cache::hit> offer_cache::usable(const target& key,
-                                                    clock_type::time_point now) const {
+std::optional<offer_cache::hit> offer_cache::fresh(const target& key,
+                                                   clock_type::time_point now) const {
+  auto i = entries_.find(key);
+  if (i == entries_.end() || now - i->second.stored >= limits_.ttl)
+    return std::nullopt;
+  return hit{&i->second.hit_body, age_of(i->second, now)};
+}
+
+std::optional<offer_cache::fallback> offer_cache::usable(const target& key,
+                                                         clock_type::time_point now,
+                                                         bool refresh_failed) const {
   auto i = entries_.find(key);
   if (i == entries_.end())
     return std::nullopt;
-  auto age = now - i->second.stored;
-  if (age >= limits_.stale_for)
+  auto& e = i->second;
+  if (now - e.stored >= limits_.stale_for)
     return std::nullopt;
-  return hit{&i->second.body, age >= limits_.ttl};
+  auto stale = refresh_failed || now - e.stored >= limits_.ttl;
+  net::cache_fields fields{true, stale, e.retrieved_at, e.retrieved_at + limits_.ttl.count()};
+  return fallback{net::with_cache_fields(e.body, fields), stale, age_of(e, now)};
 }
 
-void offer_cache::put(const target& key, std::string body, clock_type::time_point now) {
+void offer_cache::put(const target& key, std::string body, clock_type::time_point now,
+                      wall_clock::time_point retrieved_at) {
   if (auto i = entries_.find(key); i != entries_.end())
     erase(i);
-  auto hit_body = net::with_cache_flags(body, true, false);
+  auto retrieved
+    = std::chrono::duration_cast<std::chrono::seconds>(retrieved_at.time_since_epoch()).count();
+  // retrievedAt and expiresAt are the same for every hit on this entry: rendered once here.
+  auto hit_body = net::with_cache_fields(
+    body, net::cache_fields{true, false, retrieved, retrieved + limits_.ttl.count()});
   bytes_ += body.size() + hit_body.size();
   order_.push_back(key);
-  entries_.emplace(key, entry{std::move(body), std::move(hit_body), now, std::prev(order_.end())});
+  entries_.emplace(key, entry{std::move(body), std::move(hit_body), now, retrieved,
+                              std::prev(order_.end())});
   // Oldest first: the one least likely to be asked for again, and first to go stale.
   while (!order_.empty()
          && (entries_.size() > limits_.max_entries || bytes_ > limits_.max_bytes))

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <list>
 #include <map>
 #include <optional>
@@ -15,7 +16,10 @@ namespace netherscope {
 /// Rendered offer results per target, with a lifetime, a stale window and size bounds.
 class offer_cache {
 public:
+  /// Ages and lifetimes are measured on this clock, which never jumps.
   using clock_type = std::chrono::steady_clock;
+  /// The clock whose time retrievedAt and expiresAt show.
+  using wall_clock = std::chrono::system_clock;
 
   /// Lifetimes and bounds.
   struct limits {
@@ -27,27 +31,40 @@ public:
     std::size_t max_bytes = std::size_t{64} << 20;
   };
 
-  /// An entry found for a target.
+  /// A plain hit: the body as served and its age.
   struct hit {
-    /// The body as first rendered.
+    /// The body with "cached":true, retrievedAt and expiresAt already in it, so a hit costs
+    /// one copy and no rendering.
     const std::string* body;
-    /// Older than ttl.
+    /// Whole seconds since the answer was stored (the Age header).
+    std::int64_t age;
+  };
+
+  /// An entry served in place of a failed (or refused) refresh.
+  struct fallback {
+    /// The body with the cache's fields, rendered for this call.
+    std::string body;
     bool stale;
+    std::int64_t age;
   };
 
   explicit offer_cache(limits lim) : limits_(lim) {
     // nop
   }
 
-  /// The entry if it is younger than ttl: the body as a hit is served, with "cached":true
-  /// already added, so a hit costs one copy and no rendering.
-  const std::string* fresh(const target& key, clock_type::time_point now) const;
+  /// The entry if it is younger than ttl.
+  std::optional<hit> fresh(const target& key, clock_type::time_point now) const;
 
-  /// The entry if it is younger than stale_for.
-  std::optional<hit> usable(const target& key, clock_type::time_point now) const;
+  /// The entry if it is younger than stale_for, rendered with "stale":true when it is past
+  /// ttl or when refresh_failed (a refresh was tried and failed, so it is not the answer the
+  /// caller asked for).
+  std::optional<fallback> usable(const target& key, clock_type::time_point now,
+                                 bool refresh_failed) const;
 
-  /// Stores (or replaces) an entry, then evicts the oldest entries beyond the bounds.
-  void put(const target& key, std::string body, clock_type::time_point now);
+  /// Stores (or replaces) an entry for an answer the target gave at retrieved_at, then evicts
+  /// the oldest entries beyond the bounds.
+  void put(const target& key, std::string body, clock_type::time_point now,
+           wall_clock::time_point retrieved_at);
 
   /// Drops entries older than stale_for.
   void expire(clock_type::time_point now);
@@ -62,12 +79,16 @@ public:
 
 private:
   struct entry {
+    /// The body as first rendered, without the cache's fields.
     std::string body;
     std::string hit_body;
     clock_type::time_point stored;
+    /// Unix seconds.
+    std::int64_t retrieved_at;
     std::list<target>::iterator position;
   };
 
+  static std::int64_t age_of(const entry& e, clock_type::time_point now);
   void erase(std::map<target, entry>::iterator i);
 
   limits limits_;

@@ -1,10 +1,16 @@
 #include "net/api/api_json.hpp"
 
+#include <ctime>
+
+#include <algorithm>
+
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
 #include "net/api/error_table.hpp"
+#include "net/base/json_access.hpp"
+#include "net/base/text.hpp"
 
 namespace netherscope::net {
 
@@ -21,6 +27,33 @@ std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
     if ((byte(i + k) & 0xC0) != 0x80)
       return 0;
   return n;
+}
+
+// Replaces the closing brace of a JSON object with extra members and the brace; the caller
+// checked that the body ends in '}'. Splicing costs one copy, where parsing and serializing a
+// cached answer of a few KB on every call would cost far more.
+std::string splice_members(std::string_view body, std::string_view members) {
+  std::string out;
+  out.reserve(body.size() + members.size());
+  out.append(body.substr(0, body.size() - 1));
+  out.append(members);
+  out.push_back('}');
+  return out;
+}
+
+// "a, b, c" of the ports in the order given, each once.
+std::string port_list(const std::vector<std::uint16_t>& ports) {
+  std::string out;
+  std::vector<std::uint16_t> seen;
+  for (auto port : ports) {
+    if (std::find(seen.begin(), seen.end(), port) != seen.end())
+      continue;
+    seen.push_back(port);
+    if (!out.empty())
+      out += ", ";
+    out += std::to_string(port);
+  }
+  return out;
 }
 
 } // namespace
@@ -81,6 +114,83 @@ std::string with_cache_flags(std::string_view body, bool cached, bool stale) {
   std::string out{body.substr(0, body.size() - 1)};
   out += stale ? R"(,"cached":true,"stale":true})" : R"(,"cached":true})";
   return out;
+}
+
+std::string with_cache_fields(std::string_view body, const cache_fields& fields) {
+  if (body.empty() || body.back() != '}')
+    return std::string{body};
+  std::string members;
+  if (fields.cached)
+    members += fields.stale ? R"(,"cached":true,"stale":true)" : R"(,"cached":true)";
+  members += R"(,"retrievedAt":")";
+  members += utc_timestamp(fields.retrieved_at);
+  members += '"';
+  if (fields.cached) {
+    members += R"(,"expiresAt":")";
+    members += utc_timestamp(fields.expires_at);
+    members += '"';
+  }
+  return splice_members(body, members);
+}
+
+std::string utc_timestamp(std::int64_t unix_seconds) {
+  auto t = static_cast<std::time_t>(unix_seconds);
+  std::tm utc{};
+  char buf[32];
+  // Only a time far outside any clock's range fails to convert; the epoch stands in for it
+  // rather than an empty string that would not parse as a time.
+  if (gmtime_r(&t, &utc) == nullptr
+      || std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &utc) == 0)
+    return "1970-01-01T00:00:00Z";
+  return buf;
+}
+
+std::string expected_ports_warning(const std::vector<std::uint16_t>& expected,
+                                   const std::vector<std::uint16_t>& udp_ports) {
+  if (expected.empty())
+    return {};
+  for (auto port : udp_ports)
+    if (std::find(expected.begin(), expected.end(), port) != expected.end())
+      return {};
+  auto text = "no UDP candidate uses an expected port (" + port_list(expected) + "): ";
+  text += udp_ports.empty() ? "the answer has no UDP candidate"
+                            : "the UDP candidates use " + port_list(udp_ports);
+  text += "; check server-udp-ports in server.properties and any port forwarding or "
+          "container port mapping in front of the server";
+  return text;
+}
+
+std::string with_expected_ports(std::string_view body, const std::vector<std::uint16_t>& expected) {
+  if (expected.empty())
+    return std::string{body};
+  auto parsed = parse_object(body);
+  if (!parsed)
+    return std::string{body};
+  std::vector<std::uint16_t> udp_ports;
+  if (auto* candidates = parsed->if_contains("candidates"); candidates && candidates->is_array()) {
+    for (auto& item : candidates->get_array()) {
+      auto* candidate = item.if_object();
+      if (candidate == nullptr)
+        continue;
+      auto* transport = string_at(*candidate, "transport");
+      auto* port = candidate->if_contains("port");
+      if (transport == nullptr || !iequals(view(*transport), "udp") || port == nullptr)
+        continue;
+      // A port is written as an integer by render_offer; anything else is not a port.
+      if (port->is_int64() && port->get_int64() >= 0 && port->get_int64() <= 65535)
+        udp_ports.push_back(static_cast<std::uint16_t>(port->get_int64()));
+      else if (port->is_uint64() && port->get_uint64() <= 65535)
+        udp_ports.push_back(static_cast<std::uint16_t>(port->get_uint64()));
+    }
+  }
+  auto warning = expected_ports_warning(expected, udp_ports);
+  if (warning.empty())
+    return std::string{body};
+  auto& warnings = (*parsed)["warnings"];
+  if (!warnings.is_array())
+    warnings = boost::json::array{};
+  warnings.get_array().emplace_back(warning);
+  return boost::json::serialize(*parsed);
 }
 
 std::string render_error(const failure& error) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "net/api/failure.hpp"
 #include "net/api/quota.hpp"
@@ -30,5 +31,36 @@ std::string render_account(const account_view& account);
 
 /// Adds "cached":true, and "stale":true when stale, to a body made by render_offer.
 std::string with_cache_flags(std::string_view body, bool cached, bool stale);
+
+/// What the cache says about an offer reply (PRODUCT.md "Cache").
+struct cache_fields {
+  /// Served from the cache rather than fetched for this call.
+  bool cached = false;
+  /// Served because a refresh failed, or past its lifetime at the per-target limit.
+  bool stale = false;
+  /// Unix seconds at which the target gave the answer.
+  std::int64_t retrieved_at = 0;
+  /// Unix seconds at which the entry stops answering as a plain hit; written for cached
+  /// replies only (in the past for a stale one).
+  std::int64_t expires_at = 0;
+};
+
+/// Adds the cache's fields to a body made by render_offer, without parsing it: "cached" and
+/// "stale" when set, "retrievedAt" always and "expiresAt" for cached replies, both as
+/// utc_timestamp. A body that does not end in '}' is returned unchanged.
+std::string with_cache_fields(std::string_view body, const cache_fields& fields);
+
+/// RFC 3339 UTC with second precision, e.g. 2026-11-23T14:05:09Z.
+std::string utc_timestamp(std::int64_t unix_seconds);
+
+/// The warning for a reply whose UDP candidates use none of the expected ports, or empty
+/// when one does (or nothing is expected). Transports compare case-insensitively.
+std::string expected_ports_warning(const std::vector<std::uint16_t>& expected,
+                                   const std::vector<std::uint16_t>& udp_ports);
+
+/// Adds expected_ports_warning to an offer body's warnings, reading its candidates'
+/// transport and port. The body is parsed, so this runs only when ports are expected; a body
+/// that is not an offer object is returned unchanged.
+std::string with_expected_ports(std::string_view body, const std::vector<std::uint16_t>& expected);
 
 } // namespace netherscope::net

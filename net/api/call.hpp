@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "net/api/failure.hpp"
 #include "net/api/quota.hpp"
@@ -41,6 +42,8 @@ struct api_outcome {
   failure error;
   /// The JSON body of a successful info or offer reply.
   std::string body;
+  /// For an offer served from the cache: the Age header's value in seconds; -1 for none.
+  std::int64_t age = -1;
   /// Where the caller stands; has_quota is false for routes outside the quotas.
   bool has_quota = false;
   quota_verdict quota;
@@ -67,9 +70,10 @@ struct api_call {
   /// A validation failure found by the edge; the call is still counted, then answered with it.
   failure invalid;
   target where;
-  /// For offers: the network id and cache bypass.
+  /// For offers: the network id, cache bypass and the UDP ports the caller expects.
   std::string network_id;
   bool fresh = false;
+  std::vector<std::uint16_t> expect_ports;
   /// For signin_finish: what the provider sent back (the router checked the state against
   /// the browser's cookie).
   std::string code;

@@ -18,6 +18,42 @@ failure invalid(std::string message) {
   return make_failure(error_code::invalid_input, std::move(message));
 }
 
+// A JSON value as a port number 1..65535, or nullopt. Integral doubles (19132.0) are
+// accepted: some JSON writers emit every number so.
+std::optional<std::uint16_t> port_number(const boost::json::value& v) {
+  if (v.is_int64() && v.get_int64() >= 1 && v.get_int64() <= 65535)
+    return static_cast<std::uint16_t>(v.get_int64());
+  if (v.is_uint64() && v.get_uint64() >= 1 && v.get_uint64() <= 65535)
+    return static_cast<std::uint16_t>(v.get_uint64());
+  if (v.is_double() && v.get_double() >= 1 && v.get_double() <= 65535
+      && v.get_double() == static_cast<double>(static_cast<int>(v.get_double())))
+    return static_cast<std::uint16_t>(v.get_double());
+  return std::nullopt;
+}
+
+// Reads expectPorts: an array of at most max_expected_ports port numbers.
+bool read_expected_ports(const boost::json::value& v, std::vector<std::uint16_t>& out,
+                         failure& error) {
+  auto shape = "expectPorts must be an array of at most " + std::to_string(max_expected_ports)
+               + " UDP port numbers, e.g. [19132, 19133]";
+  if (!v.is_array() || v.get_array().size() > max_expected_ports) {
+    error = invalid(std::move(shape));
+    return false;
+  }
+  auto& items = v.get_array();
+  out.reserve(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    auto port = port_number(items[i]);
+    if (!port) {
+      error = invalid("expectPorts[" + std::to_string(i)
+                      + "] must be an integer from 1 to 65535");
+      return false;
+    }
+    out.push_back(*port);
+  }
+  return true;
+}
+
 } // namespace
 
 bool is_json_media_type(std::string_view content_type) {
@@ -71,24 +107,12 @@ std::optional<offer_request> parse_offer_body(std::string_view body, failure& er
   req.where.host = std::move(*normalized);
 
   if (auto port = obj.if_contains("port"); port != nullptr && !port->is_null()) {
-    // Integral doubles (19132.0) are accepted: some JSON writers emit every number so.
-    std::int64_t n = 0;
-    if (port->is_int64())
-      n = port->as_int64();
-    else if (port->is_uint64())
-      n = port->as_uint64() > 65535 ? 0 : static_cast<std::int64_t>(port->as_uint64());
-    else if (port->is_double() && port->as_double() >= 1 && port->as_double() <= 65535
-             && port->as_double() == static_cast<double>(static_cast<int>(port->as_double())))
-      n = static_cast<std::int64_t>(port->as_double());
-    else {
+    auto n = port_number(*port);
+    if (!n) {
       error = invalid("port must be an integer from 1 to 65535");
       return std::nullopt;
     }
-    if (n < 1 || n > 65535) {
-      error = invalid("port must be an integer from 1 to 65535");
-      return std::nullopt;
-    }
-    req.where.port = static_cast<std::uint16_t>(n);
+    req.where.port = *n;
   }
 
   if (auto nid = obj.if_contains("networkId"); nid != nullptr && !nid->is_null()) {
@@ -119,6 +143,11 @@ std::optional<offer_request> parse_offer_body(std::string_view body, failure& er
       return std::nullopt;
     }
     req.fresh = fresh->as_bool();
+  }
+
+  if (auto ports = obj.if_contains("expectPorts"); ports != nullptr && !ports->is_null()) {
+    if (!read_expected_ports(*ports, req.expect_ports, error))
+      return std::nullopt;
   }
   return req;
 }

@@ -1,6 +1,7 @@
 // Validation of POST /api/offer's JSON body (SPEC 4.2, PRODUCT.md "Input").
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -10,6 +11,11 @@
 #include "net/api/results.hpp"
 
 namespace netherscope::net {
+
+/// The most entries expectPorts may have. It bounds the work one call can ask for (each
+/// expected port is looked for among the candidates) and is far above any port list a
+/// server's server-udp-ports setting gives.
+constexpr std::size_t max_expected_ports = 64;
 
 /// Whether a Content-Type names JSON: application/json, any case, parameters allowed.
 bool is_json_media_type(std::string_view content_type);

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "net/api/failure.hpp"
 #include "net/api/target.hpp"
@@ -24,12 +25,16 @@ struct info_reply {
 /// The answer to an offer, or why there is none.
 struct offer_reply {
   failure error;
-  /// The API's JSON body (SPEC 2.2) as first rendered, without cache flags.
+  /// The API's JSON body (SPEC 2.2): as the probe rendered it, and once it has passed the
+  /// cache, with the cache's fields (cached, stale, retrievedAt, expiresAt) already in it.
   std::string body;
   /// Set by the cache when the reply comes from it.
   bool cached = false;
   /// Set by the cache when the entry is past its lifetime and served because a refresh failed.
   bool stale = false;
+  /// For a reply from the cache: whole seconds since the target gave the answer (the Age
+  /// header, RFC 9111 section 5.1); -1 for an answer fetched for this call.
+  std::int64_t age = -1;
 };
 
 
@@ -40,6 +45,9 @@ struct offer_request {
   std::string network_id;
   /// Skip the cache and refresh it.
   bool fresh = false;
+  /// UDP ports the caller expects a candidate on; a warning says when none uses one. Not
+  /// part of the cache key: the check runs on each reply, cached or not.
+  std::vector<std::uint16_t> expect_ports;
 };
 
 } // namespace netherscope

@@ -31,9 +31,11 @@ constexpr std::string_view unknown_route = "unknown";
 /// The cookie that binds a sign-in's state to the browser that started it.
 constexpr std::string_view state_cookie = "ns_oauth_state";
 
+// Age is not among the headers browsers show scripts by default, and a page needs it to
+// tell how old a cached offer is.
 constexpr std::string_view exposed_headers
   = "X-RateLimit-Scope, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, "
-    "Retry-After";
+    "Retry-After, Age";
 
 response make_response(http::status status, std::string body, std::string_view content_type,
                        unsigned version, bool keep_alive) {
@@ -205,6 +207,7 @@ route_decision offer_call(const request& req, const route_context& ctx) {
     call.where = parsed->where;
     call.network_id = std::move(parsed->network_id);
     call.fresh = parsed->fresh;
+    call.expect_ports = std::move(parsed->expect_ports);
     set_target_label(decision);
   }
   return decision;
@@ -330,6 +333,9 @@ response render_api(api_outcome&& outcome, call_kind kind, unsigned version, boo
   } else {
     // The body moves: a cached offer's few KB are copied no more than they must be.
     res = make_json(http::status::ok, std::move(outcome.body), version, keep_alive);
+    // RFC 9111 5.1: how long ago the target gave the answer a cached reply carries.
+    if (outcome.age >= 0)
+      res.set(http::field::age, std::to_string(outcome.age));
   }
   if (outcome.error.code == error_code::method_not_allowed)
     res.set(http::field::allow, allowed_methods(kind));

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <boost/json.hpp>
+
+#include "net/api/api_json.hpp"
 #include "net/api/offer_request.hpp"
 
 using namespace netherscope;
@@ -116,4 +119,92 @@ TEST_CASE("offer input: random network ids are valid and differ", "[offer_reques
   CHECK(is_valid_network_id(b));
   CHECK(a != b);
   CHECK(a != "0");
+}
+
+TEST_CASE("offer input: expectPorts is a short list of port numbers", "[offer_request]") {
+  auto req = parse(R"({"host":"a.com","expectPorts":[19132, 19133.0, 65535, 1]})");
+  REQUIRE(req);
+  CHECK(req->expect_ports == std::vector<std::uint16_t>{19132, 19133, 65535, 1});
+  req = parse(R"({"host":"a.com","expectPorts":[]})");
+  REQUIRE(req);
+  CHECK(req->expect_ports.empty());
+  req = parse(R"({"host":"a.com","expectPorts":null})");
+  REQUIRE(req);
+  CHECK(req->expect_ports.empty());
+
+  std::string most = "[1";
+  for (std::size_t i = 1; i < max_expected_ports; ++i)
+    most += "," + std::to_string(i + 1);
+  CHECK(parse(R"({"host":"a.com","expectPorts":)" + most + "]}"));
+  CHECK_FALSE(parse(R"({"host":"a.com","expectPorts":)" + most + ",65]}"));
+
+  struct row {
+    const char* body;
+    const char* field;
+  };
+  for (auto r : {row{R"({"host":"a.com","expectPorts":19132})", "expectPorts"},
+                 row{R"({"host":"a.com","expectPorts":"19132"})", "expectPorts"},
+                 row{R"({"host":"a.com","expectPorts":{"a":1}})", "expectPorts"},
+                 row{R"({"host":"a.com","expectPorts":[19132,0]})", "expectPorts[1]"},
+                 row{R"({"host":"a.com","expectPorts":[65536]})", "expectPorts[0]"},
+                 row{R"({"host":"a.com","expectPorts":[-1]})", "expectPorts[0]"},
+                 row{R"({"host":"a.com","expectPorts":[1.5]})", "expectPorts[0]"},
+                 row{R"({"host":"a.com","expectPorts":["19132"]})", "expectPorts[0]"},
+                 row{R"({"host":"a.com","expectPorts":[null]})", "expectPorts[0]"},
+                 row{R"({"host":"a.com","expectPorts":[[1]]})", "expectPorts[0]"}}) {
+    std::string message;
+    INFO(r.body);
+    CHECK_FALSE(parse(r.body, &message));
+    // As above: the field's name (with the entry's index) is what the caller needs.
+    CHECK(message.find(r.field) != std::string::npos);
+  }
+}
+
+TEST_CASE("expected ports: a warning only when no UDP candidate uses one", "[offer_request]") {
+  using ports = std::vector<std::uint16_t>;
+  CHECK(expected_ports_warning({}, {40000}).empty());
+  CHECK(expected_ports_warning({19132, 40000}, {40000}).empty());
+  CHECK(expected_ports_warning({40000}, {19133, 40000}).empty());
+  auto missed = expected_ports_warning({19132, 19133, 19132}, {40000, 40001, 40000});
+  CHECK_FALSE(missed.empty());
+  // The ports are data the owner acts on: each expected and each seen port is named once.
+  CHECK(missed.find("(19132, 19133)") != std::string::npos);
+  CHECK(missed.find("40000, 40001") != std::string::npos);
+  CHECK(missed.find("server-udp-ports") != std::string::npos);
+  CHECK_FALSE(expected_ports_warning(ports{19132}, ports{}).empty());
+}
+
+TEST_CASE("expected ports: the body's UDP candidates are read, case-insensitively",
+          "[offer_request]") {
+  const std::string body
+    = R"({"ok":true,"candidates":[{"transport":"UDP","port":40000},)"
+      R"({"transport":"tcp","port":19132},{"transport":"udp","port":40001}],)"
+      R"("exhausted":false,"warnings":["earlier"],"cached":true})";
+  // A match on an upper-case UDP candidate: the body is passed on untouched.
+  CHECK(with_expected_ports(body, {40000}) == body);
+  CHECK(with_expected_ports(body, {40001, 5}) == body);
+  CHECK(with_expected_ports(body, {}) == body);
+
+  // 19132 is only on a TCP candidate, which players cannot use.
+  auto value = boost::json::parse(with_expected_ports(body, {19132}));
+  auto& warned = value.as_object();
+  auto& warnings = warned.at("warnings").as_array();
+  REQUIRE(warnings.size() == 2);
+  CHECK(warnings[0] == "earlier");
+  CHECK(warnings[1] == expected_ports_warning({19132}, {40000, 40001}).c_str());
+  // Everything else stays as it was, the cache's fields included.
+  warned.at("warnings").as_array().pop_back();
+  CHECK(warned == boost::json::parse(body).as_object());
+
+  // No candidates at all, and no warnings array yet.
+  auto none = boost::json::parse(with_expected_ports(R"({"ok":true,"candidates":[]})", {19132}));
+  REQUIRE(none.as_object().at("warnings").as_array().size() == 1);
+  CHECK(none.at("warnings").at(0) == expected_ports_warning({19132}, {}).c_str());
+  // Odd shapes are never a crash: what is not a UDP candidate with a port is skipped.
+  auto odd = boost::json::parse(with_expected_ports(
+    R"({"candidates":[1,{"transport":7,"port":1},{"transport":"udp","port":"1"},)"
+    R"({"transport":"udp","port":70000},{"transport":"udp"}],"warnings":[]})", {1}));
+  CHECK(odd.at("warnings").as_array().size() == 1);
+  CHECK(with_expected_ports("not json", {1}) == "not json");
+  CHECK(with_expected_ports("[1]", {1}) == "[1]");
 }

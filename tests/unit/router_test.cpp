@@ -361,3 +361,46 @@ TEST_CASE("router: the OpenAPI error enum lists every code of the error table", 
     from_document.emplace_back(std::string{item.as_string()});
   CHECK(from_document == from_table);
 }
+
+TEST_CASE("router: an offer body becomes a call, expected ports included", "[router]") {
+  auto post = make_request(http::verb::post, "/api/offer");
+  post.set(http::field::content_type, "application/json");
+  post.body() = R"({"host":"A.com","port":19133,"fresh":true,"expectPorts":[40000,40001]})";
+  post.prepare_payload();
+  auto d = route(post, context());
+  REQUIRE(d.call);
+  CHECK(d.call->kind == call_kind::offer);
+  CHECK(d.call->invalid.ok());
+  CHECK(d.call->where.host == "a.com");
+  CHECK(d.call->fresh);
+  CHECK(d.call->expect_ports == std::vector<std::uint16_t>{40000, 40001});
+  CHECK(d.target_label == "a.com:19133");
+
+  // A bad entry is a counted call refused as invalid input.
+  post.body() = R"({"host":"a.com","expectPorts":[0]})";
+  post.prepare_payload();
+  d = route(post, context());
+  REQUIRE(d.call);
+  CHECK(d.call->invalid.code == error_code::invalid_input);
+}
+
+TEST_CASE("router: a cached offer carries its Age, which pages may read", "[router]") {
+  api_outcome cached;
+  cached.body = R"({"ok":true,"cached":true})";
+  cached.age = 42;
+  auto res = render_api(cached, call_kind::offer, 11, true);
+  CHECK(res.result() == http::status::ok);
+  CHECK(res.at(http::field::age) == "42");
+  CHECK(res.at(http::field::access_control_expose_headers).find("Age") != std::string::npos);
+  cached.age = 0;
+  CHECK(render_api(cached, call_kind::offer, 11, true).at(http::field::age) == "0");
+
+  // A reply fetched for this call has no age, and neither has an error.
+  api_outcome fetched;
+  fetched.body = R"({"ok":true})";
+  CHECK(render_api(fetched, call_kind::offer, 11, true).count(http::field::age) == 0);
+  api_outcome failed;
+  failed.error = make_failure(error_code::upstream_timeout, "slow");
+  failed.age = 5;
+  CHECK(render_api(failed, call_kind::offer, 11, true).count(http::field::age) == 0);
+}

@@ -23,7 +23,9 @@ enum class status_fault { none, delay, hang, drip, oversize, close_mid_body, red
 enum class offer_fault { none, hang, close_mid_body, oversize };
 
 /// Whether an offer's a=identity line must be present, is checked when present, or is ignored.
-enum class identity_policy { required, optional, ignore };
+/// strict is required plus Pumpkin's typed parse of the token: its cpk must be a string (base64
+/// DER SubjectPublicKeyInfo), and a JWK object is refused.
+enum class identity_policy { required, optional, ignore, strict };
 
 /// Which server implementation's answer and error shapes to imitate.
 enum class server_style { bds, go, pumpkin };

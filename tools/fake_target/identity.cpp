@@ -97,9 +97,32 @@ std::string canonical_fingerprints(const std::vector<sdp_fingerprint>& fingerpri
   return json::serialize(json::object{{"fingerprint", std::move(list)}});
 }
 
+// The JSON kind of a value in the words serde uses when a typed parse meets the wrong kind,
+// which is how Pumpkin's refusal of a non-string cpk reads.
+std::string_view serde_kind(const json::value& value) {
+  switch (value.kind()) {
+    case json::kind::object:
+      return "map";
+    case json::kind::array:
+      return "sequence";
+    case json::kind::bool_:
+      return "boolean";
+    case json::kind::int64:
+    case json::kind::uint64:
+      return "integer";
+    case json::kind::double_:
+      return "floating point";
+    case json::kind::null:
+      return "null";
+    case json::kind::string:
+      break;
+  }
+  return "string";
+}
+
 std::optional<identity_problem> verify_identity(std::string_view value,
                                                 const std::vector<sdp_fingerprint>& fingerprints,
-                                                std::int64_t now) {
+                                                std::int64_t now, cpk_forms accepted) {
   const auto outer_text = base64_decode(value, false);
   if (!outer_text) return malformed("a=identity is not standard base64");
   const auto outer = parse_object(*outer_text);
@@ -122,6 +145,8 @@ std::optional<identity_problem> verify_identity(std::string_view value,
   if (!header_says_es384(*token_header)) return malformed("token alg is not ES384");
   const auto* cpk = token_payload->if_contains("cpk");
   if (!cpk) return malformed("token has no cpk claim");
+  if (accepted == cpk_forms::der_only && !cpk->is_string())
+    return malformed("invalid type: " + std::string(serde_kind(*cpk)) + ", expected a string");
   const auto key = key_from_cpk(*cpk);
   if (!key) return malformed("cpk is neither a P-384 JWK nor base64 DER of a P-384 key");
 

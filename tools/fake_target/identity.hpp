@@ -32,12 +32,19 @@ struct identity_problem {
 /// `{"fingerprint":[{"algorithm":"sha-256","digest":"AA:..."}]}`.
 std::string canonical_fingerprints(const std::vector<sdp_fingerprint>& fingerprints);
 
+/// Which forms of the token's `cpk` claim a verifier takes.
+enum class cpk_forms {
+  jwk_or_der,  ///< a P-384 JWK object or a base64 DER string, as go-nethernet reads it
+  der_only,    ///< a base64 DER string only: Pumpkin's claims struct types cpk as a string
+};
+
 /// Verifies an a=identity value against the offer's fingerprints at time `now` (Unix
 /// seconds). The token is treated as self-signed: its signature is checked with its own
-/// `cpk`, which may be a P-384 JWK object or a base64 DER SubjectPublicKeyInfo string.
+/// `cpk`, in one of the forms `accepted` names.
 std::optional<identity_problem> verify_identity(std::string_view value,
                                                 const std::vector<sdp_fingerprint>& fingerprints,
-                                                std::int64_t now);
+                                                std::int64_t now,
+                                                cpk_forms accepted = cpk_forms::jwk_or_der);
 
 /// Makes a BDS-shaped identity value (domain "self", ES384 token with x5u header, a 60 s
 /// lifetime) whose fingerprints JWS covers `fingerprints`.

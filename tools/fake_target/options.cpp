@@ -104,7 +104,8 @@ po::options_description describe_options() {
     ("redirect-to", po::value<std::string>()->default_value("http://127.0.0.1:1/v1/join"),
      "Location of the 302 sent by --fault redirect")
     ("identity", po::value<std::string>()->default_value("required"),
-     "offer a=identity: required|optional|ignore")
+     "offer a=identity: required|optional|ignore|strict (strict: required, and cpk must be a "
+     "base64 DER string as Pumpkin requires)")
     ("style", po::value<std::string>()->default_value("bds"),
      "answer and error shapes: bds|go|pumpkin")
     ("cpk", po::value<std::string>()->default_value("auto"),
@@ -163,7 +164,8 @@ config to_config(const po::variables_map& vm) {
   c.identity = pick<identity_policy>("identity", vm["identity"].as<std::string>(),
                                      {{"required", identity_policy::required},
                                       {"optional", identity_policy::optional},
-                                      {"ignore", identity_policy::ignore}});
+                                      {"ignore", identity_policy::ignore},
+                                      {"strict", identity_policy::strict}});
   c.style = pick<server_style>(
       "style", vm["style"].as<std::string>(),
       {{"bds", server_style::bds}, {"go", server_style::go}, {"pumpkin", server_style::pumpkin}});

@@ -189,7 +189,11 @@ std::optional<refusal> check_identity(const offer_summary& offer, const target_s
   }
   if (offer.session_identities.size() > 1)
     return identity_refusal({identity_failure::malformed, "more than one a=identity line"});
-  if (auto problem = verify_identity(offer.session_identities.front(), offer.fingerprints, state.now()))
+  // Pumpkin parses the token's claims into typed fields, so a JWK cpk fails that parse.
+  const auto accepted =
+      policy == identity_policy::strict ? cpk_forms::der_only : cpk_forms::jwk_or_der;
+  const auto& value = offer.session_identities.front();
+  if (auto problem = verify_identity(value, offer.fingerprints, state.now(), accepted))
     return identity_refusal(*problem);
   return std::nullopt;
 }
