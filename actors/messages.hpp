@@ -20,6 +20,7 @@
 #include "net/api/quota.hpp"
 #include "net/api/results.hpp"
 #include "net/api/target.hpp"
+#include "net/api/target_memory.hpp"
 
 namespace netherscope {
 
@@ -38,6 +39,9 @@ using signin_atom = caf::atom_constant<caf::atom("signin")>;
 using account_atom = caf::atom_constant<caf::atom("account")>;
 using rotate_atom = caf::atom_constant<caf::atom("rotate")>;
 using revoke_atom = caf::atom_constant<caf::atom("revoke")>;
+using recall_atom = caf::atom_constant<caf::atom("recall")>;
+using remember_atom = caf::atom_constant<caf::atom("remember")>;
+using sweep_atom = caf::atom_constant<caf::atom("sweep")>;
 
 // -- messages that only actors exchange ----------------------------------------
 
@@ -103,6 +107,17 @@ typename Inspector::result_type inspect(Inspector& f, signin_result& x) {
   return f(caf::meta::type_name("signin_result"), x.error, x.user_id, x.login);
 }
 
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, target_memory& x) {
+  return f(caf::meta::type_name("target_memory"), x.scheme, x.scheme_expires, x.key_sha256);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, target_memory_update& x) {
+  return f(caf::meta::type_name("target_memory_update"), x.change, x.scheme, x.scheme_expires,
+           x.key_sha256);
+}
+
 // -- actor interfaces ---------------------------------------------------------
 
 /// Serves the public API; one per CAF worker, chosen round robin by the edge.
@@ -148,6 +163,13 @@ using keys_actor = caf::typed_actor<
 using auth_actor
   = caf::typed_actor<caf::replies_to<signin_atom, std::string, std::string>::with<signin_result>,
                      caf::reacts_to<done_atom, std::uint64_t, signin_result>>;
+
+/// Remembers per target (host, port), in the store, the scheme that answered and the identity
+/// key last verified; it sweeps expired scheme records when it sends itself sweep_atom.
+using memory_actor
+  = caf::typed_actor<caf::replies_to<recall_atom, std::string, std::uint16_t>::with<target_memory>,
+                     caf::reacts_to<remember_atom, std::string, std::uint16_t, target_memory_update>,
+                     caf::reacts_to<sweep_atom>>;
 
 } // namespace netherscope
 

@@ -4,11 +4,170 @@
 
 #include <caf/all.hpp>
 
-#include "net/report/replies.hpp"
 #include "net/api/offer_request.hpp"
+#include "net/nethernet/identity_check.hpp"
 #include "net/nethernet/sdp_offer.hpp"
+#include "net/report/key_memory.hpp"
+#include "net/report/replies.hpp"
+#include "storage/target_records.hpp"
 
 namespace netherscope {
+
+namespace {
+
+using probe_pointer = probe_actor::stateful_pointer<probe_state>;
+
+std::int64_t unix_now() {
+  return static_cast<std::int64_t>(std::time(nullptr));
+}
+
+bool scheme_memory_on(const probe_state& st) {
+  return st.deps.memory && st.deps.settings.scheme_lifetime.count() > 0
+         && st.where.tls == tls_mode::auto_detect;
+}
+
+/// What the fetch is told about the target's scheme: only auto-detected calls use the memory,
+/// and only while it is on (records written before it was turned off are ignored).
+net::scheme_hint hint_for(const probe_state& st, const target_memory& recalled) {
+  if (!scheme_memory_on(st))
+    return net::scheme_hint::unknown;
+  switch (recalled.scheme) {
+    case remembered_scheme::tls:
+      return net::scheme_hint::tls;
+    case remembered_scheme::plain:
+      return net::scheme_hint::plain;
+    case remembered_scheme::unknown:
+      break;
+  }
+  return net::scheme_hint::unknown;
+}
+
+/// How a fetch ended, for the scheme memory: a response, a failure to reach the target, or
+/// no attempt (refused by the address policy or the per-target limit).
+storage::fetch_outcome outcome_of(const net::fetch_result& fetched) {
+  if (fetched.error.ok())
+    return storage::fetch_outcome::answered;
+  if (fetched.error.code == error_code::upstream_failure
+      || fetched.error.code == error_code::upstream_timeout)
+    return storage::fetch_outcome::unanswered;
+  return storage::fetch_outcome::not_tried;
+}
+
+/// Asks the memory about the probe's target when needed, then runs next with what it knows:
+/// nothing when there is no memory, or it fails or is slow (a call never waits on it for
+/// longer than the recall deadline, and works without it).
+template <class F>
+void with_memory(probe_pointer self, bool needed, F next) {
+  auto& st = self->state;
+  if (!needed || !st.deps.memory)
+    return next(target_memory{});
+  self
+    ->request(st.deps.memory, st.deps.settings.recall_deadline, recall_atom::value,
+              st.where.host, st.where.port)
+    .then([=](target_memory& recalled) { next(std::move(recalled)); },
+          [=](caf::error&) { next(target_memory{}); });
+}
+
+/// The parts every fetch of this probe shares.
+net::fetch_request base_request(const probe_state& st, const target_memory& recalled) {
+  net::fetch_request req;
+  req.where = st.where;
+  req.connect_timeout = st.deps.settings.connect_timeout;
+  req.tls_detect_timeout = st.deps.settings.tls_detect_timeout;
+  req.remembered = hint_for(st, recalled);
+  // A probe sends nothing secret (a status check, or an offer whose identity is public), so
+  // an untrusted certificate is reported with the answer rather than hiding it.
+  req.accept_untrusted_certificate = true;
+  return req;
+}
+
+/// Everything the io thread needs to tell the memory what a fetch taught.
+struct lesson {
+  memory_actor memory;
+  target where;
+  target_memory recalled;
+  std::int64_t lifetime_s = 0;
+
+  /// The scheme part of the update for this fetch.
+  target_memory_update plan(const net::fetch_result& fetched, std::int64_t now) const {
+    return storage::plan_scheme_update(where.tls, recalled, outcome_of(fetched), fetched.tls, now,
+                                       lifetime_s);
+  }
+
+  /// Sends the update; anon_send only enqueues, so this is safe on an io thread.
+  void teach(target_memory_update update) const {
+    if (memory && !update.empty())
+      caf::anon_send(memory, remember_atom::value, where.host, where.port, std::move(update));
+  }
+};
+
+lesson lesson_of(const probe_state& st, target_memory recalled) {
+  return {st.deps.memory, st.where, std::move(recalled),
+          static_cast<std::int64_t>(st.deps.settings.scheme_lifetime.count())};
+}
+
+void start_info(probe_pointer self, target_memory recalled) {
+  auto& st = self->state;
+  auto req = base_request(st, recalled);
+  req.method = "GET";
+  req.path = "/v1/join";
+  req.body_limit = 64 * 1024;
+  req.total_timeout = st.deps.settings.status_timeout;
+  auto handle = caf::actor_cast<probe_actor>(self);
+  st.deps.client->fetch(std::move(req), [handle, learnt = lesson_of(st, std::move(recalled))](
+                                          net::fetch_result&& r) {
+    // Runs on an io thread: build the reply there and hand it over as a message, so the
+    // actor's state is only ever touched by the actor.
+    learnt.teach(learnt.plan(r, unix_now()));
+    caf::anon_send(handle, done_atom::value, make_info_reply(std::move(r)));
+  });
+}
+
+void deliver_offer(probe_pointer self, const offer_reply& reply) {
+  auto waiters = std::move(self->state.offer_waiters);
+  self->state.offer_waiters.clear();
+  for (auto& waiter : waiters)
+    waiter.deliver(reply);
+}
+
+void start_offer(probe_pointer self, target_memory recalled, std::string network_id) {
+  auto& st = self->state;
+  auto params = net::make_offer_parameters(*st.deps.identity, std::time(nullptr));
+  if (!params) {
+    offer_reply reply;
+    reply.error = make_failure(error_code::internal, "cannot build an offer");
+    return deliver_offer(self, reply);
+  }
+  auto req = base_request(st, recalled);
+  req.method = "POST";
+  req.path = "/v1/join/" + network_id;
+  req.content_type = "application/sdp";
+  req.body = net::build_offer(*params);
+  // Answers are a few KB; 1 MiB is every known implementation's own limit.
+  req.body_limit = 1024 * 1024;
+  req.total_timeout = st.deps.settings.answer_timeout;
+  req.limiter = st.deps.limiter;
+  auto handle = caf::actor_cast<probe_actor>(self);
+  st.deps.client->fetch(std::move(req), [handle, network_id,
+                                         learnt = lesson_of(st, std::move(recalled))](
+                                          net::fetch_result&& r) {
+    auto now = unix_now();
+    auto update = learnt.plan(r, now);
+    net::identity_check identity;
+    if (r.error.ok() && r.status >= 200 && r.status <= 299)
+      identity = net::verify_sdp_identity(r.body, now);
+    auto reply = make_offer_reply(std::move(r), network_id);
+    if (reply.error.ok()) {
+      auto comparison = net::compare_identity_key(identity, learnt.recalled.key_sha256);
+      reply.body = net::with_key_memory(std::move(reply.body), comparison);
+      update.key_sha256 = std::move(comparison.key_to_store);
+    }
+    learnt.teach(std::move(update));
+    caf::anon_send(handle, answer_atom::value, std::move(reply));
+  });
+}
+
+} // namespace
 
 probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self, target where,
                                  probe_deps deps, probe_registry_actor registry) {
@@ -26,21 +185,9 @@ probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self
       st.info_waiters.push_back(promise);
       // Callers asking while a GET is in flight share its answer: one request per target at
       // a time, however many callers ask.
-      if (st.info_waiters.size() == 1) {
-        net::fetch_request req;
-        req.where = st.where;
-        req.method = "GET";
-        req.path = "/v1/join";
-        req.body_limit = 64 * 1024;
-        req.connect_timeout = st.deps.settings.connect_timeout;
-        req.total_timeout = st.deps.settings.status_timeout;
-        auto handle = caf::actor_cast<probe_actor>(self);
-        st.deps.client->fetch(std::move(req), [handle](net::fetch_result&& r) {
-          // Runs on an io thread: build the reply there and hand it over as a message, so
-          // the actor's state is only ever touched by the actor.
-          caf::anon_send(handle, done_atom::value, make_info_reply(std::move(r)));
-        });
-      }
+      if (st.info_waiters.size() == 1)
+        with_memory(self, scheme_memory_on(st),
+                    [=](target_memory recalled) { start_info(self, std::move(recalled)); });
       return promise;
     },
     [=](done_atom, info_reply& reply) {
@@ -55,43 +202,19 @@ probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self
       ++st.seen;
       st.active = true;
       auto promise = self->make_response_promise<offer_reply>();
-      if (!st.offer_waiters.empty()) {
-        st.offer_waiters.push_back(promise);
-        return promise;
-      }
-      auto params = net::make_offer_parameters(*st.deps.identity, std::time(nullptr));
-      if (!params) {
-        offer_reply reply;
-        reply.error = make_failure(error_code::internal, "cannot build an offer");
-        promise.deliver(std::move(reply));
-        return promise;
-      }
       st.offer_waiters.push_back(promise);
+      if (st.offer_waiters.size() > 1)
+        return promise;
       if (network_id.empty())
         network_id = net::random_network_id();
-      net::fetch_request req;
-      req.where = st.where;
-      req.method = "POST";
-      req.path = "/v1/join/" + network_id;
-      req.content_type = "application/sdp";
-      req.body = net::build_offer(*params);
-      // Answers are a few KB; 1 MiB is every known implementation's own limit.
-      req.body_limit = 1024 * 1024;
-      req.connect_timeout = st.deps.settings.connect_timeout;
-      req.total_timeout = st.deps.settings.answer_timeout;
-      req.limiter = st.deps.limiter;
-      auto handle = caf::actor_cast<probe_actor>(self);
-      st.deps.client->fetch(std::move(req), [handle, network_id](net::fetch_result&& r) {
-        caf::anon_send(handle, answer_atom::value, make_offer_reply(std::move(r), network_id));
+      // Offers always ask the memory: the identity key last seen is compared with the
+      // answer's whatever the scheme.
+      with_memory(self, true, [=](target_memory recalled) {
+        start_offer(self, std::move(recalled), network_id);
       });
       return promise;
     },
-    [=](answer_atom, offer_reply& reply) {
-      auto waiters = std::move(self->state.offer_waiters);
-      self->state.offer_waiters.clear();
-      for (auto& waiter : waiters)
-        waiter.deliver(reply);
-    },
+    [=](answer_atom, offer_reply& reply) { deliver_offer(self, reply); },
     [=](idle_atom) {
       auto& st = self->state;
       if (!st.active && st.info_waiters.empty() && st.offer_waiters.empty())

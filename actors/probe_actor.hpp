@@ -18,6 +18,13 @@ struct probe_settings {
   std::chrono::milliseconds answer_timeout{20000};
   /// A probe with no work for this long asks the registry to retire it.
   std::chrono::milliseconds idle{60000};
+  /// With tls auto-detected and nothing remembered: how long the TLS handshake may take
+  /// before the target counts as plain HTTP.
+  std::chrono::milliseconds tls_detect_timeout{1500};
+  /// How long the scheme a target answered with is remembered; 0 turns that memory off.
+  std::chrono::seconds scheme_lifetime{3600};
+  /// How long a probe waits for the memory before calling without it.
+  std::chrono::milliseconds recall_deadline{2000};
 };
 
 /// What every probe shares: settings, the HTTP client, our identity and the offer limit.
@@ -28,6 +35,9 @@ struct probe_deps {
   /// At most N upstream offers per server per minute (PRODUCT.md "Quotas"), counted per
   /// resolved address across every spelling of the target.
   std::shared_ptr<net::offer_limiter> limiter;
+  /// What the service remembers about targets (scheme, identity key); without one (tests of
+  /// the probe alone) every call detects and no key is compared.
+  memory_actor memory;
 };
 
 /// State of one probe actor.

@@ -53,6 +53,12 @@ po::options_description make_description() {
      "total deadline for a target's GET /v1/join")
     ("answer-timeout-ms", po::value<unsigned>()->default_value(d.answer_timeout.count()),
      "total deadline for a target's answer to an offer")
+    ("tls-detect-timeout-ms", po::value<unsigned>()->default_value(d.tls_detect_timeout.count()),
+     "when detecting TLS on a target nothing is remembered about: how long the handshake may "
+     "take before plain HTTP is tried (at most the connect deadline)")
+    ("scheme-memory-s", po::value<unsigned>()->default_value(d.scheme_memory.count()),
+     "how long the scheme a target answered with (HTTPS or HTTP) is remembered, so later "
+     "auto-detected calls skip the detection; 0 turns it off")
     ("allow-cidr", po::value<std::vector<std::string>>()->multitoken(),
      "target networks to allow although the default policy refuses them (comma-separated or repeated)")
     ("deny-cidr", po::value<std::vector<std::string>>()->multitoken(),
@@ -221,6 +227,8 @@ parse_result parse_options(int argc, const char* const* argv) {
       || !in_range(vm, "connect-timeout-ms", 10, 600000, error)
       || !in_range(vm, "status-timeout-ms", 10, 600000, error)
       || !in_range(vm, "answer-timeout-ms", 10, 600000, error)
+      || !in_range(vm, "tls-detect-timeout-ms", 10, 600000, error)
+      || !in_range(vm, "scheme-memory-s", 0, 30 * 86400, error)
       || !in_range(vm, "probe-idle-ms", 10, 86400000, error)
       || !in_range(vm, "dns-timeout-ms", 10, 60000, error)
       || !in_range(vm, "dns-tries", 1, 10, error)
@@ -245,6 +253,8 @@ parse_result parse_options(int argc, const char* const* argv) {
   cfg.connect_timeout = std::chrono::milliseconds{vm["connect-timeout-ms"].as<unsigned>()};
   cfg.status_timeout = std::chrono::milliseconds{vm["status-timeout-ms"].as<unsigned>()};
   cfg.answer_timeout = std::chrono::milliseconds{vm["answer-timeout-ms"].as<unsigned>()};
+  cfg.tls_detect_timeout = std::chrono::milliseconds{vm["tls-detect-timeout-ms"].as<unsigned>()};
+  cfg.scheme_memory = std::chrono::seconds{vm["scheme-memory-s"].as<unsigned>()};
   cfg.allow_loopback = vm["allow-loopback"].as<bool>();
   cfg.upstream_ca_file = vm["upstream-ca-file"].as<std::string>();
   cfg.user_agent = vm["user-agent"].as<std::string>();

@@ -47,6 +47,13 @@ struct config {
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds status_timeout{10000};
   std::chrono::milliseconds answer_timeout{20000};
+  /// How long a TLS handshake may take, when auto-detecting a target nothing is remembered
+  /// about, before it counts as plain HTTP: some targets stay silent on a ClientHello, and
+  /// waiting the whole connect deadline for them would slow every call.
+  std::chrono::milliseconds tls_detect_timeout{1500};
+  /// How long the scheme (HTTPS or HTTP) a target answered with is remembered in the store,
+  /// so later auto-detected calls go straight to it; 0 turns that memory off.
+  std::chrono::seconds scheme_memory{3600};
   std::vector<net::cidr> allow_cidrs;
   std::vector<net::cidr> deny_cidrs;
   /// Adds 127.0.0.0/8 and ::1/128 to allow_cidrs, for tests and local use.

@@ -19,6 +19,7 @@
 #include "actors/keys_actor.hpp"
 #include "actors/quota_actor.hpp"
 #include "actors/probe_registry.hpp"
+#include "actors/target_memory_actor.hpp"
 #include "net/base/log.hpp"
 #include "net/upstream/http_client.hpp"
 #include "net/upstream/oauth.hpp"
@@ -106,9 +107,11 @@ struct opened_store {
   std::shared_ptr<storage::env> env;
   MDB_dbi meta = 0;
   store_handles handles;
+  /// What is remembered about targets (storage/target_records.hpp).
+  MDB_dbi targets = 0;
 };
 
-/// Creates --data-dir when missing and opens the store with its three databases.
+/// Creates --data-dir when missing and opens the store with its four databases.
 std::optional<opened_store> open_store(const config& cfg) {
   std::error_code fs_ec;
   std::filesystem::create_directories(cfg.data_dir, fs_ec);
@@ -128,13 +131,15 @@ std::optional<opened_store> open_store(const config& cfg) {
   auto meta_db = (*store)->open_db("meta");
   auto usage_db = (*store)->open_db("usage");
   auto accounts_db = (*store)->open_db("accounts");
-  for (auto* db : {&meta_db, &usage_db, &accounts_db}) {
+  auto targets_db = (*store)->open_db("targets");
+  for (auto* db : {&meta_db, &usage_db, &accounts_db, &targets_db}) {
     if (!*db) {
       startup_failed(caf::to_string(db->error()));
       return std::nullopt;
     }
   }
-  return opened_store{*store, *meta_db, store_handles{*store, *usage_db, *accounts_db}};
+  return opened_store{*store, *meta_db, store_handles{*store, *usage_db, *accounts_db},
+                      *targets_db};
 }
 
 /// What the store keeps besides counters and accounts, made on the first start.
@@ -290,20 +295,25 @@ std::shared_ptr<net::listener> open_listener(asio::io_context& ioc, net::server_
   return lst;
 }
 
-/// The long-lived actors: the peers every front talks to, and the fronts calls are dealt to.
+/// The long-lived actors: the peers every front talks to, the fronts calls are dealt to, and
+/// the memory the probes share.
 struct service_actors {
   front_peers peers;
   std::vector<front_actor> fronts;
+  memory_actor memory;
 };
 
 /// What every probe shares.
 probe_deps make_probe_deps(const config& cfg, const upstream_clients& clients,
-                           const stored_secrets& secrets) {
+                           const stored_secrets& secrets, memory_actor memory) {
   probe_deps deps;
   deps.settings.connect_timeout = cfg.connect_timeout;
   deps.settings.status_timeout = cfg.status_timeout;
   deps.settings.answer_timeout = cfg.answer_timeout;
   deps.settings.idle = cfg.probe_idle;
+  deps.settings.tls_detect_timeout = cfg.tls_detect_timeout;
+  deps.settings.scheme_lifetime = cfg.scheme_memory;
+  deps.memory = std::move(memory);
   deps.limiter = std::make_shared<net::offer_limiter>(cfg.offers_per_target_per_minute);
   deps.client = clients.targets;
   deps.identity = secrets.identity;
@@ -336,11 +346,15 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
                             const upstream_clients& clients) {
   service_actors actors;
   auto& peers = actors.peers;
-  peers.registry = system.spawn(probe_registry, make_probe_deps(cfg, clients, secrets));
+  auto unix_now = []() -> std::int64_t { return std::time(nullptr); };
+  // Detached, as the quota actor: its writes wait for the disk and for other writers.
+  actors.memory = system.spawn<caf::detached>(memory,
+                                              memory_settings{store.env, store.targets, unix_now});
+  peers.registry = system.spawn(probe_registry,
+                                make_probe_deps(cfg, clients, secrets, actors.memory));
   peers.cache = system.spawn(cache, peers.registry, make_cache_settings(cfg));
   quota_limits limits{cfg.limit_info_ip, cfg.limit_info_key, cfg.limit_offer_ip,
                       cfg.limit_offer_key};
-  auto unix_now = []() -> std::int64_t { return std::time(nullptr); };
   // Detached: a commit waits for the disk, and that must not stall the scheduler's workers.
   peers.quotas = system.spawn<caf::detached>(quota, store.handles,
                                              quota_settings{limits, unix_now});
@@ -384,6 +398,7 @@ void stop_actors(net::server_context& ctx, service_actors& actors) {
   caf::anon_send_exit(actors.peers.accounts, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(actors.peers.signin, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(actors.peers.registry, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(actors.memory, caf::exit_reason::user_shutdown);
   actors.fronts.clear();
 }
 

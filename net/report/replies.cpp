@@ -2,6 +2,7 @@
 
 #include "net/api/api_json.hpp"
 #include "net/report/bodies.hpp"
+#include "net/report/certificate.hpp"
 #include "net/nethernet/sdp_answer.hpp"
 
 namespace netherscope {
@@ -31,6 +32,7 @@ info_reply make_info_reply(net::fetch_result&& fetched) {
     return reply;
   }
   reply.body = net::render_info(fetched.status, fetched.tls, fetched.body);
+  reply.body = net::with_certificate(std::move(reply.body), fetched.certificate);
   return reply;
 }
 
@@ -58,6 +60,7 @@ offer_reply make_offer_reply(net::fetch_result&& fetched, std::string_view netwo
   if (is_success(fetched.status) && kind == net::answer_kind::sdp) {
     auto parsed = net::parse_answer(fetched.body);
     reply.body = net::render_offer(fetched.body, parsed, fetched.tls, network_id);
+    reply.body = net::with_certificate(std::move(reply.body), fetched.certificate);
     return reply;
   }
   auto code = nethernet_code_in(fetched.body);

@@ -72,7 +72,16 @@ fetch_op::fetch_op(std::shared_ptr<http_client::state> st, fetch_request req,
     resolve_timer_(strand_) {
   switch (req_.where.tls) {
     case tls_mode::auto_detect:
-      attempts_ = {true, false};
+      // A target remembered as plain HTTP gets no ClientHello at all; one remembered as TLS
+      // gets the whole connect deadline for its handshake, since it is known to answer; an
+      // unknown one gets the short detection deadline, so that a target silent on a
+      // ClientHello costs little before plain HTTP is tried.
+      if (req_.remembered == scheme_hint::plain) {
+        attempts_ = {false};
+      } else {
+        attempts_ = {true, false};
+        detecting_ = req_.remembered == scheme_hint::unknown;
+      }
       break;
     case tls_mode::on:
       attempts_ = {true};
@@ -114,6 +123,14 @@ fetch_op::clock_type::duration fetch_op::connect_budget() const {
 
 std::string fetch_op::target_text() const {
   return host_for_url(req_.where.host) + ":" + std::to_string(req_.where.port);
+}
+
+std::string fetch_op::fallback_note() const {
+  if (using_tls_ || !detect_timed_out_)
+    return {};
+  return " (TLS was tried first and got no answer within "
+         + ms_text(std::min(req_.tls_detect_timeout, req_.connect_timeout))
+         + "; if the target speaks TLS slowly, pass tls=true)";
 }
 
 // -- fetch_op: resolve once, then check every address -------------------------
@@ -277,13 +294,15 @@ void fetch_op::on_response(beast::error_code ec) {
   result.tls = using_tls_;
   result.content_type = std::string{res[http::field::content_type]};
   result.body = std::move(res.body());
+  result.certificate = std::move(certificate_);
   finish(std::move(result));
 }
 
 void fetch_op::fail(error_code code, std::string message) {
   fetch_result result;
-  result.error = make_failure(code, std::move(message));
+  result.error = make_failure(code, message + fallback_note());
   result.tls = using_tls_;
+  result.certificate = std::move(certificate_);
   finish(std::move(result));
 }
 

@@ -5,12 +5,17 @@
 // checks) or plain HTTP, or HTTPS first and plain HTTP on the same port when the peer does
 // not speak TLS. Redirects are never followed, bodies are capped, and every step runs under
 // the connect deadline and the total deadline. Beast stays inside the .cpp files.
+//
+// Detecting TLS has a deadline of its own, much shorter than the connect deadline, because
+// some targets stay silent on a ClientHello instead of refusing it; and a caller that knows
+// which scheme a target answered with last time can skip the detection altogether.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +32,36 @@ class io_context;
 
 namespace netherscope::net {
 
+/// The scheme a target answered with on an earlier call, as the caller remembers it.
+enum class scheme_hint : std::uint8_t {
+  /// Nothing known: detect (TLS within the detection deadline, then plain HTTP).
+  unknown,
+  /// It spoke TLS: the handshake gets the whole connect deadline; plain HTTP still follows
+  /// when it fails.
+  tls,
+  /// It spoke plain HTTP: no TLS attempt at all.
+  plain,
+};
+
+/// The certificate a TLS target presented, and whether the service trusts it.
+struct tls_certificate {
+  /// Whether the chain verified against the trusted CAs and names the target.
+  bool trusted = false;
+  /// The first verification failure as OpenSSL's X509_V_ERR_* code; 0 (X509_V_OK) when
+  /// trusted.
+  long verify_code = 0;
+  /// OpenSSL's words for verify_code ("self-signed certificate"); empty when trusted.
+  std::string error;
+  /// The leaf's subject and issuer in RFC 2253 form, non-ASCII bytes escaped.
+  std::string subject;
+  std::string issuer;
+  /// The leaf's validity, in Unix seconds.
+  std::int64_t not_before = 0;
+  std::int64_t not_after = 0;
+  /// Lowercase hex SHA-256 of the leaf's DER, as certificate pins are written.
+  std::string sha256;
+};
+
 /// One request to a target.
 struct fetch_request {
   target where;
@@ -41,6 +76,15 @@ struct fetch_request {
   std::size_t body_limit = 64 * 1024;
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds total_timeout{10000};
+  /// With tls auto-detected: how long the TLS handshake may take before the target counts as
+  /// plain HTTP, when nothing is remembered. Bounded by connect_timeout.
+  std::chrono::milliseconds tls_detect_timeout{1500};
+  /// With tls auto-detected: what the caller remembers of the target's scheme.
+  scheme_hint remembered = scheme_hint::unknown;
+  /// Whether an untrusted certificate is reported in the result (the exchange goes on) rather
+  /// than refused before anything is sent. Only for requests that carry nothing secret, such
+  /// as a probe's status check or offer; never for requests with credentials.
+  bool accept_untrusted_certificate = false;
   /// For offers: the per-server limit, checked against the resolved addresses before
   /// connecting; a refusal is quota_exhausted with retry_after.
   std::shared_ptr<offer_limiter> limiter;
@@ -55,6 +99,8 @@ struct fetch_result {
   bool tls = false;
   std::string body;
   std::string content_type;
+  /// The certificate the target presented, when the response came over TLS.
+  std::optional<tls_certificate> certificate;
 };
 
 /// Settings shared by every fetch.

@@ -23,6 +23,7 @@
 #include <boost/beast/ssl/ssl_stream.hpp>
 
 #include "net/upstream/http_client.hpp"
+#include "net/upstream/http_client_certificate.hpp"
 
 namespace netherscope::net {
 
@@ -62,6 +63,9 @@ private:
   // -- steps (http_client_tls.cpp) --------------------------------------------
   void start_tls();
   void on_handshake(beast::error_code ec);
+  /// The verify callback: records the first failure, and lets the handshake go on when an
+  /// untrusted certificate is to be reported rather than refused.
+  bool on_verify(bool preverified, X509_STORE_CTX* ctx);
 
   // -- shared -----------------------------------------------------------------
   template <class Stream>
@@ -76,6 +80,8 @@ private:
   clock_type::duration connect_budget() const;
   /// "host:port" as callers wrote it, for messages.
   std::string target_text() const;
+  /// What to add to a failure of the plain attempt that followed a silent TLS detection.
+  std::string fallback_note() const;
 
   std::shared_ptr<http_client::state> st_;
   fetch_request req_;
@@ -91,6 +97,14 @@ private:
   /// Whether each remaining attempt uses TLS, in order.
   std::deque<bool> attempts_;
   bool using_tls_ = false;
+  /// Whether the TLS attempt is a detection, bounded by tls_detect_timeout.
+  bool detecting_ = false;
+  /// Whether the detection ended because the target stayed silent.
+  bool detect_timed_out_ = false;
+  /// The first certificate verification failure (X509_V_ERR_*), or X509_V_OK.
+  long first_verify_error_ = 0;
+  /// The certificate of the TLS exchange, once the handshake finished.
+  std::optional<tls_certificate> certificate_;
   std::optional<beast::tcp_stream> plain_;
   std::optional<beast::ssl_stream<beast::tcp_stream>> tls_;
   http::request<http::string_body> request_;

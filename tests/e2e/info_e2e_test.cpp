@@ -95,23 +95,6 @@ TEST_CASE("info e2e: HTTPS is found by auto-detection", "[e2e][info]") {
   CHECK(error_text(forced_off).find("TLS") != std::string::npos);
 }
 
-TEST_CASE("info e2e: an untrusted certificate is reported, not bypassed", "[e2e][info]") {
-  fake_target_process fake{{"--tls", "on"}};
-  service_process svc;
-  auto reply = get_info(svc, target_query(fake));
-  CHECK(reply.status == 502);
-  CHECK(reply.code() == "upstream_failure");
-  // PRODUCT.md: an untrusted certificate is "a 502 naming the reason"; the message is the
-  // only place that reason appears, so the wording is the behaviour under test.
-  CHECK(error_text(reply).find("certificate") != std::string::npos);
-  // It did not quietly retry in the clear. A plain request to this TLS-only port would show
-  // as a second failed handshake (never as a status request), so count the handshakes: the
-  // service's one attempt, refused by its own certificate check.
-  REQUIRE(stat_reaches(fake, "tls_handshake_failures", 1, true));
-  CHECK(stat(fake, "tls_handshake_failures", true) == 1);
-  CHECK(stat(fake, "status_requests", true) == 0);
-}
-
 TEST_CASE("info e2e: a BDS-like TLS alert falls back to plain HTTP", "[e2e][info]") {
   fake_target_process fake{{"--tls", "bds"}};
   service_process svc;

@@ -233,3 +233,25 @@ TEST_CASE("admin: the store's options come from the environment too", "[options]
                              "NETHERSCOPE_STORE_MAP_SIZE_MB=lots"})
         == 2);
 }
+
+TEST_CASE("options: TLS detection deadline and scheme memory", "[options]") {
+  auto defaults = parse({});
+  REQUIRE(defaults.status == parse_status::run);
+  // The detection deadline is well under the connect deadline: a target silent on a
+  // ClientHello costs this, not the whole connect timeout.
+  CHECK(defaults.cfg.tls_detect_timeout == std::chrono::milliseconds(1500));
+  CHECK(defaults.cfg.tls_detect_timeout < defaults.cfg.connect_timeout);
+  CHECK(defaults.cfg.scheme_memory == std::chrono::seconds(3600));
+
+  auto set = parse({"--tls-detect-timeout-ms", "250"}, {"NETHERSCOPE_SCHEME_MEMORY_S=0"});
+  REQUIRE(set.status == parse_status::run);
+  CHECK(set.cfg.tls_detect_timeout == std::chrono::milliseconds(250));
+  CHECK(set.cfg.scheme_memory == std::chrono::seconds(0));
+
+  for (auto args : std::vector<std::vector<std::string>>{{"--tls-detect-timeout-ms", "5"},
+                                                          {"--tls-detect-timeout-ms", "-1"},
+                                                          {"--scheme-memory-s", "2592001"}}) {
+    INFO(args[0] << " " << args[1]);
+    CHECK(parse(args).status == parse_status::exit_error);
+  }
+}

@@ -9,9 +9,15 @@
 
 namespace fake_target {
 
-/// How the listening port speaks: plain HTTP, TLS only, or plain HTTP that answers a
-/// TLS ClientHello with a handshake_failure alert the way BDS reportedly does.
-enum class tls_mode { off, on, bds };
+/// How the listening port speaks: plain HTTP, TLS only, plain HTTP that answers a
+/// TLS ClientHello with a handshake_failure alert the way BDS reportedly does, or plain HTTP
+/// that never answers a ClientHello at all (the connection stays open until the client
+/// gives up).
+enum class tls_mode { off, on, bds, silent };
+
+/// Which certificate --tls on presents: a good self-signed one, one that expired, one for
+/// another name, or one signed by a CA the fake keeps to itself.
+enum class cert_kind { good, expired, wrong_name, unknown_issuer };
 
 /// What the body of a successful GET /v1/join looks like.
 enum class body_mode { json, empty, text };
@@ -44,6 +50,7 @@ struct config {
   std::string bind = "127.0.0.1";
   std::uint16_t port = 0;
   tls_mode tls = tls_mode::off;
+  cert_kind cert = cert_kind::good;
   std::string cert_out;
 
   unsigned status_code = 200;

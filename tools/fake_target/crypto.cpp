@@ -56,10 +56,10 @@ std::string drain_bio(BIO* bio) {
   return std::string(data, static_cast<std::size_t>(size));
 }
 
-void add_extension(X509* cert, int nid, const char* value) {
+void add_extension(X509* cert, int nid, const char* value, X509* issuer = nullptr) {
   X509V3_CTX ctx;
   X509V3_set_ctx_nodb(&ctx);
-  X509V3_set_ctx(&ctx, cert, cert, nullptr, nullptr, 0);
+  X509V3_set_ctx(&ctx, issuer ? issuer : cert, cert, nullptr, nullptr, 0);
   extension_ptr ext(X509V3_EXT_conf_nid(nullptr, &ctx, nid, value));
   if (!ext || X509_add_ext(cert, ext.get(), -1) != 1) fail("X509_add_ext");
 }
@@ -174,8 +174,21 @@ std::optional<std::string> base64_decode(std::string_view text, bool url) {
   return out;
 }
 
-certificate make_self_signed_certificate() {
-  const pkey_ptr key = generate_ec_key("P-256");
+namespace {
+
+// What one generated certificate says.
+struct certificate_spec {
+  std::string common_name = "localhost";
+  std::string subject_alt_names = "IP:127.0.0.1,IP:::1,DNS:localhost";
+  // Validity relative to now, in seconds.
+  long valid_from = -3600;
+  long valid_until = 86400;
+  bool is_ca = false;
+};
+
+// Issues a certificate for key, signed by issuer_key under issuer_cert's name, or
+// self-signed when there is no issuer.
+x509_ptr issue(const certificate_spec& spec, EVP_PKEY* key, X509* issuer_cert, EVP_PKEY* issuer_key) {
   x509_ptr cert(X509_new());
   if (!cert) fail("X509_new");
   if (X509_set_version(cert.get(), X509_VERSION_3) != 1) fail("X509_set_version");
@@ -187,39 +200,95 @@ certificate make_self_signed_certificate() {
       !BN_to_ASN1_INTEGER(serial.get(), X509_get_serialNumber(cert.get())))
     fail("serial number");
 
-  if (!X509_gmtime_adj(X509_getm_notBefore(cert.get()), -3600) ||
-      !X509_gmtime_adj(X509_getm_notAfter(cert.get()), 86400))
+  if (!X509_gmtime_adj(X509_getm_notBefore(cert.get()), spec.valid_from) ||
+      !X509_gmtime_adj(X509_getm_notAfter(cert.get()), spec.valid_until))
     fail("validity");
-  if (X509_set_pubkey(cert.get(), key.get()) != 1) fail("X509_set_pubkey");
+  if (X509_set_pubkey(cert.get(), key) != 1) fail("X509_set_pubkey");
 
   X509_NAME* name = X509_get_subject_name(cert.get());
   if (X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
-                                 reinterpret_cast<const unsigned char*>("localhost"), -1, -1, 0) != 1 ||
-      X509_set_issuer_name(cert.get(), name) != 1)
+                                 reinterpret_cast<const unsigned char*>(spec.common_name.c_str()), -1, -1,
+                                 0) != 1 ||
+      X509_set_issuer_name(cert.get(), issuer_cert ? X509_get_subject_name(issuer_cert) : name) != 1)
     fail("subject name");
 
-  // No keyUsage extension: one without keyCertSign would stop OpenSSL from treating the
-  // certificate as self-issued, and clients load it as their only trust anchor.
-  add_extension(cert.get(), NID_basic_constraints, "critical,CA:FALSE");
-  add_extension(cert.get(), NID_subject_key_identifier, "hash");
-  add_extension(cert.get(), NID_ext_key_usage, "serverAuth");
-  add_extension(cert.get(), NID_subject_alt_name, "IP:127.0.0.1,IP:::1,DNS:localhost");
-  if (X509_sign(cert.get(), key.get(), EVP_sha256()) <= 0) fail("X509_sign");
+  if (spec.is_ca) {
+    add_extension(cert.get(), NID_basic_constraints, "critical,CA:TRUE");
+    add_extension(cert.get(), NID_key_usage, "critical,keyCertSign,cRLSign");
+    add_extension(cert.get(), NID_subject_key_identifier, "hash");
+  } else {
+    // No keyUsage extension: one without keyCertSign would stop OpenSSL from treating a
+    // self-signed certificate as self-issued, and clients load it as their only trust anchor.
+    add_extension(cert.get(), NID_basic_constraints, "critical,CA:FALSE");
+    add_extension(cert.get(), NID_subject_key_identifier, "hash");
+    if (issuer_cert) add_extension(cert.get(), NID_authority_key_identifier, "keyid", issuer_cert);
+    add_extension(cert.get(), NID_ext_key_usage, "serverAuth");
+    add_extension(cert.get(), NID_subject_alt_name, spec.subject_alt_names.c_str());
+  }
+  if (X509_sign(cert.get(), issuer_key ? issuer_key : key, EVP_sha256()) <= 0) fail("X509_sign");
+  return cert;
+}
 
+certificate encode_certificate(X509* cert, EVP_PKEY* key) {
   certificate out;
   bio_ptr cert_bio(BIO_new(BIO_s_mem()));
   bio_ptr key_bio(BIO_new(BIO_s_mem()));
-  if (!cert_bio || !key_bio || PEM_write_bio_X509(cert_bio.get(), cert.get()) != 1 ||
-      PEM_write_bio_PrivateKey(key_bio.get(), key.get(), nullptr, nullptr, 0, nullptr, nullptr) != 1)
+  if (!cert_bio || !key_bio || PEM_write_bio_X509(cert_bio.get(), cert) != 1 ||
+      PEM_write_bio_PrivateKey(key_bio.get(), key, nullptr, nullptr, 0, nullptr, nullptr) != 1)
     fail("PEM encoding");
   out.cert_pem = drain_bio(cert_bio.get());
   out.key_pem = drain_bio(key_bio.get());
 
   unsigned char* der = nullptr;
-  const int der_size = i2d_X509(cert.get(), &der);
+  const int der_size = i2d_X509(cert, &der);
   if (der_size <= 0) fail("i2d_X509");
   out.cert_der.assign(reinterpret_cast<char*>(der), static_cast<std::size_t>(der_size));
   OPENSSL_free(der);
+  return out;
+}
+
+certificate make_certificate(const certificate_spec& spec) {
+  const pkey_ptr key = generate_ec_key("P-256");
+  const x509_ptr cert = issue(spec, key.get(), nullptr, nullptr);
+  return encode_certificate(cert.get(), key.get());
+}
+
+}  // namespace
+
+certificate make_self_signed_certificate() {
+  return make_certificate(certificate_spec{});
+}
+
+tls_certificate_set make_tls_certificate(cert_kind kind) {
+  certificate_spec spec;
+  switch (kind) {
+    case cert_kind::good:
+      break;
+    case cert_kind::expired:
+      spec.valid_from = -2 * 86400;
+      spec.valid_until = -86400;
+      break;
+    case cert_kind::wrong_name:
+      spec.common_name = "wrong.example";
+      spec.subject_alt_names = "DNS:wrong.example";
+      break;
+    case cert_kind::unknown_issuer: {
+      certificate_spec ca_spec;
+      ca_spec.common_name = "fake_target test CA";
+      ca_spec.is_ca = true;
+      const pkey_ptr ca_key = generate_ec_key("P-256");
+      const x509_ptr ca = issue(ca_spec, ca_key.get(), nullptr, nullptr);
+      const pkey_ptr key = generate_ec_key("P-256");
+      const x509_ptr leaf = issue(spec, key.get(), ca.get(), ca_key.get());
+      // The server presents the leaf alone, so a client that does not hold the CA cannot
+      // build a chain: "unable to get local issuer certificate".
+      tls_certificate_set out{encode_certificate(leaf.get(), key.get()), {}};
+      out.trust_pem = encode_certificate(ca.get(), ca_key.get()).cert_pem;
+      return out;
+    }
+  }
+  tls_certificate_set out{make_certificate(spec), {}};
+  out.trust_pem = out.served.cert_pem;
   return out;
 }
 

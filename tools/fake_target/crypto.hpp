@@ -2,6 +2,8 @@
 // certificates, P-384 keys and ES384 (raw r||s) signatures. Only EVP-level APIs are used.
 #pragma once
 
+#include "config.hpp"
+
 #include <openssl/evp.h>
 
 #include <memory>
@@ -35,6 +37,19 @@ struct certificate {
 /// IP:127.0.0.1, IP:::1, DNS:localhost, valid from an hour ago for one day. Throws
 /// std::runtime_error when OpenSSL fails, which only happens at startup.
 certificate make_self_signed_certificate();
+
+/// The certificate --tls on presents, and the PEM a client has to trust to accept it.
+struct tls_certificate_set {
+  certificate served;
+  std::string trust_pem;
+};
+
+/// Makes the --tls on certificate of a kind, all ECDSA P-256: good is
+/// make_self_signed_certificate(); expired has the same names but ended a day ago; wrong_name
+/// is self-signed for CN and DNS wrong.example only; unknown_issuer is the good names signed
+/// by a CA made for the occasion, whose certificate is trust_pem (the others trust
+/// themselves). Throws std::runtime_error when OpenSSL fails.
+tls_certificate_set make_tls_certificate(cert_kind kind);
 
 /// Formats SHA-256(data) the way SDP fingerprints are written: uppercase hex pairs joined by ':'.
 std::string sha256_fingerprint(std::string_view data);

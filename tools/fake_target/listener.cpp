@@ -1,6 +1,8 @@
 // Accepting connections, and the BDS TLS behaviour of PROTOCOL.md §1.2: a connection whose
 // first byte starts a TLS handshake record gets a fatal handshake_failure alert and is
-// closed, which is what makes a real client fall back to plain HTTP.
+// closed, which is what makes a real client fall back to plain HTTP. In --tls silent such a
+// connection gets nothing at all, as some servers and middleboxes do: the client has to give
+// up on its own.
 #include "listener.hpp"
 
 #include "transport.hpp"
@@ -24,7 +26,8 @@ namespace {
 constexpr std::array<unsigned char, 7> handshake_failure_alert = {0x15, 0x03, 0x01, 0x00, 0x02, 0x02, 0x28};
 constexpr unsigned char tls_handshake_record = 0x16;
 
-/// Reads the first bytes of a --tls bds connection and decides between HTTP and the alert.
+/// Reads the first bytes of a --tls bds or --tls silent connection and decides between HTTP
+/// and the alert (bds) or silence (silent).
 class tls_sniffer : public std::enable_shared_from_this<tls_sniffer> {
  public:
   tls_sniffer(tcp::socket socket, target_state& state, connection_token token)
@@ -48,6 +51,13 @@ class tls_sniffer : public std::enable_shared_from_this<tls_sniffer> {
       stream_.expires_never();
       return start_session(make_plain_transport(stream_.release_socket()), std::move(buffer_), state_,
                            std::move(token_));
+    }
+    if (state_.cfg.tls == tls_mode::silent) {
+      ++state_.stats.tls_hellos_ignored;
+      if (state_.emit) state_.emit(R"({"event":"tls_silent"})");
+      // Read and drop whatever comes until the client closes or the idle timeout passes.
+      stream_.expires_after(first_byte_timeout);
+      return do_drain();
     }
     ++state_.stats.tls_alerts;
     if (state_.emit) state_.emit(R"({"event":"tls_alert"})");
@@ -115,6 +125,7 @@ class listener : public std::enable_shared_from_this<listener> {
       case tls_mode::on:
         return start_session(make_tls_transport(std::move(socket), *tls_), {}, state_, std::move(token));
       case tls_mode::bds:
+      case tls_mode::silent:
         return std::make_shared<tls_sniffer>(std::move(socket), state_, std::move(token))->run();
       case tls_mode::off:
         break;

@@ -49,18 +49,18 @@ int main(int argc, char** argv) {
   state.now = unix_now;
   state.emit = emit_line;
 
-  certificate tls_certificate;
+  tls_certificate_set tls_certificate;
   try {
     state.identity_key = make_p384_key();
     // The answer's fingerprint names a DTLS certificate of its own, as a real peer's would;
     // it is never used for a handshake, only hashed.
     state.dtls_fingerprint = sha256_fingerprint(make_self_signed_certificate().cert_der);
-    if (state.cfg.tls == tls_mode::on) tls_certificate = make_self_signed_certificate();
+    if (state.cfg.tls == tls_mode::on) tls_certificate = make_tls_certificate(state.cfg.cert);
   } catch (const std::exception& e) {
     std::cerr << "fake_target: " << e.what() << "\n";
     return 1;
   }
-  if (!state.cfg.cert_out.empty() && !write_file(state.cfg.cert_out, tls_certificate.cert_pem)) {
+  if (!state.cfg.cert_out.empty() && !write_file(state.cfg.cert_out, tls_certificate.trust_pem)) {
     std::cerr << "fake_target: cannot write --cert-out " << state.cfg.cert_out << "\n";
     return 1;
   }
@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
   std::uint16_t port = 0;
   try {
     if (state.cfg.tls == tls_mode::on)
-      tls = make_tls_context(tls_certificate.cert_pem, tls_certificate.key_pem);
+      tls = make_tls_context(tls_certificate.served.cert_pem, tls_certificate.served.key_pem);
     port = start_listener(ioc, state.cfg.bind, state.cfg.port, state, tls.get());
   } catch (const std::exception& e) {
     std::cerr << "fake_target: cannot listen on " << state.cfg.bind << ":" << state.cfg.port << ": "

@@ -87,9 +87,13 @@ po::options_description describe_options() {
     ("port", po::value<std::int64_t>()->default_value(0), "TCP port, 0 lets the OS pick")
     ("tls", po::value<std::string>()->default_value("off"),
      "off: plain HTTP; on: TLS only (self-signed ECDSA P-256); "
-     "bds: plain HTTP, a TLS ClientHello gets a handshake_failure alert")
+     "bds: plain HTTP, a TLS ClientHello gets a handshake_failure alert; "
+     "silent: plain HTTP, a TLS ClientHello gets no answer at all")
+    ("cert", po::value<std::string>()->default_value("good"),
+     "with --tls on, the certificate presented: good|expired|wrong-name|unknown-issuer")
     ("cert-out", po::value<std::string>()->default_value(""),
-     "with --tls on, write the generated certificate (PEM) here for clients to trust")
+     "with --tls on, write the certificate clients must trust (PEM) here: the certificate "
+     "itself, or its CA with --cert unknown-issuer")
     ("status-code", po::value<std::int64_t>()->default_value(200), "status of GET /v1/join")
     ("body-mode", po::value<std::string>()->default_value("json"),
      "GET /v1/join body: json (--info), empty (Content-Length: 0), text (--text)")
@@ -133,7 +137,17 @@ config to_config(const po::variables_map& vm) {
   require_loopback(c.bind);
   c.port = static_cast<std::uint16_t>(in_range("port", vm["port"].as<std::int64_t>(), 0, 65535));
   c.tls = pick<tls_mode>("tls", vm["tls"].as<std::string>(),
-                         {{"off", tls_mode::off}, {"on", tls_mode::on}, {"bds", tls_mode::bds}});
+                         {{"off", tls_mode::off},
+                          {"on", tls_mode::on},
+                          {"bds", tls_mode::bds},
+                          {"silent", tls_mode::silent}});
+  c.cert = pick<cert_kind>("cert", vm["cert"].as<std::string>(),
+                           {{"good", cert_kind::good},
+                            {"expired", cert_kind::expired},
+                            {"wrong-name", cert_kind::wrong_name},
+                            {"unknown-issuer", cert_kind::unknown_issuer}});
+  if (c.cert != cert_kind::good && c.tls != tls_mode::on)
+    throw usage_error{"--cert only makes sense with --tls on"};
   c.cert_out = vm["cert-out"].as<std::string>();
   if (!c.cert_out.empty() && c.tls != tls_mode::on)
     throw usage_error{"--cert-out only makes sense with --tls on"};
@@ -199,6 +213,8 @@ const char* to_string(tls_mode mode) {
       return "on";
     case tls_mode::bds:
       return "bds";
+    case tls_mode::silent:
+      return "silent";
     case tls_mode::off:
       break;
   }

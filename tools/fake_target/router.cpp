@@ -299,6 +299,7 @@ response stats_response(const request& req, const target_state& state) {
       {"connections", s.connections},
       {"connections_open", s.connections_open},
       {"tls_handshake_failures", s.tls_handshake_failures},
+      {"tls_hellos_ignored", s.tls_hellos_ignored},
   };
   return make_response(req, 200, json::serialize(body), "application/json");
 }

@@ -21,6 +21,7 @@ struct counters {
   std::uint64_t offers_rejected = 0;         ///< of those, the ones refused (13, 37, no candidate)
   std::uint64_t tls_alerts = 0;              ///< handshake_failure alerts sent in --tls bds
   std::uint64_t tls_handshake_failures = 0;  ///< failed handshakes in --tls on
+  std::uint64_t tls_hellos_ignored = 0;      ///< ClientHellos left unanswered in --tls silent
   std::uint64_t connections = 0;             ///< TCP connections accepted since start
   std::uint64_t connections_open = 0;        ///< of those, the ones still open
 };

@@ -1,0 +1,77 @@
+#include "actors/target_memory_actor.hpp"
+
+#include <caf/all.hpp>
+
+#include "net/base/log.hpp"
+#include "storage/target_records.hpp"
+
+namespace netherscope {
+
+namespace {
+
+void store_failed(std::string_view what, const caf::error& err) {
+  // The memory only saves time; a call without it still works, so this is a warning.
+  log::write(log::level::warn, "target_memory_failed",
+             {{"step", what}, {"error", caf::to_string(err)}});
+}
+
+void schedule_sweep(memory_actor::stateful_pointer<memory_state> self) {
+  auto interval = self->state.settings.sweep_interval;
+  if (interval.count() > 0)
+    self->delayed_send(self, interval, sweep_atom::value);
+}
+
+} // namespace
+
+memory_actor::behavior_type memory(memory_actor::stateful_pointer<memory_state> self,
+                                   memory_settings settings) {
+  self->state.settings = std::move(settings);
+  schedule_sweep(self);
+  return {
+    [=](recall_atom, const std::string& host,
+        std::uint16_t port) -> caf::result<target_memory> {
+      auto& cfg = self->state.settings;
+      auto t = storage::txn::begin(*cfg.env, false);
+      if (!t) {
+        store_failed("recall", t.error());
+        return t.error();
+      }
+      auto recalled = storage::recall_target(*t, cfg.db, host, port, cfg.now());
+      if (!recalled) {
+        store_failed("recall", recalled.error());
+        return recalled.error();
+      }
+      return std::move(*recalled);
+    },
+    [=](remember_atom, const std::string& host, std::uint16_t port,
+        const target_memory_update& update) {
+      auto& cfg = self->state.settings;
+      if (update.empty())
+        return;
+      auto t = storage::txn::begin(*cfg.env, true);
+      if (!t)
+        return store_failed("remember", t.error());
+      if (auto err = storage::apply_target_update(*t, cfg.db, host, port, update, cfg.now()))
+        return store_failed("remember", err);
+      if (auto err = t->commit())
+        store_failed("remember", err);
+    },
+    [=](sweep_atom) {
+      auto& cfg = self->state.settings;
+      schedule_sweep(self);
+      auto t = storage::txn::begin(*cfg.env, true);
+      if (!t)
+        return store_failed("sweep", t.error());
+      auto swept = storage::sweep_expired_schemes(*t, cfg.db, cfg.now(), cfg.sweep_limit);
+      if (!swept)
+        return store_failed("sweep", swept.error());
+      if (*swept == 0)
+        return;
+      if (auto err = t->commit())
+        return store_failed("sweep", err);
+      log::write(log::level::debug, "target_memory_swept", {{"records", *swept}});
+    },
+  };
+}
+
+} // namespace netherscope

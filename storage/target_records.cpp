@@ -1,0 +1,163 @@
+#include "storage/target_records.hpp"
+
+#include <vector>
+
+#include "net/base/bytes.hpp"
+
+namespace netherscope::storage {
+
+namespace {
+
+constexpr std::uint8_t scheme_version = 1;
+constexpr std::uint8_t identity_key_version = 1;
+
+// The key hash is 64 hex digits; a record with anything else is not ours.
+constexpr std::size_t key_hex_length = 64;
+
+std::string target_key(char kind, std::string_view host, std::uint16_t port) {
+  // Hosts are validated names or IP literals, which never hold '|'.
+  std::string key{kind};
+  key.append("|").append(host).append("|").append(std::to_string(port));
+  return key;
+}
+
+bool take_version(std::string_view& in, std::uint8_t version) {
+  if (in.empty() || static_cast<std::uint8_t>(in[0]) != version)
+    return false;
+  in.remove_prefix(1);
+  return true;
+}
+
+} // namespace
+
+std::string scheme_record_key(std::string_view host, std::uint16_t port) {
+  return target_key('s', host, port);
+}
+
+std::string identity_record_key(std::string_view host, std::uint16_t port) {
+  return target_key('i', host, port);
+}
+
+std::string encode(const scheme_record& x) {
+  std::string out;
+  out.push_back(static_cast<char>(scheme_version));
+  out.push_back(static_cast<char>(x.scheme));
+  net::put_le(out, static_cast<std::uint64_t>(x.expires_unix));
+  return out;
+}
+
+std::optional<scheme_record> decode_scheme(std::string_view in) {
+  std::uint64_t expires = 0;
+  if (!take_version(in, scheme_version) || in.empty())
+    return std::nullopt;
+  auto scheme = static_cast<std::uint8_t>(in[0]);
+  in.remove_prefix(1);
+  if ((scheme != static_cast<std::uint8_t>(remembered_scheme::tls)
+       && scheme != static_cast<std::uint8_t>(remembered_scheme::plain))
+      || !net::take_le(in, expires) || !in.empty())
+    return std::nullopt;
+  return scheme_record{static_cast<remembered_scheme>(scheme),
+                       static_cast<std::int64_t>(expires)};
+}
+
+std::string encode(const identity_key_record& x) {
+  std::string out;
+  out.push_back(static_cast<char>(identity_key_version));
+  net::put_le(out, static_cast<std::uint64_t>(x.since_unix));
+  out += x.key_sha256;
+  return out;
+}
+
+std::optional<identity_key_record> decode_identity_key(std::string_view in) {
+  std::uint64_t since = 0;
+  if (!take_version(in, identity_key_version) || !net::take_le(in, since)
+      || in.size() != key_hex_length)
+    return std::nullopt;
+  return identity_key_record{std::string{in}, static_cast<std::int64_t>(since)};
+}
+
+caf::expected<target_memory> recall_target(txn& t, MDB_dbi db, std::string_view host,
+                                           std::uint16_t port, std::int64_t now_unix) {
+  target_memory out;
+  auto scheme = t.get(db, scheme_record_key(host, port));
+  if (!scheme)
+    return scheme.error();
+  if (*scheme) {
+    auto record = decode_scheme(**scheme);
+    if (record && record->expires_unix > now_unix) {
+      out.scheme = record->scheme;
+      out.scheme_expires = record->expires_unix;
+    }
+  }
+  auto key = t.get(db, identity_record_key(host, port));
+  if (!key)
+    return key.error();
+  if (*key) {
+    if (auto record = decode_identity_key(**key))
+      out.key_sha256 = std::move(record->key_sha256);
+  }
+  return out;
+}
+
+caf::error apply_target_update(txn& t, MDB_dbi db, std::string_view host, std::uint16_t port,
+                               const target_memory_update& update, std::int64_t now_unix) {
+  using change = target_memory_update::scheme_change;
+  if (update.change == change::store) {
+    if (auto err = t.put(db, scheme_record_key(host, port),
+                         encode(scheme_record{update.scheme, update.scheme_expires})))
+      return err;
+  } else if (update.change == change::forget) {
+    if (auto err = t.del(db, scheme_record_key(host, port)))
+      return err;
+  }
+  if (update.key_sha256.size() == key_hex_length) {
+    if (auto err = t.put(db, identity_record_key(host, port),
+                         encode(identity_key_record{update.key_sha256, now_unix})))
+      return err;
+  }
+  return {};
+}
+
+caf::expected<std::size_t> sweep_expired_schemes(txn& t, MDB_dbi db, std::int64_t now_unix,
+                                                 std::size_t limit) {
+  // Deleting under an open cursor would move it, so the keys are collected first.
+  std::vector<std::string> doomed;
+  if (limit == 0)
+    return doomed.size();
+  auto err = t.for_each_prefix(db, "s|", [&](std::string_view key, std::string_view value) {
+    auto record = decode_scheme(value);
+    if (!record || record->expires_unix <= now_unix)
+      doomed.emplace_back(key);
+    return doomed.size() < limit;
+  });
+  if (err)
+    return err;
+  for (auto& key : doomed) {
+    if (auto del_err = t.del(db, key))
+      return del_err;
+  }
+  return doomed.size();
+}
+
+target_memory_update plan_scheme_update(tls_mode mode, const target_memory& recalled,
+                                        fetch_outcome outcome, bool used_tls,
+                                        std::int64_t now_unix, std::int64_t lifetime_s) {
+  using change = target_memory_update::scheme_change;
+  target_memory_update out;
+  if (mode != tls_mode::auto_detect || lifetime_s <= 0 || outcome == fetch_outcome::not_tried)
+    return out;
+  if (outcome == fetch_outcome::unanswered) {
+    if (recalled.scheme != remembered_scheme::unknown)
+      out.change = change::forget;
+    return out;
+  }
+  auto scheme = used_tls ? remembered_scheme::tls : remembered_scheme::plain;
+  if (scheme == recalled.scheme && recalled.scheme_expires - now_unix > lifetime_s / 2)
+    return out;
+  out.change = change::store;
+  out.scheme = scheme;
+  out.scheme_expires = now_unix + lifetime_s;
+  return out;
+}
+
+} // namespace netherscope::storage

@@ -1,0 +1,91 @@
+// What the store remembers about targets, one pair of records per (host, port): the scheme
+// the target answered with (an expiring hint) and the identity key its answers were last
+// verified with (kept until it changes). The decisions about them are pure functions here,
+// so they are tested without a store.
+//
+// Every value starts with a version byte and holds fixed-width little-endian integers, as in
+// storage/records.cpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <caf/expected.hpp>
+
+#include "net/api/target.hpp"
+#include "net/api/target_memory.hpp"
+#include "storage/lmdb.hpp"
+
+namespace netherscope::storage {
+
+// -- records ------------------------------------------------------------------
+
+/// The scheme a target answered with, believed until expires_unix.
+struct scheme_record {
+  remembered_scheme scheme = remembered_scheme::unknown;
+  std::int64_t expires_unix = 0;
+};
+
+/// The identity key a target's answers were last verified with, and since when.
+struct identity_key_record {
+  /// Lowercase hex SHA-256 of the key's DER SubjectPublicKeyInfo.
+  std::string key_sha256;
+  std::int64_t since_unix = 0;
+};
+
+/// "s|<host>|<port>": a target's scheme record.
+std::string scheme_record_key(std::string_view host, std::uint16_t port);
+/// "i|<host>|<port>": a target's identity key record.
+std::string identity_record_key(std::string_view host, std::uint16_t port);
+
+std::string encode(const scheme_record& x);
+/// Nullopt for another version, a wrong length or an unknown scheme.
+std::optional<scheme_record> decode_scheme(std::string_view record);
+std::string encode(const identity_key_record& x);
+/// Nullopt for another version or a wrong length.
+std::optional<identity_key_record> decode_identity_key(std::string_view record);
+
+// -- reading and writing in a transaction --------------------------------------
+
+/// What is remembered about a target at now_unix. An expired or unreadable scheme record
+/// reads as unknown, an unreadable key record as no key: both are hints that the next
+/// answer rewrites. Errors are LMDB's.
+caf::expected<target_memory> recall_target(txn& t, MDB_dbi db, std::string_view host,
+                                           std::uint16_t port, std::int64_t now_unix);
+
+/// Applies what a call taught about a target.
+caf::error apply_target_update(txn& t, MDB_dbi db, std::string_view host, std::uint16_t port,
+                               const target_memory_update& update, std::int64_t now_unix);
+
+/// Deletes scheme records that expired before now_unix (and unreadable ones), at most limit
+/// of them; returns how many it deleted. Key records are kept: they are the pins users compare
+/// against, one small record per target that ever answered with a verified identity.
+caf::expected<std::size_t> sweep_expired_schemes(txn& t, MDB_dbi db, std::int64_t now_unix,
+                                                 std::size_t limit);
+
+// -- decisions ----------------------------------------------------------------
+
+/// How a call to a target ended, as far as its scheme is concerned.
+enum class fetch_outcome : std::uint8_t {
+  /// A response arrived (any status).
+  answered,
+  /// The target could not be reached or did not answer in time.
+  unanswered,
+  /// Nothing was sent: the address policy or the per-target limit refused the call.
+  not_tried,
+};
+
+/// The scheme part of what a call teaches. Only auto-detected calls count (a forced scheme
+/// proves nothing about the other one), and nothing is remembered when lifetime_s is 0.
+/// A response stores its scheme when it differs from the remembered one or when the record
+/// has less than half its lifetime left (so a steady target costs a write per half lifetime,
+/// not one per call); an unanswered call forgets a remembered scheme, so the next call
+/// detects again.
+target_memory_update plan_scheme_update(tls_mode mode, const target_memory& recalled,
+                                        fetch_outcome outcome, bool used_tls,
+                                        std::int64_t now_unix, std::int64_t lifetime_s);
+
+} // namespace netherscope::storage
