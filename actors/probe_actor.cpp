@@ -81,8 +81,13 @@ probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self
       req.total_timeout = st.deps.settings.answer_timeout;
       req.limiter = st.deps.limiter;
       auto handle = caf::actor_cast<probe_actor>(self);
-      st.deps.client->fetch(std::move(req), [handle, network_id](net::fetch_result&& r) {
-        caf::anon_send(handle, answer_atom::value, make_offer_reply(std::move(r), network_id));
+      net::offer_context context;
+      context.network_id = network_id;
+      context.signalling_port = st.where.port;
+      st.deps.client->fetch(std::move(req), [handle, context](net::fetch_result&& r) mutable {
+        // The answer's identity is checked against the time it arrived.
+        context.now_unix = std::time(nullptr);
+        caf::anon_send(handle, answer_atom::value, make_offer_reply(std::move(r), context));
       });
       return promise;
     },
