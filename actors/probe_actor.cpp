@@ -148,20 +148,24 @@ void start_offer(probe_pointer self, target_memory recalled, std::string network
   req.total_timeout = st.deps.settings.answer_timeout;
   req.limiter = st.deps.limiter;
   auto handle = caf::actor_cast<probe_actor>(self);
-  st.deps.client->fetch(std::move(req), [handle, network_id,
+  net::offer_context context;
+  context.network_id = network_id;
+  context.signalling_port = st.where.port;
+  if (!recalled.key_sha256.empty())
+    context.previous_key_sha256 = recalled.key_sha256;
+  st.deps.client->fetch(std::move(req), [handle, context,
                                          learnt = lesson_of(st, std::move(recalled))](
-                                          net::fetch_result&& r) {
+                                          net::fetch_result&& r) mutable {
     auto now = unix_now();
     auto update = learnt.plan(r, now);
+    // The answer's identity is checked against the time it arrived, once: the reply renders
+    // it, and its verified key is what the memory keeps.
+    context.now_unix = now;
     net::identity_check identity;
-    if (r.error.ok() && r.status >= 200 && r.status <= 299)
-      identity = net::verify_sdp_identity(r.body, now);
-    auto reply = make_offer_reply(std::move(r), network_id);
-    if (reply.error.ok()) {
-      auto comparison = net::compare_identity_key(identity, learnt.recalled.key_sha256);
-      reply.body = net::with_key_memory(std::move(reply.body), comparison);
-      update.key_sha256 = std::move(comparison.key_to_store);
-    }
+    auto reply = make_offer_reply(std::move(r), context, &identity);
+    if (reply.error.ok())
+      update.key_sha256
+        = net::compare_identity_key(identity, learnt.recalled.key_sha256).key_to_store;
     learnt.teach(std::move(update));
     caf::anon_send(handle, answer_atom::value, std::move(reply));
   });

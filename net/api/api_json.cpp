@@ -123,26 +123,14 @@ std::string with_cache_fields(std::string_view body, const cache_fields& fields)
   if (fields.cached)
     members += fields.stale ? R"(,"cached":true,"stale":true)" : R"(,"cached":true)";
   members += R"(,"retrievedAt":")";
-  members += utc_timestamp(fields.retrieved_at);
+  members += rfc3339_utc(fields.retrieved_at).value_or("1970-01-01T00:00:00Z");
   members += '"';
   if (fields.cached) {
     members += R"(,"expiresAt":")";
-    members += utc_timestamp(fields.expires_at);
+    members += rfc3339_utc(fields.expires_at).value_or("1970-01-01T00:00:00Z");
     members += '"';
   }
   return splice_members(body, members);
-}
-
-std::string utc_timestamp(std::int64_t unix_seconds) {
-  auto t = static_cast<std::time_t>(unix_seconds);
-  std::tm utc{};
-  char buf[32];
-  // Only a time far outside any clock's range fails to convert; the epoch stands in for it
-  // rather than an empty string that would not parse as a time.
-  if (gmtime_r(&t, &utc) == nullptr
-      || std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &utc) == 0)
-    return "1970-01-01T00:00:00Z";
-  return buf;
 }
 
 std::string expected_ports_warning(const std::vector<std::uint16_t>& expected,
@@ -186,10 +174,7 @@ std::string with_expected_ports(std::string_view body, const std::vector<std::ui
   auto warning = expected_ports_warning(expected, udp_ports);
   if (warning.empty())
     return std::string{body};
-  auto& warnings = (*parsed)["warnings"];
-  if (!warnings.is_array())
-    warnings = boost::json::array{};
-  warnings.get_array().emplace_back(warning);
+  add_warning(*parsed, "expected_ports_unused", std::move(warning));
   return boost::json::serialize(*parsed);
 }
 
@@ -212,6 +197,17 @@ std::string render_error(const failure& error) {
     body["error"] = error.message.empty() ? entry.default_message : error.message;
   }
   return boost::json::serialize(body);
+}
+
+void add_warning(boost::json::object& reply, std::string_view code, std::string sentence) {
+  // Each member is looked up again after the other's insertion: inserting into an object may
+  // move its members, which would leave a reference taken before dangling.
+  if (!reply["warnings"].is_array())
+    reply["warnings"] = boost::json::array{};
+  if (!reply["warningCodes"].is_array())
+    reply["warningCodes"] = boost::json::array{};
+  reply["warnings"].get_array().emplace_back(std::move(sentence));
+  reply["warningCodes"].get_array().emplace_back(code);
 }
 
 } // namespace netherscope::net

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+
+#include <boost/json/object.hpp>
 #include <vector>
 
 #include "net/api/failure.hpp"
@@ -47,11 +49,8 @@ struct cache_fields {
 
 /// Adds the cache's fields to a body made by render_offer, without parsing it: "cached" and
 /// "stale" when set, "retrievedAt" always and "expiresAt" for cached replies, both as
-/// utc_timestamp. A body that does not end in '}' is returned unchanged.
+/// RFC 3339 UTC (net/base/text rfc3339_utc). A body that does not end in '}' is returned unchanged.
 std::string with_cache_fields(std::string_view body, const cache_fields& fields);
-
-/// RFC 3339 UTC with second precision, e.g. 2026-11-23T14:05:09Z.
-std::string utc_timestamp(std::int64_t unix_seconds);
 
 /// The warning for a reply whose UDP candidates use none of the expected ports, or empty
 /// when one does (or nothing is expected). Transports compare case-insensitively.
@@ -62,5 +61,9 @@ std::string expected_ports_warning(const std::vector<std::uint16_t>& expected,
 /// transport and port. The body is parsed, so this runs only when ports are expected; a body
 /// that is not an offer object is returned unchanged.
 std::string with_expected_ports(std::string_view body, const std::vector<std::uint16_t>& expected);
+
+/// Appends a warning to a reply object: the sentence to "warnings" and its machine code to
+/// "warningCodes", creating both arrays when absent, so the two stay aligned index by index.
+void add_warning(boost::json::object& reply, std::string_view code, std::string sentence);
 
 } // namespace netherscope::net

@@ -9,7 +9,7 @@ namespace {
 using boost::beast::http::status;
 
 // PRODUCT.md "Errors" in code form. The order follows the enum, which lookup() relies on.
-constexpr std::array<error_entry, 15> table{{
+constexpr std::array<error_entry, 16> table{{
   {error_code::none, status::ok, "ok", "ok"},
   {error_code::invalid_input, status::bad_request, "invalid_input", "invalid input"},
   {error_code::unauthorized, status::unauthorized, "unauthorized",
@@ -32,6 +32,10 @@ constexpr std::array<error_entry, 15> table{{
    "the target answered with an error"},
   {error_code::upstream_failure, status::bad_gateway, "upstream_failure",
    "the target could not be reached"},
+  // A 2xx that is no usable answer is the server's fault, not ours or the network's: it gets
+  // its own code so clients can tell it from an unreachable target.
+  {error_code::upstream_invalid_answer, status::bad_gateway, "upstream_invalid_answer",
+   "the target's answer is not a valid SDP answer"},
   {error_code::upstream_timeout, status::gateway_timeout, "upstream_timeout",
    "the target did not answer in time"},
   {error_code::unavailable, status::service_unavailable, "unavailable",

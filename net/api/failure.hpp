@@ -24,6 +24,8 @@ enum class error_code : std::uint8_t {
   quota_exhausted,
   upstream_status,
   upstream_failure,
+  /// The target answered an offer with a 2xx whose body is not a valid SDP answer.
+  upstream_invalid_answer,
   upstream_timeout,
   unavailable,
   internal,

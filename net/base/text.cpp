@@ -1,5 +1,9 @@
 #include "net/base/text.hpp"
 
+#include <ctime>
+
+#include <cstdio>
+
 #include <iterator>
 #include <locale>
 
@@ -62,6 +66,23 @@ std::string hex_lower(std::string_view bytes) {
   out.reserve(2 * bytes.size());
   boost::algorithm::hex_lower(bytes.begin(), bytes.end(), std::back_inserter(out));
   return out;
+}
+
+std::optional<std::string> rfc3339_utc(std::int64_t unix_seconds) {
+  // 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z; outside them gmtime_r's year would need
+  // more than four digits, or a sign.
+  constexpr std::int64_t first = -62167219200;
+  constexpr std::int64_t last = 253402300799;
+  if (unix_seconds < first || unix_seconds > last)
+    return std::nullopt;
+  std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm parts{};
+  if (!gmtime_r(&t, &parts))
+    return std::nullopt;
+  char text[80]; // room for any int in each field, which GCC checks for
+  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.tm_year + 1900,
+                parts.tm_mon + 1, parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec);
+  return std::string{text};
 }
 
 } // namespace netherscope::net

@@ -3,6 +3,8 @@
 // ASCII, so nothing here depends on the global locale.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,5 +37,9 @@ std::string hex_upper(std::string_view bytes);
 
 /// Each byte of bytes as two lowercase hex digits, nothing between them.
 std::string hex_lower(std::string_view bytes);
+
+/// A Unix time as RFC 3339 UTC with seconds ("2026-08-19T12:00:00Z"), or nullopt outside the
+/// years 0000 to 9999, which RFC 3339 cannot write.
+std::optional<std::string> rfc3339_utc(std::int64_t unix_seconds);
 
 } // namespace netherscope::net

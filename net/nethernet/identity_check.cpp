@@ -12,6 +12,7 @@
 #include "net/base/json_access.hpp"
 #include "net/base/text.hpp"
 #include "net/nethernet/identity.hpp"
+#include "net/nethernet/sdp_answer.hpp"
 
 namespace netherscope::net {
 
@@ -185,6 +186,30 @@ void check_value(std::string_view value, const std::vector<std::string>& digests
 
 } // namespace
 
+std::string_view to_string(identity_error code) {
+  switch (code) {
+    case identity_error::none: return "none";
+    case identity_error::absent: return "absent";
+    case identity_error::duplicate: return "duplicate";
+    case identity_error::no_fingerprints: return "no_fingerprints";
+    case identity_error::unsupported_fingerprint: return "unsupported_fingerprint";
+    case identity_error::not_base64: return "not_base64";
+    case identity_error::not_json: return "not_json";
+    case identity_error::bad_idp: return "bad_idp";
+    case identity_error::bad_assertion: return "bad_assertion";
+    case identity_error::bad_token: return "bad_token";
+    case identity_error::unsupported_alg: return "unsupported_alg";
+    case identity_error::bad_cpk: return "bad_cpk";
+    case identity_error::x5u_mismatch: return "x5u_mismatch";
+    case identity_error::token_signature: return "token_signature";
+    case identity_error::bad_time: return "bad_time";
+    case identity_error::expired: return "expired";
+    case identity_error::bad_fingerprints: return "bad_fingerprints";
+    case identity_error::fingerprint_signature: return "fingerprint_signature";
+  }
+  return "none";
+}
+
 identity_check verify_identity_attribute(std::string_view value,
                                          const std::vector<std::string>& sha256_digests,
                                          std::int64_t now_unix) {
@@ -203,9 +228,7 @@ identity_check verify_sdp_identity(std::string_view sdp, std::int64_t now_unix) 
   std::size_t identities = 0;
   std::vector<std::string> digests;
   bool other_hash = false;
-  for (auto line : split(sdp, '\n')) {
-    if (!line.empty() && line.back() == '\r')
-      line.remove_suffix(1);
+  for (auto line : sdp_lines(sdp)) {
     if (boost::algorithm::starts_with(line, identity_prefix)) {
       ++identities;
       value = line.substr(identity_prefix.size());

@@ -54,6 +54,9 @@ enum class identity_error {
   fingerprint_signature,
 };
 
+/// The enumerator's own name ("token_signature"): a stable machine code for the API.
+std::string_view to_string(identity_error code);
+
 /// What checking an a=identity found.
 struct identity_check {
   /// Whether there was an a=identity value to check.
@@ -88,8 +91,8 @@ identity_check verify_identity_attribute(std::string_view value,
 
 /// Checks the a=identity of a whole SDP (an answer): finds the a=identity line (absent when
 /// there is none, duplicate when there are several) and every a=fingerprint line in order,
-/// wherever they are, then checks as verify_identity_attribute. Lines end at LF, with one CR
-/// before it dropped.
+/// wherever they are, then checks as verify_identity_attribute. Lines end at CRLF, LF or a lone
+/// CR (sdp_lines).
 identity_check verify_sdp_identity(std::string_view sdp, std::int64_t now_unix);
 
 } // namespace netherscope::net

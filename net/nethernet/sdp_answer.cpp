@@ -11,6 +11,8 @@
 #include <charconv>
 #include <cstddef>
 #include <cstring>
+#include <tuple>
+#include <utility>
 
 #include <boost/algorithm/string/predicate.hpp>
 
@@ -83,6 +85,15 @@ bool all_of(std::string_view s, Predicate pred) {
 }
 
 using boost::algorithm::starts_with;
+
+/// s with ASCII letters lower-cased: protocol tokens only, so no locale is involved.
+std::string lower_ascii(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z')
+      c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
 
 // -- fields -------------------------------------------------------------------------------------
 
@@ -198,6 +209,35 @@ std::string number_reason(number_status status, std::string_view field) {
   return out;
 }
 
+/// Stores a 32-bit decimal extension value in field, unless it is already set or not such a
+/// decimal; returns whether it was stored.
+bool keep_number(std::optional<std::uint32_t>& field, std::string_view value) {
+  std::uint64_t number = 0;
+  if (field || parse_decimal(value, 10, UINT32_MAX, number) != number_status::ok)
+    return false;
+  field = static_cast<std::uint32_t>(number);
+  return true;
+}
+
+/// Stores an extension the API reports by name (tcptype, generation, network-id,
+/// network-cost); returns false for any other pair, a repeated one, or a value not of its type,
+/// which the caller keeps among the other extensions as written.
+bool keep_known_extension(ice_candidate& out, std::string_view name, std::string_view value) {
+  if (iequals(name, "tcptype")) {
+    if (out.tcptype)
+      return false;
+    out.tcptype = lower_ascii(value);
+    return true;
+  }
+  if (iequals(name, "generation"))
+    return keep_number(out.generation, value);
+  if (iequals(name, "network-id"))
+    return keep_number(out.network_id, value);
+  if (iequals(name, "network-cost"))
+    return keep_number(out.network_cost, value);
+  return false;
+}
+
 /// NetherNet error codes by value: go-nethernet signal.go (ErrorCode… iota list, 0–37), with 37
 /// named as PROTOCOL.md §2.4 and PRODUCT.md name it (go-nethernet itself says IdentityNotAllowed).
 constexpr std::array<std::string_view, 38> error_names = {
@@ -291,7 +331,7 @@ std::optional<ice_candidate> parse_candidate(std::string_view line, std::string*
     return fail(why, "missing transport");
   if (!all_of(tokens[2], is_token_char))
     return fail(why, "bad transport");
-  out.transport = std::string(tokens[2]);
+  out.transport = lower_ascii(tokens[2]);
 
   if (n < 4)
     return fail(why, "missing priority");
@@ -317,10 +357,10 @@ std::optional<ice_candidate> parse_candidate(std::string_view line, std::string*
     return fail(why, "typ without candidate type");
   if (!all_of(tokens[7], is_token_char))
     return fail(why, "bad candidate type");
-  out.type = std::string(tokens[7]);
+  out.type = lower_ascii(tokens[7]);
 
   // What follows is name-value pairs: raddr and rport (RFC order, but accepted in any order so a
-  // swapped pair is not taken for an extension), then extensions we accept and ignore.
+  // swapped pair is not taken for an extension), then extensions.
   for (std::size_t i = 8; i < n; i += 2) {
     auto name = tokens[i];
     bool is_raddr = iequals(name, "raddr");
@@ -346,6 +386,8 @@ std::optional<ice_candidate> parse_candidate(std::string_view line, std::string*
       out.related_port = static_cast<std::uint16_t>(number);
     } else if (!all_of(name, is_token_char)) {
       return fail(why, "bad extension name");
+    } else if (!keep_known_extension(out, name, value)) {
+      out.extensions.emplace_back(std::string(name), std::string(value));
     }
   }
 
@@ -377,8 +419,79 @@ std::string_view nethernet_error_name(std::int64_t code) {
   return error_names[static_cast<std::size_t>(code)];
 }
 
+std::vector<std::string_view> sdp_lines(std::string_view sdp) {
+  std::vector<std::string_view> lines;
+  std::size_t begin = 0;
+  for (std::size_t i = 0; i < sdp.size(); ++i) {
+    if (sdp[i] != '\r' && sdp[i] != '\n')
+      continue;
+    lines.push_back(sdp.substr(begin, i - begin));
+    if (sdp[i] == '\r' && i + 1 < sdp.size() && sdp[i + 1] == '\n')
+      ++i;
+    begin = i + 1;
+  }
+  if (begin < sdp.size())
+    lines.push_back(sdp.substr(begin));
+  return lines;
+}
+
+namespace {
+
+/// What parse_answer learns about the answer's shape while it reads the lines, and the first
+/// part a valid answer lacks.
+struct shape {
+  bool seen_content = false;  // a line that is not blank came before
+  bool version_first = false; // and the first such line was v=0
+  std::size_t media_lines = 0;
+  std::string first_media;    // the first m= line
+  bool have_pwd = false;
+
+  void see(std::string_view line) {
+    if (!seen_content && trim(line, ascii_space).empty())
+      return;
+    if (!seen_content) {
+      seen_content = true;
+      version_first = line == "v=0";
+    }
+    if (starts_with(line, "m=") && media_lines++ == 0)
+      first_media = std::string(line);
+    else if (starts_with(line, "a=ice-pwd:") && line.size() > std::string_view{"a=ice-pwd:"}.size())
+      have_pwd = true;
+  }
+
+  /// The first problem of the answer, with its sentence fragment.
+  std::pair<answer_problem, std::string> problem(const parsed_answer& parsed) const {
+    using p = answer_problem;
+    if (!version_first)
+      return {p::no_version, "it does not begin with the version line v=0"};
+    if (media_lines == 0)
+      return {p::no_media, "it has no m=application line"};
+    auto fields = split_tokens(std::string_view{first_media}.substr(2), " ");
+    if (fields.size() < 2 || fields[0] != "application")
+      return {p::not_application, "its m= line is not m=application with a port"};
+    if (media_lines > 1)
+      return {p::several_media, "it has " + std::to_string(media_lines)
+                                  + " m= lines where one m=application is expected"};
+    if (fields[1] == "0")
+      return {p::rejected_media,
+              "its m=application line has port 0, which rejects the data channel"};
+    if (parsed.ice_ufrag.empty())
+      return {p::no_ice_ufrag, "it has no a=ice-ufrag value"};
+    if (!have_pwd)
+      return {p::no_ice_pwd, "it has no a=ice-pwd value"};
+    if (parsed.fingerprint.empty())
+      return {p::no_fingerprint, "it has no a=fingerprint value"};
+    return {p::none, {}};
+  }
+};
+
+} // namespace
+
 parsed_answer parse_answer(std::string_view sdp) {
   parsed_answer out;
+  if (starts_with(sdp, "\xEF\xBB\xBF"))
+    sdp.remove_prefix(3);
+  shape seen;
   bool have_fingerprint = false;
   bool have_ufrag = false;
   std::size_t line_warnings = 0;
@@ -387,12 +500,12 @@ parsed_answer parse_answer(std::string_view sdp) {
   std::size_t first_over_limit = 0;
 
   std::size_t line_number = 0;
-  for (auto line : split(sdp, '\n')) {
+  for (auto line : sdp_lines(sdp)) {
     ++line_number;
-    if (!line.empty() && line.back() == '\r')
-      line.remove_suffix(1);
+    seen.see(line);
 
     if (starts_with(line, "a=candidate:")) {
+      ++out.candidate_lines;
       if (out.candidates.size() >= max_candidates) {
         if (over_limit++ == 0)
           first_over_limit = line_number;
@@ -403,8 +516,9 @@ parsed_answer parse_answer(std::string_view sdp) {
         out.candidates.push_back(std::move(*candidate));
       } else if (line_warnings < max_line_warnings) {
         ++line_warnings;
-        out.warnings.push_back("left out candidate line " + std::to_string(line_number) + ": "
-                               + why + ": " + quote_line(line));
+        out.warnings.push_back({"candidate_left_out",
+                                "left out candidate line " + std::to_string(line_number) + ": "
+                                  + why + ": " + quote_line(line)});
       } else {
         ++unwarned;
       }
@@ -418,14 +532,17 @@ parsed_answer parse_answer(std::string_view sdp) {
   }
 
   if (unwarned > 0)
-    out.warnings.push_back("left out " + std::to_string(unwarned)
-                           + " more malformed candidate lines (warnings stop after "
-                           + std::to_string(max_line_warnings) + ")");
+    out.warnings.push_back({"candidate_left_out",
+                            "left out " + std::to_string(unwarned)
+                              + " more malformed candidate lines (warnings stop after "
+                              + std::to_string(max_line_warnings) + ")"});
   if (over_limit > 0)
-    out.warnings.push_back("left out " + std::to_string(over_limit)
-                           + " candidate lines from line " + std::to_string(first_over_limit)
-                           + " on: at most " + std::to_string(max_candidates)
-                           + " candidates are read");
+    out.warnings.push_back({"too_many_candidates",
+                            "left out " + std::to_string(over_limit)
+                              + " candidate lines from line " + std::to_string(first_over_limit)
+                              + " on: at most " + std::to_string(max_candidates)
+                              + " candidates are read"});
+  std::tie(out.problem_code, out.problem) = seen.problem(out);
   return out;
 }
 

@@ -1,83 +1,269 @@
 #include "net/report/bodies.hpp"
 
-#include <boost/asio/ip/address.hpp>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <utility>
+
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
 #include "net/api/api_json.hpp"
-#include "net/upstream/address_policy.hpp"
+#include "net/base/text.hpp"
+#include "net/nethernet/candidates.hpp"
+#include "net/report/key_memory.hpp"
 
 namespace netherscope::net {
 
+namespace json = boost::json;
+
+namespace {
+
+/// ASCII whitespace around a status body.
+constexpr std::string_view ascii_space = " \t\r\n\v\f";
+
+/// How much of an unreadable status body infoError quotes.
+constexpr std::size_t quoted_start = 100;
+
+// -- info -----------------------------------------------------------------------------------------
+
+/// The JSON type a documented status field must have.
+enum class field_type { string, integer };
+
+/// The status fields BDS sends (PROTOCOL.md §1.2; the types of nethernet-gateway's
+/// NetherNetServerInfo, where every number is a whole number).
+constexpr std::array<std::pair<std::string_view, field_type>, 7> documented_fields{{
+  {"name", field_type::string},
+  {"protocol", field_type::integer},
+  {"version", field_type::string},
+  {"level", field_type::string},
+  {"players", field_type::integer},
+  {"maxPlayers", field_type::integer},
+  {"gameType", field_type::integer},
+}};
+
+/// Whether v is a whole number: an integer, or a double with no fraction (some JSON writers
+/// print every number as 10.0).
+bool is_integer(const json::value& v) {
+  if (v.is_int64() || v.is_uint64())
+    return true;
+  const auto* d = v.if_double();
+  return d && std::isfinite(*d) && std::floor(*d) == *d;
+}
+
+/// A JSON value's kind with its article, for sentences: "a string", "an array", ...
+std::string_view kind_of(const json::value& v) {
+  switch (v.kind()) {
+    case json::kind::null:
+      return "null";
+    case json::kind::bool_:
+      return "a boolean";
+    case json::kind::int64:
+    case json::kind::uint64:
+      return "an integer";
+    case json::kind::double_:
+      return is_integer(v) ? "an integer" : "a number with a fraction";
+    case json::kind::string:
+      return "a string";
+    case json::kind::array:
+      return "an array";
+    case json::kind::object:
+      return "an object";
+  }
+  return "a value";
+}
+
+/// "abc" quoted for a sentence: at most quoted_start bytes, valid UTF-8, "..." when cut.
+std::string quote_start(std::string_view text) {
+  auto shown = valid_utf8(text, quoted_start);
+  return "\"" + shown + (shown.size() < text.size() ? "...\"" : "\"");
+}
+
+// -- offers ---------------------------------------------------------------------------------------
+
+json::object render_candidate(const ice_candidate& c) {
+  auto assessed = assess_candidate(c);
+  json::object item;
+  item["raw"] = c.raw;
+  item["foundation"] = c.foundation;
+  item["component"] = c.component;
+  item["transport"] = c.transport;
+  item["priority"] = c.priority;
+  item["address"] = c.address;
+  item["port"] = c.port;
+  item["type"] = c.type;
+  if (c.related_address)
+    item["relatedAddress"] = *c.related_address;
+  if (c.related_port)
+    item["relatedPort"] = *c.related_port;
+  if (c.tcptype)
+    item["tcpType"] = *c.tcptype;
+  if (c.generation)
+    item["generation"] = *c.generation;
+  if (c.network_id)
+    item["iceNetworkId"] = *c.network_id;
+  if (c.network_cost)
+    item["iceNetworkCost"] = *c.network_cost;
+  if (!c.extensions.empty()) {
+    json::object extensions;
+    // The first of a repeated name wins, as it does for the named fields.
+    for (const auto& [name, value] : c.extensions)
+      extensions.emplace(name, value);
+    item["extensions"] = std::move(extensions);
+  }
+  item["scope"] = to_string(assessed.where.scope);
+  item["usedByDataChannels"] = assessed.used_by_data_channels;
+  item["usableByPlayers"] = assessed.usable_by_players;
+  // Deprecated for one release: scope says the same and more.
+  item["publicAddress"] = assessed.where.scope == address_scope::public_address;
+  return item;
+}
+
+/// An optional string as JSON: the string, or null.
+json::value string_or_null(const std::optional<std::string>& text) {
+  if (text)
+    return json::value(*text);
+  return nullptr;
+}
+
+/// A sentence that continues after a colon: its first letter lower-cased unless it begins an
+/// acronym ("The token ..." gives "the token ...", "ES384 ..." stays).
+std::string continuing(std::string sentence) {
+  if (sentence.size() > 1 && sentence[0] >= 'A' && sentence[0] <= 'Z'
+      && !(sentence[1] >= 'A' && sentence[1] <= 'Z'))
+    sentence[0] = static_cast<char>(sentence[0] - 'A' + 'a');
+  return sentence;
+}
+
+json::object render_identity(const identity_check& identity, const offer_context& context,
+                             std::vector<answer_warning>& warnings) {
+  json::object out;
+  out["present"] = identity.present;
+  out["verified"] = identity.verified;
+  out["keySha256"] = identity.key_sha256.empty() ? json::value(nullptr)
+                                                 : json::value(identity.key_sha256);
+  out["issuedAt"] = identity.issued_at ? string_or_null(rfc3339_utc(*identity.issued_at))
+                                       : json::value(nullptr);
+  out["expiresAt"] = identity.expires_at ? string_or_null(rfc3339_utc(*identity.expires_at))
+                                         : json::value(nullptr);
+  bool failed = identity.code != identity_error::none;
+  out["error"] = failed ? json::value(identity.error) : json::value(nullptr);
+  out["errorCode"] = failed ? json::value(to_string(identity.code)) : json::value(nullptr);
+
+  if (!identity.present) {
+    warnings.push_back({"identity_missing",
+                        "The answer carries no a=identity line: Minecraft clients refuse an "
+                        "answer without one, so players cannot join."});
+  } else if (!identity.verified) {
+    warnings.push_back({"identity_unverified",
+                        "The answer's a=identity did not verify: " + continuing(identity.error)
+                          + " Minecraft clients check this identity and may refuse the answer."});
+  }
+
+  // Per-target key memory (the probe recalls the key from the store): only a verified key is
+  // compared, since an unverified one could be anybody's (net/report/key_memory).
+  auto comparison = compare_identity_key(identity, context.previous_key_sha256.value_or(""));
+  if (comparison.key_changed) {
+    bool changed = *comparison.key_changed;
+    out["keyChanged"] = changed;
+    if (changed)
+      out["previousKeySha256"] = comparison.previous_key;
+    if (changed)
+      warnings.push_back({"identity_key_changed",
+                          "The server's identity key differs from the one it answered with "
+                          "before: players who trusted the old key over plain HTTP are asked to "
+                          "trust the new one."});
+  }
+  return out;
+}
+
+} // namespace
+
 std::string render_info(std::uint16_t status, bool tls, std::string_view target_body) {
-  boost::json::object body;
+  json::object body;
   body["ok"] = true;
   body["status"] = status;
   body["tls"] = tls;
-  boost::system::error_code ec;
-  auto info = boost::json::parse(target_body, ec);
-  if (!ec && info.is_object())
-    body["info"] = std::move(info);
-  else
-    body["info"] = nullptr;
-  return boost::json::serialize(body);
+  json::value info = nullptr;
+  json::value error = nullptr;
+  json::value error_code = nullptr;
+
+  auto text = target_body;
+  if (text.substr(0, 3) == "\xEF\xBB\xBF")
+    text.remove_prefix(3);
+  text = trim(text, ascii_space);
+  if (!text.empty()) {
+    boost::system::error_code ec;
+    auto parsed = json::parse(text, ec);
+    if (ec) {
+      error = "The status body is not JSON (" + ec.message() + "); it begins "
+              + quote_start(text) + ".";
+      error_code = "not_json";
+    } else if (!parsed.is_object()) {
+      error = "The status body is JSON but not an object: it is " + std::string{kind_of(parsed)}
+              + ".";
+      error_code = "not_object";
+    } else {
+      auto& object = parsed.as_object();
+      std::string wrong;
+      for (const auto& [name, type] : documented_fields) {
+        auto it = object.find(name);
+        if (it == object.end())
+          continue;
+        bool ok = type == field_type::string ? it->value().is_string() : is_integer(it->value());
+        if (ok)
+          continue;
+        wrong += (wrong.empty() ? "" : ", ") + std::string{name} + " ("
+                 + std::string{kind_of(it->value())} + " where "
+                 + (type == field_type::string ? "a string" : "an integer") + " belongs)";
+        object.erase(it);
+      }
+      if (!wrong.empty()) {
+        error = "Left out status fields of the wrong type: " + wrong + ".";
+        error_code = "field_types";
+      }
+      info = std::move(parsed);
+    }
+  }
+  body["info"] = std::move(info);
+  body["infoError"] = std::move(error);
+  body["infoErrorCode"] = std::move(error_code);
+  return json::serialize(body);
 }
 
-std::string render_offer(std::string_view answer, const parsed_answer& parsed, bool tls,
-                         std::string_view network_id) {
-  // The default policy is exactly "reachable from the Internet": public unicast only.
-  static const address_policy public_only;
-  boost::json::object body;
+std::string render_offer(std::string_view answer, const parsed_answer& parsed,
+                         const identity_check& identity, bool tls, const offer_context& context) {
+  std::vector<answer_warning> warnings = parsed.warnings;
+  for (auto& w : candidate_warnings(parsed, context.signalling_port))
+    warnings.push_back(std::move(w));
+
+  json::object body;
   body["ok"] = true;
   body["answer"] = valid_utf8(answer);
-  boost::json::array candidates;
-  boost::json::array warnings;
-  for (auto& w : parsed.warnings)
-    warnings.emplace_back(w);
-  std::size_t index = 0;
-  for (auto& c : parsed.candidates) {
-    ++index;
-    boost::json::object item;
-    item["raw"] = c.raw;
-    item["foundation"] = c.foundation;
-    item["component"] = c.component;
-    item["transport"] = c.transport;
-    item["priority"] = c.priority;
-    item["address"] = c.address;
-    item["port"] = c.port;
-    item["type"] = c.type;
-    if (c.related_address)
-      item["relatedAddress"] = *c.related_address;
-    if (c.related_port)
-      item["relatedPort"] = *c.related_port;
-    boost::system::error_code ec;
-    auto address = boost::asio::ip::make_address(c.address, ec);
-    bool is_public = false;
-    std::string why;
-    if (ec) {
-      why = c.address + " is a name (mDNS or DNS), not an address players can use";
-    } else {
-      auto verdict = public_only.check(address);
-      is_public = verdict.allowed;
-      why = verdict.reason;
-    }
-    item["publicAddress"] = is_public;
-    if (!is_public)
-      warnings.emplace_back("candidate " + std::to_string(index) + ": " + why
-                            + "; players on the Internet cannot reach it");
-    candidates.emplace_back(std::move(item));
-  }
+  json::array candidates;
+  for (const auto& c : parsed.candidates)
+    candidates.emplace_back(render_candidate(c));
   body["candidates"] = std::move(candidates);
   body["answerFingerprint"] = valid_utf8(parsed.fingerprint);
   body["iceUfrag"] = valid_utf8(parsed.ice_ufrag);
-  // SPEC 2.2: a 200 answer with zero candidates means the server's UDP pool is drained.
-  body["exhausted"] = parsed.candidates.empty();
-  body["networkId"] = network_id;
+  // SPEC 2.2: a 200 answer with zero candidates means the server's UDP pool is drained. Only a
+  // valid answer reaches here, and lines that were all malformed are not "zero candidates".
+  body["exhausted"] = parsed.candidate_lines == 0;
+  body["networkId"] = context.network_id;
   body["tls"] = tls;
-  body["warnings"] = std::move(warnings);
-  return boost::json::serialize(body);
+  body["identity"] = render_identity(identity, context, warnings);
+  json::array texts;
+  json::array codes;
+  for (const auto& w : warnings) {
+    texts.emplace_back(w.message);
+    codes.emplace_back(w.code);
+  }
+  body["warnings"] = std::move(texts);
+  body["warningCodes"] = std::move(codes);
+  return json::serialize(body);
 }
 
 } // namespace netherscope::net

@@ -9,6 +9,7 @@
 #include <boost/json/serialize.hpp>
 
 #include "net/api/api_json.hpp"
+#include "net/base/text.hpp"
 
 namespace netherscope::net {
 
@@ -35,16 +36,15 @@ std::string_view certificate_reason(long verify_code) {
   }
 }
 
-std::string rfc3339_utc(std::int64_t unix_seconds) {
-  auto t = static_cast<time_t>(unix_seconds);
-  std::tm utc{};
-  if (gmtime_r(&t, &utc) == nullptr)
-    return {};
-  char text[32];
-  if (std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc) == 0)
-    return {};
-  return text;
+namespace {
+
+/// A certificate time as RFC 3339, or null when it lies outside what RFC 3339 can write.
+boost::json::value time_or_null(std::int64_t unix_seconds) {
+  auto text = rfc3339_utc(unix_seconds);
+  return text ? boost::json::value(*text) : boost::json::value(nullptr);
 }
+
+} // namespace
 
 boost::json::object certificate_json(const tls_certificate& cert) {
   boost::json::object out;
@@ -56,8 +56,8 @@ boost::json::object certificate_json(const tls_certificate& cert) {
   // The names are ASCII already (http_client escapes them); valid_utf8 guards the JSON anyway.
   out["subject"] = valid_utf8(cert.subject);
   out["issuer"] = valid_utf8(cert.issuer);
-  out["notBefore"] = rfc3339_utc(cert.not_before);
-  out["notAfter"] = rfc3339_utc(cert.not_after);
+  out["notBefore"] = time_or_null(cert.not_before);
+  out["notAfter"] = time_or_null(cert.not_after);
   out["sha256"] = cert.sha256;
   return out;
 }
@@ -78,12 +78,8 @@ std::string with_certificate(std::string body, const std::optional<tls_certifica
     return body;
   auto& object = parsed.as_object();
   object["certificate"] = certificate_json(*cert);
-  if (!cert->trusted) {
-    auto& warnings = object["warnings"];
-    if (!warnings.is_array())
-      warnings = boost::json::array{};
-    warnings.as_array().emplace_back(certificate_warning(*cert));
-  }
+  if (!cert->trusted)
+    add_warning(object, "certificate_untrusted", certificate_warning(*cert));
   return boost::json::serialize(object);
 }
 

@@ -17,9 +17,6 @@ namespace netherscope::net {
 /// certificate does not cover), unknown_issuer, or other; empty for X509_V_OK.
 std::string_view certificate_reason(long verify_code);
 
-/// Unix seconds as RFC 3339 UTC ("2026-01-02T03:04:05Z").
-std::string rfc3339_utc(std::int64_t unix_seconds);
-
 /// The certificate as replies show it: {trusted, reason, error, subject, issuer, notBefore,
 /// notAfter, sha256}; reason and error only when it is not trusted.
 boost::json::object certificate_json(const tls_certificate& cert);

@@ -1,8 +1,5 @@
 #include "net/report/key_memory.hpp"
 
-#include <boost/json/object.hpp>
-#include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
 
 namespace netherscope::net {
 
@@ -25,18 +22,5 @@ key_comparison compare_identity_key(const identity_check& identity,
   return out;
 }
 
-std::string with_key_memory(std::string body, const key_comparison& comparison) {
-  if (!comparison.key_changed)
-    return body;
-  boost::system::error_code ec;
-  auto parsed = boost::json::parse(body, ec);
-  if (ec || !parsed.is_object())
-    return body;
-  auto& object = parsed.as_object();
-  object["keyChanged"] = *comparison.key_changed;
-  if (*comparison.key_changed)
-    object["previousKeySha256"] = comparison.previous_key;
-  return boost::json::serialize(object);
-}
 
 } // namespace netherscope::net

@@ -1,8 +1,8 @@
 // Whether a target's identity key changed since the last verified answer (PROTOCOL.md §5.6:
 // "a change between probes means the server key rotated").
 //
-// Pure: the probe looks the previous key up in the store, asks compare_identity_key, adds
-// the fields to the rendered reply and stores the key it returns.
+// Pure: the probe recalls the previous key from the store; rendering (net/report/bodies) shows
+// the comparison inside the reply's identity, and the probe stores the key it returns.
 #pragma once
 
 #include <optional>
@@ -30,8 +30,5 @@ struct key_comparison {
 /// the real key look like a change.
 key_comparison compare_identity_key(const identity_check& identity, std::string_view previous_key);
 
-/// Adds "keyChanged" and, when true, "previousKeySha256" to a rendered reply body (a JSON
-/// object); returns body unchanged when there is nothing to add or it is not an object.
-std::string with_key_memory(std::string body, const key_comparison& comparison);
 
 } // namespace netherscope::net

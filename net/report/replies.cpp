@@ -2,12 +2,17 @@
 
 #include "net/api/api_json.hpp"
 #include "net/report/bodies.hpp"
+#include "net/base/text.hpp"
+#include "net/nethernet/identity_check.hpp"
 #include "net/report/certificate.hpp"
 #include "net/nethernet/sdp_answer.hpp"
 
 namespace netherscope {
 
 namespace {
+
+/// ASCII whitespace around a body.
+constexpr std::string_view ascii_space = " \t\r\n\v\f";
 
 constexpr std::string_view go_nethernet_prefix = "Negotiation failed with error code: ";
 
@@ -50,17 +55,28 @@ std::optional<std::int64_t> nethernet_code_in(std::string_view body) {
   return std::nullopt;
 }
 
-offer_reply make_offer_reply(net::fetch_result&& fetched, std::string_view network_id) {
+offer_reply make_offer_reply(net::fetch_result&& fetched, const net::offer_context& context,
+                             net::identity_check* identity_out) {
   offer_reply reply;
   if (!fetched.error.ok()) {
     reply.error = std::move(fetched.error);
     return reply;
   }
   auto kind = net::classify_answer(fetched.body);
+  const auto status = std::to_string(fetched.status);
   if (is_success(fetched.status) && kind == net::answer_kind::sdp) {
     auto parsed = net::parse_answer(fetched.body);
-    reply.body = net::render_offer(fetched.body, parsed, fetched.tls, network_id);
+    if (!parsed.valid()) {
+      reply.error = make_failure(error_code::upstream_invalid_answer,
+                                 "the target answered " + status
+                                   + " with an SDP answer that is not valid: " + parsed.problem);
+      return reply;
+    }
+    auto identity = net::verify_sdp_identity(fetched.body, context.now_unix);
+    reply.body = net::render_offer(fetched.body, parsed, identity, fetched.tls, context);
     reply.body = net::with_certificate(std::move(reply.body), fetched.certificate);
+    if (identity_out)
+      *identity_out = std::move(identity);
     return reply;
   }
   auto code = nethernet_code_in(fetched.body);
@@ -74,10 +90,19 @@ offer_reply make_offer_reply(net::fetch_result&& fetched, std::string_view netwo
     }
     return reply;
   }
-  reply.error = make_failure(error_code::upstream_failure,
-                             "the target answered " + std::to_string(fetched.status)
-                               + " with neither SDP nor a NetherNet error code: "
-                               + net::valid_utf8(fetched.body, 200));
+  auto shown = net::trim(fetched.body, ascii_space);
+  if (shown.empty()) {
+    reply.error = make_failure(error_code::upstream_invalid_answer,
+                               "the target answered " + status
+                                 + " with an empty body instead of an SDP answer");
+    return reply;
+  }
+  auto quoted = net::valid_utf8(shown, 200);
+  reply.error = make_failure(error_code::upstream_invalid_answer,
+                             "the target answered " + status
+                               + " with a body that is neither an SDP answer (it does not begin "
+                                 "with v=0) nor a NetherNet error code; it begins \""
+                               + quoted + (quoted.size() < shown.size() ? "...\"" : "\""));
   return reply;
 }
 

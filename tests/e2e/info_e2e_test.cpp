@@ -126,11 +126,37 @@ TEST_CASE("info e2e: empty and non-JSON bodies give info null", "[e2e][info]") {
   auto reply = get_info(svc, target_query(empty));
   CHECK(reply.status == 200);
   CHECK(reply.json().at("info").is_null());
+  // Normal for BDS with LAN visibility off: nothing to complain about.
+  CHECK(reply.json().at("infoError").is_null());
+  CHECK(reply.json().at("infoErrorCode").is_null());
   fake_target_process text{{"--body-mode", "text", "--text", "hello"}};
   reply = get_info(svc, target_query(text));
   CHECK(reply.status == 200);
   CHECK(reply.json().at("ok") == true);
   CHECK(reply.json().at("info").is_null());
+  CHECK(reply.json().at("infoErrorCode") == "not_json");
+  fake_target_process array{{"--info", "[1,2]"}};
+  reply = get_info(svc, target_query(array));
+  CHECK(reply.status == 200);
+  CHECK(reply.json().at("info").is_null());
+  CHECK(reply.json().at("infoErrorCode") == "not_object");
+}
+
+TEST_CASE("info e2e: a byte order mark and wrong field types", "[e2e][info]") {
+  service_process svc;
+  // The fake refuses an --info that is not JSON, so the marked body goes out as its text body.
+  fake_target_process bom{{"--body-mode", "text", "--text",
+                           "\xEF\xBB\xBF{\"name\":\"Fake BDS\",\"protocol\":2193}"}};
+  auto reply = get_info(svc, target_query(bom));
+  INFO(reply.body);
+  CHECK(reply.status == 200);
+  CHECK(reply.json().at("info").at("name") == "Fake BDS");
+  CHECK(reply.json().at("infoError").is_null());
+  fake_target_process typed{{"--info", R"({"name":"Fake BDS","protocol":"2193","players":3})"}};
+  reply = get_info(svc, target_query(typed));
+  INFO(reply.body);
+  CHECK(reply.json().at("infoErrorCode") == "field_types");
+  CHECK(reply.json().at("info") == boost::json::parse(R"({"name":"Fake BDS","players":3})"));
 }
 
 TEST_CASE("info e2e: a non-2xx status is 502 with httpStatus and body", "[e2e][info]") {

@@ -5,6 +5,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <ctime>
@@ -373,6 +374,16 @@ TEST_CASE("offer e2e: success against a BDS-style target", "[e2e][offer]") {
   std::string answer{body.at("answer").as_string()};
   CHECK(single_value(answer, "m=application ").value_or("").rfind(std::to_string(port) + " ", 0)
         == 0);
+  CHECK(candidates[0].at("scope") == "loopback");
+  CHECK(candidates[0].at("usableByPlayers") == false);
+
+  // The fake signs its answer as BDS does (cpk as a JWK); the service checked it.
+  auto& identity = body.at("identity").as_object();
+  CHECK(identity.at("present") == true);
+  CHECK(identity.at("verified") == true);
+  CHECK(identity.at("errorCode").is_null());
+  CHECK(identity.at("keySha256").as_string().size() == 64);
+  CHECK(identity.at("expiresAt").is_string());
 
   // The fake took one offer and accepted our identity, under the network ID we gave.
   auto stats = fake.stats();
@@ -486,6 +497,7 @@ TEST_CASE("offer e2e: a drained UDP pool gives exhausted and no candidates", "[e
   CHECK(body.at("exhausted") == true);
   REQUIRE(body.at("candidates").is_array());
   CHECK(body.at("candidates").as_array().empty());
+  CHECK(body.at("warningCodes").as_array().at(0) == "no_candidates");
   CHECK_FALSE(body.contains("cached"));
   auto stats = fake.stats();
   CHECK(stats.at("offers") == 2);
@@ -696,6 +708,11 @@ TEST_CASE("offer e2e: go-nethernet and Pumpkin candidate lines parse", "[e2e][of
     CHECK(candidates[0].at("address") == "127.0.0.1");
     CHECK(udp_port_taken(static_cast<unsigned short>(candidates[0].at("port").to_number<int>())));
     CHECK(body.at("exhausted") == false);
+    // go-nethernet's extensions, and its identity with cpk as a base64 DER string.
+    CHECK(candidates[0].at("generation") == 0);
+    CHECK(candidates[0].at("iceNetworkCost") == 0);
+    CHECK(candidates[0].at("extensions").as_object().contains("ufrag"));
+    CHECK(body.at("identity").at("verified") == true);
     // The doubled prefix was not left out: the answer has one candidate line, and
     // check_offer_result matched every candidate line with a reported candidate.
     CHECK(lines_with_prefix(std::string{body.at("answer").as_string()}, "a=candidate:").size()
@@ -768,22 +785,51 @@ TEST_CASE("offer e2e: extra candidates parse and odd ones are reported", "[e2e][
   CHECK(candidates[2].at("publicAddress") == true);
   CHECK(candidates[3].at("publicAddress") == false);
   CHECK(candidates[0].at("publicAddress") == false); // 127.0.0.1
+  CHECK(candidates[0].at("scope") == "loopback");
+  CHECK(candidates[1].at("scope") == "public");
+  CHECK(candidates[1].at("usableByPlayers") == true);
+  CHECK(candidates[2].at("scope") == "public");
+  CHECK(candidates[3].at("scope") == "private");
+  CHECK(candidates[3].at("usableByPlayers") == false);
 
-  // Warnings are text for the server's owner; what they must carry is the offending
-  // candidate's own data (its address or the bad field), which is what is looked for.
+  // Warnings are text for the server's owner; what the malformed one must carry is the
+  // offending line's own data (its address or the bad field), which is what is looked for.
   REQUIRE(body.contains("warnings"));
   REQUIRE(body.at("warnings").is_array());
   bool mentions_malformed = false;
-  bool mentions_private = false;
   for (auto& w : body.at("warnings").as_array()) {
     std::string text{w.as_string()};
     mentions_malformed |= text.find("198.51.100.77") != std::string::npos
                           || text.find("notanumber") != std::string::npos;
-    mentions_private |= text.find("172.17.0.2") != std::string::npos;
   }
   CHECK(mentions_malformed);
-  CHECK(mentions_private);
+  // Public UDP candidates exist, so nothing says players cannot connect.
+  auto& codes = body.at("warningCodes").as_array();
+  CHECK(std::find(codes.begin(), codes.end(), json::value("candidate_left_out")) != codes.end());
+  CHECK(std::find(codes.begin(), codes.end(), json::value("udp_not_public")) == codes.end());
   CHECK(body.at("exhausted") == false);
+}
+
+TEST_CASE("offer e2e: a 2xx that is not a valid answer is upstream_invalid_answer",
+          "[e2e][offer]") {
+  const std::string no_pwd = "v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n"
+                             "m=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\n"
+                             "a=ice-ufrag:abcd\r\na=fingerprint:sha-256 AA:BB\r\n";
+  stub_target empty{plain_response(200, "OK", "")};
+  stub_target incomplete{plain_response(200, "OK", no_pwd)};
+  service_process svc;
+  for (auto* target : {&empty, &incomplete}) {
+    auto reply = post_offer(svc, target_body(target->port(), ",\"tls\":false"));
+    INFO("body: " << shown(reply));
+    CHECK(reply.status == 502);
+    CHECK(reply.code() == "upstream_invalid_answer");
+    check_quota_headers(reply);
+    std::string message{body_of(reply).at("error").as_string()};
+    // No message ends in an empty quote or a dangling colon.
+    CHECK(message.find("\"\"") == std::string::npos);
+    CHECK(message.back() != ' ');
+    CHECK(target->requests() == 1);
+  }
 }
 
 TEST_CASE("offer e2e: an HTTPS target is found by auto-detection", "[e2e][offer]") {

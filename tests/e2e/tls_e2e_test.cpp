@@ -357,24 +357,24 @@ TEST_CASE("tls e2e: the answer's identity key is remembered per target", "[e2e][
   // First sight: nothing to compare with.
   auto first = object_of(post_offer(svc, port, R"(,"fresh":true)"));
   REQUIRE(first.at("ok") == true);
-  CHECK_FALSE(first.contains("keyChanged"));
+  CHECK_FALSE(first.at("identity").as_object().contains("keyChanged"));
   auto first_key = key_of(first);
 
   // The same server again: the same key.
   auto second = object_of(post_offer(svc, port, R"(,"fresh":true)"));
-  CHECK(second.at("keyChanged") == false);
-  CHECK_FALSE(second.contains("previousKeySha256"));
+  CHECK(second.at("identity").at("keyChanged") == false);
+  CHECK_FALSE(second.at("identity").as_object().contains("previousKeySha256"));
 
   // A restarted fake makes a new identity key at startup: a change, naming the old key.
   fake.reset();
   fake.emplace(std::vector<std::string>{"--port", std::to_string(port)});
   auto third = object_of(post_offer(svc, port, R"(,"fresh":true)"));
-  CHECK(third.at("keyChanged") == true);
-  CHECK(third.at("previousKeySha256").as_string() == first_key);
+  CHECK(third.at("identity").at("keyChanged") == true);
+  CHECK(third.at("identity").at("previousKeySha256").as_string() == first_key);
   CHECK(undescribed(third, "OfferResult").empty());
   CHECK(key_of(third) != first_key);
 
   // And the new key is the one remembered now.
   auto fourth = object_of(post_offer(svc, port, R"(,"fresh":true)"));
-  CHECK(fourth.at("keyChanged") == false);
+  CHECK(fourth.at("identity").at("keyChanged") == false);
 }

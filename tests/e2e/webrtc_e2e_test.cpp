@@ -5,6 +5,7 @@
 // result: an offer a stack refuses or misreads would make the service blame the server.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -102,10 +103,43 @@ TEST_CASE("webrtc e2e: third-party stacks answer our offer with their candidates
   REQUIRE_FALSE(sent.empty());
 
   std::set<std::string> reported;
-  for (auto& c : body.at("candidates").as_array())
-    reported.insert(std::string{c.as_object().at("raw").as_string()});
+  bool saw_loopback = false;
+  for (auto& value : body.at("candidates").as_array()) {
+    auto& c = value.as_object();
+    reported.insert(std::string{c.at("raw").as_string()});
+    // Every candidate says where it lies and whether a player can use it, consistently.
+    std::string scope{c.at("scope").as_string()};
+    bool usable = c.at("transport") == "udp" && c.at("component") == 1 && scope == "public";
+    CHECK(c.at("usableByPlayers").as_bool() == usable);
+    CHECK(c.at("publicAddress").as_bool() == (scope == "public"));
+    if (c.at("address") == "127.0.0.1") {
+      CHECK(scope == "loopback");
+      saw_loopback = true;
+    }
+  }
+  // Each target gathers on 127.0.0.1.
+  CHECK(saw_loopback);
   for (auto& line : sent)
     CHECK(reported.count(line) == 1);
   CHECK(reported.size() == sent.size());
   CHECK_FALSE(body.at("exhausted").as_bool());
+  CHECK(body.at("warnings").as_array().size() == body.at("warningCodes").as_array().size());
+
+  // target.js signs its answers (cpk as a base64 DER string by default); aiortc_target.py
+  // adds no identity, which the reply must say.
+  auto& identity = body.at("identity").as_object();
+  auto& codes = body.at("warningCodes").as_array();
+  auto has_code = [&](const char* code) {
+    return std::find(codes.begin(), codes.end(), json::value(code)) != codes.end();
+  };
+  if (stack == "aiortc") {
+    CHECK(identity.at("present") == false);
+    CHECK(identity.at("errorCode") == "absent");
+    CHECK(has_code("identity_missing"));
+  } else {
+    CHECK(identity.at("present") == true);
+    CHECK(identity.at("verified") == true);
+    CHECK(identity.at("keySha256").as_string().size() == 64);
+    CHECK_FALSE(has_code("identity_unverified"));
+  }
 }

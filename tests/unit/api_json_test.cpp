@@ -15,14 +15,67 @@ TEST_CASE("info: a JSON object body becomes info", "[api_json]") {
   CHECK(body.at("status") == 200);
   CHECK(body.at("tls") == true);
   CHECK(body.at("info").at("players") == 2);
+  CHECK(body.at("infoError").is_null());
+  CHECK(body.at("infoErrorCode").is_null());
 }
 
-TEST_CASE("info: empty, non-JSON and non-object bodies give null", "[api_json]") {
-  for (auto text : {"", "   ", "not json", "[1,2]", "42", "\"text\"", "{\"a\":", "{} trailing"}) {
+TEST_CASE("info: BDS's status body, with and without a byte order mark", "[api_json]") {
+  // PROTOCOL.md §1.2, as BDS 1.26.51.1 sent it.
+  const std::string bds = R"({"name":"Dedicated Server","protocol":2193,"version":"1.26.51",)"
+                          R"("level":"Bedrock level","players":0,"maxPlayers":10,"gameType":0})";
+  for (const auto& text : {bds, "\xEF\xBB\xBF" + bds, "\xEF\xBB\xBF\r\n " + bds + "\n"}) {
     auto body = boost::json::parse(render_info(200, false, text));
-    CHECK(body.at("info").is_null());
-    CHECK(body.at("ok") == true);
+    CHECK(body.at("info") == boost::json::parse(bds));
+    CHECK(body.at("infoErrorCode").is_null());
   }
+}
+
+TEST_CASE("info: an empty body is null without an error", "[api_json]") {
+  for (auto text : {"", "   ", "\r\n", "\xEF\xBB\xBF"}) {
+    auto body = boost::json::parse(render_info(200, false, text));
+    CHECK(body.at("ok") == true);
+    CHECK(body.at("info").is_null());
+    CHECK(body.at("infoError").is_null());
+    CHECK(body.at("infoErrorCode").is_null());
+  }
+}
+
+TEST_CASE("info: bodies that are not JSON objects say so", "[api_json]") {
+  struct bad {
+    const char* text;
+    const char* code;
+  };
+  for (auto c : {bad{"not json", "not_json"}, bad{"{\"a\":", "not_json"},
+                 bad{"{} trailing", "not_json"}, bad{"[1,2]", "not_object"},
+                 bad{"42", "not_object"}, bad{"\"text\"", "not_object"},
+                 bad{"null", "not_object"}, bad{"true", "not_object"}}) {
+    INFO(c.text);
+    auto body = boost::json::parse(render_info(200, false, c.text));
+    CHECK(body.at("ok") == true);
+    CHECK(body.at("info").is_null());
+    CHECK(body.at("infoErrorCode") == c.code);
+    std::string message{body.at("infoError").as_string()};
+    // A sentence, never one ending in an empty quote.
+    CHECK(message.back() == '.');
+    CHECK(message.find("\"\"") == std::string::npos);
+  }
+}
+
+TEST_CASE("info: documented fields of the wrong type are left out, the rest kept",
+          "[api_json]") {
+  auto body = boost::json::parse(render_info(
+    200, false,
+    R"({"name":7,"protocol":"2193","version":"1.26.51","level":null,"players":1.5,)"
+    R"("maxPlayers":10.0,"gameType":0,"stack":"werift"})"));
+  CHECK(body.at("infoErrorCode") == "field_types");
+  auto& info = body.at("info").as_object();
+  // Valid documented fields and unknown fields stay as sent; 10.0 is a whole number.
+  CHECK(info == boost::json::parse(R"({"version":"1.26.51","maxPlayers":10.0,"gameType":0,)"
+                                   R"("stack":"werift"})"));
+  // The message names each field left out.
+  std::string message{body.at("infoError").as_string()};
+  for (auto name : {"name", "protocol", "level", "players"})
+    CHECK(message.find(name) != std::string::npos);
 }
 
 TEST_CASE("quoted bodies stay valid UTF-8 and within 2 KiB", "[api_json]") {

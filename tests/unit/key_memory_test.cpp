@@ -65,19 +65,6 @@ TEST_CASE("key memory: an unverified identity is neither compared nor remembered
   CHECK(absent.key_to_store.empty());
 }
 
-TEST_CASE("key memory: the fields in a rendered body", "[key_memory]") {
-  std::string body = R"({"ok":true,"tls":false})";
-  CHECK(with_key_memory(body, compare_identity_key(verified(key_a), "")) == body);
-  auto same = boost::json::parse(with_key_memory(body, compare_identity_key(verified(key_a), key_a)));
-  CHECK(same.at("keyChanged") == false);
-  CHECK_FALSE(same.as_object().contains("previousKeySha256"));
-  auto changed
-    = boost::json::parse(with_key_memory(body, compare_identity_key(verified(key_b), key_a)));
-  CHECK(changed.at("keyChanged") == true);
-  CHECK(changed.at("previousKeySha256").as_string() == key_a);
-  CHECK(changed.at("ok") == true);
-}
-
 TEST_CASE("key memory: real identities, verified, compared across a key change",
           "[key_memory]") {
   auto now = static_cast<std::int64_t>(std::time(nullptr));

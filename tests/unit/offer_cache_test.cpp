@@ -11,6 +11,7 @@
 #include "actors/cache_actor.hpp"
 #include "actors/offer_cache.hpp"
 #include "net/api/api_json.hpp"
+#include "net/base/text.hpp"
 
 using namespace netherscope;
 using namespace std::chrono_literals;
@@ -44,12 +45,12 @@ const std::string offer_body
 // -- the fields the cache adds ------------------------------------------------
 
 TEST_CASE("cache fields: RFC 3339 UTC timestamps with second precision", "[offer_cache]") {
-  CHECK(net::utc_timestamp(0) == "1970-01-01T00:00:00Z");
-  CHECK(net::utc_timestamp(nov_22_noon) == "2026-11-22T12:00:00Z");
-  CHECK(net::utc_timestamp(nov_22_noon + 3600 * 26 + 65) == "2026-11-23T14:01:05Z");
+  CHECK(net::rfc3339_utc(0) == "1970-01-01T00:00:00Z");
+  CHECK(net::rfc3339_utc(nov_22_noon) == "2026-11-22T12:00:00Z");
+  CHECK(net::rfc3339_utc(nov_22_noon + 3600 * 26 + 65) == "2026-11-23T14:01:05Z");
   // The last second of a leap-year February, and of a year.
-  CHECK(net::utc_timestamp(1835481599) == "2028-02-29T23:59:59Z");
-  CHECK(net::utc_timestamp(1798761599) == "2026-12-31T23:59:59Z");
+  CHECK(net::rfc3339_utc(1835481599) == "2028-02-29T23:59:59Z");
+  CHECK(net::rfc3339_utc(1798761599) == "2026-12-31T23:59:59Z");
 }
 
 TEST_CASE("cache fields: fresh replies get retrievedAt only, cached ones expiresAt too",

@@ -192,8 +192,12 @@ TEST_CASE("expected ports: the body's UDP candidates are read, case-insensitivel
   REQUIRE(warnings.size() == 2);
   CHECK(warnings[0] == "earlier");
   CHECK(warnings[1] == expected_ports_warning({19132}, {40000, 40001}).c_str());
+  // Its machine code stands at the same index in warningCodes (created here: this body had none).
+  REQUIRE(warned.at("warningCodes").as_array().size() == 1);
+  CHECK(warned.at("warningCodes").at(0) == "expected_ports_unused");
   // Everything else stays as it was, the cache's fields included.
   warned.at("warnings").as_array().pop_back();
+  warned.erase("warningCodes");
   CHECK(warned == boost::json::parse(body).as_object());
 
   // No candidates at all, and no warnings array yet.

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,7 @@ using netherscope::net::ice_candidate;
 using netherscope::net::nethernet_error_name;
 using netherscope::net::parse_answer;
 using netherscope::net::parse_candidate;
+using netherscope::net::sdp_lines;
 
 namespace {
 
@@ -309,9 +312,15 @@ TEST_CASE("mDNS .local address", "[sdp]") {
   CHECK(fqdn.address == "turn.example.com");
 }
 
-TEST_CASE("uppercase UDP and other transport and type tokens are kept as written", "[sdp]") {
-  auto c = good("a=candidate:1 1 UDP 2130706431 192.0.2.1 19132 typ host");
-  CHECK(c.transport == "UDP");
+TEST_CASE("transport, type and tcptype are lower-cased; raw keeps the case", "[sdp]") {
+  auto c = good("a=candidate:1 1 UDP 2130706431 192.0.2.1 19132 typ HOST");
+  CHECK(c.transport == "udp");
+  CHECK(c.type == "host");
+  CHECK(c.raw == "candidate:1 1 UDP 2130706431 192.0.2.1 19132 typ HOST");
+  auto tcp = good("a=candidate:1 1 TCP 1 192.0.2.1 9 typ host TCPTYPE Active");
+  CHECK(tcp.transport == "tcp");
+  REQUIRE(tcp.tcptype);
+  CHECK(*tcp.tcptype == "active");
   auto other = good("candidate:1 1 sctp-x 1 192.0.2.1 1 typ custom-type");
   CHECK(other.transport == "sctp-x");
   CHECK(other.type == "custom-type");
@@ -319,6 +328,34 @@ TEST_CASE("uppercase UDP and other transport and type tokens are kept as written
   CHECK(typ.type == "host");
   REQUIRE(typ.related_port);
   CHECK(*typ.related_port == 2);
+}
+
+TEST_CASE("extension pairs: the known ones typed, the others kept in order", "[sdp]") {
+  auto c = good("a=candidate:candidate:1 1 udp 1 192.0.2.7 61234 typ host generation 0 ufrag AbCd "
+                "network-id 7 network-cost 999 x-future some-value");
+  REQUIRE(c.generation);
+  CHECK(*c.generation == 0);
+  REQUIRE(c.network_id);
+  CHECK(*c.network_id == 7);
+  REQUIRE(c.network_cost);
+  CHECK(*c.network_cost == 999);
+  CHECK_FALSE(c.tcptype);
+  using pairs = std::vector<std::pair<std::string, std::string>>;
+  CHECK(c.extensions == pairs{{"ufrag", "AbCd"}, {"x-future", "some-value"}});
+
+  // A known name whose value is not of its type, or a repeated one, is kept as written.
+  auto odd = good("candidate:1 1 udp 1 192.0.2.7 1 typ host generation zero network-id 4294967296 "
+                  "network-cost 1 network-cost 2");
+  CHECK_FALSE(odd.generation);
+  CHECK_FALSE(odd.network_id);
+  REQUIRE(odd.network_cost);
+  CHECK(*odd.network_cost == 1);
+  CHECK(odd.extensions
+        == pairs{{"generation", "zero"}, {"network-id", "4294967296"}, {"network-cost", "2"}});
+
+  auto none = good("candidate:1 1 udp 1 192.0.2.7 1 typ host");
+  CHECK_FALSE(none.generation);
+  CHECK(none.extensions.empty());
 }
 
 TEST_CASE("boundary values are accepted", "[sdp]") {
@@ -466,7 +503,8 @@ TEST_CASE("malformed lines become warnings while good lines around them parse", 
     CHECK(a.ice_ufrag == "Zk3p");
     CHECK(a.fingerprint == "sha-256 AA:BB");
     REQUIRE(a.warnings.size() == 1);
-    const auto& w = a.warnings[0];
+    CHECK(a.warnings[0].code == "candidate_left_out");
+    const auto& w = a.warnings[0].message;
     INFO("warning: " << w);
     // Lines 1-6 are the session and m= lines, so the bad one is line 8.
     CHECK(w.rfind("left out candidate line 8: ", 0) == 0);
@@ -484,19 +522,19 @@ TEST_CASE("malformed lines become warnings while good lines around them parse", 
 TEST_CASE("warning text: format, truncation and escaping", "[sdp]") {
   auto a = parse_answer("v=0\na=candidate:1 1 udp 1 192.0.2.1 65536 typ host\n");
   REQUIRE(a.warnings.size() == 1);
-  CHECK(a.warnings[0]
+  CHECK(a.warnings[0].message
         == "left out candidate line 2: port out of range: a=candidate:1 1 udp 1 192.0.2.1 65536 typ "
            "host");
 
   auto nul = parse_answer(std::string("v=0\r\na=candidate:\0\r\n", 20));
   REQUIRE(nul.warnings.size() == 1);
-  CHECK(nul.warnings[0]
+  CHECK(nul.warnings[0].message
         == "left out candidate line 2: invalid byte 0x00 at column 13: a=candidate:\\x00");
 
   const std::string long_line = "a=candidate:1 1 udp 1 192.0.2.1 1 typ host x " + std::string(100 * 1024, 'y');
   auto longer = parse_answer("v=0\n" + long_line + "\n");
   REQUIRE(longer.warnings.size() == 1);
-  const auto& w = longer.warnings[0];
+  const auto& w = longer.warnings[0].message;
   CHECK(w.rfind("left out candidate line 2: line too long (", 0) == 0);
   CHECK(w.size() == w.find(": a=candidate:") + 2 + 200 + 3);
   CHECK(w.substr(w.size() - 3) == "...");
@@ -512,7 +550,10 @@ TEST_CASE("at most 256 candidates are read, with one warning", "[sdp]") {
   CHECK(a.candidates.back().port == 1255);
   REQUIRE(a.warnings.size() == 1);
   // Candidate lines start at line 7; the 257th is line 263.
-  CHECK(a.warnings[0] == "left out 44 candidate lines from line 263 on: at most 256 candidates are read");
+  CHECK(a.warnings[0].code == "too_many_candidates");
+  CHECK(a.warnings[0].message
+        == "left out 44 candidate lines from line 263 on: at most 256 candidates are read");
+  CHECK(a.candidate_lines == 300);
   // The fingerprint and ufrag after the candidates are still read.
   CHECK(a.ice_ufrag == "Zk3p");
   CHECK(a.fingerprint == "sha-256 AA:BB");
@@ -524,9 +565,11 @@ TEST_CASE("warnings stop after 64, then one summary", "[sdp]") {
   auto a = parse_answer(answer_with(lines));
   REQUIRE(a.candidates.size() == 1);
   REQUIRE(a.warnings.size() == 65);
-  CHECK(a.warnings[0].rfind("left out candidate line 7: ", 0) == 0);
-  CHECK(a.warnings[63].rfind("left out candidate line 70: ", 0) == 0);
-  CHECK(a.warnings[64] == "left out 36 more malformed candidate lines (warnings stop after 64)");
+  CHECK(a.warnings[0].message.rfind("left out candidate line 7: ", 0) == 0);
+  CHECK(a.warnings[63].message.rfind("left out candidate line 70: ", 0) == 0);
+  CHECK(a.warnings[64].code == "candidate_left_out");
+  CHECK(a.warnings[64].message
+        == "left out 36 more malformed candidate lines (warnings stop after 64)");
 }
 
 TEST_CASE("a large hostile body parses in bounded time without crashing", "[sdp]") {
@@ -540,6 +583,96 @@ TEST_CASE("a large hostile body parses in bounded time without crashing", "[sdp]
   auto a = parse_answer(body);
   CHECK(a.candidates.size() <= 256);
   CHECK(a.warnings.size() <= 66);
+}
+
+// -- line ends and validity ------------------------------------------------------------------------
+
+TEST_CASE("sdp_lines ends lines at CRLF, LF and a lone CR", "[sdp]") {
+  using lines = std::vector<std::string_view>;
+  CHECK(sdp_lines("a\r\nb\nc\rd") == lines{"a", "b", "c", "d"});
+  CHECK(sdp_lines("a\r\n") == lines{"a"});
+  CHECK(sdp_lines("a\n\nb") == lines{"a", "", "b"});
+  CHECK(sdp_lines("a\r\rb") == lines{"a", "", "b"});
+  CHECK(sdp_lines("a\n\r") == lines{"a", ""});
+  CHECK(sdp_lines("").empty());
+}
+
+TEST_CASE("recorded answers of werift, libwebrtc and aiortc are valid", "[sdp]") {
+  struct recorded {
+    const char* file;
+    std::size_t candidates;
+  };
+  for (auto r : {recorded{"werift-0.24.4-answer-identity-string.sdp", 2},
+                 recorded{"libwebrtc-wrtc-0.10.0-answer-identity-jwk.sdp", 8},
+                 recorded{"aiortc-1.4.0-answer.sdp", 1},
+                 recorded{"libwebrtc-m106-answer.sdp", 4},
+                 recorded{"libwebrtc-m106-answer-no-candidates.sdp", 0}}) {
+    INFO(r.file);
+    auto a = parse_answer(read_fixture(r.file));
+    CHECK(a.valid());
+    CHECK(a.problem.empty());
+    CHECK(a.warnings.empty());
+    CHECK(a.candidates.size() == r.candidates);
+    CHECK(a.candidate_lines == r.candidates);
+  }
+  auto werift = parse_answer(read_fixture("werift-0.24.4-answer-identity-string.sdp"));
+  CHECK(werift.candidates[0].extensions
+        == std::vector<std::pair<std::string, std::string>>{{"ufrag", "3602"}});
+  auto libwebrtc = parse_answer(read_fixture("libwebrtc-wrtc-0.10.0-answer-identity-jwk.sdp"));
+  CHECK(libwebrtc.candidates[4].tcptype == std::optional<std::string>{"passive"});
+  CHECK(libwebrtc.candidates[4].network_id == std::optional<std::uint32_t>{2});
+}
+
+TEST_CASE("an answer is valid only with v=0, one m=application and its ICE and DTLS parts",
+          "[sdp]") {
+  using netherscope::net::answer_problem;
+  const std::string m = "m=application 9 UDP/DTLS/SCTP webrtc-datachannel\n";
+  const std::string parts = "a=ice-ufrag:u\na=ice-pwd:p\na=fingerprint:sha-256 AA\n";
+  struct shape {
+    std::string sdp;
+    answer_problem problem;
+  };
+  for (const auto& c : std::vector<shape>{
+         {"v=0\n" + m + parts, answer_problem::none},
+         {"\xEF\xBB\xBF\r\n\r\nv=0\r\n" + m + parts, answer_problem::none},
+         {"v=0\r" + m.substr(0, m.size() - 1) + "\ra=ice-ufrag:u\ra=ice-pwd:p\r"
+            "a=fingerprint:sha-256 AA\r",
+          answer_problem::none},
+         {"", answer_problem::no_version},
+         {"o=- 1 1 IN IP4 0.0.0.0\nv=0\n" + m + parts, answer_problem::no_version},
+         {"v=0\n" + parts, answer_problem::no_media},
+         {"v=0\nm=audio 9 UDP/TLS/RTP/SAVPF 111\n" + parts, answer_problem::not_application},
+         {"v=0\nm=application\n" + parts, answer_problem::not_application},
+         {"v=0\n" + m + m + parts, answer_problem::several_media},
+         {"v=0\nm=application 0 UDP/DTLS/SCTP webrtc-datachannel\n" + parts,
+          answer_problem::rejected_media},
+         {"v=0\n" + m + "a=ice-ufrag:\na=ice-pwd:p\na=fingerprint:sha-256 AA\n",
+          answer_problem::no_ice_ufrag},
+         {"v=0\n" + m + "a=ice-ufrag:u\na=fingerprint:sha-256 AA\n", answer_problem::no_ice_pwd},
+         {"v=0\n" + m + "a=ice-ufrag:u\na=ice-pwd:p\n", answer_problem::no_fingerprint},
+       }) {
+    INFO(c.sdp);
+    auto a = parse_answer(c.sdp);
+    CHECK(a.problem_code == c.problem);
+    CHECK(a.valid() == (c.problem == answer_problem::none));
+    CHECK(a.problem.empty() == a.valid());
+  }
+}
+
+TEST_CASE("CR-only answers give the same candidates as CRLF ones", "[sdp]") {
+  auto crlf = read_fixture("libwebrtc-wrtc-0.10.0-answer-identity-jwk.sdp");
+  std::string cr;
+  for (std::size_t i = 0; i < crlf.size(); ++i)
+    if (crlf[i] != '\n')
+      cr += crlf[i];
+  auto a = parse_answer(crlf);
+  auto b = parse_answer(cr);
+  REQUIRE(b.candidates.size() == a.candidates.size());
+  for (std::size_t i = 0; i < a.candidates.size(); ++i)
+    CHECK(b.candidates[i].raw == a.candidates[i].raw);
+  CHECK(b.valid());
+  CHECK(b.ice_ufrag == a.ice_ufrag);
+  CHECK(b.fingerprint == a.fingerprint);
 }
 
 // -- classification and error codes ---------------------------------------------------------------
