@@ -1,11 +1,18 @@
 // Where an address an ICE candidate names can be reached from: the Internet, one network, one
 // host, or nowhere. The ranges are IANA's special-purpose registries (RFC 6890 and updates).
 //
-// This is for describing addresses to people; which addresses the service itself may connect
-// to is net/upstream/address_policy's business.
+// The table of those ranges here is the only one in the service: classify_address describes
+// addresses to people with it, and net/upstream/address_policy refuses to connect to every
+// range in it whose scope is not public, naming the range in its reason.
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <vector>
+
+#include <boost/asio/ip/address.hpp>
+
+#include "net/base/cidr.hpp"
 
 namespace netherscope::net {
 
@@ -56,6 +63,27 @@ struct address_class {
 /// The API's name of a scope: "public", "private", "cgnat", "loopback", "link-local",
 /// "documentation", "mdns", "unspecified", "multicast", "reserved" or "hostname".
 std::string_view to_string(address_scope scope);
+
+/// One row of the special-purpose address table.
+struct special_range {
+  /// The range, e.g. 127.0.0.0/8.
+  cidr net;
+  /// The scope of every address in the range that no earlier row names.
+  address_scope scope = address_scope::reserved;
+  /// What an address in the range is, in the words that follow "<address> is " in a refusal,
+  /// naming the range: "loopback (127.0.0.0/8)", "not global unicast (outside 2000::/3)".
+  std::string reason;
+};
+
+/// The special-purpose ranges, IPv4 rows then IPv6 rows. The first row that contains an address
+/// is its row, so a narrower range comes before a wider one. Each family ends with a row that
+/// covers all of it (0.0.0.0/0 public, ::/0 reserved), so every address has a row.
+const std::vector<special_range>& special_ranges();
+
+/// The first row of special_ranges() that contains addr. An IPv4-mapped IPv6 address is
+/// matched as IPv6 (it falls in the reserved remainder): callers that mean its IPv4 address
+/// unwrap it first, as classify_address does.
+const special_range& find_special_range(const boost::asio::ip::address& addr);
 
 /// The scope of an IPv4 or IPv6 literal or a host name as written in a candidate. An IPv6
 /// literal may carry a %zone; an IPv4-mapped IPv6 address (::ffff:a.b.c.d) is judged as its

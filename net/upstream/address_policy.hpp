@@ -3,7 +3,9 @@
 // The service opens connections to addresses strangers give it, so by default it refuses every
 // address that is not public unicast: loopback, private, link-local, CGNAT, multicast,
 // unspecified, documentation, benchmarking and reserved ranges, and the IPv4-mapped,
-// NAT64 and 6to4 forms of these. Operators add allowed or denied CIDRs with options.
+// NAT64 and 6to4 forms of these. The ranges and the words its reasons use are the table in
+// net/base/address_scope, so the policy and the scopes the API reports never disagree.
+// Operators add allowed or denied CIDRs with options.
 #pragma once
 
 #include <optional>

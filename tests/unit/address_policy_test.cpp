@@ -2,6 +2,8 @@
 // edges of every range, the IPv4 forms hidden in IPv6 addresses, and the allow and deny options.
 #include "net/upstream/address_policy.hpp"
 
+#include "net/base/address_scope.hpp"
+
 #include <array>
 #include <string>
 #include <vector>
@@ -464,4 +466,42 @@ TEST_CASE("a deny refuses public addresses the defaults allow", "[address_policy
   CHECK(allowed(policy, "2606:4701::1"));
   CHECK(check(policy, "2606:4700:4700::1111").reason
         == "2606:4700:4700::1111 is denied by --deny-cidr 2606:4700::/32");
+}
+
+// -- one table for the policy and the scopes --
+
+namespace {
+
+/// The last address of a network: every host bit set.
+address last_of(const cidr& net) {
+  if (net.network.is_v4()) {
+    const auto host_bits = 32u - net.prefix;
+    const auto mask = host_bits == 32 ? 0xFFFFFFFFu : (1u << host_bits) - 1u;
+    return address{address_v4{net.network.to_v4().to_uint() | mask}};
+  }
+  auto bytes = net.network.to_v6().to_bytes();
+  for (unsigned bit = net.prefix; bit < 128; ++bit)
+    bytes[bit / 8] = static_cast<unsigned char>(bytes[bit / 8] | (0x80u >> (bit % 8)));
+  return address{address_v6{bytes}};
+}
+
+} // namespace
+
+TEST_CASE("the policy and classify_address read every row alike", "[address_policy]") {
+  // The policy refuses exactly the addresses whose scope is not public, in the row's words;
+  // checked at both ends of every row, whichever row those ends fall in.
+  const address_policy policy;
+  for (const auto& row : netherscope::net::special_ranges()) {
+    INFO("row " << netherscope::net::to_string(row.net));
+    for (const auto& addr : {row.net.network, last_of(row.net)}) {
+      INFO("address " << addr.to_string());
+      const auto& found = netherscope::net::find_special_range(addr);
+      CHECK(netherscope::net::classify_address(addr.to_string()).scope == found.scope);
+      const auto verdict = policy.check(addr);
+      const bool is_public = found.scope == netherscope::net::address_scope::public_address;
+      CHECK(verdict.allowed == is_public);
+      if (!is_public)
+        CHECK(verdict.reason == addr.to_string() + " is " + found.reason);
+    }
+  }
 }

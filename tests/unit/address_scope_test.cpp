@@ -4,7 +4,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstddef>
 #include <string>
+
+#include <boost/asio/ip/address.hpp>
+#include <boost/system/error_code.hpp>
 
 using netherscope::net::address_scope;
 using netherscope::net::classify_address;
@@ -78,4 +82,72 @@ TEST_CASE("names: mDNS .local and others", "[address_scope]") {
     INFO(name);
     CHECK(classify_address(name).scope == address_scope::hostname);
   }
+}
+
+// -- the special-purpose table itself --
+
+namespace {
+
+using boost::asio::ip::address;
+using netherscope::net::find_special_range;
+using netherscope::net::special_ranges;
+
+/// Parses an address literal written in a test; a typo fails the test instead of throwing.
+address ip(const std::string& text) {
+  boost::system::error_code ec;
+  auto result = boost::asio::ip::make_address(text, ec);
+  INFO("address literal in the test: " << text);
+  REQUIRE_FALSE(ec);
+  return result;
+}
+
+} // namespace
+
+TEST_CASE("no row is hidden by an earlier row that contains it", "[address_scope]") {
+  // First match wins, so a row inside an earlier, wider row could never be found.
+  const auto& rows = special_ranges();
+  for (std::size_t later = 0; later < rows.size(); ++later)
+    for (std::size_t earlier = 0; earlier < later; ++earlier) {
+      const auto& wide = rows[earlier].net;
+      const auto& narrow = rows[later].net;
+      INFO(to_string(narrow) << " after " << to_string(wide));
+      CHECK_FALSE((narrow.prefix >= wide.prefix && contains(wide, narrow.network)));
+    }
+}
+
+TEST_CASE("every address has a row: each family ends with a /0", "[address_scope]") {
+  const auto& rows = special_ranges();
+  REQUIRE(rows.size() >= 2);
+  CHECK(to_string(rows.back().net) == "::/0");
+  CHECK(rows.back().scope == address_scope::reserved);
+  std::size_t v4_wildcards = 0;
+  for (const auto& row : rows)
+    if (to_string(row.net) == "0.0.0.0/0") {
+      ++v4_wildcards;
+      CHECK(row.scope == address_scope::public_address);
+    }
+  CHECK(v4_wildcards == 1);
+  CHECK(find_special_range(ip("8.8.8.8")).scope == address_scope::public_address);
+  CHECK(find_special_range(ip("4000::1")).scope == address_scope::reserved);
+  CHECK(find_special_range(ip("4000::1")).reason == "not global unicast (outside 2000::/3)");
+}
+
+TEST_CASE("a row's reason names its range", "[address_scope]") {
+  CHECK(find_special_range(ip("127.0.0.1")).reason == "loopback (127.0.0.0/8)");
+  CHECK(find_special_range(ip("255.255.255.255")).reason == "broadcast (255.255.255.255/32)");
+  CHECK(find_special_range(ip("255.255.255.255")).scope == address_scope::reserved);
+  for (const auto& row : special_ranges()) {
+    if (to_string(row.net) == "::/0")
+      continue;
+    INFO(to_string(row.net) << ": " << row.reason);
+    const auto suffix = " (" + to_string(row.net) + ")";
+    REQUIRE(row.reason.size() > suffix.size());
+    CHECK(row.reason.compare(row.reason.size() - suffix.size(), suffix.size(), suffix) == 0);
+  }
+}
+
+TEST_CASE("find_special_range leaves IPv4-mapped addresses to the caller", "[address_scope]") {
+  // The mapped form is matched as the IPv6 address it is; classify_address unwraps it.
+  CHECK(find_special_range(ip("::ffff:8.8.8.8")).scope == address_scope::reserved);
+  CHECK(classify_address("::ffff:8.8.8.8").scope == address_scope::public_address);
 }
