@@ -83,7 +83,9 @@ net::fetch_request base_request(const probe_state& st, const target_memory& reca
 
 /// Everything the io thread needs to tell the memory what a fetch taught.
 struct lesson {
-  memory_actor memory;
+  /// A weak reference: a fetch still pending in the io_context when the service stops must not
+  /// keep the detached memory actor alive, or the actor system would wait for it forever.
+  caf::actor_addr memory;
   target where;
   target_memory recalled;
   std::int64_t lifetime_s = 0;
@@ -96,13 +98,15 @@ struct lesson {
 
   /// Sends the update; anon_send only enqueues, so this is safe on an io thread.
   void teach(target_memory_update update) const {
-    if (memory && !update.empty())
-      caf::anon_send(memory, remember_atom::value, where.host, where.port, std::move(update));
+    if (update.empty())
+      return;
+    if (auto strong = caf::actor_cast<memory_actor>(memory))
+      caf::anon_send(strong, remember_atom::value, where.host, where.port, std::move(update));
   }
 };
 
 lesson lesson_of(const probe_state& st, target_memory recalled) {
-  return {st.deps.memory, st.where, std::move(recalled),
+  return {caf::actor_cast<caf::actor_addr>(st.deps.memory), st.where, std::move(recalled),
           static_cast<std::int64_t>(st.deps.settings.scheme_lifetime.count())};
 }
 

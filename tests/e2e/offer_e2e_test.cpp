@@ -27,6 +27,7 @@
 #include <boost/json.hpp>
 
 #include "support/http.hpp"
+#include "support/wait.hpp"
 
 using namespace netherscope::test;
 using namespace std::chrono_literals;
@@ -1106,4 +1107,19 @@ TEST_CASE("offer e2e: the per-target limit holds across spellings of one server"
   CHECK(ok == 2);
   CHECK(limited == 6);
   CHECK(stat(fake, "offers") == 2);
+}
+
+TEST_CASE("offer e2e: SIGTERM exits while a fetch to a silent target is still pending",
+          "[e2e][offer]") {
+  // The target never answers the offer, and the caller gives up first: the fetch is still
+  // pending in the io_context when the service stops. Nothing it holds may keep an actor
+  // alive, or the actor system would wait for it forever.
+  fake_target_process fake{{"--offer-fault", "hang"}};
+  service_process svc{{"--shutdown-grace-ms", "200"}};
+  header_list headers{{"Content-Type", "application/json"}};
+  auto gave_up = http_request(svc.port(), "POST", "/api/offer", headers, target_body(fake), 500ms);
+  CHECK_FALSE(gave_up.error.empty());
+  REQUIRE(wait_until([&] { return stat(fake, "offers") == 1; }, 5s));
+  svc.process().signal(SIGTERM);
+  CHECK(svc.process().wait(15s) == 0);
 }
