@@ -18,12 +18,33 @@ namespace {
 
 // Length of the valid UTF-8 sequence starting at text[i], or 0 if it is not valid.
 std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
+  // RFC 3629 §4: besides the continuation bytes' 10xxxxxx shape, the second byte's range
+  // depends on the lead byte, which rules out overlong forms (C0, C1, E0 80..9F, F0 80..8F),
+  // UTF-16 surrogates (ED A0..BF) and code points past U+10FFFF (F4 90.., F5..FF). A JSON
+  // writer passes bytes through, so anything looser here yields a body parsers refuse.
   auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  auto c = byte(i);
-  std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-  if (n == 0 || i + n > text.size())
+  const auto c = byte(i);
+  if (c < 0x80)
+    return 1;
+  std::size_t n = 0;
+  unsigned char low = 0x80;
+  unsigned char high = 0xBF;
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    low = c == 0xE0 ? 0xA0 : 0x80;
+    high = c == 0xED ? 0x9F : 0xBF;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    low = c == 0xF0 ? 0x90 : 0x80;
+    high = c == 0xF4 ? 0x8F : 0xBF;
+  } else {
     return 0;
-  for (std::size_t k = 1; k < n; ++k)
+  }
+  if (i + n > text.size() || byte(i + 1) < low || byte(i + 1) > high)
+    return 0;
+  for (std::size_t k = 2; k < n; ++k)
     if ((byte(i + k) & 0xC0) != 0x80)
       return 0;
   return n;
@@ -36,6 +57,10 @@ std::string splice_members(std::string_view body, std::string_view members) {
   std::string out;
   out.reserve(body.size() + members.size());
   out.append(body.substr(0, body.size() - 1));
+  // Members are written with a leading comma; an empty object has nothing to separate.
+  if (body.find_first_not_of(" \t\r\n", 1) == body.size() - 1 && !members.empty()
+      && members.front() == ',')
+    members.remove_prefix(1);
   out.append(members);
   out.push_back('}');
   return out;

@@ -182,6 +182,23 @@ json::object render_identity(const identity_check& identity, const offer_context
 
 } // namespace
 
+/// Replaces every number JSON cannot write (1e400 parses as infinity) with null, counting them:
+/// Boost.JSON would serialize them as Infinity, which no JSON parser reads back.
+std::size_t null_non_finite(json::value& v) {
+  if (auto* d = v.if_double(); d && !std::isfinite(*d)) {
+    v = nullptr;
+    return 1;
+  }
+  std::size_t replaced = 0;
+  if (auto* o = v.if_object())
+    for (auto& member : *o)
+      replaced += null_non_finite(member.value());
+  else if (auto* a = v.if_array())
+    for (auto& item : *a)
+      replaced += null_non_finite(item);
+  return replaced;
+}
+
 std::string render_info(std::uint16_t status, bool tls, std::string_view target_body) {
   json::object body;
   body["ok"] = true;
@@ -221,9 +238,14 @@ std::string render_info(std::uint16_t status, bool tls, std::string_view target_
                  + (type == field_type::string ? "a string" : "an integer") + " belongs)";
         object.erase(it);
       }
+      auto out_of_range = null_non_finite(parsed);
       if (!wrong.empty()) {
         error = "Left out status fields of the wrong type: " + wrong + ".";
         error_code = "field_types";
+      } else if (out_of_range > 0) {
+        error = std::to_string(out_of_range)
+                + " number(s) too large for JSON were replaced with null.";
+        error_code = "numbers_out_of_range";
       }
       info = std::move(parsed);
     }

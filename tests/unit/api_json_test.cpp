@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value.hpp>
 
 #include "net/report/replies.hpp"
 #include "net/api/api_json.hpp"
@@ -108,4 +110,44 @@ TEST_CASE("info replies: 2xx is success, other statuses are upstream_status", "[
   failed.error = make_failure(error_code::upstream_timeout, "slow");
   reply = make_info_reply(std::move(failed));
   CHECK(reply.error.code == error_code::upstream_timeout);
+}
+
+TEST_CASE("valid_utf8 passes only what RFC 3629 allows", "[api_json]") {
+  const std::string replacement = "\xEF\xBF\xBD";
+  // Well-formed sequences of each length pass unchanged.
+  for (std::string ok : {"a", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\xF4\x8F\xBF\xBF",
+                         "\xED\x9F\xBF"})
+    CHECK(valid_utf8(ok) == ok);
+  // Overlong forms, surrogates, code points past U+10FFFF and stray bytes become U+FFFD.
+  for (std::string bad : {"\xC0\x80", "\xC1\xBF", "\xE0\x80\x80", "\xED\xA0\x80", "\xF0\x80\x80\x80",
+                          "\xF4\x90\x80\x80", "\xF5\x80\x80\x80", "\xFF", "\x80"}) {
+    INFO("bytes " << bad.size());
+    auto out = valid_utf8(bad);
+    CHECK(out.find(replacement) == 0);
+    // Whatever came in, the result is text a JSON parser reads back.
+    boost::system::error_code ec;
+    boost::json::parse(boost::json::serialize(boost::json::value(out)), ec);
+    CHECK_FALSE(ec);
+  }
+}
+
+TEST_CASE("cache fields splice into an empty object too", "[api_json]") {
+  cache_fields fields;
+  fields.retrieved_at = 0;
+  auto spliced = with_cache_fields("{}", fields);
+  boost::system::error_code ec;
+  auto parsed = boost::json::parse(spliced, ec);
+  REQUIRE_FALSE(ec);
+  CHECK(parsed.at("retrievedAt") == "1970-01-01T00:00:00Z");
+}
+
+TEST_CASE("info: numbers JSON cannot write become null, with a code", "[api_json]") {
+  auto rendered = render_info(200, false, R"({"name":"x","extra":[1e400,-1e400,2]})");
+  boost::system::error_code ec;
+  auto body = boost::json::parse(rendered, ec);
+  REQUIRE_FALSE(ec);
+  CHECK(body.at("info").at("extra").at(0).is_null());
+  CHECK(body.at("info").at("extra").at(1).is_null());
+  CHECK(body.at("info").at("extra").at(2) == 2);
+  CHECK(body.at("infoErrorCode") == "numbers_out_of_range");
 }
