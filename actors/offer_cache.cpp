@@ -4,6 +4,13 @@
 
 namespace netherscope {
 
+namespace {
+
+/// The largest rendered answer the cache keeps; real answers are a few KB.
+constexpr std::size_t max_entry_bytes = 256 * 1024;
+
+} // namespace
+
 std::int64_t offer_cache::age_of(const entry& e, clock_type::time_point now) {
   // RFC 9111 5.1: whole seconds, never negative.
   auto age = std::chrono::duration_cast<std::chrono::seconds>(now - e.stored).count();
@@ -36,6 +43,10 @@ void offer_cache::put(const target& key, std::string body, clock_type::time_poin
                       wall_clock::time_point retrieved_at) {
   if (auto i = entries_.find(key); i != entries_.end())
     erase(i);
+  // A hostile target can answer with a body of megabytes; one such entry would evict every
+  // other target's answer, so an oversized answer is served once and not kept.
+  if (body.size() > max_entry_bytes)
+    return;
   auto retrieved
     = std::chrono::duration_cast<std::chrono::seconds>(retrieved_at.time_since_epoch()).count();
   // retrievedAt and expiresAt are the same for every hit on this entry: rendered once here.

@@ -45,27 +45,33 @@ net::scheme_hint hint_for(const probe_state& st, const target_memory& recalled) 
 /// How a fetch ended, for the scheme memory: a response, a failure to reach the target, or
 /// no attempt (refused by the address policy or the per-target limit).
 storage::fetch_outcome outcome_of(const net::fetch_result& fetched) {
-  if (fetched.error.ok())
+  if (fetched.error.ok()) {
+    // A non-2xx over plain HTTP may be a TLS server's complaint about plain HTTP (nginx's 400)
+    // after a slow handshake made detection give up: never learn "plain" from it, and forget
+    // a remembered "plain" so the next call detects again.
+    if (!fetched.tls && (fetched.status < 200 || fetched.status > 299))
+      return storage::fetch_outcome::unanswered;
     return storage::fetch_outcome::answered;
+  }
   if (fetched.error.code == error_code::upstream_failure
       || fetched.error.code == error_code::upstream_timeout)
     return storage::fetch_outcome::unanswered;
   return storage::fetch_outcome::not_tried;
 }
 
-/// Asks the memory about the probe's target when needed, then runs next with what it knows:
-/// nothing when there is no memory, or it fails or is slow (a call never waits on it for
+/// Asks the memory about the probe's target when needed, then runs next with what it knows
+/// and whether asking worked: nothing when there is no memory, or it fails or is slow (a call never waits on it for
 /// longer than the recall deadline, and works without it).
 template <class F>
 void with_memory(probe_pointer self, bool needed, F next) {
   auto& st = self->state;
   if (!needed || !st.deps.memory)
-    return next(target_memory{});
+    return next(target_memory{}, true);
   self
     ->request(st.deps.memory, st.deps.settings.recall_deadline, recall_atom::value,
               st.where.host, st.where.port)
-    .then([=](target_memory& recalled) { next(std::move(recalled)); },
-          [=](caf::error&) { next(target_memory{}); });
+    .then([=](target_memory& recalled) { next(std::move(recalled), true); },
+          [=](caf::error&) { next(target_memory{}, false); });
 }
 
 /// The parts every fetch of this probe shares.
@@ -134,7 +140,11 @@ void deliver_offer(probe_pointer self, const offer_reply& reply) {
     waiter.deliver(reply);
 }
 
-void start_offer(probe_pointer self, target_memory recalled, std::string network_id) {
+/// Sends an offer; recalled_ok is false when the memory could not be asked (slow or failed),
+/// and then the identity key is neither compared nor stored: an unknown previous key must not
+/// be overwritten by the new one, or a change would go unreported.
+void start_offer(probe_pointer self, target_memory recalled, bool recalled_ok,
+                 std::string network_id) {
   auto& st = self->state;
   auto params = net::make_offer_parameters(*st.deps.identity, std::time(nullptr));
   if (!params) {
@@ -157,7 +167,7 @@ void start_offer(probe_pointer self, target_memory recalled, std::string network
   context.signalling_port = st.where.port;
   if (!recalled.key_sha256.empty())
     context.previous_key_sha256 = recalled.key_sha256;
-  st.deps.client->fetch(std::move(req), [handle, context,
+  st.deps.client->fetch(std::move(req), [handle, context, recalled_ok,
                                          learnt = lesson_of(st, std::move(recalled))](
                                           net::fetch_result&& r) mutable {
     auto now = unix_now();
@@ -167,7 +177,7 @@ void start_offer(probe_pointer self, target_memory recalled, std::string network
     context.now_unix = now;
     net::identity_check identity;
     auto reply = make_offer_reply(std::move(r), context, &identity);
-    if (reply.error.ok())
+    if (reply.error.ok() && recalled_ok)
       update.key_sha256
         = net::compare_identity_key(identity, learnt.recalled.key_sha256).key_to_store;
     learnt.teach(std::move(update));
@@ -195,7 +205,7 @@ probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self
       // a time, however many callers ask.
       if (st.info_waiters.size() == 1)
         with_memory(self, scheme_memory_on(st),
-                    [=](target_memory recalled) { start_info(self, std::move(recalled)); });
+                    [=](target_memory recalled, bool) { start_info(self, std::move(recalled)); });
       return promise;
     },
     [=](done_atom, info_reply& reply) {
@@ -217,8 +227,8 @@ probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self
         network_id = net::random_network_id();
       // Offers always ask the memory: the identity key last seen is compared with the
       // answer's whatever the scheme.
-      with_memory(self, true, [=](target_memory recalled) {
-        start_offer(self, std::move(recalled), network_id);
+      with_memory(self, true, [=](target_memory recalled, bool recalled_ok) {
+        start_offer(self, std::move(recalled), recalled_ok, network_id);
       });
       return promise;
     },

@@ -269,8 +269,10 @@ std::string render_offer(std::string_view answer, const parsed_answer& parsed,
   for (const auto& c : parsed.candidates)
     candidates.emplace_back(render_candidate(c));
   body["candidates"] = std::move(candidates);
-  body["answerFingerprint"] = valid_utf8(parsed.fingerprint);
-  body["iceUfrag"] = valid_utf8(parsed.ice_ufrag);
+  // Real values are under 110 bytes (a sha-256 fingerprint) and 256 (RFC 8839's ufrag); the
+  // cap keeps a hostile answer from doubling its size in the reply.
+  body["answerFingerprint"] = valid_utf8(parsed.fingerprint, 256);
+  body["iceUfrag"] = valid_utf8(parsed.ice_ufrag, 256);
   // SPEC 2.2: a 200 answer with zero candidates means the server's UDP pool is drained. Only a
   // valid answer reaches here, and lines that were all malformed are not "zero candidates".
   body["exhausted"] = parsed.candidate_lines == 0;

@@ -13,6 +13,9 @@
 
 namespace netherscope::net {
 
+/// The most allowed addresses of one name a fetch tries (and charges to the per-target limit).
+constexpr std::size_t max_endpoints = 8;
+
 namespace {
 
 std::string ms_text(std::chrono::milliseconds ms) {
@@ -179,6 +182,12 @@ void fetch_op::use_endpoints(std::vector<tcp::endpoint> candidates) {
   // second, different DNS answer cannot slip a refused address past the check.
   std::string first_refusal;
   for (auto& ep : candidates) {
+    // A name may resolve to thousands of addresses (a DNS answer over TCP holds ~4000 A
+    // records); each allowed one is tried and charged to the per-target limit, so a stranger's
+    // name could otherwise hold the limit of many servers at once. A handful is plenty for a
+    // server's own addresses.
+    if (endpoints_.size() == max_endpoints)
+      break;
     auto verdict = st_->settings.policy.check(ep.address());
     if (verdict.allowed)
       endpoints_.push_back(ep);

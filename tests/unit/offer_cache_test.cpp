@@ -93,6 +93,15 @@ TEST_CASE("offer cache: entries are fresh for 120 s", "[offer_cache]") {
   CHECK_FALSE(cache.fresh(key("b.com"), t0));
 }
 
+TEST_CASE("offer cache: an oversized answer is not kept", "[offer_cache]") {
+  offer_cache cache{offer_cache::limits{}};
+  cache.put(key("small.com"), "small", t0, wall_noon);
+  cache.put(key("huge.com"), std::string(300 * 1024, 'x'), t0, wall_noon);
+  CHECK_FALSE(cache.fresh(key("huge.com"), t0));
+  // And it pushed nothing else out.
+  CHECK(cache.fresh(key("small.com"), t0));
+}
+
 TEST_CASE("offer cache: the key is host, port and tls mode", "[offer_cache]") {
   offer_cache cache{offer_cache::limits{}};
   cache.put(key("a.com"), "auto", t0, wall_noon);
