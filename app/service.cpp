@@ -107,9 +107,15 @@ struct opened_store {
   std::shared_ptr<storage::env> env;
   MDB_dbi meta = 0;
   store_handles handles;
-  /// What is remembered about targets (storage/target_records.hpp).
+  /// What is remembered about targets (storage/target_records.hpp), in an environment of its
+  /// own: strangers choose which targets are remembered, so filling it must never stop the
+  /// quota commits of the main store.
+  std::shared_ptr<storage::env> targets_env;
   MDB_dbi targets = 0;
 };
+
+/// The target memory's map: about 200k records of ~300 bytes, far beyond what honest use makes.
+constexpr std::size_t target_memory_map_size = std::size_t{64} << 20;
 
 /// Creates --data-dir when missing and opens the store with its four databases.
 std::optional<opened_store> open_store(const config& cfg) {
@@ -131,7 +137,19 @@ std::optional<opened_store> open_store(const config& cfg) {
   auto meta_db = (*store)->open_db("meta");
   auto usage_db = (*store)->open_db("usage");
   auto accounts_db = (*store)->open_db("accounts");
-  auto targets_db = (*store)->open_db("targets");
+  auto targets_dir = (std::filesystem::path{cfg.data_dir} / "targets").string();
+  std::filesystem::create_directories(targets_dir, fs_ec);
+  storage::env_options targets_cfg;
+  targets_cfg.map_size = target_memory_map_size;
+  // What is remembered is a hint: losing the last writes to a power cut costs one detection.
+  targets_cfg.sync = false;
+  auto targets_env = storage::env::open(targets_dir, targets_cfg);
+  if (fs_ec || !targets_env) {
+    startup_failed("cannot open the target memory in '" + targets_dir + "': "
+                   + (fs_ec ? fs_ec.message() : caf::to_string(targets_env.error())));
+    return std::nullopt;
+  }
+  auto targets_db = (*targets_env)->open_db("targets");
   for (auto* db : {&meta_db, &usage_db, &accounts_db, &targets_db}) {
     if (!*db) {
       startup_failed(caf::to_string(db->error()));
@@ -139,7 +157,7 @@ std::optional<opened_store> open_store(const config& cfg) {
     }
   }
   return opened_store{*store, *meta_db, store_handles{*store, *usage_db, *accounts_db},
-                      *targets_db};
+                      *targets_env, *targets_db};
 }
 
 /// What the store keeps besides counters and accounts, made on the first start.
@@ -349,7 +367,7 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
   auto unix_now = []() -> std::int64_t { return std::time(nullptr); };
   // Detached, as the quota actor: its writes wait for the disk and for other writers.
   actors.memory = system.spawn<caf::detached>(memory,
-                                              memory_settings{store.env, store.targets, unix_now});
+                                              memory_settings{store.targets_env, store.targets, unix_now});
   peers.registry = system.spawn(probe_registry,
                                 make_probe_deps(cfg, clients, secrets, actors.memory));
   peers.cache = system.spawn(cache, peers.registry, make_cache_settings(cfg));

@@ -3,6 +3,8 @@
 // loopback.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -377,4 +379,6 @@ TEST_CASE("tls e2e: the answer's identity key is remembered per target", "[e2e][
   // And the new key is the one remembered now.
   auto fourth = object_of(post_offer(svc, port, R"(,"fresh":true)"));
   CHECK(fourth.at("identity").at("keyChanged") == false);
+  // The memory lives in an environment of its own, apart from the quota store.
+  CHECK(std::filesystem::exists(svc.data_dir() + "/targets/data.mdb"));
 }
