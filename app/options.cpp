@@ -152,6 +152,30 @@ bool parse_cidr_list(const po::variables_map& vm, const char* name,
   return true;
 }
 
+/// Boost converts "-1" to an unsigned type by wrapping it to the largest value, which would
+/// turn a quota of -1 into "unlimited": a count or limit given with a minus sign is refused.
+/// Returns the message for the first such value, or empty.
+std::string negative_count(const po::parsed_options& parsed,
+                           const po::options_description& desc) {
+  for (const auto& option : parsed.options) {
+    const auto* known = desc.find_nothrow(option.string_key, false);
+    if (!known || option.value.empty())
+      continue;
+    auto semantic = known->semantic();
+    const auto* typed = dynamic_cast<const po::typed_value_base*>(semantic.get());
+    if (!typed)
+      continue;
+    const auto& type = typed->value_type();
+    bool is_unsigned = type == typeid(unsigned) || type == typeid(unsigned long)
+                       || type == typeid(unsigned long long) || type == typeid(unsigned short);
+    for (const auto& text : option.value)
+      if (is_unsigned && text.find_first_not_of(" \t") != std::string::npos
+          && text[text.find_first_not_of(" \t")] == '-')
+        return "--" + option.string_key + " must not be negative (got '" + text + "')";
+  }
+  return {};
+}
+
 bool in_range(const po::variables_map& vm, const char* name, unsigned lo, unsigned hi,
               std::string& error) {
   auto value = vm[name].as<unsigned>();
@@ -191,8 +215,13 @@ parse_result parse_options(int argc, const char* const* argv) {
   };
   try {
     // The first source stored wins, so the order is: flags, environment, config file.
-    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
-    po::store(po::parse_environment(env_desc, variable_to_option), vm);
+    auto from_flags = po::command_line_parser(argc, argv).options(desc).run();
+    auto from_env = po::parse_environment(env_desc, variable_to_option);
+    for (auto* parsed : {&from_flags, &from_env})
+      if (auto bad = negative_count(*parsed, desc); !bad.empty())
+        return fail(bad);
+    po::store(from_flags, vm);
+    po::store(from_env, vm);
     if (vm.count("help")) {
       std::ostringstream text;
       text << "usage: netherscope [options]\n\n" << desc;
@@ -208,7 +237,10 @@ parse_result parse_options(int argc, const char* const* argv) {
       std::ifstream file{path};
       if (!file)
         return fail("cannot read config file '" + path + "'");
-      po::store(po::parse_config_file(file, desc), vm);
+      auto from_file = po::parse_config_file(file, desc);
+      if (auto bad = negative_count(from_file, desc); !bad.empty())
+        return fail(bad);
+      po::store(from_file, vm);
     }
     po::notify(vm);
   } catch (const po::error& e) {

@@ -117,6 +117,19 @@ TEST_CASE("options: flag beats environment beats config file", "[options]") {
   CHECK(r.cfg.status_timeout == std::chrono::milliseconds(1234));
 }
 
+TEST_CASE("options: a negative count is refused, not wrapped to unlimited", "[options]") {
+  // Boost would read -1 into an unsigned 64-bit limit as 18446744073709551615.
+  CHECK(parse({"--limit-offer-ip", "-1"}).status == parse_status::exit_error);
+  CHECK(parse({}, {"NETHERSCOPE_LIMIT_INFO_KEY=-5"}).status == parse_status::exit_error);
+  test::temp_dir dir;
+  auto file = dir.path() + "/netherscope.conf";
+  std::ofstream{file} << "limit-info-ip = -2\n";
+  CHECK(parse({"--config", file}).status == parse_status::exit_error);
+  auto r = parse({"--limit-offer-ip", "0"});
+  REQUIRE(r.status == parse_status::run);
+  CHECK(r.cfg.limit_offer_ip == 0);
+}
+
 TEST_CASE("options: CIDR lists from flags and environment", "[options]") {
   auto r = parse({"--allow-cidr", "192.0.2.0/24,198.51.100.0/24", "--allow-cidr", "::1/128"});
   REQUIRE(r.status == parse_status::run);
