@@ -3,9 +3,11 @@
 #include <ctime>
 #include <sys/resource.h>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <thread>
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -37,10 +39,11 @@ namespace asio = boost::asio;
 /// Ends the service gracefully: stop accepting, let in-flight calls finish, then stop.
 class shutdown_sequence : public std::enable_shared_from_this<shutdown_sequence> {
 public:
-  shutdown_sequence(asio::io_context& ioc, std::shared_ptr<net::listener> lst,
-                    net::server_context& ctx, std::chrono::milliseconds grace)
-    : ioc_(ioc), listener_(std::move(lst)), ctx_(ctx), grace_(grace), signals_(ioc),
-      timer_(ioc) {
+  shutdown_sequence(asio::io_context& ioc, std::function<void()> stop_all,
+                    std::shared_ptr<net::listener> lst, net::server_context& ctx,
+                    std::chrono::milliseconds grace)
+    : stop_all_(std::move(stop_all)), listener_(std::move(lst)), ctx_(ctx), grace_(grace),
+      signals_(ioc), timer_(ioc) {
     signals_.add(SIGINT);
     signals_.add(SIGTERM);
   }
@@ -64,7 +67,7 @@ private:
     // A second signal means "now".
     signals_.async_wait([self = shared_from_this()](boost::system::error_code ec, int) {
       if (!ec)
-        self->ioc_.stop();
+        self->stop_all_();
     });
     poll();
   }
@@ -76,7 +79,7 @@ private:
       if (ctx_.in_flight.load() > 0)
         log::write(log::level::warn, "shutdown_abandoned",
                    {{"in_flight", ctx_.in_flight.load()}});
-      ioc_.stop();
+      stop_all_();
       return;
     }
     timer_.expires_after(std::chrono::milliseconds(10));
@@ -86,13 +89,43 @@ private:
     });
   }
 
-  asio::io_context& ioc_;
+  std::function<void()> stop_all_;
   std::shared_ptr<net::listener> listener_;
   net::server_context& ctx_;
   std::chrono::milliseconds grace_;
   asio::signal_set signals_;
   asio::steady_timer timer_;
   std::chrono::steady_clock::time_point deadline_;
+};
+
+/// The io_contexts the service runs, one thread each: the main one holds the listener, the
+/// clients to targets and the signals; every context serves its share of the connections.
+struct io_pool {
+  explicit io_pool(unsigned threads) {
+    for (unsigned i = 1; i < threads; ++i) {
+      extra.push_back(std::make_unique<asio::io_context>(1));
+      // A context with no connection yet must not return from run() at once.
+      guards.push_back(asio::make_work_guard(*extra.back()));
+    }
+  }
+
+  /// Every context, the main one first.
+  std::vector<asio::io_context*> all() {
+    std::vector<asio::io_context*> out{&main};
+    for (auto& c : extra)
+      out.push_back(c.get());
+    return out;
+  }
+
+  /// Stops every context; their threads return from run().
+  void stop_all() {
+    for (auto* c : all())
+      c->stop();
+  }
+
+  asio::io_context main{1};
+  std::vector<std::unique_ptr<asio::io_context>> extra;
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards;
 };
 
 // -- the steps of run_service, in the order it takes them --
@@ -295,8 +328,9 @@ std::optional<upstream_clients> make_clients(asio::io_context& ioc, const config
 }
 
 /// Binds the listening socket; null when the address is not an IP address or is taken.
-std::shared_ptr<net::listener> open_listener(asio::io_context& ioc, net::server_context& ctx,
+std::shared_ptr<net::listener> open_listener(io_pool& pool, net::server_context& ctx,
                                              const config& cfg) {
+  auto& ioc = pool.main;
   boost::system::error_code ec;
   auto address = asio::ip::make_address(cfg.listen_address, ec);
   if (ec) {
@@ -304,7 +338,7 @@ std::shared_ptr<net::listener> open_listener(asio::io_context& ioc, net::server_
     return nullptr;
   }
   auto lst = std::make_shared<net::listener>(
-    ioc, asio::ip::tcp::endpoint{address, cfg.port}, ctx, ec);
+    ioc, asio::ip::tcp::endpoint{address, cfg.port}, ctx, ec, pool.all());
   if (ec) {
     startup_failed("cannot listen on " + cfg.listen_address + ":" + std::to_string(cfg.port)
                    + ": " + ec.message());
@@ -384,13 +418,15 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
   return actors;
 }
 
-/// Serves on cfg.io_threads threads, this one included, until the shutdown sequence that a
-/// signal starts stops the io_context.
-void serve(asio::io_context& ioc, const std::shared_ptr<net::listener>& lst,
-           net::server_context& ctx, const config& cfg) {
+/// Serves on cfg.io_threads threads, this one included (one per io_context), until the
+/// shutdown sequence that a signal starts stops every context.
+void serve(io_pool& pool, const std::shared_ptr<net::listener>& lst, net::server_context& ctx,
+           const config& cfg) {
   lst->run();
   auto bound = lst->local_endpoint();
-  std::make_shared<shutdown_sequence>(ioc, lst, ctx, cfg.shutdown_grace)->arm();
+  std::make_shared<shutdown_sequence>(pool.main, [&pool] { pool.stop_all(); }, lst, ctx,
+                                      cfg.shutdown_grace)
+    ->arm();
   log::write(log::level::info, "listening",
              {{"address", bound.address().to_string()},
               {"port", bound.port()},
@@ -398,9 +434,9 @@ void serve(asio::io_context& ioc, const std::shared_ptr<net::listener>& lst,
               {"actor_threads", cfg.actor_threads},
               {"data_dir", cfg.data_dir}});
   std::vector<std::thread> threads;
-  for (unsigned i = 1; i < cfg.io_threads; ++i)
-    threads.emplace_back([&ioc] { ioc.run(); });
-  ioc.run();
+  for (auto& context : pool.extra)
+    threads.emplace_back([c = context.get()] { c->run(); });
+  pool.main.run();
   for (auto& t : threads)
     t.join();
 }
@@ -437,11 +473,11 @@ int run_service(const config& cfg) {
   // inside actors) use the server context, so it is made first and destroyed last; the
   // actor system goes first, releasing every callback while sockets can still close.
   net::server_context ctx{make_server_settings(cfg), openapi_document};
-  asio::io_context ioc{static_cast<int>(cfg.io_threads)};
-  auto clients = make_clients(ioc, cfg);
+  io_pool pool{cfg.io_threads};
+  auto clients = make_clients(pool.main, cfg);
   if (!clients)
     return 1;
-  auto lst = open_listener(ioc, ctx, cfg);
+  auto lst = open_listener(pool, ctx, cfg);
   if (!lst)
     return 1;
   // The actor system keeps a reference to its configuration, so both live here.
@@ -452,7 +488,7 @@ int run_service(const config& cfg) {
   auto actors = spawn_actors(system, cfg, *store, *secrets, *clients);
   ctx.set_call_sink(make_edge_bridge(actors.fronts));
 
-  serve(ioc, lst, ctx, cfg);
+  serve(pool, lst, ctx, cfg);
   clients->targets->stop();
   clients->provider->stop();
   stop_actors(ctx, actors);

@@ -11,8 +11,12 @@ namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
 listener::listener(asio::io_context& ioc, const tcp::endpoint& endpoint, server_context& ctx,
-                   boost::system::error_code& ec)
-  : ioc_(ioc), acceptor_(asio::make_strand(ioc)), backoff_(acceptor_.get_executor()), ctx_(ctx) {
+                   boost::system::error_code& ec,
+                   std::vector<asio::io_context*> session_contexts)
+  : ioc_(ioc), session_contexts_(std::move(session_contexts)),
+    acceptor_(asio::make_strand(ioc)), backoff_(acceptor_.get_executor()), ctx_(ctx) {
+  if (session_contexts_.empty())
+    session_contexts_.push_back(&ioc_);
   acceptor_.open(endpoint.protocol(), ec);
   if (!ec)
     acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
@@ -40,9 +44,12 @@ tcp::endpoint listener::local_endpoint() const {
 }
 
 void listener::do_accept() {
-  // Each connection gets its own strand, so its handlers never run concurrently even with
-  // several io threads.
-  acceptor_.async_accept(asio::make_strand(ioc_),
+  // Connections are dealt round robin to io_contexts that each run on one thread: one context
+  // shared by all threads left the first thread doing most of the work (TOOLCHAIN.md §6).
+  // Each connection still gets its own strand, since actor replies post onto it from other
+  // threads.
+  auto& context = *session_contexts_[next_context_++ % session_contexts_.size()];
+  acceptor_.async_accept(asio::make_strand(context),
                          boost::beast::bind_front_handler(&listener::on_accept,
                                                           shared_from_this()));
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -15,9 +16,12 @@ namespace netherscope::net {
 /// Accepts connections and starts a session for each; stop() closes the acceptor.
 class listener : public std::enable_shared_from_this<listener> {
 public:
-  /// Binds and listens; ec reports a failure (address in use, permission).
+  /// Binds and listens; ec reports a failure (address in use, permission). Connections are
+  /// dealt round robin to session_contexts (each run by one thread of its own), or served on
+  /// ioc when none are given.
   listener(boost::asio::io_context& ioc, const boost::asio::ip::tcp::endpoint& endpoint,
-           server_context& ctx, boost::system::error_code& ec);
+           server_context& ctx, boost::system::error_code& ec,
+           std::vector<boost::asio::io_context*> session_contexts = {});
 
   /// Starts accepting.
   void run();
@@ -33,6 +37,8 @@ private:
   void on_accept(boost::system::error_code ec, boost::asio::ip::tcp::socket socket);
 
   boost::asio::io_context& ioc_;
+  std::vector<boost::asio::io_context*> session_contexts_;
+  std::size_t next_context_ = 0;
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::steady_timer backoff_;
   std::chrono::steady_clock::time_point last_error_log_{};
