@@ -38,16 +38,17 @@ free_port() {
     || echo $((20000 + RANDOM % 20000))
 }
 
-# wrk's "Requests/sec" and average latency.
+# wrk's "Requests/sec", average latency, non-2xx count and 99th percentile latency.
 measure() {
   local out
-  out=$(wrk -t2 -c64 -d"${secs}s" "$@")
-  local rps lat
+  out=$(wrk -t2 -c64 -d"${secs}s" --latency "$@")
+  local rps lat p99
   rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
   lat=$(awk '/^    Latency/ {print $2}' <<<"$out")
+  p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
   local non2xx
   non2xx=$(awk '/Non-2xx/ {print $5}' <<<"$out")
-  echo "$rps $lat ${non2xx:-0}"
+  echo "$rps $lat ${non2xx:-0} ${p99:-?}"
 }
 
 build/tools/fake_target/fake_target >"$work/target.log" 2>&1 &
@@ -84,12 +85,12 @@ nginx -c "$work/nginx.conf" -p "$work" &
 pids+=($!)
 sleep 0.5
 
-read -r nginx_rps nginx_lat _ < <(measure "http://127.0.0.1:$nginx_port/offer.json")
-read -r offer_rps offer_lat offer_bad < <(TARGET_PORT=$target_port measure -s tools/bench/offer.lua "http://127.0.0.1:$svc_port/api/offer")
-read -r nosync_rps nosync_lat nosync_bad < <(TARGET_PORT=$target_port measure -s tools/bench/offer.lua "http://127.0.0.1:$nosync_port/api/offer")
-read -r health_rps health_lat _ < <(measure "http://127.0.0.1:$svc_port/healthz")
+read -r nginx_rps nginx_lat _ nginx_p99 < <(measure "http://127.0.0.1:$nginx_port/offer.json")
+read -r offer_rps offer_lat offer_bad offer_p99 < <(TARGET_PORT=$target_port measure -s tools/bench/offer.lua "http://127.0.0.1:$svc_port/api/offer")
+read -r nosync_rps nosync_lat nosync_bad nosync_p99 < <(TARGET_PORT=$target_port measure -s tools/bench/offer.lua "http://127.0.0.1:$nosync_port/api/offer")
+read -r health_rps health_lat _ health_p99 < <(measure "http://127.0.0.1:$svc_port/healthz")
 # An info call with invalid input: counted (a durable charge), no upstream work.
-read -r charge_rps charge_lat charge_non2xx < <(measure "http://127.0.0.1:$svc_port/api/info?host=")
+read -r charge_rps charge_lat charge_non2xx charge_p99 < <(measure "http://127.0.0.1:$svc_port/api/info?host=")
 
 # One connection: the latency a durable charge adds to a call (the actor hops and a commit).
 health_c1=$(wrk -t1 -c1 -d"${secs}s" "http://127.0.0.1:$svc_port/healthz" | awk '/^    Latency/ {print $2}')
@@ -102,13 +103,13 @@ sf=$(build/tools/bench/bench_single_flight "$svc_port" "$target_port" 1000) || t
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f%%", 100 * a / b }'; }
 
 cat <<TABLE
-| measurement (wrk -t2 -c64, ${secs} s, loopback, one 2-core machine) | requests/s | avg latency | vs nginx |
-|---|---|---|---|
-| nginx, static file of a cached offer's size | $nginx_rps | $nginx_lat | 100% |
-| cached POST /api/offer + durable charge (fsync per group commit) | $offer_rps | $offer_lat | $(ratio "$offer_rps" "$nginx_rps") |
-| cached POST /api/offer + charge, --store-sync=false | $nosync_rps | $nosync_lat | $(ratio "$nosync_rps" "$nginx_rps") |
-| GET /healthz (no actors, no charge) | $health_rps | $health_lat | $(ratio "$health_rps" "$nginx_rps") |
-| GET /api/info invalid input (a charge and a 400, no upstream) | $charge_rps | $charge_lat | $(ratio "$charge_rps" "$nginx_rps") |
+| measurement (wrk -t2 -c64, ${secs} s, loopback, one 2-core machine) | requests/s | avg latency | p99 | vs nginx |
+|---|---|---|---|---|
+| nginx, static file of a cached offer's size | $nginx_rps | $nginx_lat | $nginx_p99 | 100% |
+| cached POST /api/offer + durable charge (fsync per group commit) | $offer_rps | $offer_lat | $offer_p99 | $(ratio "$offer_rps" "$nginx_rps") |
+| cached POST /api/offer + charge, --store-sync=false | $nosync_rps | $nosync_lat | $nosync_p99 | $(ratio "$nosync_rps" "$nginx_rps") |
+| GET /healthz (no actors, no charge) | $health_rps | $health_lat | $health_p99 | $(ratio "$health_rps" "$nginx_rps") |
+| GET /api/info invalid input (a charge and a 400, no upstream) | $charge_rps | $charge_lat | $charge_p99 | $(ratio "$charge_rps" "$nginx_rps") |
 
 One connection (wrk -t1 -c1), average latency: GET /healthz $health_c1; a charged call
 (invalid /api/info, fsync) $charge_c1; the same with --store-sync=false $nosync_c1.
