@@ -24,6 +24,7 @@
 
 #include "net/base/log.hpp"
 #include "net/http/client_request.hpp"
+#include "net/http/framing.hpp"
 #include "net/http/listener.hpp"
 #include "net/http/router.hpp"
 
@@ -146,6 +147,11 @@ private:
     if (ec)
       return on_read(ec, 0);
     auto& req = parser_->get();
+    // Refused before any body byte is read: what follows could be read two ways.
+    if (auto problem = framing_problem(req)) {
+      reading_ = false;
+      return refuse_malformed("malformed HTTP request: " + *problem);
+    }
     auto length = parser_->content_length();
     if (length && *length > ctx_.settings().body_limit)
       return on_read(http::error::body_limit, 0);
@@ -196,23 +202,25 @@ private:
       auto decision = route_oversized(parser_->get(), rc, ctx_.settings().body_limit);
       return dispatch(std::move(decision), parser_->get(), rc);
     }
-    if (ec) {
-      // A malformed request leaves the stream in an unknown state: answer 400 and close.
-      closing_ = true;
-      auto res = render_plain_error(
-        make_failure(error_code::invalid_input, "malformed HTTP request: " + ec.message()),
-        11, false);
-      slot s;
-      s.id = next_id_++;
-      s.started = clock_type::now();
-      s.route = "unknown";
-      s.res = std::move(res);
-      queue_.push_back(std::move(s));
-      return try_write();
-    }
+    if (ec)
+      return refuse_malformed("malformed HTTP request: " + ec.message());
     idle_timer_.cancel();
     handle(parser_->release());
     do_read();
+  }
+
+  // A malformed request leaves the stream in an unknown state: answer 400 and close.
+  void refuse_malformed(std::string message) {
+    closing_ = true;
+    auto res
+      = render_plain_error(make_failure(error_code::invalid_input, std::move(message)), 11, false);
+    slot s;
+    s.id = next_id_++;
+    s.started = clock_type::now();
+    s.route = "unknown";
+    s.res = std::move(res);
+    queue_.push_back(std::move(s));
+    try_write();
   }
 
   // -- idle time --------------------------------------------------------------
