@@ -133,14 +133,6 @@ std::string render_account(const account_view& account) {
   return boost::json::serialize(body);
 }
 
-std::string with_cache_flags(std::string_view body, bool cached, bool stale) {
-  if (!cached || body.empty() || body.back() != '}')
-    return std::string{body};
-  std::string out{body.substr(0, body.size() - 1)};
-  out += stale ? R"(,"cached":true,"stale":true})" : R"(,"cached":true})";
-  return out;
-}
-
 std::string with_cache_fields(std::string_view body, const cache_fields& fields) {
   if (body.empty() || body.back() != '}')
     return std::string{body};

@@ -31,9 +31,6 @@ std::string valid_utf8(std::string_view text, std::size_t limit = std::string_vi
 /// Renders an account and this month's usage for GET/POST/DELETE /api/account[/key].
 std::string render_account(const account_view& account);
 
-/// Adds "cached":true, and "stale":true when stale, to a body made by render_offer.
-std::string with_cache_flags(std::string_view body, bool cached, bool stale);
-
 /// What the cache says about an offer reply (PRODUCT.md "Cache").
 struct cache_fields {
   /// Served from the cache rather than fetched for this call.

@@ -431,15 +431,3 @@ TEST_CASE("offer replies: RFC 3339 times cover years 0000 to 9999 only", "[repli
   CHECK_FALSE(net::rfc3339_utc(INT64_MIN).has_value());
 }
 
-// -- cache flags ----------------------------------------------------------------------------------
-
-TEST_CASE("offer bodies: cache flags are appended", "[replies]") {
-  std::string body = R"({"ok":true,"exhausted":false})";
-  CHECK(net::with_cache_flags(body, false, false) == body);
-  auto cached = json::parse(net::with_cache_flags(body, true, false)).as_object();
-  CHECK(cached.at("cached") == true);
-  CHECK_FALSE(cached.contains("stale"));
-  auto stale = json::parse(net::with_cache_flags(body, true, true)).as_object();
-  CHECK(stale.at("cached") == true);
-  CHECK(stale.at("stale") == true);
-}
