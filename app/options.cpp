@@ -44,9 +44,15 @@ po::options_description make_description() {
     ("max-connections", po::value<unsigned>()->default_value(d.max_connections),
      "connections served at once; past it new ones get 503")
     ("max-connections-per-ip", po::value<unsigned>()->default_value(d.max_connections_per_ip),
-     "connections one client address may hold (trusted proxies are exempt)")
+     "connections one client (IPv4 address or IPv6 /64) may hold; trusted proxies are exempt")
+    ("connection-reserve-percent",
+     po::value<unsigned>()->default_value(d.connection_reserve_percent),
+     "share of --max-connections kept for clients holding few: once the rest is in use, a "
+     "client holding --busy-connections-per-ip or more is refused")
+    ("busy-connections-per-ip", po::value<unsigned>()->default_value(d.busy_connections_per_ip),
+     "connections one client may hold while the reserve is in use")
     ("shutdown-grace-ms", po::value<unsigned>()->default_value(d.shutdown_grace.count()),
-     "time in-flight requests get to finish after SIGTERM/SIGINT")
+     "time in-flight requests get to finish after SIGTERM/SIGINT; those left are answered 503")
     ("connect-timeout-ms", po::value<unsigned>()->default_value(d.connect_timeout.count()),
      "deadline to resolve and connect to a target, TLS handshake included")
     ("status-timeout-ms", po::value<unsigned>()->default_value(d.status_timeout.count()),
@@ -254,6 +260,8 @@ parse_result parse_options(int argc, const char* const* argv) {
       || !in_range(vm, "pipeline-limit", 1, 1024, error)
       || !in_range(vm, "max-connections", 1, 1000000, error)
       || !in_range(vm, "max-connections-per-ip", 1, 1000000, error)
+      || !in_range(vm, "connection-reserve-percent", 0, 50, error)
+      || !in_range(vm, "busy-connections-per-ip", 1, 1000000, error)
       || !in_range(vm, "read-timeout-ms", 100, 3600000, error)
       || !in_range(vm, "shutdown-grace-ms", 0, 600000, error)
       || !in_range(vm, "connect-timeout-ms", 10, 600000, error)
@@ -281,6 +289,8 @@ parse_result parse_options(int argc, const char* const* argv) {
   cfg.pipeline_limit = vm["pipeline-limit"].as<unsigned>();
   cfg.max_connections = vm["max-connections"].as<unsigned>();
   cfg.max_connections_per_ip = vm["max-connections-per-ip"].as<unsigned>();
+  cfg.connection_reserve_percent = vm["connection-reserve-percent"].as<unsigned>();
+  cfg.busy_connections_per_ip = vm["busy-connections-per-ip"].as<unsigned>();
   cfg.shutdown_grace = std::chrono::milliseconds{vm["shutdown-grace-ms"].as<unsigned>()};
   cfg.connect_timeout = std::chrono::milliseconds{vm["connect-timeout-ms"].as<unsigned>()};
   cfg.status_timeout = std::chrono::milliseconds{vm["status-timeout-ms"].as<unsigned>()};

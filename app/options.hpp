@@ -38,9 +38,16 @@ struct config {
   std::size_t pipeline_limit = 16;
   /// Connections served at once; more are accepted and closed at once with a 503.
   std::size_t max_connections = 10000;
-  /// Connections one client address may hold; trusted proxies are exempt.
+  /// Connections one client (an IPv4 address, or an IPv6 /64) may hold; trusted proxies are
+  /// exempt.
   std::size_t max_connections_per_ip = 100;
-  /// How long in-flight requests may take to finish after SIGTERM.
+  /// The share of max_connections, in percent, kept for clients holding few connections:
+  /// once the rest is in use, a client holding busy_connections_per_ip or more is refused.
+  unsigned connection_reserve_percent = 10;
+  /// Connections one client may hold while the reserve is being used.
+  std::size_t busy_connections_per_ip = 8;
+  /// How long in-flight requests may take to finish after SIGTERM; those still waiting then
+  /// are answered 503.
   std::chrono::milliseconds shutdown_grace{5000};
 
   // -- talking to targets -----------------------------------------------------

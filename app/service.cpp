@@ -36,7 +36,12 @@ namespace {
 
 namespace asio = boost::asio;
 
-/// Ends the service gracefully: stop accepting, let in-flight calls finish, then stop.
+/// How long the 503s for calls abandoned at the end of the grace period get to be written
+/// before the io threads stop: each is one small write on a connection that was waiting.
+constexpr std::chrono::milliseconds abandoned_reply_flush{1000};
+
+/// Ends the service gracefully: stop accepting, let in-flight calls finish, answer the ones
+/// still waiting when the grace period ends with 503, then stop.
 class shutdown_sequence : public std::enable_shared_from_this<shutdown_sequence> {
 public:
   shutdown_sequence(asio::io_context& ioc, std::function<void()> stop_all,
@@ -73,14 +78,24 @@ private:
   }
 
   // Polling a counter every few milliseconds is simpler than having every session report
-  // its end, and shutdown is not a hot path.
+  // its end, and shutdown is not a hot path. A call counts as in flight until its response
+  // is written, so zero means every client has its answer.
   void poll() {
-    if (ctx_.in_flight.load() == 0 || std::chrono::steady_clock::now() >= deadline_) {
-      if (ctx_.in_flight.load() > 0)
-        log::write(log::level::warn, "shutdown_abandoned",
-                   {{"in_flight", ctx_.in_flight.load()}});
-      stop_all_();
-      return;
+    auto now = std::chrono::steady_clock::now();
+    if (ctx_.in_flight.load() == 0)
+      return stop_all_();
+    if (now >= deadline_ && !abandoned_) {
+      // The calls still with the actors are answered 503 now, on this thread; the sessions
+      // write those answers on their own threads, which keep running a little longer.
+      abandoned_ = true;
+      auto answered = ctx_.pending.abandon_all();
+      log::write(log::level::warn, "shutdown_abandoned",
+                 {{"in_flight", ctx_.in_flight.load()}, {"answered_503", answered}});
+      deadline_ = now + abandoned_reply_flush;
+    } else if (now >= deadline_) {
+      // Clients too slow to take even a 503 are closed bare.
+      log::write(log::level::warn, "shutdown_unflushed", {{"in_flight", ctx_.in_flight.load()}});
+      return stop_all_();
     }
     timer_.expires_after(std::chrono::milliseconds(10));
     timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
@@ -96,6 +111,7 @@ private:
   asio::signal_set signals_;
   asio::steady_timer timer_;
   std::chrono::steady_clock::time_point deadline_;
+  bool abandoned_ = false;
 };
 
 /// The io_contexts the service runs, one thread each: the main one holds the listener, the
@@ -263,6 +279,8 @@ net::server_settings make_server_settings(const config& cfg) {
   server_cfg.pipeline_limit = cfg.pipeline_limit;
   server_cfg.max_connections = cfg.max_connections;
   server_cfg.max_connections_per_ip = cfg.max_connections_per_ip;
+  server_cfg.connection_reserve_percent = cfg.connection_reserve_percent;
+  server_cfg.busy_connections_per_ip = cfg.busy_connections_per_ip;
   fit_connections_to_file_limit(server_cfg);
   server_cfg.trusted_proxies = cfg.trusted_proxies;
   server_cfg.access_log = cfg.access_log;

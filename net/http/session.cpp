@@ -58,30 +58,51 @@ private:
   std::atomic<std::size_t>* counter_;
 };
 
-/// Makes sure a call is answered: if every copy of the callback is dropped without being
-/// called (an actor died, a message was lost), the client still gets a 503 instead of a
-/// connection that waits forever.
-reply_fn guarded(reply_fn fn) {
+/// An outcome that says the call got no answer, with why.
+api_outcome unanswered(std::string message) {
+  api_outcome outcome;
+  outcome.error = make_failure(error_code::unavailable, std::move(message));
+  return outcome;
+}
+
+/// Makes sure a call is answered exactly once: if every copy of the callback is dropped
+/// without being called (an actor died, a message was lost), the client still gets a 503
+/// instead of a connection that waits forever; and a call still pending when shutdown's grace
+/// period ends is answered 503 through the registry of pending calls.
+reply_fn guarded(reply_fn fn, pending_calls& pending) {
   struct guard {
     reply_fn fn;
+    pending_calls& pending;
+    pending_calls::id id = 0;
     std::atomic<bool> done{false};
-    explicit guard(reply_fn f) : fn(std::move(f)) {
+    guard(reply_fn f, pending_calls& p) : fn(std::move(f)), pending(p) {
       // nop
     }
+    guard(const guard&) = delete;
+    guard& operator=(const guard&) = delete;
     ~guard() {
+      settle(unanswered("the request was lost inside the service; try again"), true);
+    }
+    /// Answers once; registered is false when the registry already forgot the call (it
+    /// does so before abandoning it).
+    void settle(api_outcome&& outcome, bool registered) {
       if (done.exchange(true))
         return;
-      api_outcome lost;
-      lost.error = make_failure(error_code::unavailable,
-                                "the request was lost inside the service; try again");
-      fn(std::move(lost));
+      if (registered)
+        pending.remove(id);
+      fn(std::move(outcome));
     }
   };
-  auto g = std::make_shared<guard>(std::move(fn));
-  return [g](api_outcome&& outcome) {
-    if (!g->done.exchange(true))
-      g->fn(std::move(outcome));
-  };
+  auto g = std::make_shared<guard>(std::move(fn), pending);
+  // The id is written before the reply function exists, so only the abandon path, which
+  // never reads it, can run concurrently with this assignment.
+  g->id = pending.add([weak = std::weak_ptr<guard>(g)] {
+    if (auto live = weak.lock())
+      live->settle(unanswered("the service is shutting down and the call did not finish in "
+                              "time; try again"),
+                   false);
+  });
+  return [g](api_outcome&& outcome) { g->settle(std::move(outcome), true); };
 }
 
 /// One request on its way to a response.
@@ -99,25 +120,35 @@ struct slot {
 
 class session : public std::enable_shared_from_this<session> {
 public:
-  session(tcp::socket&& socket, server_context& ctx, const asio::ip::address& peer)
+  session(tcp::socket&& socket, server_context& ctx, const asio::ip::address& peer,
+          connection_slots::ticket ticket)
     : stream_(std::move(socket)),
       idle_timer_(stream_.get_executor()),
       ctx_(ctx),
       connection_(ctx.connections),
-      peer_(peer) {
+      peer_(peer),
+      ticket_(ticket) {
     boost::system::error_code ec;
     // Small responses must leave at once instead of waiting for Nagle's timer.
     stream_.socket().set_option(tcp::no_delay(true), ec);
   }
 
   ~session() {
-    ctx_.release(peer_);
+    ctx_.slots().release(ticket_);
   }
 
   session(const session&) = delete;
   session& operator=(const session&) = delete;
 
   void run() {
+    // Eviction is asked for by whichever thread admits a new connection; the session is only
+    // ever touched on its own strand, so the request is posted there.
+    ctx_.slots().attach(ticket_, [weak = weak_from_this(), executor = stream_.get_executor()] {
+      asio::post(executor, [weak] {
+        if (auto self = weak.lock())
+          self->on_evicted();
+      });
+    });
     asio::dispatch(stream_.get_executor(),
                    beast::bind_front_handler(&session::do_read, shared_from_this()));
   }
@@ -136,11 +167,19 @@ private:
     // responses still owed. The idle timer bounds a read only while nothing is owed.
     stream_.expires_never();
     arm_idle_timer();
+    waiting_for_header_ = true;
+    note_idle();
     // The header first, so that an oversized body is refused before it is read and an
     // "Expect: 100-continue" client learns it may send the body.
     http::async_read_header(stream_, buffer_, *parser_,
-                            beast::bind_front_handler(&session::on_read_header,
-                                                      shared_from_this()));
+                            beast::bind_front_handler(&session::on_header, shared_from_this()));
+  }
+
+  // A request has arrived (or the read failed): the connection is no longer idle.
+  void on_header(beast::error_code ec, std::size_t bytes) {
+    waiting_for_header_ = false;
+    note_idle();
+    on_read_header(ec, bytes);
   }
 
   void on_read_header(beast::error_code ec, std::size_t) {
@@ -223,7 +262,28 @@ private:
     try_write();
   }
 
-  // -- idle time --------------------------------------------------------------
+  // -- idle time and eviction -------------------------------------------------
+
+  // Tells the connection slots whether this connection is idle: waiting for a request with
+  // nothing owed. The longest idle connection is closed first when every slot is taken.
+  void note_idle() {
+    bool idle = waiting_for_header_ && queue_.empty() && !writing_ && !closing_ && !closed_;
+    if (idle == marked_idle_)
+      return;
+    marked_idle_ = idle;
+    ctx_.slots().set_idle(ticket_, idle);
+  }
+
+  // Our slot went to a new connection while we were idle. If a request started to arrive
+  // since, it is served first, with "Connection: close"; a request that was never begun
+  // cannot be lost by closing now.
+  void on_evicted() {
+    if (closed_)
+      return;
+    if (waiting_for_header_ && queue_.empty() && !writing_ && buffer_.size() == 0)
+      return close();
+    closing_ = true;
+  }
 
   // Idle time counts only while nothing is owed to the client: then a connection that sends
   // nothing for read_timeout is closed. While responses are owed, the client may be quiet.
@@ -295,7 +355,7 @@ private:
                  [self, id, res = std::move(res)]() mutable {
                    self->on_reply(id, std::move(res));
                  });
-    });
+    }, ctx_.pending);
     queue_.push_back(std::move(s));
     ctx_.submit(std::move(call));
   }
@@ -366,6 +426,7 @@ private:
       arm_idle_timer();
     else
       do_read();
+    note_idle();
   }
 
   void log_access(const slot& s) {
@@ -388,6 +449,7 @@ private:
     if (closed_)
       return;
     closed_ = true;
+    note_idle();
     idle_timer_.cancel();
     beast::error_code ignored;
     // A half-close tells the client we are done; errors mean it is already gone.
@@ -401,6 +463,7 @@ private:
   server_context& ctx_;
   counted connection_;
   asio::ip::address peer_;
+  connection_slots::ticket ticket_;
   std::string forwarded_for_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::optional<http::response<http::empty_body>> continue_;
@@ -410,29 +473,32 @@ private:
   bool writing_ = false;
   bool closing_ = false;
   bool closed_ = false;
+  /// A header read is pending: no request has begun to be served since the last one.
+  bool waiting_for_header_ = false;
+  /// What the connection slots were last told.
+  bool marked_idle_ = false;
 };
 
 } // namespace
 
-void start_session(tcp::socket&& socket, server_context& ctx, const asio::ip::address& peer) {
-  std::make_shared<session>(std::move(socket), ctx, peer)->run();
+void start_session(tcp::socket&& socket, server_context& ctx, const asio::ip::address& peer,
+                   connection_slots::ticket ticket) {
+  std::make_shared<session>(std::move(socket), ctx, peer, ticket)->run();
 }
 
-void reject_connection(tcp::socket&& socket) {
+void reject_connection(tcp::socket&& socket, std::string why) {
   // The 503 says why; without it the client would see a bare reset.
   struct rejection : std::enable_shared_from_this<rejection> {
     beast::tcp_stream stream;
     response res;
-    explicit rejection(tcp::socket&& s)
+    rejection(tcp::socket&& s, std::string message)
       : stream(std::move(s)),
-        res(render_plain_error(make_failure(error_code::unavailable,
-                                            "too many connections from this address, or in "
-                                            "all; try again shortly"),
-                               11, false)) {
+        res(render_plain_error(make_failure(error_code::unavailable, std::move(message)), 11,
+                               false)) {
       // nop
     }
   };
-  auto r = std::make_shared<rejection>(std::move(socket));
+  auto r = std::make_shared<rejection>(std::move(socket), std::move(why));
   r->stream.expires_after(std::chrono::seconds(5));
   http::async_write(r->stream, r->res, [r](beast::error_code, std::size_t) {
     beast::error_code ignored;
