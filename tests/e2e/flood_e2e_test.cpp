@@ -227,20 +227,27 @@ TEST_CASE("flood: a flooding source is refused, others are served, the oldest id
     [&] { return series(ask(client, "/metrics", 5s), "netherscope_connections") == 200; }, 5s));
 }
 
-TEST_CASE("flood: IPv4-mapped and plain IPv4 clients share one count", "[e2e][server][flood]") {
-  // A dual-stack listener sees IPv4 clients as ::ffff:a.b.c.d; they must count as the IPv4
-  // address, so a client cannot double its share by the way it connects.
+TEST_CASE("flood: IPv4 clients of a dual-stack listener count per address",
+          "[e2e][server][flood]") {
+  // A dual-stack listener sees IPv4 clients as ::ffff:a.b.c.d. Each must count as its IPv4
+  // address: not lumped into one IPv6 /64 with every other IPv4 client, and not escaping the
+  // per-address limit either.
   service_process svc{{"--listen", "::", "--max-connections-per-ip", "2"}};
   std::vector<idle_connection> conns;
-  open_many(conns, "127.0.0.5", svc.port(), 3);
+  open_many(conns, "127.0.0.5", svc.port(), 2);
+  open_many(conns, "127.0.0.6", svc.port(), 2);
+  open_many(conns, "127.0.0.5", svc.port(), 1);
   auto all = pointers(conns);
-  INFO("waiting for the third connection to be refused");
+  INFO("waiting for the third connection from 127.0.0.5 to be refused");
   REQUIRE(wait_until(
     [&] {
       drain(all, 10ms);
       return count_if(all, "127.0.0.5", &idle_connection::refused) == 1;
     },
     10s));
+  // Refused in order: the third from 127.0.0.5, and none of 127.0.0.6's two.
+  CHECK(conns[4].refused());
+  CHECK(count_if(all, "127.0.0.6", &idle_connection::refused) == 0);
 }
 
 TEST_CASE("shutdown: a call still in flight when the grace period ends gets a 503 JSON reply",
