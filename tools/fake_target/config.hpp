@@ -22,11 +22,14 @@ enum class cert_kind { good, expired, wrong_name, unknown_issuer };
 /// What the body of a successful GET /v1/join looks like.
 enum class body_mode { json, empty, text };
 
-/// Misbehaviour applied to GET /v1/join only.
-enum class status_fault { none, delay, hang, drip, oversize, close_mid_body, redirect };
+/// Misbehaviour applied to GET /v1/join only. control_bytes answers with a body of control
+/// bytes, each of which a JSON writer must escape in six characters.
+enum class status_fault { none, delay, hang, drip, oversize, close_mid_body, redirect, control_bytes };
 
-/// Misbehaviour applied to POST /v1/join/{id} once the offer has been counted.
-enum class offer_fault { none, hang, close_mid_body, oversize };
+/// Misbehaviour applied to POST /v1/join/{id} once the offer has been counted. control_answer
+/// is a valid answer padded with a line of control bytes; control_error a 400 whose body is
+/// control bytes.
+enum class offer_fault { none, hang, close_mid_body, oversize, control_answer, control_error };
 
 /// Whether an offer's a=identity line must be present, is checked when present, or is ignored.
 /// strict is required plus Pumpkin's typed parse of the token: its cpk must be a string (base64
@@ -61,6 +64,9 @@ struct config {
   std::chrono::milliseconds delay{2000};
   std::size_t oversize_bytes = 70000;
   std::string redirect_to = "http://127.0.0.1:1/v1/join";
+  /// Interim (1xx) statuses sent, in order, before the final response to GET /v1/join and
+  /// POST /v1/join/{id}.
+  std::vector<unsigned> interim;
 
   identity_policy identity = identity_policy::required;
   server_style style = server_style::bds;

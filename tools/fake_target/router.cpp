@@ -92,6 +92,43 @@ std::string padded_sdp(std::size_t size) {
   return out + std::string(fill, 'x') + "\r\n";
 }
 
+// Bytes a JSON writer has to escape as \u00XX, six bytes for one: the controls other than
+// \b \t \n \f \r (and NUL, which is awkward in C tools), and never CR or LF, so that they fit on
+// one SDP line.
+constexpr std::string_view six_byte_controls =
+    "\x01\x02\x03\x04\x05\x06\x07\x0B\x0E\x0F\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1A\x1B\x1C\x1D\x1E\x1F";
+
+// `size` control bytes, cycling through six_byte_controls.
+std::string control_bytes(std::size_t size) {
+  std::string out(size, '\0');
+  for (std::size_t i = 0; i < size; ++i) out[i] = six_byte_controls[i % six_byte_controls.size()];
+  return out;
+}
+
+// The words of an interim status line: the registered reason phrase, or a generic one.
+std::string_view interim_reason(unsigned status) {
+  switch (status) {
+    case 100: return "Continue";
+    case 101: return "Switching Protocols";
+    case 102: return "Processing";
+    case 103: return "Early Hints";
+    default: return "Informational";
+  }
+}
+
+// The --interim responses as they go on the wire. 103 carries a Link header, as Early Hints
+// do; a 101 names an upgrade nobody asked for.
+std::string interim_bytes(const config& cfg) {
+  std::string out;
+  for (const auto status : cfg.interim) {
+    out += "HTTP/1.1 " + std::to_string(status) + " " + std::string(interim_reason(status)) + "\r\n";
+    if (status == 103) out += "Link: </style.css>; rel=preload; as=style\r\n";
+    if (status == 101) out += "Upgrade: websocket\r\nConnection: Upgrade\r\n";
+    out += "\r\n";
+  }
+  return out;
+}
+
 // -- GET /v1/join ----------------------------------------------------------------------------
 
 response normal_status(const request& req, const config& cfg) {
@@ -138,6 +175,10 @@ reply_plan status_reply(const request& req, const config& cfg) {
       res.set(http::field::location, cfg.redirect_to);
       return {reply_kind::respond, std::move(res), {}};
     }
+    case status_fault::control_bytes:
+      return {reply_kind::respond,
+              make_response(req, cfg.status_code, control_bytes(cfg.oversize_bytes), "text/plain"),
+              {}};
     case status_fault::none:
       break;
   }
@@ -251,6 +292,16 @@ reply_plan offer_reply(const request& req, target_state& state) {
       res.content_length(promised_length);
       return {reply_kind::close_mid_body, std::move(res), {}};
     }
+    case offer_fault::control_error:
+      return {reply_kind::respond, text(req, 400, control_bytes(cfg.oversize_bytes)), {}};
+    case offer_fault::control_answer: {
+      // A valid answer, so that it is parsed and echoed, with one line of control bytes
+      // after it that brings the body to --oversize-bytes (its CRLF included).
+      auto answer = make_answer(state, std::nullopt);
+      const auto pad = cfg.oversize_bytes > answer.size() + 2 ? cfg.oversize_bytes - answer.size() - 2 : 0;
+      answer += control_bytes(pad) + "\r\n";
+      return {reply_kind::respond, make_response(req, 200, std::move(answer), "application/sdp"), {}};
+    }
     case offer_fault::none:
       break;
   }
@@ -314,9 +365,15 @@ reply_plan route(const request& req, target_state& state) {
     if (req.method() != http::verb::get && req.method() != http::verb::head)
       return {reply_kind::respond, method_not_allowed(req, "GET, HEAD"), {}};
     ++state.stats.status_requests;
-    return status_reply(req, state.cfg);
+    auto plan = status_reply(req, state.cfg);
+    plan.interim = interim_bytes(state.cfg);
+    return plan;
   }
-  if (path.substr(0, offer_prefix.size()) == offer_prefix) return offer_reply(req, state);
+  if (path.substr(0, offer_prefix.size()) == offer_prefix) {
+    auto plan = offer_reply(req, state);
+    plan.interim = interim_bytes(state.cfg);
+    return plan;
+  }
   return {reply_kind::respond, text(req, 404, "404 page not found"), {}};
 }
 
