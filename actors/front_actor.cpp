@@ -123,11 +123,8 @@ void charge_then_serve(front_actor::pointer self, const front_peers& peers,
   self->request(peers.quotas, caf::infinite, charge_atom::value, std::move(charge))
     .then(
       [=, call = std::move(call)](quota_verdict& verdict) mutable {
-        if (verdict.error.code == error_code::unavailable) {
-          call.reply(failed(verdict.error));
-          return;
-        }
         if (!verdict.error.ok()) {
+          // Store failures included: the verdict then carries the limit and the reset.
           call.reply(with_quota(failed(verdict.error), verdict));
           return;
         }
@@ -153,6 +150,19 @@ void charge_then_serve(front_actor::pointer self, const front_peers& peers,
         }
       },
       [reply](caf::error& err) { reply(lost_reply(err)); });
+}
+
+// An error the edge decided before the request became a call of its route: only look up
+// where the caller stands, so the error shows the route's quota headers, and count nothing.
+// The edge's error is the answer whatever the look-up finds (an unknown key included).
+void peek_then_refuse(front_actor::pointer self, const front_peers& peers, api_call& call) {
+  quota_charge look_up{endpoint_of(call.kind), call.client, call.key_hash, false, false};
+  self->request(peers.quotas, caf::infinite, charge_atom::value, std::move(look_up))
+    .then(
+      [reply = call.reply, error = call.invalid](quota_verdict& verdict) {
+        reply(with_quota(failed(error), verdict));
+      },
+      [reply = call.reply, error = call.invalid](caf::error&) { reply(failed(error)); });
 }
 
 void start_signin(const front_settings& settings, api_call& call) {
@@ -237,6 +247,8 @@ front_actor::behavior_type front(front_actor::pointer self, front_peers peers,
                                  front_settings settings) {
   return {
     [=](api_call& call) {
+      if (call.peek)
+        return peek_then_refuse(self, peers, call);
       switch (call.kind) {
         case call_kind::signin_start:
         case call_kind::signin_finish:

@@ -11,11 +11,21 @@ namespace {
 
 using quota_pointer = quota_actor::stateful_pointer<quota_state>;
 
-quota_verdict store_failed(const caf::error& err) {
+void log_store_failure(const caf::error& err) {
   log::write(log::level::error, "quota_store_failed", {{"error", caf::to_string(err)}});
+}
+
+// The store failed and nothing was counted. What is still known comes along so the reply can
+// carry it: the scope the call asked for (key when it sent one: whether the key is good may be
+// what could not be read), its limit and the reset. How many calls are left is not known.
+quota_verdict store_failed(const quota_charge& charge, const quota_limits& limits,
+                           std::int64_t now_unix) {
   quota_verdict verdict;
   verdict.error = make_failure(error_code::unavailable,
                                "usage could not be recorded; try again shortly");
+  verdict.scope = charge.key_hash.empty() ? quota_scope::ip : quota_scope::key;
+  verdict.limit = limits.of(charge.what, verdict.scope);
+  verdict.reset = storage::window_of(now_unix).reset_unix;
   return verdict;
 }
 
@@ -70,21 +80,28 @@ void flush(quota_pointer self) {
   auto t = storage::txn::begin(*st.store.env, true);
   if (!t) {
     failed = t.error();
+    log_store_failure(failed);
   } else {
     for (auto& [charge, promise] : batch) {
       auto verdict = apply_charge(*t, st.store, st.settings.limits, charge, now);
       if (verdict.error.code == error_code::unavailable) {
+        // apply_charge logged the cause.
         failed = make_error(caf::sec::runtime_error, verdict.error.message);
         break;
       }
       verdicts.push_back(std::move(verdict));
     }
     // One commit, one fsync, for the whole batch; no reply leaves before it.
-    if (!failed)
+    if (!failed) {
       failed = t->commit();
+      if (failed)
+        log_store_failure(failed);
+    }
   }
+  // A failed transaction counted nothing, so every charge of the batch gets the same answer.
   for (std::size_t i = 0; i < batch.size(); ++i)
-    batch[i].second.deliver(failed ? store_failed(failed) : std::move(verdicts[i]));
+    batch[i].second.deliver(failed ? store_failed(batch[i].first, st.settings.limits, now)
+                                   : std::move(verdicts[i]));
 }
 
 } // namespace
@@ -98,13 +115,17 @@ quota_verdict apply_charge(storage::txn& t, const store_handles& store,
                            std::int64_t now_unix) {
   auto window = storage::window_of(now_unix);
   auto name = endpoint_name(charge.what);
+  auto failed = [&](const caf::error& err) {
+    log_store_failure(err);
+    return store_failed(charge, limits, now_unix);
+  };
   auto ip_charge = [&]() -> quota_verdict {
     auto verdict = count_against(t, store,
                                  storage::usage_key(name, "ip", charge.client, window.label),
                                  limits.of(charge.what, quota_scope::ip), charge.count,
                                  charge.refund, now_unix, window.reset_unix);
     if (!verdict)
-      return store_failed(verdict.error());
+      return failed(verdict.error());
     verdict->scope = quota_scope::ip;
     return *verdict;
   };
@@ -112,7 +133,7 @@ quota_verdict apply_charge(storage::txn& t, const store_handles& store,
     return ip_charge();
   auto key = storage::get_key(t, store.accounts, charge.key_hash);
   if (!key)
-    return store_failed(key.error());
+    return failed(key.error());
   if (!*key || (*key)->revoked) {
     // Never silently anonymous: the caller meant to use a key, so say it does not work, and
     // count the call against the address it came from.
@@ -129,7 +150,7 @@ quota_verdict apply_charge(storage::txn& t, const store_handles& store,
                                limits.of(charge.what, quota_scope::key), charge.count,
                                charge.refund, now_unix, window.reset_unix);
   if (!verdict)
-    return store_failed(verdict.error());
+    return failed(verdict.error());
   verdict->scope = quota_scope::key;
   verdict->user_id = (*key)->user_id;
   return *verdict;

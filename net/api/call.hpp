@@ -69,6 +69,11 @@ struct api_call {
   std::string key_hash;
   /// A validation failure found by the edge; the call is still counted, then answered with it.
   failure invalid;
+  /// Set for an error the edge decided before the request became a call of its route (a
+  /// target that does not parse, a header framed two ways, shutdown): the actors only look up
+  /// where the caller stands, count nothing, and answer with `invalid`. Never set on a call
+  /// the edge accepted, so the path of a served call never pays for it.
+  bool peek = false;
   target where;
   /// For offers: the network id, cache bypass and the UDP ports the caller expects.
   std::string network_id;

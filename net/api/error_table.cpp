@@ -9,7 +9,7 @@ namespace {
 using boost::beast::http::status;
 
 // PRODUCT.md "Errors" in code form. The order follows the enum, which lookup() relies on.
-constexpr std::array<error_entry, 16> table{{
+constexpr std::array<error_entry, 18> table{{
   {error_code::none, status::ok, "ok", "ok"},
   {error_code::invalid_input, status::bad_request, "invalid_input", "invalid input"},
   {error_code::unauthorized, status::unauthorized, "unauthorized",
@@ -26,6 +26,12 @@ constexpr std::array<error_entry, 16> table{{
    "request body too large"},
   {error_code::unsupported_media_type, status::unsupported_media_type,
    "unsupported_media_type", "unsupported content type"},
+  // RFC 9110 15.5.15 and RFC 6585 5: the two header limits get statuses of their own, so a
+  // client can tell a URL that is too long from cookies or headers that are.
+  {error_code::uri_too_long, status::uri_too_long, "uri_too_long",
+   "the request line is too long"},
+  {error_code::headers_too_large, status::request_header_fields_too_large, "headers_too_large",
+   "the request header is too large"},
   {error_code::quota_exhausted, status::too_many_requests, "quota_exhausted",
    "quota exhausted"},
   {error_code::upstream_status, status::bad_gateway, "upstream_status",

@@ -21,6 +21,10 @@ enum class error_code : std::uint8_t {
   method_not_allowed,
   payload_too_large,
   unsupported_media_type,
+  /// The request line is longer than the edge reads (HTTP 414).
+  uri_too_long,
+  /// The request header is larger than the edge reads (HTTP 431).
+  headers_too_large,
   quota_exhausted,
   upstream_status,
   upstream_failure,

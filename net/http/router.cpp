@@ -1,5 +1,7 @@
 #include "net/http/router.hpp"
 
+#include <utility>
+
 #include <boost/beast/http/field.hpp>
 #include <boost/url/parse.hpp>
 #include <boost/url/url_view.hpp>
@@ -63,7 +65,10 @@ void add_cors(response& res) {
 void add_quota(response& res, const quota_verdict& q) {
   res.set("X-RateLimit-Scope", q.scope == quota_scope::key ? "key" : "ip");
   res.set("X-RateLimit-Limit", std::to_string(q.limit));
-  res.set("X-RateLimit-Remaining", std::to_string(q.remaining));
+  // A verdict the store could not give (unavailable) knows the limit and the reset, but not
+  // how many calls are left: better no Remaining than a made-up one.
+  if (q.error.code != error_code::unavailable)
+    res.set("X-RateLimit-Remaining", std::to_string(q.remaining));
   res.set("X-RateLimit-Reset", std::to_string(q.reset));
 }
 
@@ -104,12 +109,12 @@ route_decision preflight(std::string_view route, std::string_view methods, const
   return answer(route, std::move(res));
 }
 
+failure shutdown_failure() {
+  return make_failure(error_code::unavailable, "the service is shutting down");
+}
+
 route_decision shutting_down(std::string_view route, const request& req) {
-  auto res = error_response(make_failure(error_code::unavailable,
-                                         "the service is shutting down"),
-                            req.version(), false);
-  add_cors(res);
-  return answer(route, std::move(res));
+  return answer(route, error_response(shutdown_failure(), req.version(), false));
 }
 
 // The start of every call: who calls, with which key. The key itself goes no further than
@@ -126,6 +131,50 @@ route_decision new_call(std::string_view route, call_kind kind, const request& r
     call.key_hash = hash_api_key(key);
   decision.call = std::move(call);
   return decision;
+}
+
+// An API request refused before it became a call of its route: the actors only look up the
+// caller's quota for the headers, count nothing, and answer with the error.
+route_decision refused_call(std::string_view route, call_kind kind, const request& req,
+                            const route_context& ctx, failure error) {
+  auto decision = new_call(route, kind, req, ctx);
+  decision.call->peek = true;
+  decision.call->invalid = std::move(error);
+  return decision;
+}
+
+// The path of a request target, read without parsing it: for targets that do not parse.
+std::string_view raw_path(std::string_view target) {
+  return target.substr(0, target.find_first_of("?#"));
+}
+
+bool is_api_path(std::string_view path) {
+  return path.substr(0, 5) == "/api/";
+}
+
+// The call kind whose quota an API path shows, and the path's name for the access log.
+std::pair<std::string_view, call_kind> api_route_of(std::string_view path) {
+  if (path == info_route)
+    return {info_route, call_kind::info};
+  if (path == offer_route)
+    return {offer_route, call_kind::offer};
+  if (path == account_route)
+    return {account_route, call_kind::account_get};
+  if (path == account_key_route)
+    return {account_key_route, call_kind::account_rotate};
+  return {unknown_route, call_kind::unknown_api};
+}
+
+// A request refused by the edge before routing: under /api/ it still gets the route's CORS
+// and quota headers (a look-up through the actors); elsewhere an immediate answer.
+route_decision refuse(const request& req, const route_context& ctx, failure error,
+                      bool keep_alive) {
+  auto path = raw_path(req.target());
+  if (is_api_path(path)) {
+    auto [name, kind] = api_route_of(path);
+    return refused_call(name, kind, req, ctx, std::move(error));
+  }
+  return answer(unknown_route, error_response(error, req.version(), keep_alive));
 }
 
 // A wrong method on an API route is still a call of it: counted and shown its quota.
@@ -349,17 +398,28 @@ response render_plain_error(const failure& error, unsigned version, bool keep_al
   return error_response(error, version, keep_alive);
 }
 
+response render_unread_error(const failure& error, std::string_view raw_target) {
+  auto res = error_response(error, 11, false);
+  if (is_api_path(raw_path(raw_target)))
+    add_cors(res);
+  return res;
+}
+
 route_decision route(const request& req, const route_context& ctx) {
+  auto keep_alive = req.keep_alive() && !ctx.draining;
   auto parsed = boost::urls::parse_origin_form(req.target());
   if (!parsed) {
-    return answer(unknown_route,
-                  error_response(make_failure(error_code::invalid_input,
-                                              "the request target is not a valid path"),
-                                 req.version(), false));
+    // Raw brackets or a broken %-escape in an API query: not a call of the route, so it is
+    // not counted, but it is still answered like one. The message was framed soundly, so the
+    // connection may go on.
+    return refuse(req, ctx,
+                  make_failure(error_code::invalid_input,
+                               "the request target is not a valid path or query (RFC 3986); "
+                               "percent-encode reserved characters such as [ ] in values"),
+                  keep_alive);
   }
   auto url = *parsed;
   auto path = url.path();
-  auto keep_alive = req.keep_alive() && !ctx.draining;
   auto method = req.method();
 
   if (path == info_route) {
@@ -368,7 +428,7 @@ route_decision route(const request& req, const route_context& ctx) {
     if (method != http::verb::get)
       return api_method_not_allowed(info_route, call_kind::info, "GET", req, ctx);
     if (ctx.draining)
-      return shutting_down(info_route, req);
+      return refused_call(info_route, call_kind::info, req, ctx, shutdown_failure());
     return info_call(req, url, ctx);
   }
   if (path == offer_route) {
@@ -377,7 +437,7 @@ route_decision route(const request& req, const route_context& ctx) {
     if (method != http::verb::post)
       return api_method_not_allowed(offer_route, call_kind::offer, "POST", req, ctx);
     if (ctx.draining)
-      return shutting_down(offer_route, req);
+      return refused_call(offer_route, call_kind::offer, req, ctx, shutdown_failure());
     return offer_call(req, ctx);
   }
   if (path == account_route) {
@@ -444,6 +504,10 @@ route_decision route(const request& req, const route_context& ctx) {
   return answer(unknown_route, error_response(not_found, req.version(), keep_alive));
 }
 
+route_decision route_refused(const request& req, const route_context& ctx, failure error) {
+  return refuse(req, ctx, std::move(error), false);
+}
+
 route_decision route_oversized(const request& req, const route_context& ctx,
                                std::size_t body_limit) {
   auto too_large = make_failure(error_code::payload_too_large,
@@ -452,7 +516,9 @@ route_decision route_oversized(const request& req, const route_context& ctx,
   // An API call is still a call of its route, counted and shown its quota like any other.
   auto decision = route(req, ctx);
   if (decision.call) {
-    if (decision.call->invalid.code != error_code::method_not_allowed)
+    // A refusal made before routing (shutdown, a target that does not parse) stands, as does
+    // a wrong method: the body was never going to be read.
+    if (!decision.call->peek && decision.call->invalid.code != error_code::method_not_allowed)
       decision.call->invalid = std::move(too_large);
     return decision;
   }

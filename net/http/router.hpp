@@ -60,7 +60,19 @@ inline response render_api(const api_outcome& outcome, call_kind kind, unsigned 
   return render_api(api_outcome{outcome}, kind, version, keep_alive, secure_cookies);
 }
 
+/// Answers a request whose header the edge refused before routing it (framed two ways, a
+/// request line over the limit). Under /api/ it is a call that only looks up the caller's
+/// quota, so the error carries the route's CORS and quota headers; elsewhere an immediate
+/// answer. The connection closes after it.
+route_decision route_refused(const request& req, const route_context& ctx, failure error);
+
 /// Builds a JSON error response outside the API (bad request line, overload).
 response render_plain_error(const failure& error, unsigned version, bool keep_alive);
+
+/// Builds the JSON error for a request whose header could not be read whole (over a header
+/// limit), given the target its raw bytes name. The connection closes after it. Under /api/ it
+/// carries CORS like every API reply; without the header the caller is unknown, so there are
+/// no quota headers.
+response render_unread_error(const failure& error, std::string_view raw_target);
 
 } // namespace netherscope::net

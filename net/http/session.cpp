@@ -186,10 +186,14 @@ private:
     if (ec)
       return on_read(ec, 0);
     auto& req = parser_->get();
-    // Refused before any body byte is read: what follows could be read two ways.
-    if (auto problem = framing_problem(req)) {
+    // Refused before any body byte is read: what follows could be read two ways, or (a
+    // request line over its limit) would not be read whole by a proxy in front.
+    auto refusal = overlong_request_line(req);
+    if (auto problem = framing_problem(req))
+      refusal = make_failure(error_code::invalid_input, "malformed HTTP request: " + *problem);
+    if (refusal) {
       reading_ = false;
-      return refuse_malformed("malformed HTTP request: " + *problem);
+      return refuse_header(std::move(*refusal));
     }
     auto length = parser_->content_length();
     if (length && *length > ctx_.settings().body_limit)
@@ -241,25 +245,59 @@ private:
       auto decision = route_oversized(parser_->get(), rc, ctx_.settings().body_limit);
       return dispatch(std::move(decision), parser_->get(), rc);
     }
-    if (ec)
-      return refuse_malformed("malformed HTTP request: " + ec.message());
+    if (ec == http::error::header_limit)
+      return refuse_unread(oversized_header(parser_->get(), unparsed(),
+                                            ctx_.settings().header_limit));
+    if (ec) {
+      auto error
+        = make_failure(error_code::invalid_input, "malformed HTTP request: " + ec.message());
+      // Past the request line, it is refused like a call of its route (Transfer-Encoding with
+      // Content-Length is one that Beast finds itself).
+      if (!parser_->get().target().empty())
+        return refuse_header(std::move(error));
+      return refuse_unread(std::move(error));
+    }
     idle_timer_.cancel();
     handle(parser_->release());
     do_read();
   }
 
-  // A malformed request leaves the stream in an unknown state: answer 400 and close.
-  void refuse_malformed(std::string message) {
+  // A malformed request leaves the stream in an unknown state: answer and close.
+  void refuse_malformed(response res, http::verb method = http::verb::unknown) {
     closing_ = true;
-    auto res
-      = render_plain_error(make_failure(error_code::invalid_input, std::move(message)), 11, false);
     slot s;
     s.id = next_id_++;
     s.started = clock_type::now();
+    s.method = method;
     s.route = "unknown";
     s.res = std::move(res);
     queue_.push_back(std::move(s));
     try_write();
+  }
+
+  // The bytes the parser left in the buffer: all of a header it stopped in before the end of
+  // its request line.
+  std::string_view unparsed() const {
+    return {static_cast<const char*>(buffer_.data().data()), buffer_.data().size()};
+  }
+
+  // A request whose header was not read whole: its caller is not known, so it gets no quota
+  // headers, but its method and target are, for CORS and HEAD.
+  void refuse_unread(failure error) {
+    auto start = request_start_of(parser_->get(), unparsed());
+    refuse_malformed(render_unread_error(error, start.target),
+                     http::string_to_verb(start.method));
+  }
+
+  // A request refused before routing once its request line was read: under /api/ it is
+  // answered like the route's other replies (CORS, and the quota of the caller as far as the
+  // fields read so far name them), then the connection closes.
+  void refuse_header(failure error) {
+    closing_ = true;
+    auto& req = parser_->get();
+    read_forwarded_for(req);
+    auto rc = make_context();
+    dispatch(route_refused(req, rc, std::move(error)), req, rc);
   }
 
   // -- idle time and eviction -------------------------------------------------
@@ -390,6 +428,10 @@ private:
     if (writing_ || queue_.empty() || !queue_.front().res)
       return;
     auto& res = *queue_.front().res;
+    // RFC 9110 §9.3.2: a HEAD answer is the header a GET would get, without its body. The
+    // Content-Length that prepare_payload set stays, since it is what a GET would be told.
+    if (queue_.front().method == http::verb::head)
+      res.body().clear();
     if (closing_ || ctx_.draining()) {
       // Later requests on this connection will not be answered, so say so now.
       if (queue_.size() == 1 || ctx_.draining())

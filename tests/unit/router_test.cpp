@@ -145,19 +145,125 @@ TEST_CASE("router: health and OpenAPI", "[router]") {
   CHECK(d.immediate->body() == R"({"openapi":"3.1.0"})");
 }
 
-TEST_CASE("router: draining refuses API calls with 503 and closes", "[router]") {
+TEST_CASE("router: draining refuses API calls with 503, uncounted, and closes", "[router]") {
   auto rc = context();
   rc.draining = true;
-  auto d = route(make_request(http::verb::get, "/api/info?host=a.com"), rc);
-  REQUIRE(d.immediate);
-  CHECK(d.immediate->result() == http::status::service_unavailable);
-  CHECK_FALSE(d.immediate->keep_alive());
+  struct row {
+    http::verb method;
+    const char* target;
+    call_kind kind;
+  };
+  for (auto r : {row{http::verb::get, "/api/info?host=a.com", call_kind::info},
+                 row{http::verb::post, "/api/offer", call_kind::offer}}) {
+    INFO(r.target);
+    auto req = make_request(r.method, r.target);
+    req.set(http::field::content_type, "application/json");
+    req.set("X-API-Key", "nsk_abc");
+    auto d = route(req, rc);
+    // Still a call: the actors look up the caller's quota for the headers, counting nothing.
+    REQUIRE(d.call);
+    CHECK(d.call->kind == r.kind);
+    CHECK(d.call->peek);
+    CHECK(d.call->invalid.code == error_code::unavailable);
+    CHECK_FALSE(d.call->key_hash.empty());
+    api_outcome outcome;
+    outcome.error = d.call->invalid;
+    outcome.has_quota = true;
+    outcome.quota.scope = quota_scope::key;
+    outcome.quota.limit = 20000;
+    outcome.quota.remaining = 17;
+    outcome.quota.reset = 1798761600;
+    auto res = render_api(outcome, d.call->kind, 11, false);
+    CHECK(res.result() == http::status::service_unavailable);
+    CHECK(body_of(res).at("code") == "unavailable");
+    CHECK(res.at(http::field::access_control_allow_origin) == "*");
+    CHECK(res.at("X-RateLimit-Remaining") == "17");
+    CHECK_FALSE(res.keep_alive());
+  }
+  // Outside the API the answer is immediate.
+  auto ready = route(make_request(http::verb::get, "/readyz"), rc);
+  REQUIRE(ready.immediate);
+  CHECK(ready.immediate->result() == http::status::service_unavailable);
+  CHECK_FALSE(ready.immediate->keep_alive());
+  // A served call never looks up alone.
+  CHECK_FALSE(route_get("/api/info?host=a.com").call->peek);
 }
 
 TEST_CASE("router: a target that is not a path is 400", "[router]") {
   auto d = route_get("http://evil/x");
   REQUIRE(d.immediate);
   CHECK(d.immediate->result() == http::status::bad_request);
+  CHECK(d.immediate->count(http::field::access_control_allow_origin) == 0);
+}
+
+TEST_CASE("router: an API target that does not parse is refused like a call of its route",
+          "[router]") {
+  struct row {
+    const char* target;
+    call_kind kind;
+    std::string_view route;
+  };
+  // Raw brackets in a query value and broken %-escapes are not RFC 3986; the path still says
+  // which route, and so which quota, the caller meant.
+  for (auto r : {row{"/api/info?host=[::1]", call_kind::info, "/api/info"},
+                 row{"/api/info?host=%zz", call_kind::info, "/api/info"},
+                 row{"/api/offer?x=%", call_kind::offer, "/api/offer"},
+                 row{"/api/account?a=[", call_kind::account_get, "/api/account"},
+                 row{"/api/nope?[", call_kind::unknown_api, "unknown"}}) {
+    INFO(r.target);
+    auto d = route_get(r.target);
+    REQUIRE(d.call);
+    CHECK(d.call->kind == r.kind);
+    CHECK(d.route == r.route);
+    CHECK(d.call->peek);
+    CHECK(d.call->invalid.code == error_code::invalid_input);
+  }
+  // Outside the API it stays an immediate answer.
+  auto page = route_get("/healthz?[");
+  REQUIRE(page.immediate);
+  CHECK(page.immediate->result() == http::status::bad_request);
+}
+
+TEST_CASE("router: a header refused before routing keeps the route's headers on the API",
+          "[router]") {
+  auto why = make_failure(error_code::invalid_input, "framed two ways");
+  auto post = make_request(http::verb::post, "/api/offer?x=1");
+  auto d = route_refused(post, context(), why);
+  REQUIRE(d.call);
+  CHECK(d.call->kind == call_kind::offer);
+  CHECK(d.call->peek);
+  CHECK(d.call->invalid.code == error_code::invalid_input);
+  CHECK(d.route == "/api/offer");
+  auto page = route_refused(make_request(http::verb::get, "/healthz"), context(),
+                            make_failure(error_code::uri_too_long, "long"));
+  REQUIRE(page.immediate);
+  CHECK(page.immediate->result() == http::status::uri_too_long);
+  CHECK(body_of(*page.immediate).at("code") == "uri_too_long");
+  CHECK_FALSE(page.immediate->keep_alive());
+  // A refusal made before routing stands over an oversized body.
+  auto rc = context();
+  rc.draining = true;
+  auto late = make_request(http::verb::post, "/api/offer");
+  late.set(http::field::content_type, "application/json");
+  auto over = route_oversized(late, rc, 1000);
+  REQUIRE(over.call);
+  CHECK(over.call->invalid.code == error_code::unavailable);
+}
+
+TEST_CASE("router: an unread header's error is JSON, closes, and has CORS on the API",
+          "[router]") {
+  auto api = render_unread_error(make_failure(error_code::headers_too_large, "big"),
+                                 "/api/info?host=a.com");
+  CHECK(api.result() == http::status::request_header_fields_too_large);
+  CHECK(api.at(http::field::content_type) == "application/json");
+  CHECK(body_of(api).at("ok") == false);
+  CHECK(body_of(api).at("code") == "headers_too_large");
+  CHECK(api.at(http::field::access_control_allow_origin) == "*");
+  CHECK_FALSE(api.keep_alive());
+  auto page = render_unread_error(make_failure(error_code::uri_too_long, "long"), "/x");
+  CHECK(page.result() == http::status::uri_too_long);
+  CHECK(page.count(http::field::access_control_allow_origin) == 0);
+  CHECK_FALSE(page.keep_alive());
 }
 
 TEST_CASE("router: outcomes render per the error table", "[router]") {
@@ -177,6 +283,9 @@ TEST_CASE("router: outcomes render per the error table", "[router]") {
                  row{error_code::signin_cancelled, http::status::forbidden},
                  row{error_code::payload_too_large, http::status::payload_too_large},
                  row{error_code::unsupported_media_type, http::status::unsupported_media_type},
+                 row{error_code::uri_too_long, http::status::uri_too_long},
+                 row{error_code::headers_too_large,
+                     http::status::request_header_fields_too_large},
                  row{error_code::quota_exhausted, http::status::too_many_requests},
                  row{error_code::upstream_failure, http::status::bad_gateway},
                  row{error_code::upstream_timeout, http::status::gateway_timeout},
@@ -236,6 +345,24 @@ TEST_CASE("router: quota headers on API responses", "[router]") {
   res = render_api(outcome, call_kind::info, 11, true);
   CHECK(res.result() == http::status::gateway_timeout);
   CHECK(res.at("X-RateLimit-Scope") == "key");
+}
+
+TEST_CASE("router: a store failure shows what is known of the quota, not a made-up count",
+          "[router]") {
+  api_outcome outcome;
+  outcome.error = make_failure(error_code::unavailable, "usage could not be recorded");
+  outcome.has_quota = true;
+  outcome.quota.error = outcome.error;
+  outcome.quota.scope = quota_scope::ip;
+  outcome.quota.limit = 2000;
+  outcome.quota.reset = 1798761600;
+  auto res = render_api(outcome, call_kind::info, 11, true);
+  CHECK(res.result() == http::status::service_unavailable);
+  CHECK(res.at(http::field::access_control_allow_origin) == "*");
+  CHECK(res.at("X-RateLimit-Scope") == "ip");
+  CHECK(res.at("X-RateLimit-Limit") == "2000");
+  CHECK(res.at("X-RateLimit-Reset") == "1798761600");
+  CHECK(res.count("X-RateLimit-Remaining") == 0);
 }
 
 TEST_CASE("router: keys are read from either header and only hashed", "[router]") {
