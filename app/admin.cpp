@@ -37,7 +37,7 @@ commands:
   prune [--revoked-days N] delete what has expired: used sign-in states, account page
                            sessions, hourly counters of past hours, and revoked key records
                            older than N days (default 90); the service does the same every
-                           10 minutes, so this is for a store the service does not run on
+                           10 minutes, this does it at once
 )";
 
 struct store {

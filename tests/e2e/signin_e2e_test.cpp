@@ -2,10 +2,13 @@
 // real service, tried the way an attacker would.
 #include <catch2/catch.hpp>
 
+#include <ctime>
 #include <optional>
 
 #include <boost/url/parse.hpp>
 
+#include "storage/accounts.hpp"
+#include "storage/auth_records.hpp"
 #include "storage/lmdb.hpp"
 #include "storage/records.hpp"
 #include "support/fake_oauth.hpp"
@@ -549,4 +552,45 @@ TEST_CASE("signin e2e: key rotation is limited and the store stays bounded", "[e
     CHECK(after_first_fifty == netherscope::storage::keep_revoked_keys + 1);
     CHECK(key_records(svc.data_dir()) == after_first_fifty);
   }
+}
+
+TEST_CASE("signin e2e: netherscope admin prune deletes what expired", "[e2e][signin]") {
+  namespace storage = netherscope::storage;
+  temp_dir data;
+  auto now = static_cast<std::int64_t>(std::time(nullptr));
+  {
+    // A store as a service leaves it: one state used long ago and one just now, a session
+    // that ended an hour ago and a live one, a key revoked 100 days ago, one revoked today,
+    // and last hour's rotation counter.
+    auto env = storage::env::open(data.path(), {});
+    REQUIRE(env);
+    auto auth = (*env)->open_db("auth");
+    auto accounts = (*env)->open_db("accounts");
+    auto usage = (*env)->open_db("usage");
+    REQUIRE((auth && accounts && usage));
+    auto t = storage::txn::begin(**env, true);
+    REQUIRE(t);
+    REQUIRE(*storage::claim_state(*t, *auth, std::string(24, 'a'), now - 3600, now - 4000));
+    REQUIRE(*storage::claim_state(*t, *auth, std::string(24, 'b'), now + 600, now));
+    REQUIRE(storage::open_session(*t, *auth, 1, now - 7200));
+    REQUIRE(storage::open_session(*t, *auth, 1, now));
+    REQUIRE(storage::issue_key(*t, *accounts, 1, "old", now - 200 * 86400));
+    REQUIRE(*storage::revoke_active_key(*t, *accounts, 1, now - 100 * 86400));
+    REQUIRE(storage::issue_key(*t, *accounts, 2, "new", now));
+    REQUIRE(*storage::revoke_active_key(*t, *accounts, 2, now));
+    REQUIRE(storage::issue_key(*t, *accounts, 2, "new", now));
+    REQUIRE_FALSE(storage::write_count(*t, *usage,
+                                       storage::usage_key("rotate", "key", "2",
+                                                          storage::hour_of(now - 3600).label),
+                                       3));
+    REQUIRE_FALSE(t->commit());
+  }
+  auto out = run_admin(data.path(), {"prune"});
+  CHECK(out.find("deleted 1 used states, 1 sessions, 1 revoked keys, 1 hourly counters")
+        != std::string::npos);
+  // A second run finds nothing left to do.
+  CHECK(run_admin(data.path(), {"prune"}).find("deleted 0 used states, 0 sessions, 0 revoked")
+        != std::string::npos);
+  CHECK(key_records(data.path()) == 2);
+  CHECK_THROWS(run_admin(data.path(), {"prune", "extra"}));
 }
