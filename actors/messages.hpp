@@ -42,6 +42,8 @@ using revoke_atom = caf::atom_constant<caf::atom("revoke")>;
 using recall_atom = caf::atom_constant<caf::atom("recall")>;
 using remember_atom = caf::atom_constant<caf::atom("remember")>;
 using sweep_atom = caf::atom_constant<caf::atom("sweep")>;
+using claim_atom = caf::atom_constant<caf::atom("claim")>;
+using page_atom = caf::atom_constant<caf::atom("page")>;
 
 // -- messages that only actors exchange ----------------------------------------
 
@@ -50,6 +52,27 @@ struct signin_result {
   failure error;
   std::uint64_t user_id = 0;
   std::string login;
+};
+
+/// What the account page asks for.
+enum class page_action : std::uint8_t {
+  /// Show the account.
+  view,
+  /// Issue a new key (the old one is revoked), within the rotation limit.
+  new_key,
+  /// Revoke the active key.
+  revoke,
+  /// End the session.
+  sign_out,
+};
+
+/// One request of the account page: its session and, for the actions that change something,
+/// the form's token, which must be the session's.
+struct page_request {
+  /// SHA-256 of the session cookie.
+  std::string session_hash;
+  std::string csrf;
+  page_action action = page_action::view;
 };
 
 // -- inspection ---------------------------------------------------------------
@@ -86,7 +109,7 @@ typename Inspector::result_type inspect(Inspector& f, offer_request& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, quota_charge& x) {
   return f(caf::meta::type_name("quota_charge"), x.what, x.client, x.key_hash, x.count,
-           x.refund);
+           x.refund, x.charged_scope, x.charged_user_id, x.charged_reset);
 }
 
 template <class Inspector>
@@ -99,12 +122,17 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, account_view& x) {
   return f(caf::meta::type_name("account_view"), x.error, x.user_id, x.login, x.created,
            x.month, x.info_used, x.info_limit, x.offer_used, x.offer_limit, x.reset,
-           x.new_key);
+           x.new_key, x.key_active, x.session, x.csrf);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, signin_result& x) {
   return f(caf::meta::type_name("signin_result"), x.error, x.user_id, x.login);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, page_request& x) {
+  return f(caf::meta::type_name("page_request"), x.session_hash, x.csrf, x.action);
 }
 
 template <class Inspector>
@@ -151,15 +179,23 @@ using quota_actor
   = caf::typed_actor<caf::replies_to<charge_atom, quota_charge>::with<quota_verdict>,
                      caf::reacts_to<flush_atom>>;
 
-/// Creates accounts at sign-in, issues and revokes keys, and shows an account's usage.
+/// Creates accounts at sign-in, issues and revokes keys, shows an account's usage, records
+/// used sign-in states, and keeps the account page's sessions. Sign-in (user id, login, the
+/// SHA-256 of the browser's previous session cookie, which it ends) opens a new session; a
+/// claim (decoded state, expiry) answers invalid_input for a state used before. It prunes
+/// what expired when it sends itself sweep_atom.
 using keys_actor = caf::typed_actor<
-  caf::replies_to<signin_atom, std::uint64_t, std::string>::with<account_view>,
+  caf::replies_to<signin_atom, std::uint64_t, std::string, std::string>::with<account_view>,
+  caf::replies_to<claim_atom, std::string, std::int64_t>::with<failure>,
   caf::replies_to<account_atom, std::string>::with<account_view>,
   caf::replies_to<rotate_atom, std::string>::with<account_view>,
-  caf::replies_to<revoke_atom, std::string>::with<account_view>>;
+  caf::replies_to<revoke_atom, std::string>::with<account_view>,
+  caf::replies_to<page_atom, page_request>::with<account_view>,
+  caf::reacts_to<sweep_atom>>;
 
-/// Runs the two provider requests of a sign-in (code, state); it reports their end to itself
-/// (done_atom). Each state is accepted once.
+/// Runs the two provider requests of a sign-in (code, PKCE verifier); it reports their end to
+/// itself (done_atom). Whether a state was used before is the keys actor's to say, in the
+/// store.
 using auth_actor
   = caf::typed_actor<caf::replies_to<signin_atom, std::string, std::string>::with<signin_result>,
                      caf::reacts_to<done_atom, std::uint64_t, signin_result>>;

@@ -107,12 +107,76 @@ void flush(quota_pointer self) {
 } // namespace
 
 std::string_view endpoint_name(endpoint what) {
-  return what == endpoint::info ? "info" : "offer";
+  switch (what) {
+    case endpoint::info:
+      return "info";
+    case endpoint::offer:
+      return "offer";
+    case endpoint::signin:
+      return "signin";
+  }
+  return "info";
 }
+
+namespace {
+
+// Sign-in callbacks: per address and clock hour, with a code of their own, so a shared
+// address that spent its monthly info quota can still sign in, and a stream of made-up
+// callbacks stops costing requests to the provider after a few.
+quota_verdict charge_signin(storage::txn& t, const store_handles& store,
+                            const quota_limits& limits, const quota_charge& charge,
+                            std::int64_t now_unix) {
+  auto hour = storage::hour_of(now_unix);
+  auto verdict = count_against(t, store,
+                               storage::usage_key("signin", "ip", charge.client, hour.label),
+                               limits.signin_ip, charge.count, false, now_unix,
+                               hour.reset_unix);
+  if (!verdict)
+    return store_failed(verdict.error());
+  if (verdict->error.code == error_code::quota_exhausted) {
+    auto retry = verdict->error.retry_after;
+    verdict->error = make_failure(error_code::signin_rate_limited,
+                                  "at most " + std::to_string(limits.signin_ip)
+                                    + " sign-in attempts per address per hour; try again "
+                                      "after the hour");
+    verdict->error.retry_after = retry;
+  }
+  verdict->scope = quota_scope::ip;
+  return *verdict;
+}
+
+// Gives a call back to exactly the counter its charge counted it against.
+quota_verdict refund_charged(storage::txn& t, const store_handles& store,
+                             const quota_limits& limits, const quota_charge& charge,
+                             std::int64_t now_unix) {
+  // The month of the charge, which its verdict's reset names; a refund that names none is
+  // for the current month.
+  auto window = storage::window_of(charge.charged_reset > 0 ? charge.charged_reset - 1
+                                                            : now_unix);
+  auto key_scope = charge.charged_scope == quota_scope::key;
+  auto subject = key_scope ? std::to_string(charge.charged_user_id) : charge.client;
+  auto verdict = count_against(t, store,
+                               storage::usage_key(endpoint_name(charge.what),
+                                                  key_scope ? "key" : "ip", subject,
+                                                  window.label),
+                               limits.of(charge.what, charge.charged_scope), false, true,
+                               now_unix, window.reset_unix);
+  if (!verdict)
+    return store_failed(verdict.error());
+  verdict->scope = charge.charged_scope;
+  verdict->user_id = key_scope ? charge.charged_user_id : 0;
+  return *verdict;
+}
+
+} // namespace
 
 quota_verdict apply_charge(storage::txn& t, const store_handles& store,
                            const quota_limits& limits, const quota_charge& charge,
                            std::int64_t now_unix) {
+  if (charge.what == endpoint::signin)
+    return charge_signin(t, store, limits, charge, now_unix);
+  if (charge.refund)
+    return refund_charged(t, store, limits, charge, now_unix);
   auto window = storage::window_of(now_unix);
   auto name = endpoint_name(charge.what);
   auto failed = [&](const caf::error& err) {
@@ -123,7 +187,7 @@ quota_verdict apply_charge(storage::txn& t, const store_handles& store,
     auto verdict = count_against(t, store,
                                  storage::usage_key(name, "ip", charge.client, window.label),
                                  limits.of(charge.what, quota_scope::ip), charge.count,
-                                 charge.refund, now_unix, window.reset_unix);
+                                 false, now_unix, window.reset_unix);
     if (!verdict)
       return failed(verdict.error());
     verdict->scope = quota_scope::ip;
@@ -148,7 +212,7 @@ quota_verdict apply_charge(storage::txn& t, const store_handles& store,
   auto subject = std::to_string((*key)->user_id);
   auto verdict = count_against(t, store, storage::usage_key(name, "key", subject, window.label),
                                limits.of(charge.what, quota_scope::key), charge.count,
-                               charge.refund, now_unix, window.reset_unix);
+                               false, now_unix, window.reset_unix);
   if (!verdict)
     return failed(verdict.error());
   verdict->scope = quota_scope::key;

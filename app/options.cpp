@@ -107,9 +107,14 @@ po::options_description make_description() {
      "monthly /api/offer calls per client IP (IPv6: per /64)")
     ("limit-offer-key", po::value<std::uint64_t>()->default_value(d.limit_offer_key),
      "monthly /api/offer calls per API key")
+    ("limit-signin-per-hour", po::value<std::uint64_t>()->default_value(d.limit_signin_per_hour),
+     "sign-in callbacks per client IP (IPv6: per /64) and hour")
+    ("limit-key-rotations-per-hour",
+     po::value<std::uint64_t>()->default_value(d.limit_key_rotations_per_hour),
+     "new API keys per account and hour (API and account page together)")
     ("public-base-url", po::value<std::string>()->default_value(d.public_base_url),
-     "our address as browsers see it (the sign-in callback is below it; https makes "
-     "cookies Secure)")
+     "our address as browsers see it (the sign-in callback is below it; https, in any "
+     "letter case, makes cookies Secure and __Host- named)")
     ("github-client-id", po::value<std::string>()->default_value(""),
      "OAuth app client id; sign-in is off without it and NETHERSCOPE_GITHUB_CLIENT_SECRET")
     ("github-authorize-url", po::value<std::string>()->default_value(d.github_authorize_url),
@@ -319,6 +324,8 @@ parse_result parse_options(int argc, const char* const* argv) {
   cfg.limit_info_key = vm["limit-info-key"].as<std::uint64_t>();
   cfg.limit_offer_ip = vm["limit-offer-ip"].as<std::uint64_t>();
   cfg.limit_offer_key = vm["limit-offer-key"].as<std::uint64_t>();
+  cfg.limit_signin_per_hour = vm["limit-signin-per-hour"].as<std::uint64_t>();
+  cfg.limit_key_rotations_per_hour = vm["limit-key-rotations-per-hour"].as<std::uint64_t>();
   cfg.public_base_url = vm["public-base-url"].as<std::string>();
   cfg.github_client_id = vm["github-client-id"].as<std::string>();
   cfg.github_authorize_url = vm["github-authorize-url"].as<std::string>();

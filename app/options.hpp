@@ -95,6 +95,12 @@ struct config {
   std::uint64_t limit_info_key = 20000;
   std::uint64_t limit_offer_ip = 200;
   std::uint64_t limit_offer_key = 2000;
+  /// Sign-in callbacks per client address (IPv6: per /64) and clock hour; each costs two
+  /// requests to the provider, so it has its own limit rather than the info quota.
+  std::uint64_t limit_signin_per_hour = 20;
+  /// New keys per account and clock hour (POST /api/account/key and the account page
+  /// together); every new key leaves a revoked record behind for a while.
+  std::uint64_t limit_key_rotations_per_hour = 5;
 
   // -- sign-in ----------------------------------------------------------------
   /// Our address as browsers see it; the OAuth callback is below it.

@@ -26,6 +26,7 @@
 #include "net/upstream/http_client.hpp"
 #include "net/upstream/oauth.hpp"
 #include "net/http/listener.hpp"
+#include "net/http/signin.hpp"
 #include "app/identity.hpp"
 #include "storage/meta_records.hpp"
 #include "storage/lmdb.hpp"
@@ -166,7 +167,7 @@ struct opened_store {
 /// The target memory's map: about 200k records of ~300 bytes, far beyond what honest use makes.
 constexpr std::size_t target_memory_map_size = std::size_t{64} << 20;
 
-/// Creates --data-dir when missing and opens the store with its four databases.
+/// Creates --data-dir when missing and opens the store with its databases.
 std::optional<opened_store> open_store(const config& cfg) {
   std::error_code fs_ec;
   std::filesystem::create_directories(cfg.data_dir, fs_ec);
@@ -186,6 +187,7 @@ std::optional<opened_store> open_store(const config& cfg) {
   auto meta_db = (*store)->open_db("meta");
   auto usage_db = (*store)->open_db("usage");
   auto accounts_db = (*store)->open_db("accounts");
+  auto auth_db = (*store)->open_db("auth");
   auto targets_dir = (std::filesystem::path{cfg.data_dir} / "targets").string();
   std::filesystem::create_directories(targets_dir, fs_ec);
   storage::env_options targets_cfg;
@@ -199,14 +201,15 @@ std::optional<opened_store> open_store(const config& cfg) {
     return std::nullopt;
   }
   auto targets_db = (*targets_env)->open_db("targets");
-  for (auto* db : {&meta_db, &usage_db, &accounts_db, &targets_db}) {
+  for (auto* db : {&meta_db, &usage_db, &accounts_db, &auth_db, &targets_db}) {
     if (!*db) {
       startup_failed(caf::to_string(db->error()));
       return std::nullopt;
     }
   }
-  return opened_store{*store, *meta_db, store_handles{*store, *usage_db, *accounts_db},
-                      *targets_env, *targets_db};
+  return opened_store{*store, *meta_db,
+                      store_handles{*store, *usage_db, *accounts_db, *auth_db}, *targets_env,
+                      *targets_db};
 }
 
 /// What the store keeps besides counters and accounts, made on the first start.
@@ -284,8 +287,10 @@ net::server_settings make_server_settings(const config& cfg) {
   fit_connections_to_file_limit(server_cfg);
   server_cfg.trusted_proxies = cfg.trusted_proxies;
   server_cfg.access_log = cfg.access_log;
-  // Cookies are Secure exactly when the sign-in pages are served over HTTPS.
+  // Cookies are Secure (and __Host- named) exactly when the sign-in pages are served over
+  // HTTPS; the account page's POSTs must come from the public origin.
   server_cfg.secure_cookies = net::served_over_https(make_oauth_settings(cfg));
+  server_cfg.public_origin = net::origin_of(cfg.public_base_url);
   return server_cfg;
 }
 
@@ -424,11 +429,15 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
                                 make_probe_deps(cfg, clients, secrets, actors.memory));
   peers.cache = system.spawn(cache, peers.registry, make_cache_settings(cfg));
   quota_limits limits{cfg.limit_info_ip, cfg.limit_info_key, cfg.limit_offer_ip,
-                      cfg.limit_offer_key};
+                      cfg.limit_offer_key, cfg.limit_signin_per_hour};
   // Detached: a commit waits for the disk, and that must not stall the scheduler's workers.
   peers.quotas = system.spawn<caf::detached>(quota, store.handles,
                                              quota_settings{limits, unix_now});
-  peers.accounts = system.spawn<caf::detached>(keys, store.handles, limits, unix_now);
+  keys_settings keys_cfg;
+  keys_cfg.limits = limits;
+  keys_cfg.rotations_per_hour = cfg.limit_key_rotations_per_hour;
+  keys_cfg.now = unix_now;
+  peers.accounts = system.spawn<caf::detached>(keys, store.handles, std::move(keys_cfg));
   peers.signin = system.spawn(auth, make_oauth_settings(cfg), clients.provider);
   auto front_cfg = make_front_settings(cfg, secrets);
   for (unsigned i = 0; i < cfg.actor_threads; ++i)

@@ -9,7 +9,7 @@ namespace {
 using boost::beast::http::status;
 
 // PRODUCT.md "Errors" in code form. The order follows the enum, which lookup() relies on.
-constexpr std::array<error_entry, 18> table{{
+constexpr std::array<error_entry, 21> table{{
   {error_code::none, status::ok, "ok", "ok"},
   {error_code::invalid_input, status::bad_request, "invalid_input", "invalid input"},
   {error_code::unauthorized, status::unauthorized, "unauthorized",
@@ -19,6 +19,10 @@ constexpr std::array<error_entry, 18> table{{
   // The user chose not to sign in, which is a refusal of the request, not bad input.
   {error_code::signin_cancelled, status::forbidden, "signin_cancelled",
    "sign-in was cancelled at the provider"},
+  // Told apart from other refusals so a page can say "reload the account page and try
+  // again" rather than blame the user's input.
+  {error_code::csrf_rejected, status::forbidden, "csrf_rejected",
+   "the request did not come from this service's account page"},
   {error_code::not_found, status::not_found, "not_found", "no such route"},
   {error_code::method_not_allowed, status::method_not_allowed, "method_not_allowed",
    "method not allowed on this route"},
@@ -34,6 +38,12 @@ constexpr std::array<error_entry, 18> table{{
    "the request header is too large"},
   {error_code::quota_exhausted, status::too_many_requests, "quota_exhausted",
    "quota exhausted"},
+  // Each limit has its own code: a monthly quota, an hourly sign-in limit and an hourly key
+  // limit call for different waits and different advice.
+  {error_code::signin_rate_limited, status::too_many_requests, "signin_rate_limited",
+   "too many sign-in attempts from this address; try again later"},
+  {error_code::rotation_limited, status::too_many_requests, "rotation_limited",
+   "too many new keys for this account; try again later"},
   {error_code::upstream_status, status::bad_gateway, "upstream_status",
    "the target answered with an error"},
   {error_code::upstream_failure, status::bad_gateway, "upstream_failure",

@@ -7,6 +7,7 @@
 #include <boost/url/url_view.hpp>
 
 #include "net/http/account_page.hpp"
+#include "net/http/signin.hpp"
 #include "net/api/api_json.hpp"
 #include "net/api/api_key.hpp"
 #include "net/api/error_table.hpp"
@@ -24,14 +25,15 @@ constexpr std::string_view account_route = "/api/account";
 constexpr std::string_view account_key_route = "/api/account/key";
 constexpr std::string_view login_route = "/auth/github/login";
 constexpr std::string_view callback_route = "/auth/github/callback";
+constexpr std::string_view signout_route = "/auth/signout";
+constexpr std::string_view page_route = "/account";
+constexpr std::string_view page_key_route = "/account/key";
+constexpr std::string_view page_revoke_route = "/account/key/revoke";
 constexpr std::string_view healthz_route = "/healthz";
 constexpr std::string_view readyz_route = "/readyz";
 constexpr std::string_view metrics_route = "/metrics";
 constexpr std::string_view openapi_route = "/openapi.json";
 constexpr std::string_view unknown_route = "unknown";
-
-/// The cookie that binds a sign-in's state to the browser that started it.
-constexpr std::string_view state_cookie = "ns_oauth_state";
 
 // Age is not among the headers browsers show scripts by default, and a page needs it to
 // tell how old a cached offer is.
@@ -72,10 +74,16 @@ void add_quota(response& res, const quota_verdict& q) {
   res.set("X-RateLimit-Reset", std::to_string(q.reset));
 }
 
+// Every refusal that says when to come back (the quota, the sign-in and key limits) says it
+// in Retry-After as well (RFC 9110 §10.2.3).
+void add_retry_after(response& res, const failure& error) {
+  if (lookup(error.code).status == http::status::too_many_requests && error.retry_after > 0)
+    res.set(http::field::retry_after, std::to_string(error.retry_after));
+}
+
 response error_response(const failure& error, unsigned version, bool keep_alive) {
   auto res = make_json(lookup(error.code).status, render_error(error), version, keep_alive);
-  if (error.code == error_code::quota_exhausted && error.retry_after > 0)
-    res.set(http::field::retry_after, std::to_string(error.retry_after));
+  add_retry_after(res, error);
   return res;
 }
 
@@ -272,83 +280,187 @@ route_decision account_call(std::string_view route, call_kind kind, const reques
   return decision;
 }
 
-// The value of one cookie, or empty.
-std::string cookie_value(std::string_view header, std::string_view name) {
-  while (!header.empty()) {
-    auto semicolon = header.find(';');
-    auto item = header.substr(0, semicolon);
-    header = semicolon == std::string_view::npos ? std::string_view{}
-                                                 : header.substr(semicolon + 1);
-    while (!item.empty() && item.front() == ' ')
-      item.remove_prefix(1);
-    auto eq = item.find('=');
-    if (eq != std::string_view::npos && item.substr(0, eq) == name)
-      return std::string{item.substr(eq + 1)};
-  }
-  return {};
+// The SHA-256 of the browser's session cookie, when it sent exactly one; ambiguous is set
+// when it sent several.
+std::string session_hash_of(const request& req, const route_context& ctx, bool& ambiguous) {
+  auto session = find_cookie(req, signin_cookie_names(ctx.secure_cookies).session);
+  ambiguous = session.ambiguous;
+  if (!session.found || session.ambiguous || session.value.empty())
+    return {};
+  return sha256(session.value);
 }
 
-// The provider sends the browser back here. The state must match the cookie set when the
-// flow started, or another site could complete a sign-in in this browser (login CSRF).
+// The provider sends the browser back here. The front checks the state against the binding
+// cookie set when the flow started, or another site could complete a sign-in in this browser
+// (login CSRF), and anyone who saw the URL could redeem it.
 route_decision callback_call(const request& req, const boost::urls::url_view& url,
                              const route_context& ctx) {
   auto decision = new_call(callback_route, call_kind::signin_finish, req, ctx);
   auto& call = *decision.call;
   call.key_hash.clear();
   auto params = url.params();
+  bool repeated = false;
   auto value = [&](std::string_view key) {
+    if (params.count(key) > 1)
+      repeated = true;
     auto i = params.find(key);
     return i == params.end() ? std::string{} : std::string{(*i).value};
   };
   call.code = value("code");
   call.state = value("state");
   call.provider_error = value("error");
-  auto cookie = cookie_value(req[http::field::cookie], state_cookie);
+  auto binding = find_cookie(req, signin_cookie_names(ctx.secure_cookies).binding);
+  bool sessions_ambiguous = false;
+  call.session_hash = session_hash_of(req, ctx, sessions_ambiguous);
   // access_denied is the user cancelling at the provider. Any other error is the provider
   // refusing our request (a wrong callback URL, a suspended app): the operator's problem,
   // reported as the provider's failure.
-  if (call.provider_error == "access_denied") {
+  if (repeated) {
+    call.invalid = make_failure(error_code::invalid_input,
+                                "code, state and error may each be given once; start again");
+  } else if (call.provider_error == "access_denied") {
     call.invalid = make_failure(error_code::signin_cancelled,
                                 "sign-in was cancelled at GitHub; start again to sign in");
   } else if (!call.provider_error.empty()) {
     call.invalid = make_failure(error_code::upstream_failure,
                                 "GitHub refused the sign-in ("
                                   + valid_utf8(call.provider_error, 100) + ")");
-  } else if (call.code.empty()) {
+  } else if (call.code.empty() || call.state.empty()) {
     call.invalid = make_failure(error_code::invalid_input,
-                                "the provider sent no code; start again");
-  } else if (!same_secret(call.state, cookie)) {
+                                "the provider sent no code or no state; start again");
+  } else if (binding.ambiguous) {
+    call.invalid = make_failure(error_code::invalid_input,
+                                "this browser sent two sign-in cookies; clear this site's "
+                                "cookies and start again");
+  } else if (!binding.found || binding.value.empty()) {
     call.invalid = make_failure(error_code::invalid_input,
                                 "this sign-in was not started in this browser, or it took "
                                 "longer than 10 minutes; start again");
+  } else {
+    call.binding = std::move(binding.value);
   }
   return decision;
 }
 
-std::string state_cookie_header(std::string_view value, bool secure, bool clear) {
-  std::string cookie{state_cookie};
-  cookie += "=";
-  cookie += value;
-  cookie += "; Path=/auth/github; HttpOnly; SameSite=Lax";
-  cookie += clear ? "; Max-Age=0" : "; Max-Age=600";
-  if (secure)
-    cookie += "; Secure";
-  return cookie;
+// A request of the account page: the session cookie says who; a POST must come from our own
+// page (its Origin, and the token of its form, which the keys actor checks).
+route_decision page_call(std::string_view route, call_kind kind, const request& req,
+                         const route_context& ctx) {
+  route_decision decision;
+  decision.route = route;
+  api_call call;
+  call.kind = kind;
+  call.client = ctx.client.subject;
+  bool ambiguous = false;
+  call.session_hash = session_hash_of(req, ctx, ambiguous);
+  if (kind != call_kind::page_view) {
+    if (!same_origin_post(req, ctx.public_origin))
+      call.invalid = make_failure(error_code::csrf_rejected,
+                                  "this request did not come from the account page of "
+                                  + std::string{ctx.public_origin}
+                                  + "; open the account page there and try again");
+    else if (auto token = form_field(req.body(), "csrf"))
+      call.csrf = std::move(*token);
+    else
+      call.invalid = make_failure(error_code::csrf_rejected,
+                                  "the form's token is missing; reload the account page and "
+                                  "try again");
+  }
+  if (!call.invalid.ok()) {
+    // Refused before the session matters.
+  } else if (ambiguous) {
+    call.invalid = make_failure(error_code::invalid_input,
+                                "this browser sent two session cookies; clear this site's "
+                                "cookies and sign in again");
+  } else if (call.session_hash.empty()) {
+    call.invalid = make_failure(error_code::unauthorized,
+                                "you are not signed in; sign in to see your account");
+  }
+  decision.call = std::move(call);
+  return decision;
+}
+
+// An HTML page with the headers every page carries.
+response page_response(http::status status, std::string body, unsigned version,
+                       bool keep_alive) {
+  auto res = make_response(status, std::move(body), "text/html; charset=utf-8", version,
+                           keep_alive);
+  add_page_headers(res);
+  return res;
+}
+
+// A redirect that leaks nothing: no page, no Referer from the URL it leaves.
+response redirect_response(http::status status, std::string_view location, unsigned version,
+                           bool keep_alive) {
+  auto res = make_response(status, {}, "text/plain", version, keep_alive);
+  res.set(http::field::location, location);
+  res.set("Referrer-Policy", "no-referrer");
+  return res;
+}
+
+response render_signin(api_outcome&& outcome, unsigned version, bool keep_alive, bool secure) {
+  auto names = signin_cookie_names(secure);
+  response res;
+  if (!outcome.error.ok()) {
+    res = page_response(lookup(outcome.error.code).status, render_signin_error(outcome.error),
+                        version, keep_alive);
+    add_retry_after(res, outcome.error);
+  } else if (!outcome.account.new_key.empty()) {
+    // A new account: its first key, shown once, on this page.
+    res = page_response(http::status::ok, render_account_page(outcome.account), version,
+                        keep_alive);
+  } else {
+    // An account that existed: its key is untouched; the account page shows the rest, at
+    // an address without the provider's code in it.
+    res = redirect_response(http::status::see_other, page_route, version, keep_alive);
+  }
+  // The attempt is over either way: its binding is single-use.
+  res.insert(http::field::set_cookie, cleared_cookie(names.binding, secure));
+  if (!outcome.account.session.empty())
+    res.insert(http::field::set_cookie, session_cookie(outcome.account.session, secure));
+  return res;
+}
+
+response render_page(api_outcome&& outcome, call_kind kind, unsigned version, bool keep_alive,
+                     bool secure) {
+  auto names = signin_cookie_names(secure);
+  if (!outcome.error.ok()) {
+    auto res = page_response(lookup(outcome.error.code).status,
+                             render_page_error(outcome.error), version, keep_alive);
+    add_retry_after(res, outcome.error);
+    // A session that is unknown or expired is of no use to keep.
+    if (outcome.error.code == error_code::unauthorized)
+      res.set(http::field::set_cookie, cleared_cookie(names.session, secure));
+    return res;
+  }
+  if (outcome.signed_out) {
+    auto res = page_response(http::status::ok, render_signed_out_page(), version, keep_alive);
+    res.set(http::field::set_cookie, cleared_cookie(names.session, secure));
+    return res;
+  }
+  std::string_view notice;
+  if (kind == call_kind::page_revoke)
+    notice = "Your key is revoked: calls with it now answer 401. Ask for a new key when you "
+             "need one.";
+  return page_response(http::status::ok, render_account_page(outcome.account, notice), version,
+                       keep_alive);
 }
 
 } // namespace
 
 response render_api(api_outcome&& outcome, call_kind kind, unsigned version, bool keep_alive,
                     bool secure_cookies) {
+  if (kind == call_kind::signin_finish)
+    return render_signin(std::move(outcome), version, keep_alive, secure_cookies);
+  if (is_page_call(kind))
+    return render_page(std::move(outcome), kind, version, keep_alive, secure_cookies);
   switch (kind) {
     case call_kind::signin_start: {
       if (!outcome.error.ok())
-        return make_response(lookup(outcome.error.code).status,
-                             render_signin_error(outcome.error), "text/html; charset=utf-8",
-                             version, keep_alive);
-      auto res = make_response(http::status::found, {}, "text/plain", version, keep_alive);
-      res.set(http::field::location, outcome.redirect);
-      res.set(http::field::set_cookie, state_cookie_header(outcome.state, secure_cookies, false));
+        return page_response(lookup(outcome.error.code).status,
+                             render_signin_error(outcome.error), version, keep_alive);
+      auto res = redirect_response(http::status::found, outcome.redirect, version, keep_alive);
+      res.set(http::field::set_cookie, binding_cookie(outcome.binding, secure_cookies));
       return res;
     }
     case call_kind::ready:
@@ -359,17 +471,6 @@ response render_api(api_outcome&& outcome, call_kind kind, unsigned version, boo
       // The session fills the body: it holds the edge's counters (render_metrics).
       return make_response(http::status::ok, {}, "text/plain; version=0.0.4", version,
                            keep_alive);
-    case call_kind::signin_finish: {
-      auto res = outcome.error.ok()
-                   ? make_response(http::status::ok, render_account_page(outcome.account),
-                                   "text/html; charset=utf-8", version, keep_alive)
-                   : make_response(lookup(outcome.error.code).status,
-                                   render_signin_error(outcome.error),
-                                   "text/html; charset=utf-8", version, keep_alive);
-      // The state is single-use.
-      res.set(http::field::set_cookie, state_cookie_header("", secure_cookies, true));
-      return res;
-    }
     default:
       break;
   }
@@ -466,6 +567,26 @@ route_decision route(const request& req, const route_context& ctx) {
     if (method != http::verb::get)
       return method_not_allowed(callback_route, "GET", req);
     return callback_call(req, url, ctx);
+  }
+  if (path == page_route) {
+    if (method != http::verb::get)
+      return method_not_allowed(page_route, "GET", req);
+    return page_call(page_route, call_kind::page_view, req, ctx);
+  }
+  if (path == page_key_route) {
+    if (method != http::verb::post)
+      return method_not_allowed(page_key_route, "POST", req);
+    return page_call(page_key_route, call_kind::page_new_key, req, ctx);
+  }
+  if (path == page_revoke_route) {
+    if (method != http::verb::post)
+      return method_not_allowed(page_revoke_route, "POST", req);
+    return page_call(page_revoke_route, call_kind::page_revoke, req, ctx);
+  }
+  if (path == signout_route) {
+    if (method != http::verb::post)
+      return method_not_allowed(signout_route, "POST", req);
+    return page_call(signout_route, call_kind::page_sign_out, req, ctx);
   }
   if (path == healthz_route) {
     if (method != http::verb::get && method != http::verb::head)

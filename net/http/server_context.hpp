@@ -40,8 +40,10 @@ struct server_settings {
   std::size_t body_limit = 16 * 1024;
   std::vector<cidr> trusted_proxies;
   bool access_log = true;
-  /// Whether cookies get the Secure attribute (the public base URL is HTTPS).
+  /// Whether cookies get the Secure attribute and __Host- names (the public base URL is HTTPS).
   bool secure_cookies = false;
+  /// Our origin as browsers write it (net/http/signin.hpp origin_of the public base URL).
+  std::string public_origin;
 };
 
 /// The connection accounting's limits for these settings.

@@ -343,6 +343,8 @@ private:
     rc.client = identify_client(peer_, forwarded_for_, ctx_.settings().trusted_proxies);
     rc.openapi_json = ctx_.openapi_json();
     rc.draining = ctx_.draining();
+    rc.secure_cookies = ctx_.settings().secure_cookies;
+    rc.public_origin = ctx_.settings().public_origin;
     return rc;
   }
 
