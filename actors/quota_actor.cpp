@@ -131,8 +131,10 @@ quota_verdict charge_signin(storage::txn& t, const store_handles& store,
                                storage::usage_key("signin", "ip", charge.client, hour.label),
                                limits.signin_ip, charge.count, false, now_unix,
                                hour.reset_unix);
-  if (!verdict)
-    return store_failed(verdict.error());
+  if (!verdict) {
+    log_store_failure(verdict.error());
+    return store_failed(charge, limits, now_unix);
+  }
   if (verdict->error.code == error_code::quota_exhausted) {
     auto retry = verdict->error.retry_after;
     verdict->error = make_failure(error_code::signin_rate_limited,
@@ -161,8 +163,10 @@ quota_verdict refund_charged(storage::txn& t, const store_handles& store,
                                                   window.label),
                                limits.of(charge.what, charge.charged_scope), false, true,
                                now_unix, window.reset_unix);
-  if (!verdict)
-    return store_failed(verdict.error());
+  if (!verdict) {
+    log_store_failure(verdict.error());
+    return store_failed(charge, limits, now_unix);
+  }
   verdict->scope = charge.charged_scope;
   verdict->user_id = key_scope ? charge.charged_user_id : 0;
   return *verdict;
