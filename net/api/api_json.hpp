@@ -18,7 +18,8 @@ namespace netherscope::net {
 constexpr std::size_t quoted_body_limit = 2048;
 
 /// Renders SPEC 2.4 {ok:false, code, error}: error is the message, or for upstream_status an
-/// object {httpStatus, body[, nethernetError, reason]}.
+/// object {httpStatus, body[, nethernetError, reason, explain]}; explain is the path of the
+/// code's explanation (net/api/explain) when there is one.
 std::string render_error(const failure& error);
 
 /// Cuts a target's body to quoted_body_limit bytes without splitting a UTF-8 sequence, and

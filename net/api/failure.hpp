@@ -18,6 +18,8 @@ enum class error_code : std::uint8_t {
   /// The user cancelled or refused the sign-in at the provider (error=access_denied).
   signin_cancelled,
   not_found,
+  /// GET /api/explain/{code} for a code nothing explains.
+  unknown_code,
   method_not_allowed,
   payload_too_large,
   unsupported_media_type,

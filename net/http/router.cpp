@@ -8,6 +8,7 @@
 #include "net/api/api_json.hpp"
 #include "net/api/api_key.hpp"
 #include "net/api/error_table.hpp"
+#include "net/api/explain.hpp"
 #include "net/api/host_port.hpp"
 #include "net/base/crypto.hpp"
 #include "net/api/offer_request.hpp"
@@ -287,6 +288,34 @@ std::string state_cookie_header(std::string_view value, bool secure, bool clear)
   return cookie;
 }
 
+// GET /api/explain[/{code}]: static text from the data file, answered here, outside the
+// quotas, with CORS like every /api route.
+route_decision explain_answer(std::string_view path, const request& req, bool keep_alive) {
+  if (req.method() == http::verb::options)
+    return preflight(explain_route, "GET", req);
+  if (req.method() != http::verb::get) {
+    auto decision = method_not_allowed(explain_route, "GET", req);
+    add_cors(*decision.immediate);
+    return decision;
+  }
+  auto code = path.size() > explain_route.size() ? path.substr(explain_route.size() + 1)
+                                                 : std::string_view{};
+  auto body = code.empty() ? std::optional<std::string>{render_explanation_index()}
+                           : render_explanation(code);
+  response res;
+  if (body) {
+    res = make_json(http::status::ok, std::move(*body), req.version(), keep_alive);
+    res.set(http::field::cache_control, "public, max-age=3600");
+  } else {
+    res = error_response(make_failure(error_code::unknown_code,
+                                      "nothing explains \"" + valid_utf8(code, 64)
+                                        + "\"; GET /api/explain lists the codes"),
+                         req.version(), keep_alive);
+  }
+  add_cors(res);
+  return answer(explain_route, std::move(res));
+}
+
 } // namespace
 
 response render_api(api_outcome&& outcome, call_kind kind, unsigned version, bool keep_alive,
@@ -380,6 +409,8 @@ route_decision route(const request& req, const route_context& ctx) {
       return shutting_down(offer_route, req);
     return offer_call(req, ctx);
   }
+  if (path == explain_route || path.substr(0, explain_route.size() + 1) == "/api/explain/")
+    return explain_answer(path, req, keep_alive);
   if (path == account_route) {
     if (method == http::verb::options)
       return preflight(account_route, "GET", req);
