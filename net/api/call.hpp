@@ -35,6 +35,9 @@ enum class call_kind : std::uint8_t {
   ready,
   /// GET /metrics: the actors' gauges.
   metrics,
+  /// GET /badge: an info call whose answer the edge renders as an SVG badge; counted as
+  /// info, always against the caller's address.
+  badge,
 };
 
 /// What the front actor hands back for one call.
