@@ -114,9 +114,10 @@ void serve_account(front_actor::pointer self, const front_peers& peers,
 void charge_then_serve(front_actor::pointer self, const front_peers& peers,
                        const front_settings& settings, api_call& call) {
   // A sign-in callback costs us requests to the provider, so it is counted too, against
-  // its own hourly limit per address (endpoint_of), never against the info quota.
-  auto counted = call.kind == call_kind::info || call.kind == call_kind::offer
-                 || call.kind == call_kind::signin_finish;
+  // its own hourly limit per address (endpoint_of), never against the info quota. A badge
+  // is an info call.
+  auto counted = call.kind == call_kind::info || call.kind == call_kind::badge
+                 || call.kind == call_kind::offer || call.kind == call_kind::signin_finish;
   quota_charge charge{endpoint_of(call.kind), call.client, call.key_hash, counted, false};
   // Copied before the handlers are made: the order in which a function's arguments are
   // built is unspecified, and the first handler moves the call.
@@ -138,6 +139,7 @@ void charge_then_serve(front_actor::pointer self, const front_peers& peers,
         }
         switch (call.kind) {
           case call_kind::info:
+          case call_kind::badge:
             return serve_info(self, peers, settings, call, verdict);
           case call_kind::offer:
             return serve_offer(self, peers, settings, call, verdict);

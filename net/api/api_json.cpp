@@ -9,6 +9,7 @@
 #include <boost/json/serialize.hpp>
 
 #include "net/api/error_table.hpp"
+#include "net/api/explain.hpp"
 #include "net/base/json_access.hpp"
 #include "net/base/text.hpp"
 
@@ -251,6 +252,8 @@ std::string render_error(const failure& error) {
       detail["nethernetError"] = error.nethernet_error;
       if (!error.reason.empty())
         detail["reason"] = valid_utf8(error.reason);
+      if (auto path = explanation_path(error.nethernet_error); !path.empty())
+        detail["explain"] = path;
     }
     body["error"] = std::move(detail);
   } else {

@@ -26,7 +26,8 @@ struct json_text {
 };
 
 /// Renders SPEC 2.4 {ok:false, code, error}: error is the message, or for upstream_status an
-/// object {httpStatus, body[, bodyTruncated][, nethernetError, reason]}. Every string is made
+/// object {httpStatus, body[, bodyTruncated][, nethernetError, reason, explain]}; explain is the
+/// path of the code's explanation (net/api/explain) when there is one. Every string is made
 /// valid UTF-8 here, since messages may echo what a caller or a target sent (a host, a path).
 std::string render_error(const failure& error);
 

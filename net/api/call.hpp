@@ -43,6 +43,9 @@ enum class call_kind : std::uint8_t {
   page_revoke,
   /// POST /auth/signout from that page: the session ends.
   page_sign_out,
+  /// GET /badge: an info call whose answer the edge renders as an SVG badge; counted as
+  /// info, always against the caller's address.
+  badge,
 };
 
 /// Whether a call kind is one of the account page's (session cookie, not API key).

@@ -9,7 +9,7 @@ namespace {
 using boost::beast::http::status;
 
 // PRODUCT.md "Errors" in code form. The order follows the enum, which lookup() relies on.
-constexpr std::array<error_entry, 21> table{{
+constexpr std::array<error_entry, 22> table{{
   {error_code::none, status::ok, "ok", "ok"},
   {error_code::invalid_input, status::bad_request, "invalid_input", "invalid input"},
   {error_code::unauthorized, status::unauthorized, "unauthorized",
@@ -24,6 +24,9 @@ constexpr std::array<error_entry, 21> table{{
   {error_code::csrf_rejected, status::forbidden, "csrf_rejected",
    "the request did not come from this service's account page"},
   {error_code::not_found, status::not_found, "not_found", "no such route"},
+  // Its own code, so a caller can tell "no such code" from a mistyped route.
+  {error_code::unknown_code, status::not_found, "unknown_code",
+   "nothing explains this code; GET /api/explain lists the codes"},
   {error_code::method_not_allowed, status::method_not_allowed, "method_not_allowed",
    "method not allowed on this route"},
   {error_code::payload_too_large, status::payload_too_large, "payload_too_large",

@@ -20,6 +20,8 @@ enum class error_code : std::uint8_t {
   /// A POST from the account page came from another site, or without its page's token.
   csrf_rejected,
   not_found,
+  /// GET /api/explain/{code} for a code nothing explains.
+  unknown_code,
   method_not_allowed,
   payload_too_large,
   unsupported_media_type,

@@ -7,10 +7,12 @@
 #include <boost/url/url_view.hpp>
 
 #include "net/http/account_page.hpp"
+#include "net/http/badge.hpp"
 #include "net/http/signin.hpp"
 #include "net/api/api_json.hpp"
 #include "net/api/api_key.hpp"
 #include "net/api/error_table.hpp"
+#include "net/api/explain.hpp"
 #include "net/api/host_port.hpp"
 #include "net/base/crypto.hpp"
 #include "net/api/offer_request.hpp"
@@ -33,6 +35,7 @@ constexpr std::string_view healthz_route = "/healthz";
 constexpr std::string_view readyz_route = "/readyz";
 constexpr std::string_view metrics_route = "/metrics";
 constexpr std::string_view openapi_route = "/openapi.json";
+constexpr std::string_view badge_route = "/badge";
 constexpr std::string_view unknown_route = "unknown";
 
 // Age is not among the headers browsers show scripts by default, and a page needs it to
@@ -217,8 +220,9 @@ void set_target_label(route_decision& decision) {
 // Reads /api/info's query into a call. A problem with the input is recorded in the call, not
 // answered here, because every call of the endpoint is counted, invalid ones included.
 route_decision info_call(const request& req, const boost::urls::url_view& url,
-                         const route_context& ctx) {
-  auto decision = new_call(info_route, call_kind::info, req, ctx);
+                         const route_context& ctx, std::string_view route = info_route,
+                         call_kind kind = call_kind::info) {
+  auto decision = new_call(route, kind, req, ctx);
   auto& call = *decision.call;
   auto invalid = [&](std::string message) {
     call.invalid = make_failure(error_code::invalid_input, std::move(message));
@@ -446,6 +450,53 @@ response render_page(api_outcome&& outcome, call_kind kind, unsigned version, bo
                        keep_alive);
 }
 
+// GET /api/explain[/{code}]: static text from the data file, answered here, outside the
+// quotas, with CORS like every /api route.
+route_decision explain_answer(std::string_view path, const request& req, bool keep_alive) {
+  if (req.method() == http::verb::options)
+    return preflight(explain_route, "GET", req);
+  if (req.method() != http::verb::get) {
+    auto decision = method_not_allowed(explain_route, "GET", req);
+    add_cors(*decision.immediate);
+    return decision;
+  }
+  auto code = path.size() > explain_route.size() ? path.substr(explain_route.size() + 1)
+                                                 : std::string_view{};
+  auto body = code.empty() ? std::optional<std::string>{render_explanation_index()}
+                           : render_explanation(code);
+  response res;
+  if (body) {
+    res = make_json(http::status::ok, std::move(*body), req.version(), keep_alive);
+    res.set(http::field::cache_control, "public, max-age=3600");
+  } else {
+    res = error_response(make_failure(error_code::unknown_code,
+                                      "nothing explains \"" + valid_utf8(code, 64)
+                                        + "\"; GET /api/explain lists the codes"),
+                         req.version(), keep_alive);
+  }
+  add_cors(res);
+  return answer(explain_route, std::move(res));
+}
+
+// A badge: an SVG for every outcome, so an <img> never shows a broken image. Only a status
+// of the target (online, offline) is 200 and cached for a minute; an error keeps its status.
+response badge_response(const api_outcome& outcome, unsigned version, bool keep_alive) {
+  auto view = outcome.error.ok() ? badge_from_info(outcome.body)
+                                 : badge_from_failure(outcome.error);
+  auto status = view.state == badge_state::error ? lookup(outcome.error.code).status
+                                                 : http::status::ok;
+  auto res = make_response(status, render_badge(view), "image/svg+xml", version, keep_alive);
+  if (status == http::status::ok)
+    res.set(http::field::cache_control, "max-age=60");
+  res.set("Content-Security-Policy", badge_csp);
+  if (outcome.error.code == error_code::quota_exhausted && outcome.error.retry_after > 0)
+    res.set(http::field::retry_after, std::to_string(outcome.error.retry_after));
+  add_cors(res);
+  if (outcome.has_quota)
+    add_quota(res, outcome.quota);
+  return res;
+}
+
 } // namespace
 
 response render_api(api_outcome&& outcome, call_kind kind, unsigned version, bool keep_alive,
@@ -467,6 +518,8 @@ response render_api(api_outcome&& outcome, call_kind kind, unsigned version, boo
       if (!outcome.error.ok())
         return error_response(outcome.error, version, keep_alive);
       return make_json(http::status::ok, R"({"ok":true})", version, keep_alive);
+    case call_kind::badge:
+      return badge_response(outcome, version, keep_alive);
     case call_kind::metrics:
       // The session fills the body: it holds the edge's counters (render_metrics).
       return make_response(http::status::ok, {}, "text/plain; version=0.0.4", version,
@@ -540,6 +593,22 @@ route_decision route(const request& req, const route_context& ctx) {
     if (ctx.draining)
       return refused_call(offer_route, call_kind::offer, req, ctx, shutdown_failure());
     return offer_call(req, ctx);
+  }
+  if (path == explain_route || path.substr(0, explain_route.size() + 1) == "/api/explain/")
+    return explain_answer(path, req, keep_alive);
+  if (path == badge_route) {
+    if (method != http::verb::get)
+      return method_not_allowed(badge_route, "GET", req);
+    if (ctx.draining) {
+      api_outcome draining;
+      draining.error = make_failure(error_code::unavailable, "the service is shutting down");
+      return answer(badge_route, badge_response(draining, req.version(), false));
+    }
+    auto decision = info_call(req, url, ctx, badge_route, call_kind::badge);
+    // A badge is embedded in pages other people view: it counts against the viewer's address,
+    // never against a key the page happens to send.
+    decision.call->key_hash.clear();
+    return decision;
   }
   if (path == account_route) {
     if (method == http::verb::options)
