@@ -5,6 +5,7 @@
 #include <boost/url/url_view.hpp>
 
 #include "net/http/account_page.hpp"
+#include "net/http/page.hpp"
 #include "net/api/api_json.hpp"
 #include "net/api/api_key.hpp"
 #include "net/api/error_table.hpp"
@@ -433,6 +434,12 @@ route_decision route(const request& req, const route_context& ctx) {
     res.set(http::field::cache_control, "public, max-age=300");
     add_cors(res);
     return answer(openapi_route, std::move(res));
+  }
+  // The web page and its files; route names the file, since the table's paths live forever.
+  if (auto* asset = find_page_asset(path)) {
+    if (method != http::verb::get && method != http::verb::head)
+      return method_not_allowed(asset->path, "GET, HEAD", req);
+    return answer(asset->path, page_response(*asset, req, keep_alive));
   }
   auto not_found = make_failure(error_code::not_found, "no route " + std::string{path}
                                                          + "; see /openapi.json for the API");
