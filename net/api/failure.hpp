@@ -22,6 +22,8 @@ enum class error_code : std::uint8_t {
   payload_too_large,
   unsupported_media_type,
   quota_exhausted,
+  /// The per-target limit of fresh offers refused the call; retry_after says for how long.
+  target_rate_limited,
   upstream_status,
   upstream_failure,
   /// The target answered an offer with a 2xx whose body is not a valid SDP answer.
@@ -44,7 +46,8 @@ struct failure {
   std::int32_t nethernet_error = -1;
   /// The name of nethernet_error, when known.
   std::string reason;
-  /// Seconds the caller should wait before retrying, for quota_exhausted.
+  /// Seconds the caller should wait before retrying, for quota_exhausted and
+  /// target_rate_limited.
   std::uint32_t retry_after = 0;
 
   bool ok() const noexcept {

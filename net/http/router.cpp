@@ -70,7 +70,8 @@ void add_quota(response& res, const quota_verdict& q) {
 
 response error_response(const failure& error, unsigned version, bool keep_alive) {
   auto res = make_json(lookup(error.code).status, render_error(error), version, keep_alive);
-  if (error.code == error_code::quota_exhausted && error.retry_after > 0)
+  if ((error.code == error_code::quota_exhausted || error.code == error_code::target_rate_limited)
+      && error.retry_after > 0)
     res.set(http::field::retry_after, std::to_string(error.retry_after));
   return res;
 }
