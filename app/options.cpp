@@ -123,7 +123,10 @@ po::options_description make_description() {
     ("log-level", po::value<std::string>()->default_value("info"),
      "debug, info, warn or error")
     ("access-log", po::value<bool>()->default_value(true)->implicit_value(true),
-     "write one JSON line per request");
+     "write one JSON line per request, with its error code and request id")
+    ("access-log-probes", po::value<bool>()->default_value(false)->implicit_value(true),
+     "also log /healthz, /readyz and /metrics (probes and scrapers call them every few "
+     "seconds; their counts are in /metrics either way)");
   return desc;
 }
 
@@ -310,6 +313,7 @@ parse_result parse_options(int argc, const char* const* argv) {
     cfg.dns_servers = std::move(*parsed);
   }
   cfg.access_log = vm["access-log"].as<bool>();
+  cfg.access_log_probes = vm["access-log-probes"].as<bool>();
   cfg.offers_per_target_per_minute = vm["offers-per-target-per-minute"].as<unsigned>();
   cfg.cache_max_entries = vm["cache-max-entries"].as<unsigned>();
   cfg.cache_max_bytes = std::size_t{vm["cache-max-mb"].as<unsigned>()} << 20;

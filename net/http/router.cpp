@@ -36,7 +36,7 @@ constexpr std::string_view state_cookie = "ns_oauth_state";
 // tell how old a cached offer is.
 constexpr std::string_view exposed_headers
   = "X-RateLimit-Scope, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, "
-    "Retry-After, Age";
+    "Retry-After, Age, X-Request-Id";
 
 response make_response(http::status status, std::string body, std::string_view content_type,
                        unsigned version, bool keep_alive) {

@@ -22,7 +22,9 @@
 
 #include <boost/json/object.hpp>
 
+#include "net/api/error_table.hpp"
 #include "net/base/log.hpp"
+#include "net/http/access_log.hpp"
 #include "net/http/client_request.hpp"
 #include "net/http/framing.hpp"
 #include "net/http/listener.hpp"
@@ -108,6 +110,10 @@ reply_fn guarded(reply_fn fn, pending_calls& pending) {
 /// One request on its way to a response.
 struct slot {
   std::uint64_t id = 0;
+  /// Sent as X-Request-Id and written in the access log.
+  std::string request_id;
+  /// The error's machine code when the actors answered with one (for the access log).
+  std::string_view code;
   clock_type::time_point started;
   http::verb method = http::verb::unknown;
   std::string_view route;
@@ -253,13 +259,20 @@ private:
     closing_ = true;
     auto res
       = render_plain_error(make_failure(error_code::invalid_input, std::move(message)), 11, false);
-    slot s;
-    s.id = next_id_++;
-    s.started = clock_type::now();
+    auto s = new_slot();
     s.route = "unknown";
     s.res = std::move(res);
     queue_.push_back(std::move(s));
     try_write();
+  }
+
+  /// A slot for the next request: its place in the order, its start, its id.
+  slot new_slot() {
+    slot s;
+    s.id = next_id_++;
+    s.request_id = ctx_.ids.next();
+    s.started = clock_type::now();
+    return s;
   }
 
   // -- idle time and eviction -------------------------------------------------
@@ -330,19 +343,21 @@ private:
   void dispatch(route_decision&& decision, const request& req, const route_context& rc) {
     if (decision.immediate)
       return push_answer(std::move(decision), req, rc.client);
-    slot s;
-    s.id = next_id_++;
-    s.started = clock_type::now();
+    auto s = new_slot();
     s.method = req.method();
     s.route = decision.route;
     s.target_label = std::move(decision.target_label);
     s.client = rc.client.address.to_string();
-    s.in_flight.emplace(ctx_.in_flight);
     auto& call = *decision.call;
+    // A scrape of /metrics is not counted in the in-flight calls it reports, so an idle
+    // service shows 0.
+    if (call.kind != call_kind::metrics)
+      s.in_flight.emplace(ctx_.in_flight);
     call.reply = guarded([self = shared_from_this(), id = s.id, kind = call.kind,
                   version = req.version(), keep_alive = req.keep_alive()](api_outcome&& outcome) {
       // Runs on an actor's thread: render there, then hop onto the connection's strand.
       auto metrics = kind == call_kind::metrics && outcome.error.ok();
+      auto code = outcome.error.ok() ? std::string_view{} : lookup(outcome.error.code).machine_code;
       metrics_snapshot m{&self->ctx_.requests, self->ctx_.connections.load(),
                          self->ctx_.in_flight.load(), outcome.probes, outcome.cache_entries};
       auto res = render_api(std::move(outcome), kind, version, keep_alive,
@@ -352,8 +367,8 @@ private:
         res.prepare_payload();
       }
       asio::post(self->stream_.get_executor(),
-                 [self, id, res = std::move(res)]() mutable {
-                   self->on_reply(id, std::move(res));
+                 [self, id, code, res = std::move(res)]() mutable {
+                   self->on_reply(id, std::move(res), code);
                  });
     }, ctx_.pending);
     queue_.push_back(std::move(s));
@@ -362,9 +377,7 @@ private:
 
   void push_answer(route_decision&& decision, const request& req,
                    const client_identity& client = {}) {
-    slot s;
-    s.id = next_id_++;
-    s.started = clock_type::now();
+    auto s = new_slot();
     s.method = req.method();
     s.route = decision.route;
     s.client = client.address.is_unspecified() ? peer_.to_string()
@@ -374,10 +387,11 @@ private:
     try_write();
   }
 
-  void on_reply(std::uint64_t id, response&& res) {
+  void on_reply(std::uint64_t id, response&& res, std::string_view code) {
     for (auto& s : queue_) {
       if (s.id == id) {
         s.res = std::move(res);
+        s.code = code;
         break;
       }
     }
@@ -390,6 +404,7 @@ private:
     if (writing_ || queue_.empty() || !queue_.front().res)
       return;
     auto& res = *queue_.front().res;
+    res.set("X-Request-Id", queue_.front().request_id);
     if (closing_ || ctx_.draining()) {
       // Later requests on this connection will not be answered, so say so now.
       if (queue_.size() == 1 || ctx_.draining())
@@ -432,6 +447,8 @@ private:
   void log_access(const slot& s) {
     if (!ctx_.settings().access_log || !log::enabled(log::level::info))
       return;
+    if (is_probe_route(s.route) && !ctx_.settings().access_log_probes)
+      return;
     auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(clock_type::now()
                                                                           - s.started);
     boost::json::object fields;
@@ -442,6 +459,14 @@ private:
     fields["client"] = s.client;
     if (!s.target_label.empty())
       fields["target"] = s.target_label;
+    fields["request_id"] = s.request_id;
+    // The code the client saw: from the actors' answer, or read back from an error the
+    // router or the session wrote (small JSON bodies, parsed only for error statuses).
+    if (!s.code.empty())
+      fields["code"] = s.code;
+    else if (s.res->result_int() >= 400)
+      if (auto code = error_code_of(s.res->body()); !code.empty())
+        fields["code"] = code;
     log::write(log::level::info, "access", std::move(fields));
   }
 

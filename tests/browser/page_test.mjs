@@ -217,6 +217,8 @@ try {
   const code = await page.locator('#error-code').textContent();
   check(code === 'upstream_failure', `error code shown: ${code}`);
   check(/could not be reached/.test(await page.locator('#error-title').textContent()), 'error in plain words');
+  check(/^[0-9a-f]{12}-[0-9a-f]+$/.test(await page.locator('#error-request-id').textContent()),
+        'the request id to quote');
   check(await page.locator('#status-result').isHidden(), 'the old result is gone');
   await shoot('page-error-desktop-light');
 

@@ -2,9 +2,11 @@
 // reads back the body, the error and the quota headers, whatever happened on the way.
 
 /// What a call came back with. `body` is the parsed JSON or null; `quota` is null when the
-/// response carried no X-RateLimit-* headers; `network_error` is set when no response came.
+/// response carried no X-RateLimit-* headers; `request_id` is the service's X-Request-Id (what
+/// its access log calls the call); `network_error` is set when no response came.
 /// @typedef {{status: number, body: any, quota: ?{scope: string, limit: number,
-///   remaining: number, reset: number}, retry_after: ?number, network_error: ?string}} api_reply
+///   remaining: number, reset: number}, retry_after: ?number, request_id: ?string,
+///   network_error: ?string}} api_reply
 
 /// The X-RateLimit-* headers of a response, or null when it has none.
 function read_quota(headers) {
@@ -32,7 +34,7 @@ export async function call_api(method, path, { headers = {}, json } = {}) {
   try {
     response = await fetch(path, init);
   } catch (error) {
-    return { status: 0, body: null, quota: null, retry_after: null,
+    return { status: 0, body: null, quota: null, retry_after: null, request_id: null,
              network_error: String(error && error.message || error) };
   }
   let body = null;
@@ -44,5 +46,6 @@ export async function call_api(method, path, { headers = {}, json } = {}) {
   }
   const retry = response.headers.get('Retry-After');
   return { status: response.status, body, quota: read_quota(response.headers),
-           retry_after: retry === null ? null : Number(retry), network_error: null };
+           retry_after: retry === null ? null : Number(retry),
+           request_id: response.headers.get('X-Request-Id'), network_error: null };
 }

@@ -104,16 +104,18 @@ export function describe_error(reply) {
     parts.push(error_hints[code]);
   if (reply.retry_after !== null && reply.retry_after > 0)
     parts.push(`Try again in ${wait_words(reply.retry_after)}.`);
-  return { title, detail: parts.join(' '), code };
+  return { title, detail: parts.join(' '), code, request_id: reply.request_id };
 }
 
-/// Fills an alert box (title, detail, code) and shows it; the role="alert" makes screen
-/// readers announce it.
+/// Fills an alert box (title, detail, code, and the request id to quote when asking for
+/// help) and shows it; the role="alert" makes screen readers announce it.
 function show_error(prefix, error) {
   by_id(`${prefix}-title`).textContent = error.title;
   by_id(`${prefix}-detail`).textContent = error.detail;
   by_id(`${prefix}-detail`).hidden = error.detail === '';
   by_id(`${prefix}-code`).textContent = error.code;
+  by_id(`${prefix}-request-id`).textContent = error.request_id || '';
+  by_id(`${prefix}-request`).hidden = !error.request_id;
   by_id(prefix).hidden = false;
 }
 
