@@ -233,7 +233,12 @@ parse_result parse_options(int argc, const char* const* argv) {
     po::store(from_env, vm);
     if (vm.count("help")) {
       std::ostringstream text;
-      text << "usage: netherscope [options]\n\n" << desc;
+      // The admin CLI shares the binary; without this line nothing tells an operator it exists.
+      text << "usage: netherscope [options]\n"
+              "       netherscope admin [--data-dir DIR] COMMAND   accounts, keys and usage in "
+              "the store;\n"
+              "                                                    see netherscope admin --help\n\n"
+           << desc;
       result.status = parse_status::exit_ok;
       result.message = text.str();
       return result;
