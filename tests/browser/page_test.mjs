@@ -127,6 +127,47 @@ async function no_horizontal_scroll(label) {
         `${label}: the page scrolls sideways (scrollWidth ${sizes.scroll} > clientWidth ${sizes.client})`);
 }
 
+/// Visible text whose colour does not meet WCAG AA against the background behind it (4.5:1,
+/// or 3:1 for large text), as "text: ratio" strings.
+async function contrast_failures() {
+  return page.evaluate(() => {
+    const parse = (text) => {
+      const m = text.match(/rgba?\(([\d.]+), ([\d.]+), ([\d.]+)(?:, ([\d.]+))?\)/);
+      return m ? { rgb: [Number(m[1]), Number(m[2]), Number(m[3])], alpha: m[4] === undefined ? 1 : Number(m[4]) } : null;
+    };
+    const luminance = ([r, g, b]) => {
+      const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+      return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+    };
+    const background = (element) => {
+      for (let e = element; e; e = e.parentElement) {
+        const color = parse(getComputedStyle(e).backgroundColor);
+        if (color && color.alpha > 0)
+          return color.rgb;
+      }
+      return [255, 255, 255];
+    };
+    const failures = [];
+    for (const element of document.querySelectorAll('body *')) {
+      const own_text = [...element.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim() !== '');
+      if (!own_text || element.getClientRects().length === 0)
+        continue;
+      const style = getComputedStyle(element);
+      if (style.visibility === 'hidden' || element.closest('[hidden]'))
+        continue;
+      const fg = parse(style.color).rgb;
+      const bg = background(element);
+      const [a, b] = [luminance(fg), luminance(bg)].sort((x, y) => y - x);
+      const ratio = (a + 0.05) / (b + 0.05);
+      const size = parseFloat(style.fontSize);
+      const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+      if (ratio < (large ? 3 : 4.5))
+        failures.push(`${element.textContent.trim().slice(0, 40)}: ${ratio.toFixed(2)}`);
+    }
+    return failures;
+  });
+}
+
 let failed = null;
 try {
   // -- the page and its headers ----------------------------------------------------------
@@ -195,10 +236,14 @@ try {
   check(await page.locator('#offer-warnings li').count() >= 1, 'warnings in plain words');
   check(/offers left this month/.test(await page.locator('#quota').textContent()), 'offer quota line');
   await shoot('page-desktop-light');
+  let low_contrast = await contrast_failures();
+  check(low_contrast.length === 0, `text below AA contrast (light): ${low_contrast.join('; ')}`);
 
   step('the same in the dark scheme, and at 375 px');
   await page.emulateMedia({ colorScheme: 'dark' });
   await shoot('page-desktop-dark');
+  low_contrast = await contrast_failures();
+  check(low_contrast.length === 0, `text below AA contrast (dark): ${low_contrast.join('; ')}`);
   await page.setViewportSize({ width: 375, height: 812 });
   await no_horizontal_scroll('375 px, dark');
   await shoot('page-375-dark');
@@ -221,6 +266,8 @@ try {
         'the request id to quote');
   check(await page.locator('#status-result').isHidden(), 'the old result is gone');
   await shoot('page-error-desktop-light');
+  low_contrast = await contrast_failures();
+  check(low_contrast.length === 0, `text below AA contrast (error): ${low_contrast.join('; ')}`);
 
   step('a typing mistake is caught before any call');
   const before = requests.length;
@@ -263,6 +310,8 @@ try {
     const new_key = (await page.locator('#new-key-value').textContent()).trim();
     check(/^nsk_/.test(new_key) && new_key !== key, 'a different new key');
     await shoot('account-new-key');
+    low_contrast = await contrast_failures();
+    check(low_contrast.length === 0, `text below AA contrast (account): ${low_contrast.join('; ')}`);
 
     step('revoke it');
     expected_failures.push(`${base_url}/api/account`);
