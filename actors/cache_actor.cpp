@@ -48,7 +48,7 @@ void finish_flight(cache_pointer self, const target& where, offer_reply reply) {
   } else {
     // A refresh that failed falls back to what the target said before. Past the per-target
     // limit it is an ordinary hit, stale only when past its lifetime.
-    auto limited = reply.error.code == error_code::quota_exhausted;
+    auto limited = reply.error.code == error_code::target_rate_limited;
     if (auto entry = st.cache.usable(where, now, !limited))
       reply = from_fallback(std::move(*entry));
   }

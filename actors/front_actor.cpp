@@ -69,7 +69,7 @@ void serve_offer(front_actor::pointer self, const front_peers& peers,
                                           : net::with_expected_ports(r.body, expected);
           outcome.age = r.age;
         }
-        if (outcome.error.code != error_code::quota_exhausted) {
+        if (outcome.error.code != error_code::target_rate_limited) {
           reply(with_quota(std::move(outcome), verdict));
           return;
         }

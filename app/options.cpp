@@ -128,7 +128,10 @@ po::options_description make_description() {
     ("log-level", po::value<std::string>()->default_value("info"),
      "debug, info, warn or error")
     ("access-log", po::value<bool>()->default_value(true)->implicit_value(true),
-     "write one JSON line per request");
+     "write one JSON line per request, with its error code and request id")
+    ("access-log-probes", po::value<bool>()->default_value(false)->implicit_value(true),
+     "also log /healthz, /readyz and /metrics (probes and scrapers call them every few "
+     "seconds; their counts are in /metrics either way)");
   return desc;
 }
 
@@ -235,7 +238,12 @@ parse_result parse_options(int argc, const char* const* argv) {
     po::store(from_env, vm);
     if (vm.count("help")) {
       std::ostringstream text;
-      text << "usage: netherscope [options]\n\n" << desc;
+      // The admin CLI shares the binary; without this line nothing tells an operator it exists.
+      text << "usage: netherscope [options]\n"
+              "       netherscope admin [--data-dir DIR] COMMAND   accounts, keys and usage in "
+              "the store;\n"
+              "                                                    see netherscope admin --help\n\n"
+           << desc;
       result.status = parse_status::exit_ok;
       result.message = text.str();
       return result;
@@ -315,6 +323,7 @@ parse_result parse_options(int argc, const char* const* argv) {
     cfg.dns_servers = std::move(*parsed);
   }
   cfg.access_log = vm["access-log"].as<bool>();
+  cfg.access_log_probes = vm["access-log-probes"].as<bool>();
   cfg.offers_per_target_per_minute = vm["offers-per-target-per-minute"].as<unsigned>();
   cfg.cache_max_entries = vm["cache-max-entries"].as<unsigned>();
   cfg.cache_max_bytes = std::size_t{vm["cache-max-mb"].as<unsigned>()} << 20;

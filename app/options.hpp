@@ -118,7 +118,10 @@ struct config {
 
   // -- logging ----------------------------------------------------------------
   log::level log_level = log::level::info;
+  /// One JSON line per response on stdout (default true).
   bool access_log = true;
+  /// Whether those lines include /healthz, /readyz and /metrics (default false).
+  bool access_log_probes = false;
 };
 
 /// What main should do after parsing the command line.

@@ -287,6 +287,7 @@ net::server_settings make_server_settings(const config& cfg) {
   fit_connections_to_file_limit(server_cfg);
   server_cfg.trusted_proxies = cfg.trusted_proxies;
   server_cfg.access_log = cfg.access_log;
+  server_cfg.access_log_probes = cfg.access_log_probes;
   // Cookies are Secure (and __Host- named) exactly when the sign-in pages are served over
   // HTTPS; the account page's POSTs must come from the public origin.
   server_cfg.secure_cookies = net::served_over_https(make_oauth_settings(cfg));

@@ -12,8 +12,9 @@ stage() {
 
 stage "setup"
 WITH_TESTS=1 tools/setup.sh
-stage "layout rules"
+stage "layout rules and document links"
 tools/check_layout.sh
+tools/check_links.sh
 stage "configure"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 stage "build"

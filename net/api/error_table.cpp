@@ -9,7 +9,7 @@ namespace {
 using boost::beast::http::status;
 
 // PRODUCT.md "Errors" in code form. The order follows the enum, which lookup() relies on.
-constexpr std::array<error_entry, 22> table{{
+constexpr std::array<error_entry, 23> table{{
   {error_code::none, status::ok, "ok", "ok"},
   {error_code::invalid_input, status::bad_request, "invalid_input", "invalid input"},
   {error_code::unauthorized, status::unauthorized, "unauthorized",
@@ -47,6 +47,10 @@ constexpr std::array<error_entry, 22> table{{
    "too many sign-in attempts from this address; try again later"},
   {error_code::rotation_limited, status::too_many_requests, "rotation_limited",
    "too many new keys for this account; try again later"},
+  // The server's protection, not the caller's monthly quota: its own code, so that a 429
+  // with X-RateLimit-Remaining above zero does not read as a contradiction.
+  {error_code::target_rate_limited, status::too_many_requests, "target_rate_limited",
+   "too many fresh offers to this server; retry later"},
   {error_code::upstream_status, status::bad_gateway, "upstream_status",
    "the target answered with an error"},
   {error_code::upstream_failure, status::bad_gateway, "upstream_failure",

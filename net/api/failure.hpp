@@ -34,6 +34,8 @@ enum class error_code : std::uint8_t {
   signin_rate_limited,
   /// Too many new keys for this account this hour.
   rotation_limited,
+  /// The per-target limit of fresh offers refused the call; retry_after says for how long.
+  target_rate_limited,
   upstream_status,
   upstream_failure,
   /// The target answered an offer with a 2xx whose body is not a valid SDP answer.

@@ -8,6 +8,7 @@
 
 #include "net/http/account_page.hpp"
 #include "net/http/badge.hpp"
+#include "net/http/page.hpp"
 #include "net/http/signin.hpp"
 #include "net/api/api_json.hpp"
 #include "net/api/api_key.hpp"
@@ -42,7 +43,7 @@ constexpr std::string_view unknown_route = "unknown";
 // tell how old a cached offer is.
 constexpr std::string_view exposed_headers
   = "X-RateLimit-Scope, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, "
-    "Retry-After, Age";
+    "Retry-After, Age, X-Request-Id";
 
 response make_response(http::status status, std::string body, std::string_view content_type,
                        unsigned version, bool keep_alive) {
@@ -683,6 +684,12 @@ route_decision route(const request& req, const route_context& ctx) {
     res.set(http::field::cache_control, "public, max-age=300");
     add_cors(res);
     return answer(openapi_route, std::move(res));
+  }
+  // The web page and its files; route names the file, since the table's paths live forever.
+  if (auto* asset = find_page_asset(path)) {
+    if (method != http::verb::get && method != http::verb::head)
+      return method_not_allowed(asset->path, "GET, HEAD", req);
+    return answer(asset->path, page_response(*asset, req, keep_alive));
   }
   auto not_found = make_failure(error_code::not_found, "no route " + std::string{path}
                                                          + "; see /openapi.json for the API");

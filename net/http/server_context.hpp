@@ -16,6 +16,7 @@
 
 #include "net/api/call.hpp"
 #include "net/base/cidr.hpp"
+#include "net/http/access_log.hpp"
 #include "net/http/connection_slots.hpp"
 #include "net/http/metrics.hpp"
 
@@ -40,6 +41,8 @@ struct server_settings {
   std::size_t body_limit = 16 * 1024;
   std::vector<cidr> trusted_proxies;
   bool access_log = true;
+  /// Whether the access log also has the probes' routes (/healthz, /readyz, /metrics).
+  bool access_log_probes = false;
   /// Whether cookies get the Secure attribute and __Host- names (the public base URL is HTTPS).
   bool secure_cookies = false;
   /// Our origin as browsers write it (net/http/signin.hpp origin_of the public base URL).
@@ -113,6 +116,9 @@ public:
 
   /// Calls waiting for the actors (shutdown answers those left at the end of its grace).
   pending_calls pending;
+
+  /// The ids of requests, sent as X-Request-Id.
+  request_ids ids;
 
   /// Takes a connection slot for a peer under the rules of connection_slots; a trusted proxy
   /// carries many clients and is bound by the global cap only. The caller closes the evicted

@@ -22,7 +22,9 @@
 
 #include <boost/json/object.hpp>
 
+#include "net/api/error_table.hpp"
 #include "net/base/log.hpp"
+#include "net/http/access_log.hpp"
 #include "net/http/client_request.hpp"
 #include "net/http/framing.hpp"
 #include "net/http/listener.hpp"
@@ -108,6 +110,10 @@ reply_fn guarded(reply_fn fn, pending_calls& pending) {
 /// One request on its way to a response.
 struct slot {
   std::uint64_t id = 0;
+  /// Sent as X-Request-Id and written in the access log.
+  std::string request_id;
+  /// The error's machine code when the actors answered with one (for the access log).
+  std::string_view code;
   clock_type::time_point started;
   http::verb method = http::verb::unknown;
   std::string_view route;
@@ -265,9 +271,7 @@ private:
   // A malformed request leaves the stream in an unknown state: answer and close.
   void refuse_malformed(response res, http::verb method = http::verb::unknown) {
     closing_ = true;
-    slot s;
-    s.id = next_id_++;
-    s.started = clock_type::now();
+    auto s = new_slot();
     s.method = method;
     s.route = "unknown";
     s.res = std::move(res);
@@ -298,6 +302,15 @@ private:
     read_forwarded_for(req);
     auto rc = make_context();
     dispatch(route_refused(req, rc, std::move(error)), req, rc);
+  }
+
+  /// A slot for the next request: its place in the order, its start, its id.
+  slot new_slot() {
+    slot s;
+    s.id = next_id_++;
+    s.request_id = ctx_.ids.next();
+    s.started = clock_type::now();
+    return s;
   }
 
   // -- idle time and eviction -------------------------------------------------
@@ -370,19 +383,21 @@ private:
   void dispatch(route_decision&& decision, const request& req, const route_context& rc) {
     if (decision.immediate)
       return push_answer(std::move(decision), req, rc.client);
-    slot s;
-    s.id = next_id_++;
-    s.started = clock_type::now();
+    auto s = new_slot();
     s.method = req.method();
     s.route = decision.route;
     s.target_label = std::move(decision.target_label);
     s.client = rc.client.address.to_string();
-    s.in_flight.emplace(ctx_.in_flight);
     auto& call = *decision.call;
+    // A scrape of /metrics is not counted in the in-flight calls it reports, so an idle
+    // service shows 0.
+    if (call.kind != call_kind::metrics)
+      s.in_flight.emplace(ctx_.in_flight);
     call.reply = guarded([self = shared_from_this(), id = s.id, kind = call.kind,
                   version = req.version(), keep_alive = req.keep_alive()](api_outcome&& outcome) {
       // Runs on an actor's thread: render there, then hop onto the connection's strand.
       auto metrics = kind == call_kind::metrics && outcome.error.ok();
+      auto code = outcome.error.ok() ? std::string_view{} : lookup(outcome.error.code).machine_code;
       metrics_snapshot m{&self->ctx_.requests, self->ctx_.connections.load(),
                          self->ctx_.in_flight.load(), outcome.probes, outcome.cache_entries};
       auto res = render_api(std::move(outcome), kind, version, keep_alive,
@@ -392,8 +407,8 @@ private:
         res.prepare_payload();
       }
       asio::post(self->stream_.get_executor(),
-                 [self, id, res = std::move(res)]() mutable {
-                   self->on_reply(id, std::move(res));
+                 [self, id, code, res = std::move(res)]() mutable {
+                   self->on_reply(id, std::move(res), code);
                  });
     }, ctx_.pending);
     queue_.push_back(std::move(s));
@@ -402,9 +417,7 @@ private:
 
   void push_answer(route_decision&& decision, const request& req,
                    const client_identity& client = {}) {
-    slot s;
-    s.id = next_id_++;
-    s.started = clock_type::now();
+    auto s = new_slot();
     s.method = req.method();
     s.route = decision.route;
     s.client = client.address.is_unspecified() ? peer_.to_string()
@@ -414,10 +427,11 @@ private:
     try_write();
   }
 
-  void on_reply(std::uint64_t id, response&& res) {
+  void on_reply(std::uint64_t id, response&& res, std::string_view code) {
     for (auto& s : queue_) {
       if (s.id == id) {
         s.res = std::move(res);
+        s.code = code;
         break;
       }
     }
@@ -434,6 +448,7 @@ private:
     // Content-Length that prepare_payload set stays, since it is what a GET would be told.
     if (queue_.front().method == http::verb::head)
       res.body().clear();
+    res.set("X-Request-Id", queue_.front().request_id);
     if (closing_ || ctx_.draining()) {
       // Later requests on this connection will not be answered, so say so now.
       if (queue_.size() == 1 || ctx_.draining())
@@ -476,6 +491,8 @@ private:
   void log_access(const slot& s) {
     if (!ctx_.settings().access_log || !log::enabled(log::level::info))
       return;
+    if (is_probe_route(s.route) && !ctx_.settings().access_log_probes)
+      return;
     auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(clock_type::now()
                                                                           - s.started);
     boost::json::object fields;
@@ -486,6 +503,14 @@ private:
     fields["client"] = s.client;
     if (!s.target_label.empty())
       fields["target"] = s.target_label;
+    fields["request_id"] = s.request_id;
+    // The code the client saw: from the actors' answer, or read back from an error the
+    // router or the session wrote (small JSON bodies, parsed only for error statuses).
+    if (!s.code.empty())
+      fields["code"] = s.code;
+    else if (s.res->result_int() >= 400)
+      if (auto code = error_code_of(s.res->body()); !code.empty())
+        fields["code"] = code;
     log::write(log::level::info, "access", std::move(fields));
   }
 

@@ -208,7 +208,7 @@ void fetch_op::use_endpoints(std::vector<tcp::endpoint> candidates) {
     auto wait = req_.limiter->try_start(servers, clock_type::now());
     if (wait > std::chrono::seconds::zero()) {
       fetch_result result;
-      result.error = make_failure(error_code::quota_exhausted,
+      result.error = make_failure(error_code::target_rate_limited,
                                   "at most " + std::to_string(req_.limiter->per_minute())
                                     + " fresh offers per minute, one at a time, go to the server "
                                       "at " + servers.front() + "; retry in "

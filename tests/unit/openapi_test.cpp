@@ -65,7 +65,9 @@ TEST_CASE("openapi: every route the router serves is described", "[openapi]") {
     const char* method;
     net::http::verb verb;
   };
-  for (auto r : {route{"/api/info", "get", net::http::verb::get},
+  for (auto r : {route{"/", "get", net::http::verb::get},
+                 route{"/", "head", net::http::verb::head},
+                 route{"/api/info", "get", net::http::verb::get},
                  route{"/api/offer", "post", net::http::verb::post},
                  route{"/api/account", "get", net::http::verb::get},
                  route{"/api/account/key", "post", net::http::verb::post},
@@ -79,7 +81,10 @@ TEST_CASE("openapi: every route the router serves is described", "[openapi]") {
                  route{"/healthz", "get", net::http::verb::get},
                  route{"/readyz", "get", net::http::verb::get},
                  route{"/metrics", "get", net::http::verb::get},
-                 route{"/openapi.json", "get", net::http::verb::get}}) {
+                 route{"/openapi.json", "get", net::http::verb::get},
+                 route{"/openapi.json", "head", net::http::verb::head},
+                 route{"/healthz", "head", net::http::verb::head},
+                 route{"/readyz", "head", net::http::verb::head}}) {
     INFO(r.path << " " << r.method);
     REQUIRE(paths.contains(r.path));
     CHECK(paths.at(r.path).as_object().contains(r.method));

@@ -116,7 +116,7 @@ TEST_CASE("router: unknown API paths are calls answered 404", "[router]") {
 }
 
 TEST_CASE("router: unknown routes are JSON 404", "[router]") {
-  for (auto target : {"/", "/api", "/v1/join", "/apix"}) {
+  for (auto target : {"/index.htm", "/api", "/v1/join", "/apix"}) {
     auto d = route_get(target);
     REQUIRE(d.immediate);
     CHECK(d.immediate->result() == http::status::not_found);
@@ -288,6 +288,7 @@ TEST_CASE("router: outcomes render per the error table", "[router]") {
                  row{error_code::headers_too_large,
                      http::status::request_header_fields_too_large},
                  row{error_code::quota_exhausted, http::status::too_many_requests},
+                 row{error_code::target_rate_limited, http::status::too_many_requests},
                  row{error_code::upstream_failure, http::status::bad_gateway},
                  row{error_code::upstream_timeout, http::status::gateway_timeout},
                  row{error_code::unavailable, http::status::service_unavailable}}) {
@@ -307,6 +308,14 @@ TEST_CASE("router: outcomes render per the error table", "[router]") {
   limited.error = make_failure(error_code::quota_exhausted, "quota exhausted");
   limited.error.retry_after = 3600;
   CHECK(render_api(limited, call_kind::offer, 11, true).at(http::field::retry_after) == "3600");
+  // The per-target limit says how long to wait the same way.
+  api_outcome busy_target;
+  busy_target.error = make_failure(error_code::target_rate_limited, "retry in 42 s");
+  busy_target.error.retry_after = 42;
+  auto busy = render_api(busy_target, call_kind::offer, 11, true);
+  CHECK(busy.result() == http::status::too_many_requests);
+  CHECK(busy.at(http::field::retry_after) == "42");
+  CHECK(body_of(busy).at("code") == "target_rate_limited");
 }
 
 TEST_CASE("router: upstream status errors are objects", "[router]") {
