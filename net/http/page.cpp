@@ -42,7 +42,7 @@ http::response<http::string_body> page_response(const page_asset& asset,
   // costs one round trip. Hashed file names with year-long caching would save that trip but
   // need a build step to rewrite the references.
   res.set(http::field::cache_control, "no-cache");
-  res.set("Content-Security-Policy", page_content_security_policy);
+  res.set("Content-Security-Policy", web_page_csp);
   res.set("X-Content-Type-Options", "nosniff");
   res.set("Referrer-Policy", "no-referrer");
   res.set("X-Frame-Options", "DENY");

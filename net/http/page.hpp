@@ -31,7 +31,7 @@ extern const std::size_t page_asset_count;
 
 /// The Content-Security-Policy of every page response: everything from this origin only,
 /// no inline script or style, no framing, no plugins, forms posting only here.
-inline constexpr std::string_view page_content_security_policy
+inline constexpr std::string_view web_page_csp
   = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
     "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
     "frame-ancestors 'none'";
