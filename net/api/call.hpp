@@ -35,6 +35,9 @@ enum class call_kind : std::uint8_t {
   ready,
   /// GET /metrics: the actors' gauges.
   metrics,
+  /// GET /api/check: the status, then a probed offer, then one verdict; counted as one info
+  /// and one offer call.
+  check,
 };
 
 /// What the front actor hands back for one call.
@@ -74,6 +77,8 @@ struct api_call {
   std::string network_id;
   bool fresh = false;
   std::vector<std::uint16_t> expect_ports;
+  /// For offers: check the answer's UDP candidates for reachability.
+  bool probe = false;
   /// For signin_finish: what the provider sent back (the router checked the state against
   /// the browser's cookie).
   std::string code;

@@ -18,6 +18,7 @@ namespace {
 
 constexpr std::string_view info_route = "/api/info";
 constexpr std::string_view offer_route = "/api/offer";
+constexpr std::string_view check_route = "/api/check";
 constexpr std::string_view account_route = "/api/account";
 constexpr std::string_view account_key_route = "/api/account/key";
 constexpr std::string_view login_route = "/auth/github/login";
@@ -157,11 +158,13 @@ void set_target_label(route_decision& decision) {
   decision.target_label = host_for_url(where.host) + ":" + std::to_string(where.port);
 }
 
-// Reads /api/info's query into a call. A problem with the input is recorded in the call, not
-// answered here, because every call of the endpoint is counted, invalid ones included.
+// Reads the query of /api/info (or /api/check, which takes the same) into a call. A problem
+// with the input is recorded in the call, not answered here, because every call of the
+// endpoint is counted, invalid ones included.
 route_decision info_call(const request& req, const boost::urls::url_view& url,
-                         const route_context& ctx) {
-  auto decision = new_call(info_route, call_kind::info, req, ctx);
+                         const route_context& ctx, std::string_view route = info_route,
+                         call_kind kind = call_kind::info) {
+  auto decision = new_call(route, kind, req, ctx);
   auto& call = *decision.call;
   auto invalid = [&](std::string message) {
     call.invalid = make_failure(error_code::invalid_input, std::move(message));
@@ -208,6 +211,7 @@ route_decision offer_call(const request& req, const route_context& ctx) {
     call.network_id = std::move(parsed->network_id);
     call.fresh = parsed->fresh;
     call.expect_ports = std::move(parsed->expect_ports);
+    call.probe = parsed->probe;
     set_target_label(decision);
   }
   return decision;
@@ -379,6 +383,15 @@ route_decision route(const request& req, const route_context& ctx) {
     if (ctx.draining)
       return shutting_down(offer_route, req);
     return offer_call(req, ctx);
+  }
+  if (path == check_route) {
+    if (method == http::verb::options)
+      return preflight(check_route, "GET", req);
+    if (method != http::verb::get)
+      return api_method_not_allowed(check_route, call_kind::check, "GET", req, ctx);
+    if (ctx.draining)
+      return shutting_down(check_route, req);
+    return info_call(req, url, ctx, check_route, call_kind::check);
   }
   if (path == account_route) {
     if (method == http::verb::options)
