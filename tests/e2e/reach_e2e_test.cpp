@@ -311,6 +311,7 @@ TEST_CASE("reach e2e: /api/check is charged as one info and one offer call",
   // The headers show the offer quota, the scarcer one.
   CHECK(reply.header("x-ratelimit-limit") == "5");
   CHECK(remaining(reply) == 4);
+  CHECK(metric(svc, R"(netherscope_requests_total{route="/api/check",status="2xx"})") == 1);
   auto info = get_info(svc, "host=127.0.0.1&tls=false&port=" + std::to_string(fake.port()));
   CHECK(info.header("x-ratelimit-limit") == "10");
   CHECK(remaining(info) == 8);
