@@ -316,3 +316,34 @@ TEST_CASE("crypto: HMAC-SHA1 matches RFC 2202 test case 2", "[crypto]") {
   // An empty key is a valid HMAC key (the key is zero-padded to the block).
   CHECK(hmac_sha1("", "x").size() == 20);
 }
+
+TEST_CASE("stun: no truncation reads, and no changed byte passes as a success", "[stun]") {
+  // The header's length covers the whole sample, so every shorter prefix is refused.
+  for (std::size_t n = 0; n < sample_ipv4_response.size(); ++n) {
+    INFO("prefix of " << n << " bytes");
+    CHECK_FALSE(stun::read(sample_ipv4_response.substr(0, n)));
+  }
+  // Every byte is under the HMAC, the FINGERPRINT or the transaction match: changing any one
+  // of them, in any of its bits, must never give a success. The exception is the type of the
+  // FINGERPRINT attribute (bytes 72 and 73): changed, it names an unknown attribute after
+  // MESSAGE-INTEGRITY, which RFC 8489 §14.5 says to ignore, and the HMAC still proves who sent
+  // everything before it.
+  REQUIRE(stun::judge_response(sample_ipv4_response, sample_id, password)
+          == stun::check_answer::success);
+  for (std::size_t at = 0; at < sample_ipv4_response.size(); ++at) {
+    for (unsigned bit = 0; bit < 8; ++bit) {
+      auto changed = sample_ipv4_response;
+      changed[at] = static_cast<char>(changed[at] ^ (1u << bit));
+      INFO("byte " << at << " bit " << bit);
+      auto judged = stun::judge_response(changed, sample_id, password);
+      if (at == 72 || at == 73) {
+        auto m = stun::read(changed);
+        REQUIRE(m);
+        CHECK(m->find(stun::attribute_type::fingerprint) == nullptr);
+        CHECK(judged == stun::check_answer::success);
+      } else {
+        CHECK(judged != stun::check_answer::success);
+      }
+    }
+  }
+}
