@@ -4,6 +4,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/check_flow.hpp"
 #include "net/base/log.hpp"
 #include "net/api/api_json.hpp"
 #include "net/base/crypto.hpp"
@@ -51,7 +52,8 @@ void serve_offer(front_actor::pointer self, const front_peers& peers,
                  const front_settings& settings, api_call& call, quota_verdict verdict) {
   // The expected ports stay here: they are not part of the cache key, so the cache never
   // sees them, and the warning is worked out on each reply, cached or not.
-  offer_request req{std::move(call.where), std::move(call.network_id), call.fresh, {}};
+  offer_request req{std::move(call.where), std::move(call.network_id), call.fresh, {},
+                    call.probe};
   // The refund names the counter this call was charged to; looking the key up again could
   // find it revoked meanwhile and give the call back to an address that never paid for it.
   quota_charge refund{endpoint::offer, call.client, call.key_hash, false, true,
@@ -338,6 +340,8 @@ front_actor::behavior_type front(front_actor::pointer self, front_peers peers,
           return check_ready(self, peers, settings, call);
         case call_kind::metrics:
           return collect_metrics(self, peers, settings, call);
+        case call_kind::check:
+          return serve_check(self, peers, settings, call);
         default:
           return charge_then_serve(self, peers, settings, call);
       }

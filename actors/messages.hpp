@@ -18,6 +18,7 @@
 #include "net/api/call.hpp"
 #include "net/api/failure.hpp"
 #include "net/api/quota.hpp"
+#include "net/api/reachability.hpp"
 #include "net/api/results.hpp"
 #include "net/api/target.hpp"
 #include "net/api/target_memory.hpp"
@@ -44,6 +45,7 @@ using remember_atom = caf::atom_constant<caf::atom("remember")>;
 using sweep_atom = caf::atom_constant<caf::atom("sweep")>;
 using claim_atom = caf::atom_constant<caf::atom("claim")>;
 using page_atom = caf::atom_constant<caf::atom("page")>;
+using reached_atom = caf::atom_constant<caf::atom("reached")>;
 
 // -- messages that only actors exchange ----------------------------------------
 
@@ -97,13 +99,25 @@ typename Inspector::result_type inspect(Inspector& f, info_reply& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, offer_reply& x) {
-  return f(caf::meta::type_name("offer_reply"), x.error, x.body, x.cached, x.stale, x.age);
+  return f(caf::meta::type_name("offer_reply"), x.error, x.body, x.cached, x.stale, x.age,
+           x.probed);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, reach_target& x) {
+  return f(caf::meta::type_name("reach_target"), x.address, x.port, x.skip);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, reach_plan& x) {
+  return f(caf::meta::type_name("reach_plan"), x.valid, x.offer_ufrag, x.answer_ufrag,
+           x.answer_pwd, x.candidates);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, offer_request& x) {
   return f(caf::meta::type_name("offer_request"), x.where, x.network_id, x.fresh,
-           x.expect_ports);
+           x.expect_ports, x.probe);
 }
 
 template <class Inspector>
@@ -151,21 +165,23 @@ typename Inspector::result_type inspect(Inspector& f, target_memory_update& x) {
 /// Serves the public API; one per CAF worker, chosen round robin by the edge.
 using front_actor = caf::typed_actor<caf::reacts_to<api_call>>;
 
-/// Talks to one target (host, port, TLS mode); spawned on demand by the registry.
-/// It sends itself done_atom or answer_atom when a fetch completes, and idle_atom to check
-/// for idleness.
+/// Talks to one target (host, port, TLS mode); spawned on demand by the registry. An offer
+/// takes the network id and whether to check the answer's candidates (probe).
+/// It sends itself done_atom or answer_atom when a fetch completes, reached_atom when the
+/// connectivity checks of an answer end, and idle_atom to check for idleness.
 using probe_actor
   = caf::typed_actor<caf::replies_to<info_atom, target>::with<info_reply>,
-                     caf::replies_to<offer_atom, target, std::string>::with<offer_reply>,
+                     caf::replies_to<offer_atom, target, std::string, bool>::with<offer_reply>,
                      caf::reacts_to<done_atom, info_reply>,
-                     caf::reacts_to<answer_atom, offer_reply>,
+                     caf::reacts_to<answer_atom, offer_reply, reach_plan>,
+                     caf::reacts_to<reached_atom, offer_reply>,
                      caf::reacts_to<idle_atom>,
                      caf::reacts_to<stop_atom>>;
 
 /// Routes each request to the probe actor of its target and retires idle ones.
 using probe_registry_actor
   = caf::typed_actor<caf::replies_to<info_atom, target>::with<info_reply>,
-                     caf::replies_to<offer_atom, target, std::string>::with<offer_reply>,
+                     caf::replies_to<offer_atom, target, std::string, bool>::with<offer_reply>,
                      caf::reacts_to<idle_atom, probe_actor, std::uint64_t>,
                      caf::replies_to<count_atom>::with<std::uint64_t>>;
 

@@ -24,6 +24,7 @@
 #include "actors/target_memory_actor.hpp"
 #include "net/base/log.hpp"
 #include "net/upstream/http_client.hpp"
+#include "net/upstream/ice_check.hpp"
 #include "net/upstream/oauth.hpp"
 #include "net/http/listener.hpp"
 #include "net/http/signin.hpp"
@@ -309,6 +310,8 @@ net::dns_settings dns_settings_of(const config& cfg) {
 struct upstream_clients {
   std::shared_ptr<net::http_client> targets;
   std::shared_ptr<net::http_client> provider;
+  /// Connectivity checks toward answers' candidates, under the targets' address policy.
+  std::shared_ptr<net::ice_checker> checks;
 };
 
 /// Settings of the client to targets, which the address policy guards.
@@ -348,7 +351,9 @@ std::optional<upstream_clients> make_clients(asio::io_context& ioc, const config
     startup_failed(error);
     return std::nullopt;
   }
-  return upstream_clients{std::move(client), std::move(provider_client)};
+  auto checks = std::make_shared<net::ice_checker>(
+    ioc, net::address_policy{cfg.allow_cidrs, cfg.deny_cidrs});
+  return upstream_clients{std::move(client), std::move(provider_client), std::move(checks)};
 }
 
 /// Binds the listening socket; null when the address is not an IP address or is taken.
@@ -392,6 +397,7 @@ probe_deps make_probe_deps(const config& cfg, const upstream_clients& clients,
   deps.memory = std::move(memory);
   deps.limiter = std::make_shared<net::offer_limiter>(cfg.offers_per_target_per_minute);
   deps.client = clients.targets;
+  deps.checker = clients.checks;
   deps.identity = secrets.identity;
   return deps;
 }

@@ -46,6 +46,9 @@ enum class call_kind : std::uint8_t {
   /// GET /badge: an info call whose answer the edge renders as an SVG badge; counted as
   /// info, always against the caller's address.
   badge,
+  /// GET /api/check: the status, then a probed offer, then one verdict; counted as one info
+  /// and one offer call.
+  check,
 };
 
 /// Whether a call kind is one of the account page's (session cookie, not API key).
@@ -99,6 +102,8 @@ struct api_call {
   std::string network_id;
   bool fresh = false;
   std::vector<std::uint16_t> expect_ports;
+  /// For offers: check the answer's UDP candidates for reachability.
+  bool probe = false;
   /// For signin_finish: what the provider sent back, and the browser's binding cookie, which
   /// the front checks the state against.
   std::string code;

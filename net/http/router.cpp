@@ -24,6 +24,7 @@ namespace {
 
 constexpr std::string_view info_route = "/api/info";
 constexpr std::string_view offer_route = "/api/offer";
+constexpr std::string_view check_route = "/api/check";
 constexpr std::string_view account_route = "/api/account";
 constexpr std::string_view account_key_route = "/api/account/key";
 constexpr std::string_view login_route = "/auth/github/login";
@@ -218,8 +219,9 @@ void set_target_label(route_decision& decision) {
   decision.target_label = host_for_url(where.host) + ":" + std::to_string(where.port);
 }
 
-// Reads /api/info's query into a call. A problem with the input is recorded in the call, not
-// answered here, because every call of the endpoint is counted, invalid ones included.
+// Reads the query of /api/info (or /api/check, which takes the same) into a call. A problem
+// with the input is recorded in the call, not answered here, because every call of the
+// endpoint is counted, invalid ones included.
 route_decision info_call(const request& req, const boost::urls::url_view& url,
                          const route_context& ctx, std::string_view route = info_route,
                          call_kind kind = call_kind::info) {
@@ -270,6 +272,7 @@ route_decision offer_call(const request& req, const route_context& ctx) {
     call.network_id = std::move(parsed->network_id);
     call.fresh = parsed->fresh;
     call.expect_ports = std::move(parsed->expect_ports);
+    call.probe = parsed->probe;
     set_target_label(decision);
   }
   return decision;
@@ -610,6 +613,15 @@ route_decision route(const request& req, const route_context& ctx) {
     // never against a key the page happens to send.
     decision.call->key_hash.clear();
     return decision;
+  }
+  if (path == check_route) {
+    if (method == http::verb::options)
+      return preflight(check_route, "GET", req);
+    if (method != http::verb::get)
+      return api_method_not_allowed(check_route, call_kind::check, "GET", req, ctx);
+    if (ctx.draining)
+      return shutting_down(check_route, req);
+    return info_call(req, url, ctx, check_route, call_kind::check);
   }
   if (path == account_route) {
     if (method == http::verb::options)

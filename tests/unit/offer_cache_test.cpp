@@ -206,7 +206,7 @@ probe_registry_actor::behavior_type scripted_registry(probe_registry_actor::poin
                                                       std::shared_ptr<script> s) {
   return {
     [](info_atom, const target&) { return info_reply{}; },
-    [s](offer_atom, const target&, const std::string&) {
+    [s](offer_atom, const target&, const std::string&, bool) {
       offer_reply reply;
       auto n = ++s->offers;
       if (s->fail != error_code::none)

@@ -69,6 +69,7 @@ TEST_CASE("openapi: every route the router serves is described", "[openapi]") {
                  route{"/", "head", net::http::verb::head},
                  route{"/api/info", "get", net::http::verb::get},
                  route{"/api/offer", "post", net::http::verb::post},
+                 route{"/api/check", "get", net::http::verb::get},
                  route{"/api/account", "get", net::http::verb::get},
                  route{"/api/account/key", "post", net::http::verb::post},
                  route{"/api/account/key", "delete", net::http::verb::delete_},

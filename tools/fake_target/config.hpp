@@ -36,6 +36,11 @@ enum class offer_fault { none, hang, close_mid_body, oversize, control_answer, c
 /// DER SubjectPublicKeyInfo), and a JWK object is refused.
 enum class identity_policy { required, optional, ignore, strict };
 
+/// How the UDP port of an answered offer answers ICE connectivity checks: with a Binding
+/// success (as a server whose firewall lets players in), not at all (a closed firewall), or
+/// with a success whose MESSAGE-INTEGRITY uses the wrong key (something else on the port).
+enum class stun_mode { answer, silent, wrong_integrity };
+
 /// Which server implementation's answer and error shapes to imitate.
 enum class server_style { bds, go, pumpkin };
 
@@ -80,6 +85,10 @@ struct config {
   /// A NetherNet error code every valid offer is refused with, in the style's shape; -1: none.
   /// It stands for a server that checks what the fake cannot (an Xbox token in online mode).
   int reject_offers = -1;
+  stun_mode stun = stun_mode::answer;
+  /// The address the answer's candidate names instead of the bind address (a server in a
+  /// container advertising its internal address); empty: the bind address.
+  std::string candidate_address;
 };
 
 /// The name a mode is written with on the command line and in the "listening" event.

@@ -148,7 +148,12 @@ po::options_description describe_options() {
     ("offer-fault", po::value<std::string>()->default_value("none"),
      "POST /v1/join/{id} fault: none|hang|close-mid-body|oversize|control-answer|control-error")
     ("reject-offers", po::value<int>()->default_value(-1),
-     "refuse every offer that passes the checks with this NetherNet error code (-1: never)");
+     "refuse every offer that passes the checks with this NetherNet error code (-1: never)")
+    ("stun", po::value<std::string>()->default_value("answer"),
+     "connectivity checks on the answer's UDP port: answer|silent|wrong-integrity")
+    ("candidate-address", po::value<std::string>()->default_value(""),
+     "IP address the answer's candidate names instead of --bind (the port is still bound on "
+     "--bind), as a server in a container advertises its internal address");
   // clang-format on
   return all;
 }
@@ -221,6 +226,16 @@ config to_config(const po::variables_map& vm) {
   c.answer_delay = std::chrono::milliseconds(
       in_range("answer-delay-ms", vm["answer-delay-ms"].as<std::int64_t>(), 0, 3600000));
   c.reject_offers = vm["reject-offers"].as<int>();
+  c.candidate_address = vm["candidate-address"].as<std::string>();
+  if (!c.candidate_address.empty()) {
+    boost::system::error_code ec;
+    boost::asio::ip::make_address(c.candidate_address, ec);
+    if (ec) throw usage_error{"--candidate-address: '" + c.candidate_address + "' is not an IP address"};
+  }
+  c.stun = pick<stun_mode>("stun", vm["stun"].as<std::string>(),
+                           {{"answer", stun_mode::answer},
+                            {"silent", stun_mode::silent},
+                            {"wrong-integrity", stun_mode::wrong_integrity}});
   c.post_fault = pick<offer_fault>("offer-fault", vm["offer-fault"].as<std::string>(),
                                    {{"none", offer_fault::none},
                                     {"hang", offer_fault::hang},

@@ -251,17 +251,19 @@ candidate_dialect dialect_of(server_style style) {
   return candidate_dialect::bds;
 }
 
-std::string make_answer(target_state& state, std::optional<std::uint16_t> port) {
+std::string make_answer(target_state& state, std::optional<std::uint16_t> port,
+                        const ice_credentials& credentials) {
   const auto& cfg = state.cfg;
   answer_fields fields;
   fields.session_id = state.random() >> 1;
   fields.connection_address = cfg.bind;
   fields.ipv6 = cfg.bind.find(':') != std::string::npos;
-  if (port) fields.candidates.push_back({static_cast<std::uint32_t>(state.random()), cfg.bind, *port});
+  const auto& advertised = cfg.candidate_address.empty() ? cfg.bind : cfg.candidate_address;
+  if (port) fields.candidates.push_back({static_cast<std::uint32_t>(state.random()), advertised, *port});
   fields.extra_lines = cfg.extra_candidates;
   fields.dialect = dialect_of(cfg.style);
-  fields.ice_ufrag = random_string(state.random, 4);
-  fields.ice_pwd = random_string(state.random, 24);
+  fields.ice_ufrag = credentials.ufrag;
+  fields.ice_pwd = credentials.pwd;
   fields.fingerprint = state.dtls_fingerprint;
   fields.identity =
       make_identity(state.identity_key.get(), {answer_fingerprint(fields)}, state.now(), cfg.answer_cpk);
@@ -326,14 +328,16 @@ reply_plan offer_reply(const request& req, target_state& state) {
             {}};
   }
 
-  const auto port = state.ports ? state.ports->lease() : std::nullopt;
+  // The port answers connectivity checks made with this answer's credentials.
+  const ice_credentials credentials{random_string(state.random, 4), random_string(state.random, 24)};
+  const auto port = state.ports ? state.ports->lease(credentials) : std::nullopt;
   if (!port && cfg.style == server_style::pumpkin) {
     // Pumpkin refuses to send an answer without a UDP host candidate (§2.2).
     ++state.stats.offers_rejected;
     return {reply_kind::respond, text(req, 400, "WebRTC answer has no UDP host candidate"), {}};
   }
   // A drained pool still yields an answer, with no candidates: what §2.6 suspects BDS does.
-  return {reply_kind::respond, make_response(req, 200, make_answer(state, port), "application/sdp"),
+  return {reply_kind::respond, make_response(req, 200, make_answer(state, port, credentials), "application/sdp"),
           cfg.answer_delay};
 }
 
@@ -351,6 +355,8 @@ response stats_response(const request& req, const target_state& state) {
       {"connections_open", s.connections_open},
       {"tls_handshake_failures", s.tls_handshake_failures},
       {"tls_hellos_ignored", s.tls_hellos_ignored},
+      {"stun_requests", s.stun_requests},
+      {"stun_answers", s.stun_answers},
   };
   return make_response(req, 200, json::serialize(body), "application/json");
 }
