@@ -10,7 +10,7 @@
 namespace netherscope::net {
 
 /// The routes counted apart; everything else is "other".
-constexpr std::array<std::string_view, 8> metric_routes{
+constexpr std::array<std::string_view, 9> metric_routes{
   "/api/info", "/api/offer", "/api/check", "/api/account", "/api/account/key",
   "/auth/github/login", "/auth/github/callback", "/badge", "other"};
 

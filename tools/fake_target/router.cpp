@@ -299,7 +299,10 @@ reply_plan offer_reply(const request& req, target_state& state) {
     case offer_fault::control_answer: {
       // A valid answer, so that it is parsed and echoed, with one line of control bytes
       // after it that brings the body to --oversize-bytes (its CRLF included).
-      auto answer = make_answer(state, std::nullopt);
+      // No port is leased, so the credentials only fill the answer's ice lines.
+      const ice_credentials credentials{random_string(state.random, 4),
+                                        random_string(state.random, 24)};
+      auto answer = make_answer(state, std::nullopt, credentials);
       const auto pad = cfg.oversize_bytes > answer.size() + 2 ? cfg.oversize_bytes - answer.size() - 2 : 0;
       answer += control_bytes(pad) + "\r\n";
       return {reply_kind::respond, make_response(req, 200, std::move(answer), "application/sdp"), {}};
