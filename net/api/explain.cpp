@@ -8,6 +8,8 @@
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
+#include "net/base/text.hpp"
+
 namespace netherscope::net {
 
 namespace {
@@ -41,14 +43,6 @@ struct book {
   std::string index;
   std::vector<std::string> problems;
 };
-
-std::string ascii_lower(std::string_view text) {
-  std::string out{text};
-  for (auto& c : out)
-    if (c >= 'A' && c <= 'Z')
-      c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
 
 bool all_of_class(std::string_view text, bool (*in_class)(char)) {
   return !text.empty() && std::all_of(text.begin(), text.end(), in_class);

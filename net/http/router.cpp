@@ -1,5 +1,6 @@
 #include "net/http/router.hpp"
 
+#include <array>
 #include <utility>
 
 #include <boost/beast/http/field.hpp>
@@ -650,25 +651,25 @@ route_decision route(const request& req, const route_context& ctx) {
       return method_not_allowed(callback_route, "GET", req);
     return callback_call(req, url, ctx);
   }
-  if (path == page_route) {
-    if (method != http::verb::get)
-      return method_not_allowed(page_route, "GET", req);
-    return page_call(page_route, call_kind::page_view, req, ctx);
-  }
-  if (path == page_key_route) {
-    if (method != http::verb::post)
-      return method_not_allowed(page_key_route, "POST", req);
-    return page_call(page_key_route, call_kind::page_new_key, req, ctx);
-  }
-  if (path == page_revoke_route) {
-    if (method != http::verb::post)
-      return method_not_allowed(page_revoke_route, "POST", req);
-    return page_call(page_revoke_route, call_kind::page_revoke, req, ctx);
-  }
-  if (path == signout_route) {
-    if (method != http::verb::post)
-      return method_not_allowed(signout_route, "POST", req);
-    return page_call(signout_route, call_kind::page_sign_out, req, ctx);
+  // The account page's routes: one method each, all answered through the session cookie.
+  struct page_route_entry {
+    std::string_view route;
+    http::verb method;
+    std::string_view allow;
+    call_kind kind;
+  };
+  static constexpr std::array<page_route_entry, 4> page_routes{{
+    {page_route, http::verb::get, "GET", call_kind::page_view},
+    {page_key_route, http::verb::post, "POST", call_kind::page_new_key},
+    {page_revoke_route, http::verb::post, "POST", call_kind::page_revoke},
+    {signout_route, http::verb::post, "POST", call_kind::page_sign_out},
+  }};
+  for (const auto& entry : page_routes) {
+    if (path != entry.route)
+      continue;
+    if (method != entry.method)
+      return method_not_allowed(entry.route, entry.allow, req);
+    return page_call(entry.route, entry.kind, req, ctx);
   }
   if (path == healthz_route) {
     if (method != http::verb::get && method != http::verb::head)

@@ -29,15 +29,6 @@ void append_param(boost::urls::url& url, std::string_view name, std::string_view
                                boost::urls::string_view{encoded}});
 }
 
-// ASCII lower case: URL schemes and host names fold only ASCII letters (RFC 3986 §6.2.2.1).
-std::string ascii_lower(std::string_view text) {
-  std::string out{text};
-  for (auto& c : out)
-    if (c >= 'A' && c <= 'Z')
-      c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
 failure provider_failure(std::string message) {
   return make_failure(error_code::upstream_failure, std::move(message));
 }
