@@ -10,22 +10,6 @@ namespace json = boost::json;
 
 namespace {
 
-const json::value* resolve(const json::value& doc, std::string_view ref) {
-  if (ref.substr(0, 2) != "#/")
-    return nullptr;
-  const json::value* at = &doc;
-  ref.remove_prefix(2);
-  while (!ref.empty()) {
-    auto slash = ref.find('/');
-    auto part = ref.substr(0, slash);
-    if (!at->is_object() || !at->as_object().contains(part))
-      return nullptr;
-    at = &at->as_object().at(part);
-    ref = slash == std::string_view::npos ? std::string_view{} : ref.substr(slash + 1);
-  }
-  return at;
-}
-
 bool has_type(const json::value& value, std::string_view type) {
   if (type == "object")
     return value.is_object();
@@ -66,7 +50,7 @@ void check(const json::value& doc, const json::value& schema_value, const json::
     return;
   const auto& schema = schema_value.as_object();
   if (auto* ref = schema.if_contains("$ref")) {
-    auto* target = resolve(doc, ref->as_string());
+    auto* target = resolve_ref(doc, ref->as_string());
     if (target == nullptr)
       out.push_back(path + ": unresolved $ref " + std::string{ref->as_string()});
     else
@@ -162,6 +146,13 @@ void check(const json::value& doc, const json::value& schema_value, const json::
 }
 
 } // namespace
+
+const json::value* resolve_ref(const json::value& doc, std::string_view ref) {
+  if (ref.substr(0, 2) != "#/")
+    return nullptr;
+  boost::system::error_code ec;
+  return doc.find_pointer(ref.substr(1), ec);
+}
 
 std::vector<std::string> schema_violations(const json::value& doc, const json::value& schema,
                                            const json::value& value) {

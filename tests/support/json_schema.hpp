@@ -4,11 +4,17 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/json/value.hpp>
 
 namespace netherscope::test {
+
+/// What a local $ref ("#/components/schemas/Error") names inside doc, or nullptr when it names
+/// nothing or is not local. The part after '#' is a JSON Pointer (RFC 6901), so "~1" and "~0"
+/// escapes are read as such.
+const boost::json::value* resolve_ref(const boost::json::value& doc, std::string_view ref);
 
 /// Every way value breaks schema, each as "path: what"; empty when it conforms. $refs
 /// ("#/components/...") are resolved in doc. Stricter than JSON Schema in one way: an object

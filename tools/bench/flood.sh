@@ -34,25 +34,7 @@ fi
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j2 --target netherscope bench_flood >/dev/null
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-# Reads the "port" of the first JSON line containing "listening" in a log file.
-port_of() {
-  for _ in $(seq 1 200); do
-    if p=$(grep -m1 '"listening"' "$1" 2>/dev/null | sed -E 's/.*"port":([0-9]+).*/\1/'); then
-      [ -n "$p" ] && { echo "$p"; return; }
-    fi
-    sleep 0.05
-  done
-  echo "no listening line in $1" >&2; exit 1
-}
+source tools/bench/lib.sh
 
 # Runs one scenario: name, binary, flood sources, then extra service flags. Prints the JSON.
 scenario() {

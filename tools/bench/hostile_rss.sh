@@ -25,25 +25,7 @@ if [ -z "${NETHERSCOPE:-}" ]; then
 fi
 [ -x "$bin" ] && [ -x "$fake" ] || { echo "no $bin or $fake: build first" >&2; exit 1; }
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-# Reads the "port" of the first JSON line containing "listening" in a log file.
-port_of() {
-  for _ in $(seq 1 200); do
-    if p=$(grep -m1 '"listening"' "$1" 2>/dev/null | sed -E 's/.*"port":([0-9]+).*/\1/'); then
-      [ -n "$p" ] && { echo "$p"; return; }
-    fi
-    sleep 0.05
-  done
-  echo "no listening line in $1" >&2; exit 1
-}
+source tools/bench/lib.sh
 
 # A field of /proc/PID/status in KiB (VmRSS, VmHWM).
 kib() { awk -v f="$2:" '$1 == f {print $2}' "/proc/$1/status"; }
