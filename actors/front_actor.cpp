@@ -328,6 +328,7 @@ front_actor::behavior_type front(front_actor::pointer self, front_peers peers,
             return start_signin(settings, call);
           return charge_then_serve(self, peers, settings, call);
         case call_kind::page_view:
+        case call_kind::page_session:
         case call_kind::page_new_key:
         case call_kind::page_revoke:
         case call_kind::page_sign_out:

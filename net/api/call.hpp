@@ -37,6 +37,8 @@ enum class call_kind : std::uint8_t {
   metrics,
   /// GET /account: the account page of a signed-in browser (session cookie).
   page_view,
+  /// GET /account/session: the same account as JSON, for the page at / (session cookie).
+  page_session,
   /// POST /account/key from that page: a new key, the old one revoked.
   page_new_key,
   /// POST /account/key/revoke from that page.
@@ -53,7 +55,8 @@ enum class call_kind : std::uint8_t {
 
 /// Whether a call kind is one of the account page's (session cookie, not API key).
 inline bool is_page_call(call_kind kind) {
-  return kind == call_kind::page_view || kind == call_kind::page_new_key
+  return kind == call_kind::page_view || kind == call_kind::page_session
+         || kind == call_kind::page_new_key
          || kind == call_kind::page_revoke || kind == call_kind::page_sign_out;
 }
 

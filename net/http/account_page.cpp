@@ -1,59 +1,70 @@
 #include "net/http/account_page.hpp"
 
+#include <boost/json.hpp>
+
 #include "net/api/error_table.hpp"
-#include "net/base/crypto.hpp"
 
 namespace netherscope::net {
 
 namespace {
 
-// The one inline style of every page. The Content-Security-Policy allows exactly this text
-// by its SHA-256, so any other inline style (or an injected one) does not apply.
-constexpr std::string_view page_style
-  = "body{font-family:system-ui,sans-serif;max-width:42rem;margin:2rem auto;padding:0 1rem;"
-    "line-height:1.5}\n"
-    "code,pre{background:#f3f3f3;padding:.2rem .4rem;border-radius:4px;word-break:break-all}\n"
-    "table{border-collapse:collapse}td,th{padding:.3rem .8rem;border-bottom:1px solid #ddd;"
-    "text-align:left}\n"
-    ".warn{background:#fff4d6;padding:.6rem;border-radius:4px}\n"
-    "form{display:inline-block;margin:0 .5rem .5rem 0}";
-
-std::string page_head() {
+// The header and footer are those of the page at /, and so is the stylesheet (/page.css, one
+// of the page's compiled-in files): a person moving between the page and their account sees
+// one site. The pages run no script; everything they need is markup and that one file.
+std::string page_head(std::string_view title) {
   std::string head = R"(<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
 <meta name="referrer" content="no-referrer">
-<title>netherscope account</title>
-<style>)";
-  head += page_style;
-  head += "</style></head><body>\n";
+<title>)";
+  head += title;
+  head += R"( · netherscope</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/page.css">
+</head><body>
+<header class="top"><div class="wrap">
+<p class="brand"><a href="/"><img src="/favicon.svg" alt="" width="28" height="28"> netherscope</a></p>
+<nav aria-label="Site"><a class="button button-quiet" href="/">Check a server</a></nav>
+</div></header>
+<main id="main" class="wrap">
+)";
   return head;
 }
 
-constexpr std::string_view page_tail = "</body></html>\n";
+constexpr std::string_view page_tail = R"(</main>
+<footer class="wrap foot"><p>netherscope is a free JSON API: the whole contract is at
+<a href="/openapi.json">/openapi.json</a>. Every call counts against a monthly quota.</p></footer>
+</body></html>
+)";
 
-std::string row(std::string_view name, std::uint64_t used, std::uint64_t limit) {
-  return "<tr><td><code>" + std::string{name} + "</code></td><td>" + std::to_string(used)
-         + "</td><td>" + std::to_string(limit) + "</td><td>"
+std::string row(std::string_view label, std::uint64_t used, std::uint64_t limit) {
+  return "<tr><td>" + std::string{label} + "</td><td class=\"number\">" + std::to_string(used)
+         + "</td><td class=\"number\">" + std::to_string(limit) + "</td><td class=\"number\">"
          + std::to_string(used >= limit ? 0 : limit - used) + "</td></tr>\n";
 }
 
 // A form that posts only the session's token: the button is the whole request.
-std::string post_button(std::string_view action, std::string_view csrf, std::string_view label) {
-  return "<form method=\"post\" action=\"" + std::string{action}
+std::string post_button(std::string_view action, std::string_view csrf, std::string_view label,
+                        std::string_view button_class) {
+  return "<form class=\"inline-form\" method=\"post\" action=\"" + std::string{action}
          + "\"><input type=\"hidden\" name=\"csrf\" value=\"" + html_escape(csrf)
-         + "\"><button type=\"submit\">" + std::string{label} + "</button></form>\n";
+         + "\"><button type=\"submit\" class=\"" + std::string{button_class} + "\">"
+         + std::string{label} + "</button></form>\n";
 }
 
 std::string error_body(std::string_view title, const failure& error, std::string_view link,
                        std::string_view link_text) {
-  std::string page = page_head();
+  std::string page = page_head(title);
   // The machine code is what a user can quote when asking for help, and what a script or
   // test checks instead of the sentence.
-  page += "<h1>" + std::string{title} + "</h1>\n<p>" + html_escape(error.message)
-          + "</p>\n<p>Error code: <code id=\"error-code\">"
-          + std::string{lookup(error.code).machine_code} + "</code></p>\n<p><a href=\""
-          + std::string{link} + "\">" + std::string{link_text} + "</a></p>\n";
+  page += "<h1>" + std::string{title} + "</h1>\n<section class=\"card\">\n"
+          "<div class=\"alert\" role=\"alert\"><p class=\"alert-detail\">"
+          + html_escape(error.message)
+          + "</p>\n<p class=\"alert-code\">Error code: <code id=\"error-code\">"
+          + std::string{lookup(error.code).machine_code} + "</code></p></div>\n"
+          "<div class=\"actions\"><a class=\"button\" href=\"" + std::string{link} + "\">"
+          + std::string{link_text} + "</a></div>\n</section>\n";
   page += page_tail;
   return page;
 }
@@ -88,13 +99,18 @@ std::string html_escape(std::string_view text) {
 }
 
 std::string render_account_page(const account_view& account, std::string_view notice) {
-  std::string page = page_head();
+  std::string page = page_head("Your account");
   page += "<h1>Signed in as " + html_escape(account.login) + "</h1>\n";
+  if (!notice.empty())
+    page += "<p class=\"notice\" role=\"status\">" + html_escape(notice) + "</p>\n";
+  page += "<section class=\"card\" aria-labelledby=\"key-title\">\n"
+          "<h2 id=\"key-title\">API key</h2>\n";
   if (!account.new_key.empty()) {
-    page += "<p>Your new API key:</p>\n<pre id=\"api-key\">" + html_escape(account.new_key)
-            + "</pre>\n<p class=\"warn\">This key is shown only now: netherscope keeps only "
-              "its SHA-256. Signing in again does not change it; if you lose it, sign in and "
-              "ask for a new one here.</p>\n"
+    page += "<div class=\"new-key\"><p><strong>Your new API key</strong>, shown only now: "
+            "netherscope keeps only its SHA-256.</p>\n<pre id=\"api-key\">"
+            + html_escape(account.new_key)
+            + "</pre>\n<p>Signing in again does not change it; if you lose it, sign in and "
+              "ask for a new one here.</p></div>\n"
               "<p>Send it as <code>X-API-Key: &lt;key&gt;</code> or "
               "<code>Authorization: Bearer &lt;key&gt;</code>.</p>\n";
   } else {
@@ -103,24 +119,26 @@ std::string render_account_page(const account_view& account, std::string_view no
                                   : "Your account has no active API key.")
             + "</p>\n";
   }
-  if (!notice.empty())
-    page += "<p class=\"warn\">" + html_escape(notice) + "</p>\n";
-  page += "<h2>Usage in " + html_escape(account.month) + " (UTC)</h2>\n"
-          "<table><tr><th>endpoint</th><th>used</th><th>limit</th><th>left</th></tr>\n";
-  page += row("/api/info", account.info_used, account.info_limit);
-  page += row("/api/offer", account.offer_used, account.offer_limit);
-  page += "</table>\n<p>Quotas reset at the start of each month (UTC).</p>\n";
   if (!account.csrf.empty()) {
-    page += "<h2>Key</h2>\n<p>A new key replaces the current one, which stops working at "
-            "once.</p>\n";
-    page += post_button("/account/key", account.csrf, "New key");
+    page += "<p class=\"hint\">A new key replaces the current one, which stops working at "
+            "once.</p>\n<div class=\"actions\">\n";
+    page += post_button("/account/key", account.csrf, "New key", "button-secondary");
     if (account.key_active)
-      page += post_button("/account/key/revoke", account.csrf, "Revoke key");
-    page += post_button("/auth/signout", account.csrf, "Sign out");
+      page += post_button("/account/key/revoke", account.csrf, "Revoke key", "button-danger");
+    page += post_button("/auth/signout", account.csrf, "Sign out", "button-quiet");
+    page += "</div>\n";
   }
-  page += "<p><code>GET /api/account</code> with your key shows this as JSON; "
+  page += "</section>\n<section class=\"card\" aria-labelledby=\"usage-title\">\n"
+          "<h2 id=\"usage-title\">Usage in " + html_escape(account.month) + " (UTC)</h2>\n"
+          "<table class=\"usage\"><thead><tr><th scope=\"col\">Calls</th>"
+          "<th scope=\"col\" class=\"number\">Used</th><th scope=\"col\" class=\"number\">Limit"
+          "</th><th scope=\"col\" class=\"number\">Left</th></tr></thead>\n<tbody>\n";
+  page += row("Status checks (<code>/api/info</code>)", account.info_used, account.info_limit);
+  page += row("Offers (<code>/api/offer</code>)", account.offer_used, account.offer_limit);
+  page += "</tbody></table>\n<p class=\"hint\">Quotas reset at the start of each month (UTC). "
+          "<code>GET /api/account</code> with your key shows this as JSON; "
           "<code>POST /api/account/key</code> issues a new key, "
-          "<code>DELETE /api/account/key</code> revokes it.</p>\n";
+          "<code>DELETE /api/account/key</code> revokes it.</p>\n</section>\n";
   page += page_tail;
   return page;
 }
@@ -136,20 +154,42 @@ std::string render_page_error(const failure& error) {
 }
 
 std::string render_signed_out_page() {
-  std::string page = page_head();
-  page += "<h1>Signed out</h1>\n<p>Your API key keeps working; signing out ends only this "
-          "browser's session.</p>\n<p><a href=\"/auth/github/login\">Sign in again</a></p>\n";
+  std::string page = page_head("Signed out");
+  page += "<h1>Signed out</h1>\n<section class=\"card\">\n<p>Your API key keeps working; "
+          "signing out ends only this browser's session.</p>\n<div class=\"actions\">"
+          "<a class=\"button\" href=\"/auth/github/login\">Sign in again</a>"
+          "<a class=\"button button-secondary\" href=\"/\">Check a server</a></div>\n"
+          "</section>\n";
   page += page_tail;
   return page;
 }
 
-const std::string& page_content_security_policy() {
-  // Made once: the style is a constant, so its hash is too.
-  static const std::string policy = "default-src 'none'; style-src 'sha256-"
-                                    + base64_encode(sha256(page_style))
-                                    + "'; form-action 'self'; frame-ancestors 'none'; "
-                                      "base-uri 'none'";
-  return policy;
+std::string render_session_json(const account_view& account, bool signed_in) {
+  boost::json::object body;
+  body["ok"] = true;
+  body["signedIn"] = signed_in;
+  if (!signed_in)
+    return boost::json::serialize(body);
+  auto usage = [](std::uint64_t used, std::uint64_t limit) {
+    return boost::json::object{
+      {"used", used}, {"limit", limit}, {"remaining", used >= limit ? 0 : limit - used}};
+  };
+  body["login"] = account.login;
+  body["keyActive"] = account.key_active;
+  body["month"] = account.month;
+  body["reset"] = account.reset;
+  body["usage"] = boost::json::object{{"info", usage(account.info_used, account.info_limit)},
+                                      {"offer", usage(account.offer_used, account.offer_limit)}};
+  // Neither the form token nor a key goes here: the key is shown once, on the server's own
+  // page, and the token belongs in that page's forms only.
+  return boost::json::serialize(body);
+}
+
+std::string_view page_content_security_policy() {
+  // The pages load the stylesheet and the icon of the page at / and nothing else; no script
+  // runs, so default-src 'none' covers scripts.
+  return "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+         "frame-ancestors 'none'; base-uri 'none'";
 }
 
 void add_page_headers(boost::beast::http::fields& headers) {

@@ -1,9 +1,9 @@
 // The HTML pages of sign-in and of the account page, and the headers every one of them
 // carries.
 //
-// The pages run no script at all, and their one inline style is allowed by its hash, so the
-// Content-Security-Policy needs no 'unsafe-inline'. Forms post back to the same origin with
-// the session's token in a hidden field.
+// The pages run no script at all and are styled by the page's own stylesheet (/page.css), so
+// the Content-Security-Policy needs no 'unsafe-inline'. Forms post back to the same origin
+// with the session's token in a hidden field.
 #pragma once
 
 #include <string>
@@ -32,9 +32,14 @@ std::string render_page_error(const failure& error);
 /// The page after signing out.
 std::string render_signed_out_page();
 
-/// The Content-Security-Policy of every page: nothing may load or run but the page's own
-/// inline style (by its SHA-256), forms post only to us, and no site may frame the page.
-const std::string& page_content_security_policy();
+/// The JSON body of GET /account/session, which the page at / reads to show the account:
+/// {"ok":true,"signedIn":false} when signed_in is false, else the login, whether a key is
+/// active, the month and its usage. Never the form token or a key.
+std::string render_session_json(const account_view& account, bool signed_in);
+
+/// The Content-Security-Policy of every page: nothing may load but this origin's stylesheet
+/// and images, nothing runs, forms post only to us, and no site may frame the page.
+std::string_view page_content_security_policy();
 
 /// Sets the headers every HTML page carries: the Content-Security-Policy, X-Frame-Options
 /// DENY for browsers without frame-ancestors, Referrer-Policy: no-referrer (the callback's

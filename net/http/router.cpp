@@ -32,6 +32,7 @@ constexpr std::string_view login_route = "/auth/github/login";
 constexpr std::string_view callback_route = "/auth/github/callback";
 constexpr std::string_view signout_route = "/auth/signout";
 constexpr std::string_view page_route = "/account";
+constexpr std::string_view session_route = "/account/session";
 constexpr std::string_view page_key_route = "/account/key";
 constexpr std::string_view page_revoke_route = "/account/key/revoke";
 constexpr std::string_view healthz_route = "/healthz";
@@ -362,7 +363,7 @@ route_decision page_call(std::string_view route, call_kind kind, const request& 
   call.client = ctx.client.subject;
   bool ambiguous = false;
   call.session_hash = session_hash_of(req, ctx, ambiguous);
-  if (kind != call_kind::page_view) {
+  if (kind != call_kind::page_view && kind != call_kind::page_session) {
     if (!same_origin_post(req, ctx.public_origin))
       call.invalid = make_failure(error_code::csrf_rejected,
                                   "this request did not come from the account page of "
@@ -427,6 +428,26 @@ response render_signin(api_outcome&& outcome, unsigned version, bool keep_alive,
   res.insert(http::field::set_cookie, cleared_cookie(names.binding, secure));
   if (!outcome.account.session.empty())
     res.insert(http::field::set_cookie, session_cookie(outcome.account.session, secure));
+  return res;
+}
+
+// GET /account/session: the page at / asks whether this browser is signed in. Not being signed
+// in is an answer, not an error, so the page's script sees 200 either way; the cookie is a
+// same-origin credential, so the reply gets no CORS header and is never stored.
+response render_session(api_outcome&& outcome, unsigned version, bool keep_alive, bool secure) {
+  response res;
+  auto signed_out = outcome.error.code == error_code::unauthorized;
+  if (outcome.error.ok() || signed_out)
+    res = make_json(http::status::ok, render_session_json(outcome.account, !signed_out),
+                    version, keep_alive);
+  else
+    res = error_response(outcome.error, version, keep_alive);
+  // A session that is unknown or expired is of no use to keep.
+  if (signed_out)
+    res.set(http::field::set_cookie, cleared_cookie(signin_cookie_names(secure).session, secure));
+  res.set(http::field::cache_control, "no-store");
+  res.set("X-Content-Type-Options", "nosniff");
+  res.set("Referrer-Policy", "no-referrer");
   return res;
 }
 
@@ -508,6 +529,8 @@ response render_api(api_outcome&& outcome, call_kind kind, unsigned version, boo
                     bool secure_cookies) {
   if (kind == call_kind::signin_finish)
     return render_signin(std::move(outcome), version, keep_alive, secure_cookies);
+  if (kind == call_kind::page_session)
+    return render_session(std::move(outcome), version, keep_alive, secure_cookies);
   if (is_page_call(kind))
     return render_page(std::move(outcome), kind, version, keep_alive, secure_cookies);
   switch (kind) {
@@ -658,8 +681,9 @@ route_decision route(const request& req, const route_context& ctx) {
     std::string_view allow;
     call_kind kind;
   };
-  static constexpr std::array<page_route_entry, 4> page_routes{{
+  static constexpr std::array<page_route_entry, 5> page_routes{{
     {page_route, http::verb::get, "GET", call_kind::page_view},
+    {session_route, http::verb::get, "GET", call_kind::page_session},
     {page_key_route, http::verb::post, "POST", call_kind::page_new_key},
     {page_revoke_route, http::verb::post, "POST", call_kind::page_revoke},
     {signout_route, http::verb::post, "POST", call_kind::page_sign_out},
