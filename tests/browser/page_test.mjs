@@ -7,7 +7,9 @@
 //     node tests/browser/page_test.mjs
 //
 // TARGET is a fake_target whose status names the server "<img src=x onerror=...>", and which
-// answers offers. Sign-in needs the service wired to the fake GitHub (SIGN_IN=1).
+// answers offers and connectivity checks; REFUSING_TARGET (optional) one that refuses every
+// offer with NetherNet error 37. Sign-in needs the service wired to the fake GitHub
+// (SIGN_IN=1).
 // The script fails on any request to a host that is not loopback and on any console error,
 // prints one line per step, and exits 0 only when every step passed.
 
@@ -22,6 +24,7 @@ const screenshot_dir = required_env('SCREENSHOT_DIR');
 const hostile_name = process.env.HOSTILE_NAME || '<img src=x onerror="window.__xss=1">';
 const chromium_path = process.env.CHROMIUM || '/usr/bin/chromium';
 const sign_in = process.env.SIGN_IN === '1';
+const refusing_target = process.env.REFUSING_TARGET || '';
 const step_timeout = 30000;
 
 function required_env(name) {
@@ -226,15 +229,42 @@ try {
   await page.getByRole('button', { name: 'Send offer' }).click();
   await page.locator('#offer-result').waitFor({ state: 'visible' });
   const headings = await page.locator('#candidates thead th').allTextContents();
-  check(JSON.stringify(headings) === JSON.stringify(['Address', 'Port', 'Type', 'Transport', 'Scope']),
+  check(JSON.stringify(headings) === JSON.stringify(['Address', 'Port', 'Type', 'Transport', 'Scope', 'Reachable']),
         `table columns: ${headings}`);
   const rows = page.locator('#candidate-rows tr');
   check(await rows.count() >= 1, 'at least one candidate row');
   const first = await rows.first().locator('td').allTextContents();
   check(first[0] === '127.0.0.1' && first[2] === 'host' && first[3] === 'udp' && first[4] === 'loopback',
         `first candidate: ${first}`);
+  // The offer was probed (the box is ticked by default): the fake target answers the
+  // connectivity check on its UDP port.
+  check(/^yes, [\d.]+ ms$/.test(first[5]), `first candidate reachable: ${first[5]}`);
+  check(await page.locator('#candidates th.reach').isVisible(), 'the Reachable column shows');
+  check(/1 of 1 address checked answered/.test(await page.locator('#probe-summary').textContent()),
+        'probe summary');
   check(await page.locator('#offer-warnings li').count() >= 1, 'warnings in plain words');
   check(/offers left this month/.test(await page.locator('#quota').textContent()), 'offer quota line');
+
+  // -- one verdict --------------------------------------------------------------------------
+  step('Can players join? gives one verdict with its reasons and the probed candidates');
+  await page.getByRole('button', { name: 'Can players join?' }).click();
+  await page.locator('#check-result').waitFor({ state: 'visible' });
+  check(await page.locator('#verdict-code').textContent() === 'joinable',
+        `verdict code: ${await page.locator('#verdict-code').textContent()}`);
+  check(/Players can join/.test(await page.locator('#verdict-text').textContent()), 'verdict in words');
+  check((await page.locator('#verdict-meaning').textContent()).length > 20, 'the verdict\'s meaning');
+  check(await page.locator('#verdict-reasons li').count() >= 1, 'reasons listed');
+  check(await page.locator('#status-result').isVisible() && await page.locator('#offer-result').isVisible(),
+        'the status and the probed offer show with the verdict');
+  check(/^yes, [\d.]+ ms$/.test(await page.locator('#candidate-rows tr td.reach').first().textContent()),
+        'the verdict\'s candidate is reachable');
+  check(/offers left this month/.test(await page.locator('#quota').textContent()), 'check quota line');
+
+  step('the verdict code links to its explanation');
+  await page.locator('#verdict-code-link').click();
+  check(await page.locator('#verdicts').getAttribute('open') !== null, 'the list of verdicts opens');
+  check(await page.locator('#verdict-joinable').isVisible(), 'the verdict\'s entry shows');
+  check(new URL(page.url()).hash === '#verdict-joinable', `landed on ${page.url()}`);
   await shoot('page-desktop-light');
   let low_contrast = await contrast_failures();
   check(low_contrast.length === 0, `text below AA contrast (light): ${low_contrast.join('; ')}`);
@@ -276,55 +306,111 @@ try {
   await page.locator('#error-code', { hasText: 'invalid_input' }).waitFor();
   check(requests.length === before, 'no request for an impossible port');
 
+  // -- a refusal and its code explained -------------------------------------------------------
+  if (refusing_target) {
+    step('a server that refuses the offer: verdict refused, NetherNet error 37 explained');
+    await page.getByLabel('Server', { exact: true }).fill(refusing_target);
+    await page.getByRole('button', { name: 'Can players join?' }).click();
+    await page.locator('#check-result').waitFor({ state: 'visible' });
+    check(await page.locator('#verdict-code').textContent() === 'refused',
+          `verdict code: ${await page.locator('#verdict-code').textContent()}`);
+    const link = page.locator('#check-offer-error a.explain-link');
+    check(await link.getAttribute('href') === '/api/explain/37', `explain link: ${await link.getAttribute('href')}`);
+    await link.click();
+    await page.locator('#explain').waitFor({ state: 'visible' });
+    check(/37 \(IdentityVerificationFailed\)/.test(await page.locator('#explain-title').textContent()),
+          `explanation title: ${await page.locator('#explain-title').textContent()}`);
+    check((await page.locator('#explain-meaning').textContent()).length > 20, 'the explanation\'s meaning');
+    check(await page.locator('#explain-checks li').count() >= 1, 'what to check');
+    check(new URL(page.url()).pathname === '/', 'the explanation opened in the page');
+    check(await page.evaluate(() => document.activeElement && document.activeElement.id === 'explain'),
+          'focus moves to the explanation');
+    await shoot('page-refused-explained');
+    low_contrast = await contrast_failures();
+    check(low_contrast.length === 0, `text below AA contrast (explanation): ${low_contrast.join('; ')}`);
+    await page.setViewportSize({ width: 375, height: 812 });
+    await no_horizontal_scroll('375 px, verdict and explanation');
+    await shoot('page-refused-explained-375');
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
+
+  step('a code players see, typed in, is explained');
+  await page.getByLabel('Code', { exact: true }).fill('Door-83');
+  await page.getByRole('button', { name: 'Explain', exact: true }).click();
+  await page.locator('#explain-title', { hasText: 'Door' }).waitFor();
+  check(/Code players see/.test(await page.locator('#explain-title').textContent()), 'a codeword explained');
+
   // -- sign-in and the account view ----------------------------------------------------------
+  step('the page asks for no key and stores nothing');
+  check(await page.locator('input[type="password"], #api-key').count() === 0, 'no field for a key');
+  check(await page.locator('#account-intro').isVisible(), 'not signed in: the invitation shows');
+
   if (sign_in) {
-    step('sign in with GitHub (the fake provider) and see the key once');
+    step('sign in with GitHub (the fake provider): the first key is shown once, on a styled page');
     await page.locator('#account').getByRole('link', { name: 'Sign in with GitHub' }).click();
     const key_element = page.locator('#api-key');
     await key_element.waitFor({ state: 'visible' });
     check(new URL(page.url()).pathname === '/auth/github/callback', `landed on ${page.url()}`);
     const key = (await key_element.textContent()).trim();
     check(/^nsk_/.test(key), 'a key is shown');
+    check(await page.evaluate(() => getComputedStyle(document.body).backgroundColor) === 'rgb(244, 246, 245)',
+          'the account page wears the page\'s stylesheet');
+    check(await page.locator('header.top a[href="/"]').count() >= 1, 'the page\'s header, linking home');
+    check(await page.locator('footer.foot').count() === 1, 'the page\'s footer');
     await shoot('signin-key-shown');
+    low_contrast = await contrast_failures();
+    check(low_contrast.length === 0, `text below AA contrast (key shown): ${low_contrast.join('; ')}`);
+    await page.setViewportSize({ width: 375, height: 812 });
+    await no_horizontal_scroll('375 px, key shown');
+    await shoot('signin-key-shown-375');
+    await page.setViewportSize({ width: 1280, height: 900 });
 
-    step('back on the page: use the key, see usage');
+    step('back on the page: the account panel shows the login and usage, from the session');
     await page.goto(`${base_url}/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Use key' }).click();
     await page.locator('#account-view').waitFor({ state: 'visible' });
-    check(/octocat/.test(await page.locator('#account-login').textContent()), 'login shown');
+    check(/Signed in as octocat/.test(await page.locator('#account-login').textContent()), 'login shown');
+    check(/active API key/.test(await page.locator('#account-key-state').textContent()), 'key state shown');
     check(await page.locator('#usage-rows tr').count() === 2, 'usage rows');
-    check(await page.getByLabel('API key').inputValue() === '', 'the key field is cleared');
+    check(await page.locator('#account-intro').isHidden(), 'the invitation is gone');
+    check(await page.locator('#signin-link').textContent() === 'octocat', 'the header names the account');
     check(await page.evaluate(() => localStorage.length === 0 && sessionStorage.length === 0),
           'nothing stored in the browser');
+    check(await page.evaluate(() => document.cookie === ''), 'the session cookie is out of the script\'s reach');
+    await page.locator('#account').scrollIntoViewIfNeeded();
+    await shoot('page-signed-in');
+    low_contrast = await contrast_failures();
+    check(low_contrast.length === 0, `text below AA contrast (signed in): ${low_contrast.join('; ')}`);
 
-    step('a check now counts against the key');
-    await page.getByLabel('Server', { exact: true }).fill(target);
-    await page.getByRole('button', { name: 'Check status' }).click();
-    await page.locator('#status-result').waitFor({ state: 'visible' });
-    check(/for your key/.test(await page.locator('#quota').textContent()), 'quota of the key');
-
-    step('issue a new key: shown once, in the page');
+    step('the account page: a new key, shown once');
+    await page.getByRole('link', { name: 'New key, revoke, sign out' }).click();
+    await page.waitForURL(`${base_url}/account`);
+    check(/Signed in as octocat/.test(await page.locator('h1').textContent()), 'account page h1');
     await page.getByRole('button', { name: 'New key' }).click();
-    await page.locator('#new-key').waitFor({ state: 'visible' });
-    const new_key = (await page.locator('#new-key-value').textContent()).trim();
+    await page.locator('#api-key').waitFor({ state: 'visible' });
+    const new_key = (await page.locator('#api-key').textContent()).trim();
     check(/^nsk_/.test(new_key) && new_key !== key, 'a different new key');
     await shoot('account-new-key');
     low_contrast = await contrast_failures();
     check(low_contrast.length === 0, `text below AA contrast (account): ${low_contrast.join('; ')}`);
+    await page.setViewportSize({ width: 375, height: 812 });
+    await no_horizontal_scroll('375 px, account page');
+    await shoot('account-new-key-375');
+    await page.setViewportSize({ width: 1280, height: 900 });
 
-    step('revoke it');
-    expected_failures.push(`${base_url}/api/account`);
+    step('revoke it, then sign out');
     await page.getByRole('button', { name: 'Revoke key' }).click();
-    await page.getByRole('button', { name: 'Yes, revoke it' }).click();
-    await page.locator('#account-message', { hasText: 'revoked' }).waitFor();
-    check(await page.locator('#account-view').isHidden(), 'the account view closes');
-    check(await page.locator('#new-key-value').textContent() === '', 'the key is gone from the page');
+    await page.locator('.notice', { hasText: 'revoked' }).waitFor();
+    check(/no active API key/.test(await page.locator('#key-state').textContent()), 'no active key');
     for (const old of [key, new_key]) {
       const answer = await page.request.get(`${base_url}/api/account`, { headers: { 'X-API-Key': old } });
       check(answer.status() === 401, `a revoked or replaced key answers ${answer.status()}`);
     }
     await shoot('account-revoked');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.locator('h1', { hasText: 'Signed out' }).waitFor();
+    await page.goto(`${base_url}/`);
+    await page.locator('#account-intro').waitFor({ state: 'visible' });
+    check(await page.locator('#account-view').isHidden(), 'signed out: no account panel');
   }
 
   step('no request left loopback, no console error');

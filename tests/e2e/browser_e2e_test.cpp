@@ -78,7 +78,8 @@ std::unique_ptr<signin_service> start_service(const fake_oauth_provider& provide
 
 } // namespace
 
-TEST_CASE("browser e2e: the page in chromium: status, offer, error, sign-in, key revoked",
+TEST_CASE("browser e2e: the page in chromium: status, probed offer, verdict, explanation, "
+          "error, sign-in, account page",
           "[e2e][browser]") {
   INFO("tools/setup.sh with WITH_TESTS=1 installs Debian's chromium and tests/browser's npm "
        "packages");
@@ -90,15 +91,20 @@ TEST_CASE("browser e2e: the page in chromium: status, offer, error, sign-in, key
     {"name", hostile_name}, {"protocol", 2193}, {"version", "1.26.51"},
     {"level", "Bedrock level"}, {"players", 3}, {"maxPlayers", 10}, {"gameType", 0}});
   fake_target_process target({"--info", info});
+  // A server that refuses every offer with NetherNet error 37: the verdict "refused", and the
+  // error's link to its explanation.
+  fake_target_process refusing({"--reject-offers", "37"});
   auto svc = start_service(provider);
 
   std::filesystem::create_directories(SCREENSHOT_DIR);
   child_process script(
     {NODE_BIN, BROWSER_TEST_DIR "/page_test.mjs"},
     {"NETHERSCOPE_URL=http://127.0.0.1:" + std::to_string(svc->port),
-     "TARGET=127.0.0.1:" + std::to_string(target.port()), "SCREENSHOT_DIR=" SCREENSHOT_DIR,
+     "TARGET=127.0.0.1:" + std::to_string(target.port()),
+     "REFUSING_TARGET=127.0.0.1:" + std::to_string(refusing.port()),
+     "SCREENSHOT_DIR=" SCREENSHOT_DIR,
      std::string{"HOSTILE_NAME="} + hostile_name, "CHROMIUM=" CHROMIUM_BIN, "SIGN_IN=1"});
-  auto status = script.wait(100s);
+  auto status = script.wait(150s);
   std::string output;
   for (auto& line : script.lines())
     output += line + "\n";
@@ -108,7 +114,7 @@ TEST_CASE("browser e2e: the page in chromium: status, offer, error, sign-in, key
   CHECK(output.find("PASS: every step of the page test passed") != std::string::npos);
   // The sign-in really went through the provider, once.
   CHECK(provider.tokens_issued() == 1);
-  // The service logged no key: the page sent it only in headers.
+  // The service logged no key.
   for (auto& line : svc->process->lines())
     CHECK(line.find("nsk_") == std::string::npos);
 }

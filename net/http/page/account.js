@@ -1,35 +1,19 @@
-// The account calls, and nothing else. Today an account is reached with its API key, which
-// the page holds in memory only (never in localStorage or a cookie: a key must not outlive
-// the tab or be readable by anything but this page). When sign-in opens a server-side
-// session, this module is the one to change: the credential becomes the session (sent as
-// its cookie) plus the anti-forgery token, and the rest of the page stays as it is.
+// The account, as the page sees it: the browser's sign-in session, which the service keeps in
+// an HttpOnly cookie that no script can read. The page only asks who is signed in; the key
+// itself is shown once, on the server's own /account page, and key changes are that page's
+// forms (POST with a form token and an Origin check). So no key is ever typed into, held by,
+// or stored by this page.
 
 import { call_api } from './api.js';
 
 /// Where the browser goes to sign in with GitHub.
 export const sign_in_url = '/auth/github/login';
 
-/// A credential for the account calls, made from an API key.
-export function key_credential(key) {
-  return { headers: { 'X-API-Key': key } };
-}
+/// The server-rendered account page: new key, revoke, sign out.
+export const account_page_url = '/account';
 
-/// The headers a check (status or offer) sends so that it counts against the account.
-export function check_headers(credential) {
-  return credential ? { ...credential.headers } : {};
-}
-
-/// GET /api/account: login, this month's usage and the limits.
-export function load_account(credential) {
-  return call_api('GET', '/api/account', { headers: credential.headers });
-}
-
-/// POST /api/account/key: a new key replaces the current one; the reply carries it once.
-export function issue_new_key(credential) {
-  return call_api('POST', '/api/account/key', { headers: credential.headers });
-}
-
-/// DELETE /api/account/key: the current key stops working.
-export function revoke_key(credential) {
-  return call_api('DELETE', '/api/account/key', { headers: credential.headers });
+/// GET /account/session: {ok, signedIn} and, when signed in, login, keyActive, month and
+/// usage. The session cookie goes with it (same origin); not being signed in is a 200.
+export function load_session() {
+  return call_api('GET', '/account/session');
 }

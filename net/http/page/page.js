@@ -102,9 +102,33 @@ export function describe_error(reply) {
   }
   if (error_hints[code])
     parts.push(error_hints[code]);
+  // The service links a NetherNet error number it knows to its explanation.
+  const explain = body.error && typeof body.error === 'object' ? explain_href(body.error.explain)
+                                                               : null;
   if (reply.retry_after !== null && reply.retry_after > 0)
     parts.push(`Try again in ${wait_words(reply.retry_after)}.`);
-  return { title, detail: parts.join(' '), code, request_id: reply.request_id };
+  return { title, detail: parts.join(' '), code, request_id: reply.request_id, explain,
+           explain_label: explain && body.error.nethernetError !== undefined
+             ? `What NetherNet error ${body.error.nethernetError} means` : 'What this code means' };
+}
+
+/// The href of an explanation link the service gave, or null when it is not one: only paths
+/// under /api/explain/ become links, so no server string can make a javascript: or off-site
+/// link.
+export function explain_href(value) {
+  if (typeof value !== 'string' || !/^\/api\/explain\/[A-Za-z0-9_-]{1,40}$/.test(value))
+    return null;
+  return value;
+}
+
+/// A link that opens an explanation in the page (see open_explanation); without script, or
+/// opened in a new tab, it shows the JSON.
+function explain_link(href, text) {
+  const link = document.createElement('a');
+  link.href = href;
+  link.className = 'explain-link';
+  link.textContent = text;
+  return link;
 }
 
 /// Fills an alert box (title, detail, code, and the request id to quote when asking for
@@ -116,6 +140,13 @@ function show_error(prefix, error) {
   by_id(`${prefix}-code`).textContent = error.code;
   by_id(`${prefix}-request-id`).textContent = error.request_id || '';
   by_id(`${prefix}-request`).hidden = !error.request_id;
+  const explain = by_id(`${prefix}-explain`);
+  if (explain) {
+    explain.replaceChildren();
+    if (error.explain)
+      explain.append(explain_link(error.explain, error.explain_label));
+    explain.hidden = !error.explain;
+  }
   by_id(prefix).hidden = false;
 }
 
@@ -144,7 +175,8 @@ const number_format = new Intl.NumberFormat('en');
 
 /// "1,998 of 2,000 status checks left this month for your address; resets on 1 December."
 export function quota_sentence(quota, kind) {
-  const what = kind === 'offer' ? 'offers' : 'status checks';
+  // A check's headers show the offer quota, the scarcer of its two.
+  const what = kind === 'offer' || kind === 'check' ? 'offers' : 'status checks';
   const whose = quota.scope === 'key' ? 'your key' : 'your address';
   let text = `${number_format.format(quota.remaining)} of ${number_format.format(quota.limit)} `
              + `${what} left this month for ${whose}`;
@@ -214,7 +246,38 @@ function render_status(body) {
   by_id('status-result').hidden = false;
 }
 
-const column_names = ['Address', 'Port', 'Type', 'Transport', 'Scope'];
+const column_names = ['Address', 'Port', 'Type', 'Transport', 'Scope', 'Reachable'];
+
+const check_results = {
+  timeout: 'no answer within 1.5 s',
+  integrity: 'something else answers on this port',
+  error_response: 'answered with an error',
+  send_failed: 'could not be sent',
+};
+
+const refusals = {
+  policy: 'a private or local address',
+  limit: 'past the 8 addresses checked',
+  not_udp: 'not a UDP port players use',
+  not_ip: 'a name, not an address',
+};
+
+/// A round-trip time as people read it: "0.2 ms", "38 ms".
+function ms_words(ms) {
+  return `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`;
+}
+
+/// The Reachable column of a probed candidate: its words and whether they are good news.
+export function reach_words(candidate) {
+  if (candidate.reachable === true)
+    return { text: Number.isFinite(candidate.rttMs) ? `yes, ${ms_words(candidate.rttMs)}` : 'yes',
+             good: true };
+  if (candidate.reachable === false)
+    return { text: `no: ${check_results[candidate.checkResult] || text_of(candidate.checkResult, 'no answer')}`,
+             good: false };
+  return { text: `not checked: ${refusals[candidate.refused] || text_of(candidate.refused, 'no reason given')}`,
+           good: false };
+}
 
 function candidate_row(candidate) {
   const row = document.createElement('tr');
@@ -239,6 +302,12 @@ function candidate_row(candidate) {
   if (candidate.usableByPlayers === false && candidate.scope === 'public')
     scope.title = 'public, but not usable by players (not UDP, or not the data channel\'s component)';
   scope_cell.append(scope);
+  const reach = reach_words(candidate);
+  const reach_cell = cell('', 'reach');
+  const badge = document.createElement('span');
+  badge.className = reach.good ? 'reach-state good' : 'reach-state';
+  badge.textContent = reach.text;
+  reach_cell.append(badge);
   return row;
 }
 
@@ -260,6 +329,17 @@ function render_offer(body) {
   }
   summary.className = usable > 0 ? 'summary good' : 'summary bad';
   by_id('candidates').parentElement.hidden = candidates.length === 0;
+  // The Reachable column only when the offer was probed.
+  const probed = body.reachability && typeof body.reachability === 'object';
+  by_id('candidates').classList.toggle('probed', Boolean(probed));
+  const probe_summary = by_id('probe-summary');
+  if (probed) {
+    const r = body.reachability;
+    probe_summary.textContent = `Connectivity checks: ${text_of(r.reachable, 0)} of `
+      + `${text_of(r.checked, 0)} address${r.checked === 1 ? '' : 'es'} checked answered, `
+      + `in ${text_of(r.elapsedMs, '?')} ms.`;
+  }
+  probe_summary.hidden = !probed;
   const warnings = Array.isArray(body.warnings) ? body.warnings : [];
   fill_list(by_id('offer-warnings'), warnings);
   by_id('offer-warnings-title').hidden = warnings.length === 0;
@@ -274,25 +354,84 @@ function render_offer(body) {
   by_id('offer-result').hidden = false;
 }
 
+// -- the verdict ---------------------------------------------------------------------
+
+const verdict_titles = {
+  joinable: 'Players can join.',
+  signalling_only: 'The server answers, but players cannot get through.',
+  private_candidates: 'Players cannot join: the server gives only private addresses.',
+  no_candidates: 'Players cannot join: the server named no UDP port.',
+  refused: 'The server refused the offer.',
+  offline: 'The server is offline or cannot be reached.',
+};
+
+/// The verdict's title, and its meaning from the page's own list of verdicts (one text for
+/// both places).
+export function describe_verdict(code) {
+  const known = Object.prototype.hasOwnProperty.call(verdict_titles, code);
+  const term = known ? by_id(`verdict-${code}`) : null;
+  const meaning = term && term.nextElementSibling ? term.nextElementSibling.textContent.trim() : '';
+  return { title: known ? verdict_titles[code] : `Verdict: ${text_of(code, 'none')}`,
+           meaning, anchor: known ? `#verdict-${code}` : '#verdicts', good: code === 'joinable' };
+}
+
+function render_check(body) {
+  const verdict = describe_verdict(body.verdict);
+  by_id('verdict-text').textContent = verdict.title;
+  by_id('verdict-code').textContent = text_of(body.verdict, 'none');
+  const link = by_id('verdict-code-link');
+  link.href = verdict.anchor;
+  link.setAttribute('aria-label', `What the verdict ${text_of(body.verdict, 'none')} means`);
+  by_id('verdict-meaning').textContent = verdict.meaning;
+  by_id('verdict').className = verdict.good ? 'verdict good' : 'verdict bad';
+  fill_list(by_id('verdict-reasons'), Array.isArray(body.reasons) ? body.reasons : []);
+  const steps = Array.isArray(body.nextSteps) ? body.nextSteps : [];
+  fill_list(by_id('verdict-next-steps'), steps);
+  by_id('next-steps-title').hidden = steps.length === 0;
+  // The offer's own error (a refusal with its NetherNet number), with its explanation.
+  const offer_error = by_id('check-offer-error');
+  offer_error.replaceChildren();
+  if (body.offerError && typeof body.offerError === 'object') {
+    const error = describe_error({ status: 0, body: body.offerError, quota: null,
+                                   retry_after: null, request_id: null, network_error: null });
+    offer_error.append(`The offer: ${error.title} ${error.detail} (code `);
+    const code = document.createElement('code');
+    code.textContent = error.code;
+    offer_error.append(code, ')');
+    if (error.explain)
+      offer_error.append(' ', explain_link(error.explain, error.explain_label));
+    offer_error.hidden = false;
+  } else {
+    offer_error.hidden = true;
+  }
+  by_id('check-result').hidden = false;
+  if (body.info && typeof body.info === 'object' && body.info.ok === true)
+    render_status(body.info);
+  if (body.offer && typeof body.offer === 'object' && body.offer.ok === true)
+    render_offer(body.offer);
+}
+
 // -- the check form ------------------------------------------------------------------
 
-/// The key the page holds while it is open; null when none. Never stored anywhere else.
-let credential = null;
 let running = false;
 /// The Server field's value the results on show belong to.
 let results_for = null;
+
+const result_of = { status: 'status-result', offer: 'offer-result', check: 'check-result' };
 
 async function run_check(action) {
   if (running)
     return;
   hide_error('error');
-  // A status and an offer of one server show together; a check of another clears both.
+  // A status and an offer of one server show together; a check of another clears them all.
+  // A verdict stands with the status and offer it came with, so a new call clears it.
   const typed = by_id('server').value.trim();
-  if (typed !== results_for) {
-    by_id('status-result').hidden = true;
-    by_id('offer-result').hidden = true;
+  if (typed !== results_for || action === 'check') {
+    for (const id of Object.values(result_of))
+      by_id(id).hidden = true;
   } else {
-    by_id(action === 'offer' ? 'offer-result' : 'status-result').hidden = true;
+    by_id(result_of[action]).hidden = true;
+    by_id('check-result').hidden = true;
   }
   results_for = typed;
   const target = parse_server(typed);
@@ -305,28 +444,33 @@ async function run_check(action) {
   }
   by_id('server').removeAttribute('aria-invalid');
   running = true;
-  const buttons = [by_id('status-button'), by_id('offer-button')];
-  const button = action === 'offer' ? buttons[1] : buttons[0];
+  const buttons = [by_id('status-button'), by_id('offer-button'), by_id('check-button')];
+  const button = by_id(`${action}-button`);
   for (const b of buttons)
     b.disabled = true;
-  set_busy(button, true, action === 'offer' ? 'Sending offer…' : 'Checking…');
+  const busy = { status: 'Checking…', offer: 'Sending offer…', check: 'Checking…' };
+  set_busy(button, true, busy[action]);
   const progress = by_id('progress');
-  progress.textContent = action === 'offer'
-    ? 'Sending a WebRTC offer; a server may take up to 20 seconds to answer.'
-    : 'Asking the server for its join status.';
+  progress.textContent = {
+    status: 'Asking the server for its join status.',
+    offer: 'Sending a WebRTC offer; a server may take up to 20 seconds to answer.',
+    check: 'Asking for the status, then sending an offer and testing its UDP ports; this '
+           + 'may take up to 25 seconds.',
+  }[action];
   progress.hidden = false;
   let reply;
-  const headers = account.check_headers(credential);
   if (action === 'offer') {
     const json = { host: target.host };
     if (target.port !== null)
       json.port = target.port;
-    reply = await call_api('POST', '/api/offer', { headers, json });
+    if (by_id('probe').checked)
+      json.probe = true;
+    reply = await call_api('POST', '/api/offer', { json });
   } else {
     const query = new URLSearchParams({ host: target.host });
     if (target.port !== null)
       query.set('port', String(target.port));
-    reply = await call_api('GET', `/api/info?${query}`, { headers });
+    reply = await call_api('GET', `/api/${action === 'check' ? 'check' : 'info'}?${query}`);
   }
   progress.hidden = true;
   set_busy(button, false);
@@ -337,8 +481,91 @@ async function run_check(action) {
   if (reply.status === 200 && reply.body && reply.body.ok === true) {
     if (action === 'offer')
       render_offer(reply.body);
+    else if (action === 'check')
+      render_check(reply.body);
     else
       render_status(reply.body);
+  } else {
+    show_error('error', describe_error(reply));
+  }
+}
+
+// -- explanations of codes -------------------------------------------------------------
+
+const evidence_words = {
+  source_code: 'Read in an implementation that sends or handles this code.',
+  reports: 'From public reports by players or operators; nothing confirms them.',
+  name_only: 'Only the name is known; the rest is netherscope\'s reading of it.',
+};
+
+/// Only web links become links; anything else in a source shows as text.
+function web_url(text) {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+function render_explanation(body) {
+  const name = typeof body.name === 'string' && body.name !== '' ? ` (${body.name})` : '';
+  const what = body.kind === 'client_codeword' ? 'Code players see' : 'NetherNet error';
+  by_id('explain-title').textContent = `${what} ${text_of(body.code, '')}${name}`;
+  const kind = [];
+  if (Array.isArray(body.aliases) && body.aliases.length > 0)
+    kind.push(`Also called ${body.aliases.join(', ')}.`);
+  if (body.variant !== undefined && body.variant !== null)
+    kind.push(`Nobody has published what the number ${body.variant} adds; this is the word's meaning.`);
+  by_id('explain-kind').textContent = kind.join(' ');
+  by_id('explain-kind').hidden = kind.length === 0;
+  by_id('explain-meaning').textContent = text_of(body.meaning, '');
+  const causes = Array.isArray(body.causes) ? body.causes : [];
+  fill_list(by_id('explain-causes'), causes);
+  by_id('explain-causes-title').hidden = causes.length === 0;
+  const checks = Array.isArray(body.checks) ? body.checks : [];
+  fill_list(by_id('explain-checks'), checks);
+  by_id('explain-checks-title').hidden = checks.length === 0;
+  by_id('explain-note').textContent = text_of(body.note, '');
+  by_id('explain-note').hidden = !body.note;
+  by_id('explain-evidence').textContent = evidence_words[body.evidence] || '';
+  const sources = by_id('explain-sources');
+  sources.replaceChildren();
+  for (const source of Array.isArray(body.sources) ? body.sources : []) {
+    if (!source || typeof source !== 'object')
+      continue;
+    const li = document.createElement('li');
+    const href = web_url(source.url);
+    if (href) {
+      const a = document.createElement('a');
+      a.href = href;
+      a.rel = 'noreferrer noopener';
+      a.textContent = href;
+      li.append(a);
+    } else {
+      li.append(text_of(source.url, ''));
+    }
+    if (typeof source.what === 'string' && source.what !== '')
+      li.append(`: ${source.what}`);
+    sources.append(li);
+  }
+  sources.hidden = sources.children.length === 0;
+}
+
+/// Fetches an explanation and shows it in the page, focused so that keyboard and screen
+/// reader users land on it.
+async function open_explanation(href, button) {
+  hide_error('error');
+  if (button)
+    set_busy(button, true, 'Looking up…');
+  const reply = await call_api('GET', href);
+  if (button)
+    set_busy(button, false);
+  if (reply.status === 200 && reply.body && reply.body.ok === true) {
+    render_explanation(reply.body);
+    const panel = by_id('explain');
+    panel.hidden = false;
+    panel.focus();
   } else {
     show_error('error', describe_error(reply));
   }
@@ -362,7 +589,12 @@ function usage_row(label, usage) {
 }
 
 function render_account(body) {
-  by_id('account-login').textContent = `Signed in as ${text_of(body.login, 'unknown')}`;
+  const login = text_of(body.login, 'unknown');
+  by_id('account-login').textContent = `Signed in as ${login}`;
+  by_id('account-key-state').textContent = body.keyActive
+    ? 'Your account has an active API key. It was shown once, when it was made; get a new '
+      + 'one on your account page if you no longer have it.'
+    : 'Your account has no active API key; get one on your account page.';
   const usage = body.usage && typeof body.usage === 'object' ? body.usage : {};
   const rows = [];
   if (usage.info)
@@ -371,94 +603,24 @@ function render_account(body) {
     rows.push(usage_row('Offers', usage.offer));
   by_id('usage-rows').replaceChildren(...rows);
   by_id('usage-caption').textContent = body.month
-    ? `Usage in ${body.month} (UTC)` : 'Usage this month';
+    ? `Your key's usage in ${body.month} (UTC)` : 'Your key\'s usage this month';
   by_id('account-view').hidden = false;
   by_id('account-intro').hidden = true;
   const header_link = by_id('signin-link');
-  header_link.textContent = `Signed in as ${text_of(body.login, 'unknown')}`;
-  header_link.href = '#account';
+  header_link.textContent = login;
+  header_link.href = account.account_page_url;
+  header_link.setAttribute('aria-label', `Your account (${login})`);
 }
 
-function account_message(text) {
-  by_id('account-message').textContent = text;
-}
-
-function forget_account() {
-  credential = null;
-  by_id('account-view').hidden = true;
-  by_id('account-intro').hidden = false;
-  const header_link = by_id('signin-link');
-  header_link.textContent = 'Sign in with GitHub';
-  header_link.href = account.sign_in_url;
-  by_id('new-key').hidden = true;
-  by_id('new-key-value').textContent = '';
-  by_id('revoke-confirm').hidden = true;
-}
-
-/// Runs one account call with its button busy; returns the reply, or null after showing the
-/// error (a 401 also forgets the key: it no longer opens anything).
-async function account_call(button, busy_label, call) {
-  hide_error('account-error');
-  account_message('');
-  button.disabled = true;
-  set_busy(button, true, busy_label);
-  const reply = await call();
-  set_busy(button, false);
-  button.disabled = false;
-  if (reply.status === 200 && reply.body && reply.body.ok === true)
-    return reply;
+/// Asks the service who is signed in and shows the account, or the sign-in invitation.
+async function show_session() {
+  const reply = await account.load_session();
+  if (reply.status === 200 && reply.body && reply.body.ok === true) {
+    if (reply.body.signedIn === true)
+      render_account(reply.body);
+    return;
+  }
   show_error('account-error', describe_error(reply));
-  if (reply.status === 401)
-    forget_account();
-  return null;
-}
-
-async function use_key(event) {
-  event.preventDefault();
-  const input = by_id('api-key');
-  const key = input.value.trim();
-  if (key === '') {
-    show_error('account-error', { title: 'Paste your API key first.',
-                                  detail: 'Sign in with GitHub to get one.',
-                                  code: 'invalid_input' });
-    input.focus();
-    return;
-  }
-  const candidate = account.key_credential(key);
-  const reply = await account_call(by_id('key-button'), 'Opening…',
-                                   () => account.load_account(candidate));
-  // The field is cleared either way: the key lives only in this module's variable.
-  input.value = '';
-  if (!reply)
-    return;
-  credential = candidate;
-  by_id('new-key').hidden = true;
-  render_account(reply.body);
-  account_message('Your checks now count against this key.');
-}
-
-async function rotate_key() {
-  const reply = await account_call(by_id('rotate-button'), 'Issuing…',
-                                   () => account.issue_new_key(credential));
-  if (!reply)
-    return;
-  if (typeof reply.body.key === 'string') {
-    credential = account.key_credential(reply.body.key);
-    by_id('new-key-value').textContent = reply.body.key;
-    by_id('new-key').hidden = false;
-  }
-  render_account(reply.body);
-}
-
-async function revoke_current_key() {
-  by_id('revoke-confirm').hidden = true;
-  const reply = await account_call(by_id('revoke-button'), 'Revoking…',
-                                   () => account.revoke_key(credential));
-  if (!reply)
-    return;
-  forget_account();
-  account_message('The key is revoked and no longer works. Sign in again for a new one.');
-  by_id('account-title').focus();
 }
 
 // -- wiring ------------------------------------------------------------------------------
@@ -466,29 +628,42 @@ async function revoke_current_key() {
 function start() {
   by_id('check-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    const action = event.submitter && event.submitter.dataset.action === 'offer'
-      ? 'offer' : 'status';
-    run_check(action);
+    const action = event.submitter && event.submitter.dataset.action;
+    run_check(action === 'offer' || action === 'check' ? action : 'status');
   });
-  by_id('key-form').addEventListener('submit', use_key);
-  by_id('rotate-button').addEventListener('click', rotate_key);
-  by_id('revoke-button').addEventListener('click', () => {
-    by_id('revoke-confirm').hidden = false;
-    by_id('revoke-yes').focus();
+  by_id('explain-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const code = by_id('code').value.trim();
+    if (!/^[A-Za-z0-9_-]{1,40}$/.test(code)) {
+      show_error('error', { title: 'That is not a code netherscope can look up.',
+                            detail: 'Type a number such as 37 or a word such as Door-83.',
+                            code: 'invalid_input' });
+      by_id('code').focus();
+      return;
+    }
+    open_explanation(`/api/explain/${encodeURIComponent(code)}`, by_id('explain-button'));
   });
-  by_id('revoke-no').addEventListener('click', () => {
-    by_id('revoke-confirm').hidden = true;
-    by_id('revoke-button').focus();
+  // Every explanation link, whenever it was made, opens in the page.
+  document.addEventListener('click', (event) => {
+    const link = event.target instanceof Element ? event.target.closest('a') : null;
+    if (!link)
+      return;
+    const href = link.getAttribute('href') || '';
+    if (link.classList.contains('explain-link') && explain_href(href)) {
+      event.preventDefault();
+      open_explanation(href, null);
+    } else if (href.startsWith('#verdict')) {
+      // The list of verdicts is folded; open it so that the link lands on the text.
+      by_id('verdicts').open = true;
+    }
   });
-  by_id('revoke-yes').addEventListener('click', revoke_current_key);
-  by_id('forget-button').addEventListener('click', () => {
-    forget_account();
-    account_message('This page no longer holds the key; it still works elsewhere.');
-    by_id('api-key').focus();
+  by_id('explain-close').addEventListener('click', () => {
+    by_id('explain').hidden = true;
+    by_id('server').focus();
   });
-  by_id('account-title').tabIndex = -1;
   for (const link of document.querySelectorAll('a[href="/auth/github/login"]'))
     link.href = account.sign_in_url;
+  show_session();
 }
 
 start();
