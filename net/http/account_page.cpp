@@ -39,9 +39,9 @@ constexpr std::string_view page_tail = R"(</main>
 )";
 
 std::string row(std::string_view label, std::uint64_t used, std::uint64_t limit) {
-  return "<tr><td>" + std::string{label} + "</td><td class=\"number\">" + std::to_string(used)
-         + "</td><td class=\"number\">" + std::to_string(limit) + "</td><td class=\"number\">"
-         + std::to_string(used >= limit ? 0 : limit - used) + "</td></tr>\n";
+  return "<tr><td>" + std::string{label} + "</td><td class=\"number\">" + group_digits(used)
+         + "</td><td class=\"number\">" + group_digits(limit) + "</td><td class=\"number\">"
+         + group_digits(used >= limit ? 0 : limit - used) + "</td></tr>\n";
 }
 
 // A form that posts only the session's token: the button is the whole request.
@@ -70,6 +70,18 @@ std::string error_body(std::string_view title, const failure& error, std::string
 }
 
 } // namespace
+
+std::string group_digits(std::uint64_t value) {
+  auto digits = std::to_string(value);
+  std::string out;
+  out.reserve(digits.size() + digits.size() / 3);
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0)
+      out += ',';
+    out += digits[i];
+  }
+  return out;
+}
 
 std::string html_escape(std::string_view text) {
   std::string out;
@@ -133,9 +145,10 @@ std::string render_account_page(const account_view& account, std::string_view no
           "<table class=\"usage\"><thead><tr><th scope=\"col\">Calls</th>"
           "<th scope=\"col\" class=\"number\">Used</th><th scope=\"col\" class=\"number\">Limit"
           "</th><th scope=\"col\" class=\"number\">Left</th></tr></thead>\n<tbody>\n";
-  page += row("Status checks (<code>/api/info</code>)", account.info_used, account.info_limit);
-  page += row("Offers (<code>/api/offer</code>)", account.offer_used, account.offer_limit);
-  page += "</tbody></table>\n<p class=\"hint\">Quotas reset at the start of each month (UTC). "
+  page += row("Status checks", account.info_used, account.info_limit);
+  page += row("Offers", account.offer_used, account.offer_limit);
+  page += "</tbody></table>\n<p class=\"hint\">Status checks are <code>/api/info</code> calls, "
+          "offers <code>/api/offer</code> calls; both reset at the start of each month (UTC). "
           "<code>GET /api/account</code> with your key shows this as JSON; "
           "<code>POST /api/account/key</code> issues a new key, "
           "<code>DELETE /api/account/key</code> revokes it.</p>\n</section>\n";

@@ -15,6 +15,9 @@
 
 namespace netherscope::net {
 
+/// A count as the page at / writes it (Intl.NumberFormat 'en'): 20000 is "20,000".
+std::string group_digits(std::uint64_t value);
+
 /// Escapes text for HTML element content and attribute values.
 std::string html_escape(std::string_view text);
 

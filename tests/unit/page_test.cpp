@@ -5,10 +5,15 @@
 #include <regex>
 #include <set>
 #include <string>
+#include <vector>
 
+#include <boost/json.hpp>
+
+#include "net/http/account_page.hpp"
 #include "net/http/page.hpp"
 #include "net/http/router.hpp"
 
+using namespace netherscope;
 using namespace netherscope::net;
 
 namespace {
@@ -138,7 +143,9 @@ TEST_CASE("page: the HTML needs nothing its policy forbids", "[page]") {
     std::string text{page_assets[i].body};
     for (std::sregex_iterator it{text.begin(), text.end(), reference}, end; it != end; ++it) {
       auto path = (*it)[1].matched ? (*it)[1].str() : "/" + (*it)[2].str();
-      if (path.rfind("/api/", 0) == 0 || path.rfind("/auth/", 0) == 0 || path == "/openapi.json")
+      // Routes the service answers itself, not files of the page.
+      if (path.rfind("/api/", 0) == 0 || path.rfind("/auth/", 0) == 0 || path == "/openapi.json"
+          || path == "/account")
         continue;
       loaded.insert(path);
     }
@@ -149,4 +156,159 @@ TEST_CASE("page: the HTML needs nothing its policy forbids", "[page]") {
     INFO(path);
     CHECK(find_page_asset(path) != nullptr);
   }
+}
+
+// -- the account, as the page at / sees it ------------------------------------------------
+
+namespace {
+
+boost::json::object json_of(const response& res) {
+  return boost::json::parse(res.body()).as_object();
+}
+
+api_outcome signed_in_outcome() {
+  api_outcome outcome;
+  outcome.account.login = "<b>octocat</b>";
+  outcome.account.month = "2026-11";
+  outcome.account.info_used = 3;
+  outcome.account.info_limit = 20000;
+  outcome.account.offer_used = 2500;
+  outcome.account.offer_limit = 2000;
+  outcome.account.key_active = true;
+  // Neither may reach the page's script.
+  outcome.account.csrf = "form-token";
+  outcome.account.new_key = "nsk_secret";
+  return outcome;
+}
+
+} // namespace
+
+TEST_CASE("page: GET /account/session asks the actors with the session, no form token",
+          "[page]") {
+  auto req = make_request(http::verb::get, "/account/session");
+  req.set(http::field::cookie, "other=1; ns_session=abc");
+  auto decision = route(req, context());
+  REQUIRE(decision.call);
+  CHECK(decision.route == "/account/session");
+  CHECK(decision.call->kind == call_kind::page_session);
+  CHECK(decision.call->invalid.ok());
+  CHECK(decision.call->session_hash.size() == 32);
+  // A GET needs no Origin and no token: it changes nothing.
+  CHECK(decision.call->csrf.empty());
+
+  // Without the cookie, or with two of them, the actors are told why.
+  auto none = route(make_request(http::verb::get, "/account/session"), context());
+  REQUIRE(none.call);
+  CHECK(none.call->invalid.code == error_code::unauthorized);
+  auto twice = make_request(http::verb::get, "/account/session");
+  twice.set(http::field::cookie, "ns_session=a; ns_session=b");
+  CHECK(route(twice, context()).call->invalid.code == error_code::invalid_input);
+
+  auto post = route(make_request(http::verb::post, "/account/session"), context());
+  REQUIRE(post.immediate);
+  CHECK(post.immediate->result() == http::status::method_not_allowed);
+  CHECK(header(*post.immediate, "Allow") == "GET");
+}
+
+TEST_CASE("page: the session answer says who is signed in, and never the key or token",
+          "[page]") {
+  auto res = render_api(signed_in_outcome(), call_kind::page_session, 11, true);
+  CHECK(res.result() == http::status::ok);
+  CHECK(header(res, "Content-Type") == "application/json");
+  CHECK(header(res, "Cache-Control") == "no-store");
+  // A cookie-authenticated answer: no CORS, so no other origin's script may read it.
+  CHECK(res.count(http::field::access_control_allow_origin) == 0);
+  auto body = json_of(res);
+  CHECK(body.at("ok") == true);
+  CHECK(body.at("signedIn") == true);
+  CHECK(body.at("login") == "<b>octocat</b>"); // JSON; the page sets it as text
+  CHECK(body.at("keyActive") == true);
+  CHECK(body.at("month") == "2026-11");
+  CHECK(body.at("usage").at("info").at("remaining") == 19997);
+  CHECK(body.at("usage").at("offer").at("remaining") == 0); // over the limit is 0 left
+  CHECK(res.body().find("form-token") == std::string::npos);
+  CHECK(res.body().find("nsk_") == std::string::npos);
+  CHECK(res.count(http::field::set_cookie) == 0);
+}
+
+TEST_CASE("page: not signed in is a 200 that clears a dead session; other errors stay errors",
+          "[page]") {
+  api_outcome dead;
+  dead.error = make_failure(error_code::unauthorized, "not signed in");
+  for (bool secure : {false, true}) {
+    auto res = render_api(dead, call_kind::page_session, 11, true, secure);
+    CHECK(res.result() == http::status::ok);
+    auto body = json_of(res);
+    CHECK(body.at("signedIn") == false);
+    CHECK_FALSE(body.contains("login"));
+    auto cookie = header(res, "Set-Cookie");
+    CHECK(cookie.rfind(secure ? "__Host-ns_session=" : "ns_session=", 0) == 0);
+    CHECK(cookie.find("Max-Age=0") != std::string::npos);
+  }
+  api_outcome down;
+  down.error = make_failure(error_code::unavailable, "the store is not answering");
+  auto res = render_api(down, call_kind::page_session, 11, true);
+  CHECK(res.result() == http::status::service_unavailable);
+  CHECK(json_of(res).at("code") == "unavailable");
+  CHECK(res.count(http::field::set_cookie) == 0);
+}
+
+TEST_CASE("page: the account pages wear the page's stylesheet, header and footer", "[page]") {
+  auto view = signed_in_outcome();
+  view.account.new_key.clear();
+  std::vector<response> pages;
+  pages.push_back(render_api(view, call_kind::page_view, 11, true));
+  api_outcome first = signed_in_outcome();
+  pages.push_back(render_api(first, call_kind::signin_finish, 11, true));
+  api_outcome failed;
+  failed.error = make_failure(error_code::csrf_rejected, "no");
+  pages.push_back(render_api(failed, call_kind::page_new_key, 11, true));
+  for (auto& page : pages) {
+    const auto& html = page.body();
+    INFO(html);
+    CHECK(html.find("<link rel=\"stylesheet\" href=\"/page.css\">") != std::string::npos);
+    CHECK(html.find("<header class=\"top\">") != std::string::npos);
+    CHECK(html.find("<footer class=\"wrap foot\">") != std::string::npos);
+    CHECK(html.find("<style") == std::string::npos);
+    CHECK_FALSE(std::regex_search(html, std::regex{R"(\sstyle\s*=)", std::regex::icase}));
+    auto csp = header(page, "Content-Security-Policy");
+    CHECK(csp.find("style-src 'self'") != std::string::npos);
+    CHECK(csp.find("img-src 'self'") != std::string::npos);
+    // Everything the pages load is one of the page's files, which the policy allows.
+    std::regex loaded{R"((?:src|rel="stylesheet" href|rel="icon" href)="([^"]+)\")"};
+    for (std::sregex_iterator it{html.begin(), html.end(), loaded}, end; it != end; ++it)
+      CHECK(find_page_asset((*it)[1].str()) != nullptr);
+  }
+  // The login is escaped, the numbers grouped like the page's, the form token in the forms.
+  CHECK(pages[0].body().find("Signed in as &lt;b&gt;octocat&lt;/b&gt;") != std::string::npos);
+  CHECK(pages[0].body().find(">20,000<") != std::string::npos);
+  CHECK(pages[0].body().find("name=\"csrf\" value=\"form-token\"") != std::string::npos);
+  CHECK(pages[1].body().find("<pre id=\"api-key\">nsk_secret</pre>") != std::string::npos);
+  CHECK(pages[2].body().find("<code id=\"error-code\">csrf_rejected</code>") != std::string::npos);
+}
+
+TEST_CASE("page: group_digits writes thousands like the page", "[page]") {
+  CHECK(group_digits(0) == "0");
+  CHECK(group_digits(999) == "999");
+  CHECK(group_digits(1000) == "1,000");
+  CHECK(group_digits(20000) == "20,000");
+  CHECK(group_digits(1234567) == "1,234,567");
+  CHECK(group_digits(18446744073709551615ULL) == "18,446,744,073,709,551,615");
+}
+
+TEST_CASE("page: the scripts never parse data as HTML, store anything or ask for a key",
+          "[page]") {
+  for (auto path : {"/page.js", "/api.js", "/account.js"}) {
+    const auto* asset = find_page_asset(path);
+    REQUIRE(asset != nullptr);
+    std::string text{asset->body};
+    INFO(path);
+    for (auto sink : {"innerHTML", "outerHTML", "insertAdjacentHTML", "document.write",
+                      "localStorage", "sessionStorage", "document.cookie", "eval("})
+      CHECK(text.find(sink) == std::string::npos);
+  }
+  std::string html{find_page_asset("/")->body};
+  CHECK(html.find("type=\"password\"") == std::string::npos);
+  CHECK(html.find("/auth/github/login") != std::string::npos);
+  CHECK(html.find("href=\"/account\"") != std::string::npos);
 }

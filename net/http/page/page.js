@@ -337,7 +337,7 @@ function render_offer(body) {
     const r = body.reachability;
     probe_summary.textContent = `Connectivity checks: ${text_of(r.reachable, 0)} of `
       + `${text_of(r.checked, 0)} address${r.checked === 1 ? '' : 'es'} checked answered, `
-      + `in ${text_of(r.elapsedMs, '?')} ms.`;
+      + `in ${Number.isFinite(r.elapsedMs) ? ms_words(r.elapsedMs) : 'an unknown time'}.`;
   }
   probe_summary.hidden = !probed;
   const warnings = Array.isArray(body.warnings) ? body.warnings : [];
@@ -377,6 +377,17 @@ export function describe_verdict(code) {
 
 function render_check(body) {
   const verdict = describe_verdict(body.verdict);
+  // Joinable from where netherscope runs is not joinable for everyone when every address
+  // that answered is a private or loopback one (a test, a LAN the operator allowed).
+  const offer = body.offer && typeof body.offer === 'object' ? body.offer : {};
+  const answered = (Array.isArray(offer.candidates) ? offer.candidates : [])
+    .filter((c) => c && c.reachable === true);
+  const local_only = body.verdict === 'joinable' && answered.length > 0
+    && answered.every((c) => c.scope !== 'public');
+  if (local_only) {
+    verdict.title = 'Joinable from here, but only on this network.';
+    verdict.good = false;
+  }
   by_id('verdict-text').textContent = verdict.title;
   by_id('verdict-code').textContent = text_of(body.verdict, 'none');
   const link = by_id('verdict-code-link');
@@ -390,16 +401,15 @@ function render_check(body) {
   by_id('next-steps-title').hidden = steps.length === 0;
   // The offer's own error (a refusal with its NetherNet number), with its explanation.
   const offer_error = by_id('check-offer-error');
-  offer_error.replaceChildren();
+  const explain = by_id('check-offer-error-explain');
+  explain.replaceChildren();
   if (body.offerError && typeof body.offerError === 'object') {
     const error = describe_error({ status: 0, body: body.offerError, quota: null,
                                    retry_after: null, request_id: null, network_error: null });
-    offer_error.append(`The offer: ${error.title} ${error.detail} (code `);
-    const code = document.createElement('code');
-    code.textContent = error.code;
-    offer_error.append(code, ')');
+    by_id('check-offer-error-text').textContent = `${error.title} ${error.detail}`.trim();
+    by_id('check-offer-error-code').textContent = error.code;
     if (error.explain)
-      offer_error.append(' ', explain_link(error.explain, error.explain_label));
+      explain.append('· ', explain_link(error.explain, error.explain_label));
     offer_error.hidden = false;
   } else {
     offer_error.hidden = true;
