@@ -216,6 +216,11 @@ TEST_CASE("openapi e2e: every documented route answers as documented", "[e2e][op
     CHECK(call(port, "/auth/github/login", "post", "/auth/github/login").status == 405);
     CHECK(call(port, "/auth/github/callback", "get", "/auth/github/callback").status == 400);
     CHECK(call(port, "/api/account", "get", "/api/account").status == 401);
+    // The page's question "who is signed in?": not signed in is an answer, not an error.
+    auto nobody = call(port, "/account/session", "get", "/account/session");
+    CHECK(nobody.status == 200);
+    CHECK(nobody.json().at("signedIn") == false);
+    CHECK(call(port, "/account/session", "post", "/account/session").status == 405);
     auto key = sign_in(port);
     CHECK(call(port, "/api/account", "get", "/api/account", {{"X-API-Key", key}}).status == 200);
     CHECK(call(port, "/api/account", "post", "/api/account", {{"X-API-Key", key}}).status == 405);

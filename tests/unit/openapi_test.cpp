@@ -61,6 +61,7 @@ TEST_CASE("openapi: every route the router serves is described", "[openapi]") {
                  route{"/auth/github/login", "get", net::http::verb::get},
                  route{"/auth/github/callback", "get", net::http::verb::get},
                  route{"/account", "get", net::http::verb::get},
+                 route{"/account/session", "get", net::http::verb::get},
                  route{"/account/key", "post", net::http::verb::post},
                  route{"/account/key/revoke", "post", net::http::verb::post},
                  route{"/auth/signout", "post", net::http::verb::post},
