@@ -132,8 +132,10 @@ std::string render_account_page(const account_view& account, std::string_view no
             + "</p>\n";
   }
   if (!account.csrf.empty()) {
-    page += "<p class=\"hint\">A new key replaces the current one, which stops working at "
-            "once.</p>\n<div class=\"actions\">\n";
+    page += account.key_active ? "<p class=\"hint\">A new key replaces the current one, which "
+                                 "stops working at once.</p>\n"
+                               : "<p class=\"hint\">A new key is shown once, on this page.</p>\n";
+    page += "<div class=\"actions\">\n";
     page += post_button("/account/key", account.csrf, "New key", "button-secondary");
     if (account.key_active)
       page += post_button("/account/key/revoke", account.csrf, "Revoke key", "button-danger");

@@ -240,7 +240,7 @@ try {
   // connectivity check on its UDP port.
   check(/^yes, [\d.]+ ms$/.test(first[5]), `first candidate reachable: ${first[5]}`);
   check(await page.locator('#candidates th.reach').isVisible(), 'the Reachable column shows');
-  check(/1 of 1 address checked answered/.test(await page.locator('#probe-summary').textContent()),
+  check(/Connectivity checks: 1 of 1 address answered, in [\d.]+ ms\./.test(await page.locator('#probe-summary').textContent()),
         'probe summary');
   check(await page.locator('#offer-warnings li').count() >= 1, 'warnings in plain words');
   check(/offers left this month/.test(await page.locator('#quota').textContent()), 'offer quota line');

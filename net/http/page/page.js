@@ -336,7 +336,7 @@ function render_offer(body) {
   if (probed) {
     const r = body.reachability;
     probe_summary.textContent = `Connectivity checks: ${text_of(r.reachable, 0)} of `
-      + `${text_of(r.checked, 0)} address${r.checked === 1 ? '' : 'es'} checked answered, `
+      + `${text_of(r.checked, 0)} address${r.checked === 1 ? '' : 'es'} answered, `
       + `in ${Number.isFinite(r.elapsedMs) ? ms_words(r.elapsedMs) : 'an unknown time'}.`;
   }
   probe_summary.hidden = !probed;
