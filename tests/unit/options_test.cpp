@@ -6,6 +6,7 @@
 #include <iterator>
 #include <map>
 #include <optional>
+#include <string_view>
 
 #include "app/admin.hpp"
 #include "app/options.hpp"
@@ -93,15 +94,25 @@ struct run_result {
 /// Runs build/netherscope with args as a child process, under the test's environment plus env,
 /// and waits for it to exit; stderr is folded into stdout so the message can be read.
 run_result run_binary(std::vector<std::string> args, std::vector<std::string> env = {}) {
-  std::vector<std::string> argv{"/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1", NETHERSCOPE_BIN};
+  // The shell prints a last line of its own after the binary's, so the reader is known to
+  // have everything once that line has come.
+  constexpr std::string_view end_line = "-- end of output --";
+  std::vector<std::string> argv{"/bin/sh", "-c",
+                                "\"$0\" \"$@\" 2>&1; rc=$?; echo '" + std::string{end_line}
+                                  + "'; exit $rc",
+                                NETHERSCOPE_BIN};
   argv.insert(argv.end(), args.begin(), args.end());
   // Variables the test process inherited must not decide the outcome.
   scoped_environment clean{{}};
   test::child_process child{argv, env};
   run_result r;
+  auto ended = child.wait_for_line([&](const std::string& line) { return line == end_line; },
+                                   std::chrono::seconds(20));
   r.status = child.wait(std::chrono::seconds(20));
+  REQUIRE(ended);
   for (auto& line : child.lines())
-    r.output += line + "\n";
+    if (line != end_line)
+      r.output += line + "\n";
   return r;
 }
 
