@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include <boost/program_options.hpp>
+#include <caf/sec.hpp>
 
 #include "app/options.hpp"
 #include "storage/accounts.hpp"
@@ -291,6 +292,23 @@ int prune(const store& s, std::int64_t revoked_days) {
   return 0;
 }
 
+// Opens the store the service uses: LMDB under --data-dir. This is the one place admin picks
+// a backend, so the Redis store (--store redis://..., NETHERSCOPE_STORE) plugs in here once
+// storage/ offers it.
+caf::expected<store> open_store(const po::variables_map& vm) {
+  storage::env_options options;
+  options.map_size = std::size_t{vm["store-map-size-mb"].as<unsigned>()} << 20;
+  auto env = storage::env::open(vm["data-dir"].as<std::string>(), options);
+  if (!env)
+    return env.error();
+  auto usage = (*env)->open_db("usage");
+  auto accounts = (*env)->open_db("accounts");
+  auto auth = (*env)->open_db("auth");
+  if (!usage || !accounts || !auth)
+    return caf::make_error(caf::sec::runtime_error, "cannot open the store's databases");
+  return store{*env, *usage, *accounts, *auth};
+}
+
 } // namespace
 
 int run_admin(int argc, const char* const* argv) {
@@ -371,17 +389,10 @@ int run_admin(int argc, const char* const* argv) {
       && !is_month(words[1]))
     return usage_error(command + " takes a month as YYYY-MM");
 
-  storage::env_options options;
-  options.map_size = std::size_t{vm["store-map-size-mb"].as<unsigned>()} << 20;
-  auto env = storage::env::open(vm["data-dir"].as<std::string>(), options);
-  if (!env)
-    return fail(caf::to_string(env.error()));
-  auto usage = (*env)->open_db("usage");
-  auto accounts = (*env)->open_db("accounts");
-  auto auth = (*env)->open_db("auth");
-  if (!usage || !accounts || !auth)
-    return fail("cannot open the store's databases");
-  store s{*env, *usage, *accounts, *auth};
+  auto opened = open_store(vm);
+  if (!opened)
+    return fail(caf::to_string(opened.error()));
+  const auto& s = *opened;
   if (command == "create-account")
     return create_account(s, vm["login"].as<std::string>());
   if (command == "accounts")
