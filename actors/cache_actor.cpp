@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include "net/api/api_json.hpp"
+#include "net/api/telemetry.hpp"
 #include "net/base/log.hpp"
 
 namespace netherscope {
@@ -70,6 +71,7 @@ cache_actor::behavior_type cache(cache_pointer self, probe_registry_actor regist
       auto promise = self->make_response_promise<offer_reply>();
       if (!req.fresh) {
         if (auto hit = st.cache.fresh(req.where, now, req.probe)) {
+          process_telemetry().count_cache_hit();
           promise.deliver(from_hit(*hit));
           return promise;
         }
@@ -78,7 +80,10 @@ cache_actor::behavior_type cache(cache_pointer self, probe_registry_actor regist
       // of the server's UDP ports, so never send two at once.
       auto& waiters = st.flights[{req.where, req.probe}];
       waiters.push_back(promise);
+      if (waiters.size() > 1)
+        process_telemetry().count_cache_join();
       if (waiters.size() == 1) {
+        process_telemetry().count_cache_miss();
         st.cache.expire(now);
         auto where = req.where;
         auto probe = req.probe;

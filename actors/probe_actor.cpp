@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 
 #include "net/api/offer_request.hpp"
+#include "net/api/telemetry.hpp"
 #include "net/nethernet/identity_check.hpp"
 #include "net/nethernet/sdp_offer.hpp"
 #include "net/report/key_memory.hpp"
@@ -131,7 +132,9 @@ void start_info(probe_pointer self, target_memory recalled) {
     // Runs on an io thread: build the reply there and hand it over as a message, so the
     // actor's state is only ever touched by the actor.
     learnt.teach(learnt.plan(r, unix_now()));
-    caf::anon_send(handle, done_atom::value, make_info_reply(std::move(r)));
+    auto reply = make_info_reply(std::move(r));
+    process_telemetry().count_probe(probe_call::info, probe_outcome_of(reply.error.code));
+    caf::anon_send(handle, done_atom::value, std::move(reply));
   });
 }
 
@@ -233,6 +236,7 @@ void start_offer(probe_pointer self, target_memory recalled, bool recalled_ok,
     context.now_unix = now;
     net::identity_check identity;
     auto reply = make_offer_reply(std::move(r), context, &identity);
+    process_telemetry().count_probe(probe_call::offer, probe_outcome_of(reply.error.code));
     if (reply.error.ok() && recalled_ok)
       update.key_sha256
         = net::compare_identity_key(identity, learnt.recalled.key_sha256).key_to_store;

@@ -2,6 +2,7 @@
 
 #include <caf/all.hpp>
 
+#include "net/api/telemetry.hpp"
 #include "net/base/log.hpp"
 #include "storage/records.hpp"
 
@@ -66,6 +67,15 @@ caf::expected<quota_verdict> count_against(storage::txn& t, const store_handles&
   return verdict;
 }
 
+// Counts a verdict that refused its call, by the quota that refused it.
+void count_refusal(telemetry& counters, const quota_verdict& verdict) {
+  if (verdict.error.code == error_code::quota_exhausted)
+    counters.count_refusal(verdict.scope == quota_scope::key ? refusal_scope::key
+                                                             : refusal_scope::ip);
+  else if (verdict.error.code == error_code::signin_rate_limited)
+    counters.count_refusal(refusal_scope::signin);
+}
+
 void flush(quota_pointer self) {
   auto& st = self->state;
   st.flush_scheduled = false;
@@ -98,6 +108,12 @@ void flush(quota_pointer self) {
         log_store_failure(failed);
     }
   }
+  // The batch is one store operation, as the group commit makes it.
+  auto& counters = process_telemetry();
+  counters.count_store(store_backend::lmdb, static_cast<bool>(failed));
+  if (!failed)
+    for (const auto& verdict : verdicts)
+      count_refusal(counters, verdict);
   // A failed transaction counted nothing, so every charge of the batch gets the same answer.
   for (std::size_t i = 0; i < batch.size(); ++i)
     batch[i].second.deliver(failed ? store_failed(batch[i].first, st.settings.limits, now)

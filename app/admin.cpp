@@ -1,13 +1,16 @@
 #include "app/admin.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
 #include <string>
+#include <string_view>
 
 #include <boost/program_options.hpp>
+#include <caf/sec.hpp>
 
 #include "app/options.hpp"
 #include "storage/accounts.hpp"
@@ -21,11 +24,18 @@ namespace po = boost::program_options;
 namespace {
 
 constexpr const char* usage_text = R"(usage: netherscope admin [--data-dir DIR] COMMAND [ARGS]
+       netherscope admin --help | --version
 
 Works on the service's LMDB store; safe while the service runs (LMDB allows several
-processes, and every change is one transaction).
+processes, and every change is one transaction). --data-dir and --store-map-size-mb also
+come from NETHERSCOPE_DATA_DIR and NETHERSCOPE_STORE_MAP_SIZE_MB, as for the service.
+Exit status: 0 done, 1 the store refused or the account is unknown, 2 a bad command line.
 
 commands:
+  create-account --login NAME
+                           create an account without GitHub sign-in and print its first
+                           key, once (only its hash is stored); NAME is 1 to 39 letters,
+                           digits or inner hyphens, and no account may have it yet
   accounts                 list accounts: user id, login, created, whether a key is active,
                            and this month's usage
   usage [YYYY-MM]          every usage counter of a month (default: this month, UTC)
@@ -63,6 +73,27 @@ std::string date_of(std::int64_t unix_time) {
 int fail(const std::string& message) {
   std::cerr << "netherscope admin: " << message << "\n";
   return 1;
+}
+
+/// A command line that cannot be run: the message and the usage, exit status 2.
+int usage_error(const std::string& message) {
+  std::cerr << "netherscope admin: " << message << "\n\n" << usage_text;
+  return 2;
+}
+
+/// Accounts made by create-account get user ids from here up. GitHub's ids are counted from
+/// 1 and are far below 2^62, so the two never meet in the one accounts table keyed by id.
+constexpr std::uint64_t first_local_user_id = std::uint64_t{1} << 62;
+
+// Whether name is a login as GitHub allows them: 1 to 39 letters, digits and hyphens, not
+// starting or ending with one. The same rule keeps operator-made names from looking odd in
+// the account page and the admin listings.
+bool is_login(std::string_view name) {
+  if (name.empty() || name.size() > 39 || name.front() == '-' || name.back() == '-')
+    return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+  });
 }
 
 // Finds an account by numeric id or by login. Digits that are no 64-bit id (too many of
@@ -173,6 +204,36 @@ int prune_usage(const store& s, const std::string& before) {
   return 0;
 }
 
+int create_account(const store& s, const std::string& login) {
+  auto t = storage::txn::begin(*s.env, true);
+  if (!t)
+    return fail(caf::to_string(t.error()));
+  auto existing = storage::find_by_login(*t, s.accounts, login);
+  if (!existing)
+    return fail(caf::to_string(existing.error()));
+  if (*existing)
+    return fail("an account named '" + login + "' exists (user id "
+                + std::to_string((*existing)->user_id) + "); issue-key gives it a new key");
+  auto all = storage::list_accounts(*t, s.accounts);
+  if (!all)
+    return fail(caf::to_string(all.error()));
+  auto id = first_local_user_id;
+  for (const auto& a : *all)
+    if (a.user_id >= id)
+      id = a.user_id + 1;
+  auto made = storage::sign_in(*t, s.accounts, id, login, std::time(nullptr));
+  if (!made)
+    return fail(caf::to_string(made.error()));
+  if (auto err = t->commit())
+    return fail(caf::to_string(err));
+  // The key on stdout alone, so a script can capture it; the note goes to stderr.
+  std::printf("%s\n", made->first_key.c_str());
+  std::fflush(stdout);
+  std::fprintf(stderr, "created account %s (user id %llu); the key above is shown only once\n",
+               login.c_str(), static_cast<unsigned long long>(id));
+  return 0;
+}
+
 int change_key(const store& s, const std::string& who, bool issue) {
   auto t = storage::txn::begin(*s.env, true);
   if (!t)
@@ -231,71 +292,122 @@ int prune(const store& s, std::int64_t revoked_days) {
   return 0;
 }
 
+// Opens the store the service uses: LMDB under --data-dir. This is the one place admin picks
+// a backend, so the Redis store (--store redis://..., NETHERSCOPE_STORE) plugs in here once
+// storage/ offers it.
+caf::expected<store> open_store(const po::variables_map& vm) {
+  storage::env_options options;
+  options.map_size = std::size_t{vm["store-map-size-mb"].as<unsigned>()} << 20;
+  auto env = storage::env::open(vm["data-dir"].as<std::string>(), options);
+  if (!env)
+    return env.error();
+  auto usage = (*env)->open_db("usage");
+  auto accounts = (*env)->open_db("accounts");
+  auto auth = (*env)->open_db("auth");
+  if (!usage || !accounts || !auth)
+    return caf::make_error(caf::sec::runtime_error, "cannot open the store's databases");
+  return store{*env, *usage, *accounts, *auth};
+}
+
 } // namespace
 
 int run_admin(int argc, const char* const* argv) {
   const config defaults;
   po::options_description desc;
-  desc.add_options()("help", "")(
+  desc.add_options()("help", "")("version", "")(
     "data-dir", po::value<std::string>()->default_value(defaults.data_dir), "")(
     "store-map-size-mb", po::value<unsigned>()->default_value(defaults.store_map_size >> 20),
-    "")("revoked-days", po::value<unsigned>(), "")(
+    "")("revoked-days", po::value<unsigned>(), "")("login", po::value<std::string>(), "")(
     "command", po::value<std::vector<std::string>>(), "");
   po::positional_options_description positional;
   positional.add("command", -1);
   // The store's options come from the environment as they do for the service (the container
   // image sets NETHERSCOPE_DATA_DIR), so both open the same store. The service's other
-  // variables are its business: they are neither used nor refused here.
+  // variables are its business: they are neither used nor refused here. The Redis store's
+  // NETHERSCOPE_STORE joins this list when admin learns to open it.
   auto store_option = [](const std::string& variable) -> std::string {
     auto name = option_for_variable(variable);
     return name && (*name == "data-dir" || *name == "store-map-size-mb") ? *name : "";
   };
   po::variables_map vm;
   try {
-    // Like main's, this parser skips argv[0], which is "admin" here.
-    po::store(po::command_line_parser(argc, argv).options(desc).positional(positional).run(),
+    // Like main's, this parser skips argv[0], which is "admin" here; names match exactly.
+    po::store(po::command_line_parser(argc, argv)
+                .options(desc)
+                .positional(positional)
+                .style(exact_command_line_style())
+                .run(),
               vm);
     po::store(po::parse_environment(desc, store_option), vm);
   } catch (const po::error& e) {
-    std::cerr << e.what() << "\n" << usage_text;
-    return 2;
+    return usage_error(e.what());
+  }
+  if (vm.count("help")) {
+    std::cout << usage_text;
+    return 0;
+  }
+  if (vm.count("version")) {
+    std::cout << version_text();
+    return 0;
   }
   std::vector<std::string> words;
   if (vm.count("command"))
     words = vm["command"].as<std::vector<std::string>>();
-  if (vm.count("help") || words.empty()) {
-    std::cout << usage_text;
-    return vm.count("help") ? 0 : 2;
+  if (words.empty())
+    return usage_error("no command given");
+  // The whole command line is checked before the store is opened, so a typo never creates an
+  // empty store where none was.
+  const auto& command = words[0];
+  const auto arguments = words.size() - 1;
+  struct shape {
+    const char* name;
+    std::size_t least;
+    std::size_t most;
+  };
+  constexpr shape shapes[] = {{"create-account", 0, 0}, {"accounts", 0, 0},   {"usage", 0, 1},
+                              {"issue-key", 1, 1},      {"revoke-key", 1, 1}, {"prune-usage", 1, 1},
+                              {"prune", 0, 0}};
+  const auto* known = std::find_if(std::begin(shapes), std::end(shapes),
+                                   [&](const shape& k) { return command == k.name; });
+  if (known == std::end(shapes))
+    return usage_error("unknown command '" + command + "'");
+  if (arguments < known->least || arguments > known->most)
+    return usage_error(command + " takes " + std::to_string(known->least)
+                       + (known->most != known->least ? " or " + std::to_string(known->most) : "")
+                       + " argument" + (known->most == 1 ? "" : "s"));
+  if (vm.count("login") && command != "create-account")
+    return usage_error("--login goes with create-account only");
+  if (vm.count("revoked-days") && command != "prune")
+    return usage_error("--revoked-days goes with prune only");
+  if (command == "create-account") {
+    if (!vm.count("login"))
+      return usage_error("create-account needs --login NAME");
+    if (!is_login(vm["login"].as<std::string>()))
+      return usage_error("--login takes 1 to 39 letters, digits or inner hyphens");
   }
-  storage::env_options options;
-  options.map_size = std::size_t{vm["store-map-size-mb"].as<unsigned>()} << 20;
-  auto env = storage::env::open(vm["data-dir"].as<std::string>(), options);
-  if (!env)
-    return fail(caf::to_string(env.error()));
-  auto usage = (*env)->open_db("usage");
-  auto accounts = (*env)->open_db("accounts");
-  auto auth = (*env)->open_db("auth");
-  if (!usage || !accounts || !auth)
-    return fail("cannot open the store's databases");
-  store s{*env, *usage, *accounts, *auth};
-  auto& command = words[0];
-  if (command == "accounts" && words.size() == 1)
+  if ((command == "prune-usage" || (command == "usage" && arguments == 1))
+      && !is_month(words[1]))
+    return usage_error(command + " takes a month as YYYY-MM");
+
+  auto opened = open_store(vm);
+  if (!opened)
+    return fail(caf::to_string(opened.error()));
+  const auto& s = *opened;
+  if (command == "create-account")
+    return create_account(s, vm["login"].as<std::string>());
+  if (command == "accounts")
     return list_accounts(s);
-  if (command == "usage" && words.size() <= 2)
-    return show_usage(s, words.size() == 2 ? words[1] : std::string{});
-  if (command == "issue-key" && words.size() == 2)
+  if (command == "usage")
+    return show_usage(s, arguments == 1 ? words[1] : std::string{});
+  if (command == "issue-key")
     return change_key(s, words[1], true);
-  if (command == "revoke-key" && words.size() == 2)
+  if (command == "revoke-key")
     return change_key(s, words[1], false);
-  if (command == "prune-usage" && words.size() == 2)
+  if (command == "prune-usage")
     return prune_usage(s, words[1]);
-  if (command == "prune" && words.size() == 1) {
-    auto days = vm.count("revoked-days") ? std::int64_t{vm["revoked-days"].as<unsigned>()}
-                                         : storage::revoked_key_retention_seconds / 86400;
-    return prune(s, days);
-  }
-  std::cerr << usage_text;
-  return 2;
+  auto days = vm.count("revoked-days") ? std::int64_t{vm["revoked-days"].as<unsigned>()}
+                                       : storage::revoked_key_retention_seconds / 86400;
+  return prune(s, days);
 }
 
 } // namespace netherscope

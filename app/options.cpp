@@ -1,11 +1,13 @@
 #include "app/options.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <string_view>
 
+#include <boost/asio/ip/address.hpp>
 #include <boost/program_options.hpp>
 
 namespace netherscope {
@@ -23,6 +25,7 @@ po::options_description make_description() {
   po::options_description desc("netherscope options (flag, NETHERSCOPE_<NAME> or config file)");
   desc.add_options()
     ("help", "print this help and exit")
+    ("version", "print the version and exit")
     ("config", po::value<std::string>(),
      "config file of 'name = value' lines, using the option names below")
     ("listen", po::value<std::string>()->default_value(d.listen_address),
@@ -190,6 +193,25 @@ std::string negative_count(const po::parsed_options& parsed,
   return {};
 }
 
+// The number of single-letter edits (insert, delete, substitute) between a and b. Written here
+// because neither Boost nor the standard library has an edit distance; option names are
+// short, so the quadratic table costs nothing.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
 bool in_range(const po::variables_map& vm, const char* name, unsigned lo, unsigned hi,
               std::string& error) {
   auto value = vm[name].as<unsigned>();
@@ -201,7 +223,55 @@ bool in_range(const po::variables_map& vm, const char* name, unsigned lo, unsign
   return true;
 }
 
+// The option whose name is nearest to wanted, if one is near enough to be the one meant.
+std::string nearest_option(std::string_view wanted, const po::options_description& known) {
+  // Two edits catch a doubled, dropped or swapped letter; more would suggest unrelated
+  // options for short names.
+  constexpr std::size_t most_edits = 2;
+  std::string best;
+  std::size_t best_distance = most_edits + 1;
+  if (wanted.empty())
+    return best;
+  for (const auto& option : known.options()) {
+    const auto& name = option->long_name();
+    if (name == "help" || name == "version")
+      continue;
+    auto distance = edit_distance(wanted, name);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = name;
+    }
+  }
+  return best;
+}
+
+// The error for a NETHERSCOPE_ variable naming no option, with the nearest variable that does
+// when it is a slip of a letter or two away.
+std::string unknown_variable_message(const std::string& variable,
+                                     const po::options_description& known) {
+  auto message = "unknown environment variable " + variable + ": it names no option";
+  auto wanted = option_for_variable(variable).value_or("");
+  if (auto near = nearest_option(wanted, known); !near.empty())
+    message += " (did you mean " + variable_for_option(near) + "?)";
+  return message;
+}
+
 } // namespace
+
+int exact_command_line_style() {
+  return po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+}
+
+std::string version_text() {
+  return std::string{"netherscope "} + NETHERSCOPE_VERSION + "\n";
+}
+
+std::string variable_for_option(std::string_view option) {
+  std::string name{env_prefix};
+  for (auto c : option)
+    name += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return name;
+}
 
 parse_result parse_options(int argc, const char* const* argv) {
   parse_result result;
@@ -229,7 +299,13 @@ parse_result parse_options(int argc, const char* const* argv) {
   };
   try {
     // The first source stored wins, so the order is: flags, environment, config file.
-    auto from_flags = po::command_line_parser(argc, argv).options(desc).run();
+    // Names must match exactly: Boost's default style takes any unambiguous prefix, so a
+    // later option sharing a prefix with an old one would silently change what a deployed
+    // flag means (--store would have been read as --store-sync, or refused as ambiguous).
+    auto from_flags = po::command_line_parser(argc, argv)
+                        .options(desc)
+                        .style(exact_command_line_style())
+                        .run();
     auto from_env = po::parse_environment(env_desc, variable_to_option);
     for (auto* parsed : {&from_flags, &from_env})
       if (auto bad = negative_count(*parsed, desc); !bad.empty())
@@ -242,15 +318,21 @@ parse_result parse_options(int argc, const char* const* argv) {
       text << "usage: netherscope [options]\n"
               "       netherscope admin [--data-dir DIR] COMMAND   accounts, keys and usage in "
               "the store;\n"
-              "                                                    see netherscope admin --help\n\n"
+              "         COMMAND: create-account --login NAME, accounts, usage [YYYY-MM],\n"
+              "         issue-key LOGIN|ID, revoke-key LOGIN|ID, prune-usage YYYY-MM, prune;\n"
+              "         see netherscope admin --help\n\n"
            << desc;
       result.status = parse_status::exit_ok;
       result.message = text.str();
       return result;
     }
+    if (vm.count("version")) {
+      result.status = parse_status::exit_ok;
+      result.message = version_text();
+      return result;
+    }
     if (!unknown_variables.empty())
-      return fail("unknown environment variable " + unknown_variables.front()
-                  + ": it names no option");
+      return fail(unknown_variable_message(unknown_variables.front(), env_desc));
     if (vm.count("config")) {
       auto path = vm["config"].as<std::string>();
       std::ifstream file{path};
@@ -354,6 +436,14 @@ parse_result parse_options(int argc, const char* const* argv) {
   }
   if (cfg.user_agent.find_first_of("\r\n") != std::string::npos)
     return fail("--user-agent must be one line");
+  // What the service would otherwise find out only after making its data directory is
+  // checked here, so a bad setting leaves nothing behind on disk.
+  boost::system::error_code address_error;
+  boost::asio::ip::make_address(cfg.listen_address, address_error);
+  if (address_error)
+    return fail("--listen '" + cfg.listen_address + "' is not an IP address");
+  if (!cfg.upstream_ca_file.empty() && !std::ifstream{cfg.upstream_ca_file})
+    return fail("--upstream-ca-file: cannot read '" + cfg.upstream_ca_file + "'");
   return result;
 }
 

@@ -140,6 +140,17 @@ struct parse_result {
 /// NETHERSCOPE_* variable that names no option is an error.
 parse_result parse_options(int argc, const char* const* argv);
 
+/// The NETHERSCOPE_* environment variable that sets an option (allow-cidr gives
+/// NETHERSCOPE_ALLOW_CIDR).
+std::string variable_for_option(std::string_view option);
+
+/// "netherscope <version>" and a newline, for --version (the service and admin).
+std::string version_text();
+
+/// program_options' command-line style with prefix guessing turned off, so that only whole
+/// option names match; the service and admin both parse with it.
+int exact_command_line_style();
+
 /// The option a NETHERSCOPE_* environment variable sets (NETHERSCOPE_ALLOW_CIDR sets
 /// allow-cidr), whether or not that option exists; nothing for a variable without the prefix.
 std::optional<std::string> option_for_variable(std::string_view variable);

@@ -24,7 +24,9 @@ fuzz=(clang-14 libclang-rt-14-dev)
 # libwebrtc from npm (tools/webrtc_target). Node.js and npm come from Debian unless the
 # machine already has them (some images ship their own build, which Debian's npm conflicts with).
 # The page's browser test drives Debian's chromium through playwright-core (tests/browser).
-tests=(python3-aiortc chromium)
+# promtool (in Debian's prometheus package) checks the /metrics text in
+# tests/e2e/metrics_e2e_test.cpp.
+tests=(python3-aiortc chromium prometheus)
 
 wanted=("${required[@]}")
 [ "${WITH_BENCH:-0}" = 1 ] && wanted+=("${bench[@]}")
@@ -72,4 +74,5 @@ if [ "${WITH_TESTS:-0}" = 1 ]; then
   done
   /usr/bin/python3 -c 'import aiortc'
   test -x /usr/bin/chromium
+  test -x /usr/bin/promtool
 fi

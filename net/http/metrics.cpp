@@ -1,48 +1,158 @@
 #include "net/http/metrics.hpp"
 
+#include <cstdio>
+
 namespace netherscope::net {
 
-void request_counters::count(std::string_view route, unsigned status) noexcept {
-  std::size_t r = metric_routes.size() - 1;
+namespace {
+
+std::size_t route_index(std::string_view route) noexcept {
   for (std::size_t i = 0; i + 1 < metric_routes.size(); ++i)
     if (metric_routes[i] == route)
-      r = i;
+      return i;
+  return metric_routes.size() - 1;
+}
+
+// Microseconds as seconds with six decimals, as Prometheus wants durations in base units.
+std::string seconds_of(std::uint64_t us) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%llu.%06llu", static_cast<unsigned long long>(us / 1000000),
+                static_cast<unsigned long long>(us % 1000000));
+  return buf;
+}
+
+/// Appends HELP and TYPE lines for one family.
+void family(std::string& out, std::string_view name, std::string_view type,
+            std::string_view help) {
+  out += "# HELP ";
+  out += name;
+  out += ' ';
+  out += help;
+  out += "\n# TYPE ";
+  out += name;
+  out += ' ';
+  out += type;
+  out += '\n';
+}
+
+/// Appends one sample: name, labels as written (with their braces, or empty), value.
+void sample(std::string& out, std::string_view name, std::string_view labels,
+            std::string_view value) {
+  out += name;
+  out += labels;
+  out += ' ';
+  out += value;
+  out += '\n';
+}
+
+void latency_histogram(std::string& out, const request_counters& requests) {
+  constexpr std::string_view name = "netherscope_http_request_duration_seconds";
+  family(out, name, "histogram",
+         "Time from a request being read to its response being written, by route.");
+  for (std::size_t r = 0; r < metric_routes.size(); ++r) {
+    std::string route{metric_routes[r]};
+    std::uint64_t cumulative = 0;
+    for (std::size_t b = 0; b < request_counters::bucket_count; ++b) {
+      cumulative += requests.bucket(r, b);
+      auto le = b < latency_bounds_us.size() ? seconds_of(latency_bounds_us[b]) : "+Inf";
+      sample(out, std::string{name} + "_bucket", "{route=\"" + route + "\",le=\"" + le + "\"}",
+             std::to_string(cumulative));
+    }
+    sample(out, std::string{name} + "_sum", "{route=\"" + route + "\"}",
+           seconds_of(requests.sum_us(r)));
+    sample(out, std::string{name} + "_count", "{route=\"" + route + "\"}",
+           std::to_string(cumulative));
+  }
+}
+
+void telemetry_families(std::string& out, const telemetry& t) {
+  family(out, "netherscope_upstream_requests_total", "counter",
+         "Requests probes sent to targets, by call and outcome.");
+  for (auto call : {probe_call::info, probe_call::offer})
+    for (auto outcome : probe_outcomes)
+      sample(out, "netherscope_upstream_requests_total",
+             std::string{"{call=\""} + (call == probe_call::info ? "info" : "offer")
+               + "\",outcome=\"" + std::string{to_string(outcome)} + "\"}",
+             std::to_string(t.probes(call, outcome)));
+  family(out, "netherscope_offer_cache_requests_total", "counter",
+         "Offers asked of the cache: hit (answered from it), miss (started an upstream "
+         "offer), join (shared an offer already under way).");
+  sample(out, "netherscope_offer_cache_requests_total", "{result=\"hit\"}",
+         std::to_string(t.cache_hits()));
+  sample(out, "netherscope_offer_cache_requests_total", "{result=\"miss\"}",
+         std::to_string(t.cache_misses()));
+  sample(out, "netherscope_offer_cache_requests_total", "{result=\"join\"}",
+         std::to_string(t.cache_joins()));
+  family(out, "netherscope_quota_refusals_total", "counter",
+         "Calls a quota refused, by scope (ip and key monthly, signin hourly).");
+  for (auto scope : {refusal_scope::ip, refusal_scope::key, refusal_scope::signin})
+    sample(out, "netherscope_quota_refusals_total",
+           "{scope=\"" + std::string{to_string(scope)} + "\"}",
+           std::to_string(t.refusals(scope)));
+  family(out, "netherscope_store_operations_total", "counter",
+         "Quota transactions (LMDB) or round trips (Redis) sent to the store, by backend.");
+  family(out, "netherscope_store_errors_total", "counter",
+         "Store operations that failed, by backend.");
+  for (auto backend : {store_backend::lmdb, store_backend::redis}) {
+    auto labels = "{backend=\"" + std::string{to_string(backend)} + "\"}";
+    sample(out, "netherscope_store_operations_total", labels,
+           std::to_string(t.store_ops(backend)));
+    sample(out, "netherscope_store_errors_total", labels,
+           std::to_string(t.store_errors(backend)));
+  }
+  // Only a service with a Redis store has the gauge: an LMDB one showing 0 would read as
+  // "Redis is down" to an alert written for the replicas.
+  if (auto up = t.redis_up(); up >= 0) {
+    family(out, "netherscope_redis_up", "gauge", "Whether the Redis store answers (1) or not (0).");
+    sample(out, "netherscope_redis_up", "", std::to_string(up));
+  }
+}
+
+} // namespace
+
+void request_counters::count(std::string_view route, unsigned status,
+                             std::chrono::steady_clock::duration elapsed) noexcept {
+  auto r = route_index(route);
   std::size_t c = status < 300 ? 0 : status < 400 ? 1 : status < 500 ? 2 : 3;
   counts_[r * metric_classes.size() + c].fetch_add(1, std::memory_order_relaxed);
+  auto us = static_cast<std::uint64_t>(
+    std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
+  std::size_t b = 0;
+  while (b < latency_bounds_us.size() && us > latency_bounds_us[b])
+    ++b;
+  buckets_[r * bucket_count + b].fetch_add(1, std::memory_order_relaxed);
+  sums_us_[r].fetch_add(us, std::memory_order_relaxed);
 }
 
 std::string render_metrics(const metrics_snapshot& m) {
   std::string out;
-  out += "# HELP netherscope_requests_total Responses sent, by route and status class.\n"
-         "# TYPE netherscope_requests_total counter\n";
+  out.reserve(16 * 1024);
+  family(out, "netherscope_requests_total", "counter",
+         "Responses sent, by route and status class.");
   for (std::size_t r = 0; r < metric_routes.size(); ++r) {
     for (std::size_t c = 0; c < metric_classes.size(); ++c) {
-      out += "netherscope_requests_total{route=\"";
-      out += metric_routes[r];
-      out += "\",status=\"";
-      out += metric_classes[c];
-      out += "\"} ";
-      out += std::to_string(m.requests ? m.requests->get(r, c) : 0);
-      out += "\n";
+      std::string labels = "{route=\"";
+      labels += metric_routes[r];
+      labels += "\",status=\"";
+      labels += metric_classes[c];
+      labels += "\"}";
+      sample(out, "netherscope_requests_total", labels,
+             std::to_string(m.requests ? m.requests->get(r, c) : 0));
     }
   }
+  if (m.requests)
+    latency_histogram(out, *m.requests);
   auto gauge = [&](std::string_view name, std::string_view help, std::uint64_t value) {
-    out += "# HELP netherscope_";
-    out += name;
-    out += " ";
-    out += help;
-    out += "\n# TYPE netherscope_";
-    out += name;
-    out += " gauge\nnetherscope_";
-    out += name;
-    out += " ";
-    out += std::to_string(value);
-    out += "\n";
+    auto full = "netherscope_" + std::string{name};
+    family(out, full, "gauge", help);
+    sample(out, full, "", std::to_string(value));
   };
   gauge("connections", "Open client connections.", m.connections);
   gauge("in_flight", "Calls with the actors, not yet answered.", m.in_flight);
   gauge("probes", "Probe actors alive, one per target recently asked.", m.probes);
   gauge("offer_cache_entries", "Offer results in the cache.", m.cache_entries);
+  if (m.counters)
+    telemetry_families(out, *m.counters);
   return out;
 }
 

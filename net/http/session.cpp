@@ -399,7 +399,8 @@ private:
       auto metrics = kind == call_kind::metrics && outcome.error.ok();
       auto code = outcome.error.ok() ? std::string_view{} : lookup(outcome.error.code).machine_code;
       metrics_snapshot m{&self->ctx_.requests, self->ctx_.connections.load(),
-                         self->ctx_.in_flight.load(), outcome.probes, outcome.cache_entries};
+                         self->ctx_.in_flight.load(), outcome.probes, outcome.cache_entries,
+                         &process_telemetry()};
       auto res = render_api(std::move(outcome), kind, version, keep_alive,
                             self->ctx_.settings().secure_cookies);
       if (metrics) {
@@ -467,7 +468,7 @@ private:
     if (closed_)
       return;
     auto& s = queue_.front();
-    ctx_.requests.count(s.route, s.res->result_int());
+    ctx_.requests.count(s.route, s.res->result_int(), clock_type::now() - s.started);
     log_access(s);
     bool keep_alive = s.res->keep_alive();
     queue_.pop_front();

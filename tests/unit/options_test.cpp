@@ -6,9 +6,13 @@
 #include <iterator>
 #include <map>
 #include <optional>
+#include <string_view>
 
 #include "app/admin.hpp"
 #include "app/options.hpp"
+#include "net/api/api_key.hpp"
+#include "storage/accounts.hpp"
+#include "storage/lmdb.hpp"
 #include "support/process.hpp"
 
 using namespace netherscope;
@@ -79,6 +83,37 @@ int admin(std::vector<std::string> args, std::vector<std::string> env = {}) {
     argv.push_back(a.c_str());
   scoped_environment scope{env};
   return run_admin(static_cast<int>(argv.size()), argv.data());
+}
+
+/// What a run of the real binary printed (stdout and stderr together) and its exit status.
+struct run_result {
+  std::optional<int> status;
+  std::string output;
+};
+
+/// Runs build/netherscope with args as a child process, under the test's environment plus env,
+/// and waits for it to exit; stderr is folded into stdout so the message can be read.
+run_result run_binary(std::vector<std::string> args, std::vector<std::string> env = {}) {
+  // The shell prints a last line of its own after the binary's, so the reader is known to
+  // have everything once that line has come.
+  constexpr std::string_view end_line = "-- end of output --";
+  std::vector<std::string> argv{"/bin/sh", "-c",
+                                "\"$0\" \"$@\" 2>&1; rc=$?; echo '" + std::string{end_line}
+                                  + "'; exit $rc",
+                                NETHERSCOPE_BIN};
+  argv.insert(argv.end(), args.begin(), args.end());
+  // Variables the test process inherited must not decide the outcome.
+  scoped_environment clean{{}};
+  test::child_process child{argv, env};
+  run_result r;
+  auto ended = child.wait_for_line([&](const std::string& line) { return line == end_line; },
+                                   std::chrono::seconds(20));
+  r.status = child.wait(std::chrono::seconds(20));
+  REQUIRE(ended);
+  for (auto& line : child.lines())
+    if (line != end_line)
+      r.output += line + "\n";
+  return r;
 }
 
 } // namespace
@@ -236,8 +271,9 @@ TEST_CASE("admin: months are YYYY-MM with a month of 01 to 12", "[options][admin
   test::temp_dir dir;
   for (std::string month : {"2020-13", "2020-00", "abcd-ef", "2020-1", "2020/01", "2020-01x"}) {
     INFO(month);
-    CHECK(admin({"--data-dir", dir.path(), "prune-usage", month}) == 1);
-    CHECK(admin({"--data-dir", dir.path(), "usage", month}) == 1);
+    // A malformed argument is a command-line error (2), refused before the store is opened.
+    CHECK(admin({"--data-dir", dir.path(), "prune-usage", month}) == 2);
+    CHECK(admin({"--data-dir", dir.path(), "usage", month}) == 2);
   }
   CHECK(admin({"--data-dir", dir.path(), "usage", "2020-12"}) == 0);
   CHECK(admin({"--data-dir", dir.path(), "prune-usage", "2020-01"}) == 0);
@@ -286,4 +322,151 @@ TEST_CASE("options: TLS detection deadline and scheme memory", "[options]") {
     INFO(args[0] << " " << args[1]);
     CHECK(parse(args).status == parse_status::exit_error);
   }
+}
+
+// -- exact names, --version, and validation before anything is made on disk --
+
+TEST_CASE("options: names match exactly, never by prefix", "[options]") {
+  // Boost's default style reads a unique prefix as the whole name: --data would be
+  // --data-dir, and a new option would change what an old abbreviation meant.
+  for (auto args : std::vector<std::vector<std::string>>{{"--data", "/tmp/x"},
+                                                          {"--store-s", "false"},
+                                                          {"--po", "9000"},
+                                                          {"--allow-loop"}}) {
+    INFO(args[0]);
+    CHECK(parse(args).status == parse_status::exit_error);
+  }
+  auto whole = parse({"--store-sync", "false", "--port", "9000"});
+  REQUIRE(whole.status == parse_status::run);
+  CHECK_FALSE(whole.cfg.store_sync);
+  CHECK(whole.cfg.port == 9000);
+}
+
+TEST_CASE("options: a misspelt variable is named with the nearest option", "[options]") {
+  auto near = parse({}, {"NETHERSCOPE_DENY_CIRD=10.0.0.0/8"});
+  REQUIRE(near.status == parse_status::exit_error);
+  CHECK(near.message.find("NETHERSCOPE_DENY_CIRD") != std::string::npos);
+  CHECK(near.message.find("NETHERSCOPE_DENY_CIDR") != std::string::npos);
+  auto doubled = parse({}, {"NETHERSCOPE_PORTT=1"});
+  REQUIRE(doubled.status == parse_status::exit_error);
+  CHECK(doubled.message.find("NETHERSCOPE_PORT?") != std::string::npos);
+  // Nothing is suggested for a name far from every option.
+  auto far = parse({}, {"NETHERSCOPE_COMPLETELY_UNRELATED=1"});
+  REQUIRE(far.status == parse_status::exit_error);
+  CHECK(far.message.find("did you mean") == std::string::npos);
+  CHECK(variable_for_option("allow-cidr") == "NETHERSCOPE_ALLOW_CIDR");
+}
+
+TEST_CASE("options: --version prints the version", "[options]") {
+  auto r = parse({"--version"});
+  REQUIRE(r.status == parse_status::exit_ok);
+  CHECK(r.message == version_text());
+  CHECK(r.message.rfind("netherscope ", 0) == 0);
+  CHECK(r.message.size() > std::string{"netherscope \n"}.size());
+}
+
+TEST_CASE("options: --listen and --upstream-ca-file are checked while parsing", "[options]") {
+  CHECK(parse({"--listen", "localhost"}).status == parse_status::exit_error);
+  CHECK(parse({"--listen", "::"}).status == parse_status::run);
+  CHECK(parse({"--upstream-ca-file", "/nonexistent/ca.pem"}).status == parse_status::exit_error);
+}
+
+TEST_CASE("options: the binary exits 2 and makes no data dir for a bad setting",
+          "[options][process]") {
+  test::temp_dir dir;
+  const auto data = dir.path() + "/data";
+  for (auto args : std::vector<std::vector<std::string>>{
+         {"--data-dir", data, "--listen", "not-an-address"},
+         {"--data-dir", data, "--upstream-ca-file", dir.path() + "/missing.pem"},
+         {"--data-dir", data, "--port", "70000"},
+         {"--data-dir", data, "--stor", "x"}}) {
+    INFO(args[2]);
+    auto r = run_binary(args);
+    CHECK(r.status == 2);
+    CHECK_FALSE(std::filesystem::exists(data));
+  }
+  // A misspelt variable: exit 2, the variable and the nearest one named, nothing made.
+  auto r = run_binary({"--data-dir", data}, {"NETHERSCOPE_LOG_LEVLE=debug"});
+  CHECK(r.status == 2);
+  CHECK(r.output.find("NETHERSCOPE_LOG_LEVLE") != std::string::npos);
+  CHECK(r.output.find("NETHERSCOPE_LOG_LEVEL") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(data));
+  auto version = run_binary({"--version"});
+  CHECK(version.status == 0);
+  CHECK(version.output == version_text());
+}
+
+// -- admin: create-account, --version, and command-line errors --
+
+TEST_CASE("admin: create-account prints a working key once and stores only its hash",
+          "[options][admin][process]") {
+  test::temp_dir dir;
+  auto made = run_binary({"admin", "create-account", "--login", "ops-bot"},
+                         {"NETHERSCOPE_DATA_DIR=" + dir.path()});
+  REQUIRE(made.status == 0);
+  // The key is the first line, alone on stdout; the note after it went to stderr.
+  auto key = made.output.substr(0, made.output.find('\n'));
+  CHECK(made.output.find("ops-bot") > key.size());
+  REQUIRE_FALSE(key.empty());
+  {
+    auto env = storage::env::open(dir.path(), {});
+    REQUIRE(env);
+    auto accounts = (*env)->open_db("accounts");
+    REQUIRE(accounts);
+    auto t = storage::txn::begin(**env, false);
+    REQUIRE(t);
+    auto found = storage::account_by_key(*t, *accounts, net::hash_api_key(key));
+    REQUIRE(found);
+    REQUIRE(*found);
+    CHECK((*found)->login == "ops-bot");
+    // The stored record holds the hash, not the key.
+    CHECK((*found)->active_key_hash == net::hash_api_key(key));
+    CHECK((*found)->active_key_hash != key);
+    // Operator-made accounts are numbered apart from GitHub's ids.
+    CHECK((*found)->user_id >= (std::uint64_t{1} << 62));
+  }
+  // A second account of the same name is refused (1: the store said no), the first kept.
+  CHECK(admin({"--data-dir", dir.path(), "create-account", "--login", "OPS-BOT"}) == 1);
+  CHECK(admin({"--data-dir", dir.path(), "create-account", "--login", "other"}) == 0);
+  // issue-key finds it by login, as for a GitHub account.
+  CHECK(admin({"--data-dir", dir.path(), "issue-key", "ops-bot"}) == 0);
+}
+
+TEST_CASE("admin: a bad command line exits 2 before any store is made", "[options][admin]") {
+  test::temp_dir dir;
+  const auto data = dir.path() + "/data";
+  for (auto args : std::vector<std::vector<std::string>>{
+         {"frobnicate"},
+         {},
+         {"accounts", "extra"},
+         {"issue-key"},
+         {"create-account"},
+         {"create-account", "--login", "-bad"},
+         {"create-account", "--login", "has space"},
+         {"create-account", "--login", std::string(40, 'a')},
+         {"accounts", "--login", "x"},
+         {"usage", "2020-13"},
+         {"prune-usage", "2020/01"},
+         {"--data", data, "accounts"},
+         {"--no-such-flag", "accounts"}}) {
+    args.insert(args.begin(), {"--data-dir", data});
+    INFO((args.size() > 2 ? args[2] : std::string{"(none)"}));
+    CHECK(admin(args) == 2);
+    CHECK_FALSE(std::filesystem::exists(data));
+  }
+}
+
+TEST_CASE("admin: --help lists the commands and --version the version",
+          "[options][admin][process]") {
+  auto help = run_binary({"admin", "--help"});
+  CHECK(help.status == 0);
+  for (auto command : {"create-account", "accounts", "usage", "issue-key", "revoke-key",
+                       "prune-usage", "prune"})
+    CHECK(help.output.find(command) != std::string::npos);
+  auto version = run_binary({"admin", "--version"});
+  CHECK(version.status == 0);
+  CHECK(version.output == version_text());
+  auto unknown = run_binary({"admin", "frobnicate"});
+  CHECK(unknown.status == 2);
+  CHECK(unknown.output.find("frobnicate") != std::string::npos);
 }

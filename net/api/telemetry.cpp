@@ -1,0 +1,69 @@
+#include "net/api/telemetry.hpp"
+
+namespace netherscope {
+
+std::string_view to_string(probe_outcome outcome) noexcept {
+  switch (outcome) {
+    case probe_outcome::ok:
+      return "ok";
+    case probe_outcome::http_error:
+      return "http_error";
+    case probe_outcome::invalid_answer:
+      return "invalid_answer";
+    case probe_outcome::timeout:
+      return "timeout";
+    case probe_outcome::unreachable:
+      return "unreachable";
+    case probe_outcome::refused:
+      return "refused";
+    case probe_outcome::rate_limited:
+      return "rate_limited";
+    case probe_outcome::other:
+      break;
+  }
+  return "other";
+}
+
+probe_outcome probe_outcome_of(error_code code) noexcept {
+  switch (code) {
+    case error_code::none:
+      return probe_outcome::ok;
+    case error_code::upstream_status:
+      return probe_outcome::http_error;
+    case error_code::upstream_invalid_answer:
+      return probe_outcome::invalid_answer;
+    case error_code::upstream_timeout:
+      return probe_outcome::timeout;
+    case error_code::upstream_failure:
+      return probe_outcome::unreachable;
+    case error_code::forbidden_target:
+      return probe_outcome::refused;
+    case error_code::target_rate_limited:
+      return probe_outcome::rate_limited;
+    default:
+      return probe_outcome::other;
+  }
+}
+
+std::string_view to_string(store_backend backend) noexcept {
+  return backend == store_backend::redis ? "redis" : "lmdb";
+}
+
+std::string_view to_string(refusal_scope scope) noexcept {
+  switch (scope) {
+    case refusal_scope::ip:
+      return "ip";
+    case refusal_scope::key:
+      return "key";
+    case refusal_scope::signin:
+      break;
+  }
+  return "signin";
+}
+
+telemetry& process_telemetry() noexcept {
+  static telemetry counters;
+  return counters;
+}
+
+} // namespace netherscope

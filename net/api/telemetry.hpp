@@ -1,0 +1,162 @@
+// Counters the actors and the store keep for GET /metrics: probe outcomes, the offer cache,
+// quota refusals and store operations. They live here, in the vocabulary every room shares,
+// because the rooms that count (actors/, storage/) and the one that renders (net/http/) may
+// not include each other (docs/ARCHITECTURE.md).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "net/api/failure.hpp"
+#include "net/api/quota.hpp"
+
+namespace netherscope {
+
+/// What a probe asked its target for.
+enum class probe_call : std::uint8_t { info, offer };
+
+/// How one upstream request of a probe ended, mapped from its failure code.
+enum class probe_outcome : std::uint8_t {
+  /// A 2xx (and, for an offer, a valid SDP answer).
+  ok,
+  /// The target answered with a status other than 2xx (upstream_status).
+  http_error,
+  /// The offer's 2xx body is no valid SDP answer (upstream_invalid_answer).
+  invalid_answer,
+  /// Nothing usable came back in time (upstream_timeout).
+  timeout,
+  /// The target could not be reached: name lookup, connection or TLS handshake failed
+  /// (upstream_failure; the client reports these three under one code).
+  unreachable,
+  /// The address policy refused the target before anything was sent (forbidden_target).
+  refused,
+  /// The per-target offer limit held the request back (target_rate_limited).
+  rate_limited,
+  /// Anything else (internal).
+  other,
+};
+
+/// The outcomes in label order; to_string gives each one's label.
+constexpr std::array<probe_outcome, 8> probe_outcomes{
+  probe_outcome::ok,          probe_outcome::http_error, probe_outcome::invalid_answer,
+  probe_outcome::timeout,     probe_outcome::unreachable, probe_outcome::refused,
+  probe_outcome::rate_limited, probe_outcome::other};
+
+/// The label of an outcome: "ok", "http_error", "invalid_answer", ...
+std::string_view to_string(probe_outcome outcome) noexcept;
+
+/// The outcome a probe's failure stands for (none: ok).
+probe_outcome probe_outcome_of(error_code code) noexcept;
+
+/// Which store implementation an operation went to.
+enum class store_backend : std::uint8_t { lmdb, redis };
+
+/// The label of a backend: "lmdb" or "redis".
+std::string_view to_string(store_backend backend) noexcept;
+
+/// Why a quota refused a call: the monthly quota of an address or a key, or the hourly
+/// sign-in limit of an address.
+enum class refusal_scope : std::uint8_t { ip, key, signin };
+
+/// The label of a refusal scope: "ip", "key" or "signin".
+std::string_view to_string(refusal_scope scope) noexcept;
+
+/// The process's counters. Every update is one relaxed atomic add: no lock and no allocation,
+/// so counting costs the hot path next to nothing. There is one set per process (see
+/// process_telemetry), as there is one /metrics per process.
+class telemetry {
+public:
+  /// Counts one upstream request of a probe.
+  void count_probe(probe_call call, probe_outcome outcome) noexcept {
+    probes_[index(call) * probe_outcomes.size() + index(outcome)].fetch_add(
+      1, std::memory_order_relaxed);
+  }
+
+  /// Counts an offer answered from the cache.
+  void count_cache_hit() noexcept {
+    cache_hits_.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  /// Counts an offer that started an upstream flight.
+  void count_cache_miss() noexcept {
+    cache_misses_.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  /// Counts an offer that joined a flight already under way (single flight).
+  void count_cache_join() noexcept {
+    cache_joins_.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  /// Counts a call a quota refused.
+  void count_refusal(refusal_scope scope) noexcept {
+    refusals_[index(scope)].fetch_add(1, std::memory_order_relaxed);
+  }
+
+  /// Counts one store operation (a transaction, or a round trip), and whether it failed.
+  void count_store(store_backend backend, bool failed) noexcept {
+    store_ops_[index(backend)].fetch_add(1, std::memory_order_relaxed);
+    if (failed)
+      store_errors_[index(backend)].fetch_add(1, std::memory_order_relaxed);
+  }
+
+  /// Sets whether the Redis store answers (1) or not (0). Until the first call the service
+  /// has no Redis store and /metrics leaves netherscope_redis_up out.
+  void set_redis_up(bool up) noexcept {
+    redis_up_.store(up ? 1 : 0, std::memory_order_relaxed);
+  }
+
+  // -- reading, for /metrics ----------------------------------------------------
+
+  std::uint64_t probes(probe_call call, probe_outcome outcome) const noexcept {
+    return probes_[index(call) * probe_outcomes.size() + index(outcome)].load(
+      std::memory_order_relaxed);
+  }
+  std::uint64_t cache_hits() const noexcept {
+    return cache_hits_.load(std::memory_order_relaxed);
+  }
+  std::uint64_t cache_misses() const noexcept {
+    return cache_misses_.load(std::memory_order_relaxed);
+  }
+  std::uint64_t cache_joins() const noexcept {
+    return cache_joins_.load(std::memory_order_relaxed);
+  }
+  std::uint64_t refusals(refusal_scope scope) const noexcept {
+    return refusals_[index(scope)].load(std::memory_order_relaxed);
+  }
+  std::uint64_t store_ops(store_backend backend) const noexcept {
+    return store_ops_[index(backend)].load(std::memory_order_relaxed);
+  }
+  std::uint64_t store_errors(store_backend backend) const noexcept {
+    return store_errors_[index(backend)].load(std::memory_order_relaxed);
+  }
+  /// 1 up, 0 down, -1 no Redis store in this process.
+  int redis_up() const noexcept {
+    return redis_up_.load(std::memory_order_relaxed);
+  }
+
+private:
+  template <class Enum>
+  static constexpr std::size_t index(Enum value) noexcept {
+    return static_cast<std::size_t>(value);
+  }
+
+  std::array<std::atomic<std::uint64_t>, 2 * probe_outcomes.size()> probes_{};
+  std::atomic<std::uint64_t> cache_hits_{0};
+  std::atomic<std::uint64_t> cache_misses_{0};
+  std::atomic<std::uint64_t> cache_joins_{0};
+  std::array<std::atomic<std::uint64_t>, 3> refusals_{};
+  std::array<std::atomic<std::uint64_t>, 2> store_ops_{};
+  std::array<std::atomic<std::uint64_t>, 2> store_errors_{};
+  std::atomic<int> redis_up_{-1};
+};
+
+/// The process's one set of counters. A process-wide object rather than one passed down
+/// through every actor's settings: the counters describe the process, the way Prometheus
+/// client libraries keep a default registry, and passing them would touch every constructor
+/// for nothing a test needs (tests read differences, never absolute values).
+telemetry& process_telemetry() noexcept;
+
+} // namespace netherscope
