@@ -20,7 +20,7 @@ all=(http_request offer_body host_port sdp_answer candidate identity)
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 
-WITH_FUZZ=1 tools/setup.sh
+WITH_CLANG=1 tools/setup.sh
 
 # Debug with -O1, as OSS-Fuzz builds: assertions (Boost's among them) stay on, and the code is
 # fast enough to fuzz.
