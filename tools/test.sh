@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, checks the layout rules, builds everything and runs every test (unit
-# and end to end, all on loopback), then the same suite under ASan+UBSan, the actor and store
-# tests under TSan, and a short run of each fuzzer. This is what CI runs. Prints each stage's
+# and end to end, all on loopback), then the same suite under ASan+UBSan and again under TSan,
+# and a short run of each fuzzer (docs/FUZZING.md). This is what CI runs. Prints each stage's
 # time, and a table of them at the end.
 #
 #   tools/test.sh                  every stage below, in this order
@@ -14,7 +14,7 @@
 #
 # Each build has its own directory, so switching modes rebuilds nothing needlessly. A sanitizer
 # report from any process (the test binary, or the service and fake target the end-to-end
-# tests start) fails the stage: every report is also written under <build>/sanitizer-logs/.
+# tests start) fails the stage: reports go to <build>/sanitizer-logs/ and are printed there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,8 +39,8 @@ stage() {
   [ "$1" = done ] || echo "== $1 ($((SECONDS - start)) s since start)"
 }
 
-# Runs ctest or a test binary with sanitizer reports written to files as well, and fails if
-# any process wrote one (a child that dies of a report may not fail the test that started it).
+# Runs ctest with sanitizer reports written to files (log_path), prints them, and fails if any
+# process wrote one: a child that dies of a report may not fail the test that started it.
 sanitized_run() {
   local logs=$1
   shift
