@@ -44,24 +44,10 @@ auth_actor::behavior_type auth(auth_actor::stateful_pointer<auth_state> self,
   self->state.client = std::move(client);
   return {
     [=](signin_atom, const std::string& code,
-        const std::string& state) -> caf::typed_response_promise<signin_result> {
+        const std::string& verifier) -> caf::typed_response_promise<signin_result> {
       auto& st = self->state;
       auto promise = self->make_response_promise<signin_result>();
-      // States are signed and expire (the front checked that), so this set only holds those
-      // of the last few minutes.
-      auto now = std::chrono::steady_clock::now();
-      for (auto i = st.used_states.begin(); i != st.used_states.end();) {
-        if (now - i->second > std::chrono::seconds(net::state_lifetime_seconds + 60))
-          i = st.used_states.erase(i);
-        else
-          ++i;
-      }
-      if (!st.used_states.emplace(state, now).second) {
-        promise.deliver(failed(make_failure(error_code::invalid_input,
-                                            "this sign-in was completed already; start again")));
-        return promise;
-      }
-      auto req = net::token_request(st.settings, code);
+      auto req = net::token_request(st.settings, code, verifier);
       if (!req) {
         promise.deliver(
           failed(make_failure(error_code::internal, "the provider token URL is invalid")));

@@ -1,4 +1,6 @@
-// The auth actor: exchanges a provider's code for the user's numeric id and login.
+// The auth actor: exchanges a provider's code (with its PKCE verifier) for the user's numeric
+// id and login. Whether a state was used is not its business: the keys actor records used
+// states in the store, where every replica sees them.
 #pragma once
 
 #include <map>
@@ -17,8 +19,6 @@ struct auth_state {
   std::shared_ptr<net::http_client> client;
   std::map<std::uint64_t, caf::typed_response_promise<signin_result>> waiting;
   std::uint64_t next_id = 0;
-  /// States already used, with when, so a callback cannot be replayed with other codes.
-  std::map<std::string, std::chrono::steady_clock::time_point> used_states;
 };
 
 /// Implements auth_actor.

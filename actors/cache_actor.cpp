@@ -29,10 +29,10 @@ offer_reply from_fallback(offer_cache::fallback&& entry) {
   return reply;
 }
 
-void finish_flight(cache_pointer self, const target& where, offer_reply reply) {
+void finish_flight(cache_pointer self, const target& where, bool probe, offer_reply reply) {
   auto& st = self->state;
   auto now = st.settings.now();
-  auto i = st.flights.find(where);
+  auto i = st.flights.find({where, probe});
   if (i == st.flights.end())
     return;
   auto waiters = std::move(i->second);
@@ -43,13 +43,13 @@ void finish_flight(cache_pointer self, const target& where, offer_reply reply) {
       = std::chrono::duration_cast<std::chrono::seconds>(retrieved_at.time_since_epoch()).count();
     auto body
       = net::with_cache_fields(reply.body, net::cache_fields{false, false, unix_seconds, 0});
-    st.cache.put(where, std::move(reply.body), now, retrieved_at);
+    st.cache.put(where, std::move(reply.body), now, retrieved_at, reply.probed);
     reply.body = std::move(body);
   } else {
     // A refresh that failed falls back to what the target said before. Past the per-target
     // limit it is an ordinary hit, stale only when past its lifetime.
-    auto limited = reply.error.code == error_code::quota_exhausted;
-    if (auto entry = st.cache.usable(where, now, !limited))
+    auto limited = reply.error.code == error_code::target_rate_limited;
+    if (auto entry = st.cache.usable(where, now, !limited, probe))
       reply = from_fallback(std::move(*entry));
   }
   for (auto& waiter : waiters)
@@ -69,28 +69,29 @@ cache_actor::behavior_type cache(cache_pointer self, probe_registry_actor regist
       auto now = st.settings.now();
       auto promise = self->make_response_promise<offer_reply>();
       if (!req.fresh) {
-        if (auto hit = st.cache.fresh(req.where, now)) {
+        if (auto hit = st.cache.fresh(req.where, now, req.probe)) {
           promise.deliver(from_hit(*hit));
           return promise;
         }
       }
       // Concurrent calls for a target share one upstream offer: each offer may hold one
       // of the server's UDP ports, so never send two at once.
-      auto& waiters = st.flights[req.where];
+      auto& waiters = st.flights[{req.where, req.probe}];
       waiters.push_back(promise);
       if (waiters.size() == 1) {
         st.cache.expire(now);
         auto where = req.where;
+        auto probe = req.probe;
         self->request(st.registry, st.settings.flight_deadline, offer_atom::value, req.where,
-                      req.network_id)
-          .then([=](offer_reply& reply) { finish_flight(self, where, std::move(reply)); },
+                      req.network_id, req.probe)
+          .then([=](offer_reply& reply) { finish_flight(self, where, probe, std::move(reply)); },
                 [=](caf::error& err) {
                   log::write(log::level::error, "offer_flight_failed",
                              {{"error", caf::to_string(err)}});
                   offer_reply reply;
                   reply.error = make_failure(error_code::internal,
                                              "the offer could not be completed");
-                  finish_flight(self, where, std::move(reply));
+                  finish_flight(self, where, probe, std::move(reply));
                 });
       }
       return promise;

@@ -31,8 +31,10 @@ struct cache_state {
   cache_settings settings;
   offer_cache cache;
   probe_registry_actor registry;
-  /// Callers waiting for the upstream offer in flight for a target.
-  std::map<target, std::vector<caf::typed_response_promise<offer_reply>>> flights;
+  /// Callers waiting for the upstream offer in flight for a target, with and without
+  /// reachability checks (the probe actor still sends the target one offer at a time).
+  std::map<std::pair<target, bool>, std::vector<caf::typed_response_promise<offer_reply>>>
+    flights;
 };
 
 /// Implements cache_actor.

@@ -4,6 +4,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/check_flow.hpp"
 #include "net/base/log.hpp"
 #include "net/api/api_json.hpp"
 #include "net/base/crypto.hpp"
@@ -51,8 +52,12 @@ void serve_offer(front_actor::pointer self, const front_peers& peers,
                  const front_settings& settings, api_call& call, quota_verdict verdict) {
   // The expected ports stay here: they are not part of the cache key, so the cache never
   // sees them, and the warning is worked out on each reply, cached or not.
-  offer_request req{std::move(call.where), std::move(call.network_id), call.fresh, {}};
-  quota_charge refund{endpoint::offer, call.client, call.key_hash, false, true};
+  offer_request req{std::move(call.where), std::move(call.network_id), call.fresh, {},
+                    call.probe};
+  // The refund names the counter this call was charged to; looking the key up again could
+  // find it revoked meanwhile and give the call back to an address that never paid for it.
+  quota_charge refund{endpoint::offer, call.client, call.key_hash, false, true,
+                      verdict.scope, verdict.user_id, verdict.reset};
   // No timeout: the cache always answers (its flight has its own deadline), and a timeout
   // would cost every call a trip through CAF's clock thread.
   self->request(peers.cache, caf::infinite, offer_atom::value, std::move(req))
@@ -66,7 +71,7 @@ void serve_offer(front_actor::pointer self, const front_peers& peers,
                                           : net::with_expected_ports(r.body, expected);
           outcome.age = r.age;
         }
-        if (outcome.error.code != error_code::quota_exhausted) {
+        if (outcome.error.code != error_code::target_rate_limited) {
           reply(with_quota(std::move(outcome), verdict));
           return;
         }
@@ -110,9 +115,11 @@ void serve_account(front_actor::pointer self, const front_peers& peers,
 // does the work. Nothing is done for a call that is refused.
 void charge_then_serve(front_actor::pointer self, const front_peers& peers,
                        const front_settings& settings, api_call& call) {
-  // A sign-in callback costs us requests to the provider, so it is counted too.
-  auto counted = call.kind == call_kind::info || call.kind == call_kind::offer
-                 || call.kind == call_kind::signin_finish;
+  // A sign-in callback costs us requests to the provider, so it is counted too, against
+  // its own hourly limit per address (endpoint_of), never against the info quota. A badge
+  // is an info call.
+  auto counted = call.kind == call_kind::info || call.kind == call_kind::badge
+                 || call.kind == call_kind::offer || call.kind == call_kind::signin_finish;
   quota_charge charge{endpoint_of(call.kind), call.client, call.key_hash, counted, false};
   // Copied before the handlers are made: the order in which a function's arguments are
   // built is unspecified, and the first handler moves the call.
@@ -123,11 +130,8 @@ void charge_then_serve(front_actor::pointer self, const front_peers& peers,
   self->request(peers.quotas, caf::infinite, charge_atom::value, std::move(charge))
     .then(
       [=, call = std::move(call)](quota_verdict& verdict) mutable {
-        if (verdict.error.code == error_code::unavailable) {
-          call.reply(failed(verdict.error));
-          return;
-        }
         if (!verdict.error.ok()) {
+          // Store failures included: the verdict then carries the limit and the reset.
           call.reply(with_quota(failed(verdict.error), verdict));
           return;
         }
@@ -137,6 +141,7 @@ void charge_then_serve(front_actor::pointer self, const front_peers& peers,
         }
         switch (call.kind) {
           case call_kind::info:
+          case call_kind::badge:
             return serve_info(self, peers, settings, call, verdict);
           case call_kind::offer:
             return serve_offer(self, peers, settings, call, verdict);
@@ -155,47 +160,115 @@ void charge_then_serve(front_actor::pointer self, const front_peers& peers,
       [reply](caf::error& err) { reply(lost_reply(err)); });
 }
 
+// An error the edge decided before the request became a call of its route: only look up
+// where the caller stands, so the error shows the route's quota headers, and count nothing.
+// The edge's error is the answer whatever the look-up finds (an unknown key included).
+void peek_then_refuse(front_actor::pointer self, const front_peers& peers, api_call& call) {
+  quota_charge look_up{endpoint_of(call.kind), call.client, call.key_hash, false, false};
+  self->request(peers.quotas, caf::infinite, charge_atom::value, std::move(look_up))
+    .then(
+      [reply = call.reply, error = call.invalid](quota_verdict& verdict) {
+        reply(with_quota(failed(error), verdict));
+      },
+      [reply = call.reply, error = call.invalid](caf::error&) { reply(failed(error)); });
+}
+
 void start_signin(const front_settings& settings, api_call& call) {
-  auto state = net::make_state(settings.state_key, std::time(nullptr));
-  if (!state) {
+  auto attempt = net::start_attempt(settings.state_key, std::time(nullptr));
+  if (!attempt) {
     call.reply(failed(make_failure(error_code::internal, "cannot draw random bytes")));
     return;
   }
   api_outcome outcome;
-  outcome.state = std::move(*state);
-  outcome.redirect = net::authorize_redirect(settings.oauth, outcome.state);
+  outcome.binding = std::move(attempt->binding);
+  outcome.redirect = net::authorize_redirect(settings.oauth, attempt->state, attempt->challenge);
   call.reply(std::move(outcome));
+}
+
+// The account view after the provider named the user: the keys actor opens the session.
+void open_account(front_actor::pointer self, const front_peers& peers,
+                  const front_settings& settings, reply_fn reply, signin_result who,
+                  std::string old_session_hash) {
+  self
+    ->request(peers.accounts, settings.store_deadline, signin_atom::value, who.user_id,
+              std::move(who.login), std::move(old_session_hash))
+    .then(
+      [reply](account_view& view) {
+        api_outcome outcome;
+        outcome.error = view.error;
+        outcome.account = std::move(view);
+        reply(std::move(outcome));
+      },
+      [reply](caf::error& err) { reply(lost_reply(err)); });
 }
 
 void finish_signin(front_actor::pointer self, const front_peers& peers,
                    const front_settings& settings, api_call& call) {
-  // Only states we issued, recently, reach the provider: a made-up state and cookie pair
-  // must not make us spend requests (and our client secret) on it.
-  if (!net::state_is_ours(settings.state_key, call.state, std::time(nullptr))) {
-    call.reply(failed(make_failure(error_code::invalid_input,
-                                   "this sign-in is unknown or older than 10 minutes; start "
-                                   "again")));
+  // Only states we issued, recently, to this browser reach the provider: a made-up state, or
+  // a real one with a cookie made from the URL, must not make us spend requests (and our
+  // client secret) on it.
+  failure refused;
+  auto checked = net::check_state(settings.state_key, call.state, call.binding,
+                                  std::time(nullptr), refused);
+  if (!checked) {
+    call.reply(failed(std::move(refused)));
     return;
   }
-  self->request(peers.signin, settings.signin_deadline, signin_atom::value, call.code,
-                call.state)
+  // The state is recorded as used, in the store, before the code goes anywhere: a replay to
+  // this process, another replica or a restarted one is refused without a provider request.
+  self
+    ->request(peers.accounts, settings.store_deadline, claim_atom::value, checked->canonical,
+              checked->expires_unix)
     .then(
-      [=, reply = call.reply](signin_result& who) {
-        if (!who.error.ok()) {
-          reply(failed(who.error));
+      [=, reply = call.reply, code = std::move(call.code), verifier = checked->verifier,
+       old_session = std::move(call.session_hash)](failure& claimed) {
+        if (!claimed.ok()) {
+          reply(failed(std::move(claimed)));
           return;
         }
-        self
-          ->request(peers.accounts, settings.store_deadline, signin_atom::value, who.user_id,
-                    who.login)
+        self->request(peers.signin, settings.signin_deadline, signin_atom::value, code, verifier)
           .then(
-            [reply](account_view& view) {
-              api_outcome outcome;
-              outcome.error = view.error;
-              outcome.account = std::move(view);
-              reply(std::move(outcome));
+            [=](signin_result& who) {
+              if (!who.error.ok()) {
+                reply(failed(who.error));
+                return;
+              }
+              open_account(self, peers, settings, reply, std::move(who), old_session);
             },
             [reply](caf::error& err) { reply(lost_reply(err)); });
+      },
+      [reply = call.reply](caf::error& err) { reply(lost_reply(err)); });
+}
+
+// The account page's calls: the session cookie says who, the keys actor checks it and, for
+// changes, the form's token.
+void serve_page(front_actor::pointer self, const front_peers& peers,
+                const front_settings& settings, api_call& call) {
+  page_request req;
+  req.session_hash = std::move(call.session_hash);
+  req.csrf = std::move(call.csrf);
+  switch (call.kind) {
+    case call_kind::page_new_key:
+      req.action = page_action::new_key;
+      break;
+    case call_kind::page_revoke:
+      req.action = page_action::revoke;
+      break;
+    case call_kind::page_sign_out:
+      req.action = page_action::sign_out;
+      break;
+    default:
+      req.action = page_action::view;
+  }
+  auto signing_out = req.action == page_action::sign_out;
+  self->request(peers.accounts, settings.store_deadline, page_atom::value, std::move(req))
+    .then(
+      [reply = call.reply, signing_out](account_view& view) {
+        api_outcome outcome;
+        outcome.error = view.error;
+        outcome.signed_out = signing_out && view.error.ok();
+        outcome.account = std::move(view);
+        reply(std::move(outcome));
       },
       [reply = call.reply](caf::error& err) { reply(lost_reply(err)); });
 }
@@ -237,6 +310,8 @@ front_actor::behavior_type front(front_actor::pointer self, front_peers peers,
                                  front_settings settings) {
   return {
     [=](api_call& call) {
+      if (call.peek)
+        return peek_then_refuse(self, peers, call);
       switch (call.kind) {
         case call_kind::signin_start:
         case call_kind::signin_finish:
@@ -252,10 +327,21 @@ front_actor::behavior_type front(front_actor::pointer self, front_peers peers,
           if (call.kind == call_kind::signin_start)
             return start_signin(settings, call);
           return charge_then_serve(self, peers, settings, call);
+        case call_kind::page_view:
+        case call_kind::page_new_key:
+        case call_kind::page_revoke:
+        case call_kind::page_sign_out:
+          if (!call.invalid.ok()) {
+            call.reply(failed(call.invalid));
+            return;
+          }
+          return serve_page(self, peers, settings, call);
         case call_kind::ready:
           return check_ready(self, peers, settings, call);
         case call_kind::metrics:
           return collect_metrics(self, peers, settings, call);
+        case call_kind::check:
+          return serve_check(self, peers, settings, call);
         default:
           return charge_then_serve(self, peers, settings, call);
       }

@@ -2,17 +2,25 @@
 
 #include <caf/all.hpp>
 
+#include "net/base/crypto.hpp"
 #include "net/base/log.hpp"
 #include "storage/accounts.hpp"
+#include "storage/auth_records.hpp"
 
 namespace netherscope {
 
 namespace {
 
-account_view failed(error_code code, std::string message) {
+using keys_pointer = keys_actor::stateful_pointer<keys_state>;
+
+account_view failed(failure error) {
   account_view view;
-  view.error = make_failure(code, std::move(message));
+  view.error = std::move(error);
   return view;
+}
+
+account_view failed(error_code code, std::string message) {
+  return failed(make_failure(code, std::move(message)));
 }
 
 account_view store_failed(const caf::error& err) {
@@ -33,6 +41,7 @@ account_view describe(storage::txn& t, const store_handles& store, const quota_l
   view.reset = window.reset_unix;
   view.info_limit = limits.info_key;
   view.offer_limit = limits.offer_key;
+  view.key_active = !account.active_key_hash.empty();
   auto used = storage::usage_of(t, store.usage, account.user_id, window.label);
   if (!used)
     return store_failed(used.error());
@@ -41,6 +50,8 @@ account_view describe(storage::txn& t, const store_handles& store, const quota_l
   return view;
 }
 
+// Runs fn in a write transaction and commits when it succeeded. A refusal (a limit, a wrong
+// token) is an answer too, but nothing it may have written is kept.
 template <class F>
 account_view in_write_txn(const store_handles& store, F fn) {
   auto t = storage::txn::begin(*store.env, true);
@@ -70,54 +81,207 @@ account_view with_account(storage::txn& t, const store_handles& store,
   return fn(**account);
 }
 
-// Issues a new key for an account and shows it once.
-account_view issue(storage::txn& t, const store_handles& store, const quota_limits& limits,
-                   std::uint64_t user_id, const std::string& login, std::int64_t now) {
-  auto issued = storage::issue_key(t, store.accounts, user_id, login, now);
+// Issues a new key for an account within the hourly limit, and shows it once.
+account_view rotate(storage::txn& t, const store_handles& store, const keys_settings& cfg,
+                    const storage::account_record& account, std::int64_t now) {
+  auto allowed = storage::take_rotation(t, store.usage, account.user_id, now,
+                                        cfg.rotations_per_hour);
+  if (!allowed)
+    return store_failed(allowed.error());
+  if (!allowed->ok())
+    return failed(std::move(*allowed));
+  auto issued = storage::issue_key(t, store.accounts, account.user_id, account.login, now);
   if (!issued)
     return store_failed(issued.error());
-  auto view = describe(t, store, limits, issued->account, now);
+  auto view = describe(t, store, cfg.limits, issued->account, now);
   view.new_key = std::move(issued->key);
   return view;
 }
 
+account_view revoke(storage::txn& t, const store_handles& store, const keys_settings& cfg,
+                    storage::account_record& account, std::int64_t now) {
+  auto revoked = storage::revoke_active_key(t, store.accounts, account.user_id, now);
+  if (!revoked)
+    return store_failed(revoked.error());
+  account.active_key_hash.clear();
+  return describe(t, store, cfg.limits, account, now);
+}
+
+account_view sign_in(storage::txn& t, const store_handles& store, const keys_settings& cfg,
+                     std::uint64_t user_id, const std::string& login,
+                     const std::string& old_session_hash, std::int64_t now) {
+  auto result = storage::sign_in(t, store.accounts, user_id, login, now);
+  if (!result)
+    return store_failed(result.error());
+  // A new session id at every sign-in: a session id an attacker planted in this browser
+  // before the sign-in (session fixation) ends here and never becomes signed in.
+  if (auto err = storage::end_session(t, store.auth, old_session_hash))
+    return store_failed(err);
+  auto session = storage::open_session(t, store.auth, user_id, now);
+  if (!session)
+    return store_failed(session.error());
+  auto view = describe(t, store, cfg.limits, result->account, now);
+  view.new_key = std::move(result->first_key);
+  view.session = std::move(session->id);
+  view.csrf = std::move(session->csrf);
+  return view;
+}
+
+account_view signed_out_page() {
+  return failed(error_code::unauthorized,
+                "you are not signed in, or your session expired; sign in to see your account");
+}
+
+// One request of the account page, in one write transaction: the session is looked up in the
+// same transaction that acts on it, so a sign-out and an action never cross.
+account_view serve_page(storage::txn& t, const store_handles& store, const keys_settings& cfg,
+                        const page_request& req, std::int64_t now) {
+  auto session = storage::find_session(t, store.auth, req.session_hash, now);
+  if (!session)
+    return store_failed(session.error());
+  if (!*session)
+    return signed_out_page();
+  // The token is checked in constant time: it is a secret of the page, like a password.
+  if (req.action != page_action::view && !net::same_secret(req.csrf, (*session)->csrf))
+    return failed(error_code::csrf_rejected,
+                  "this form is not from your current account page; reload the page and try "
+                  "again");
+  if (req.action == page_action::sign_out) {
+    if (auto err = storage::end_session(t, store.auth, req.session_hash))
+      return store_failed(err);
+    return account_view{};
+  }
+  auto account = storage::get_account(t, store.accounts, (*session)->user_id);
+  if (!account)
+    return store_failed(account.error());
+  if (!*account)
+    return signed_out_page();
+  account_view view;
+  switch (req.action) {
+    case page_action::new_key:
+      view = rotate(t, store, cfg, **account, now);
+      break;
+    case page_action::revoke:
+      view = revoke(t, store, cfg, **account, now);
+      break;
+    default:
+      view = describe(t, store, cfg.limits, **account, now);
+  }
+  view.csrf = (*session)->csrf;
+  return view;
+}
+
+void schedule_sweep(keys_pointer self, bool soon) {
+  auto interval = self->state.settings.sweep_interval;
+  if (interval.count() <= 0)
+    return;
+  // A prune that ran out of budget goes on after a short pause, so a backlog (a store from
+  // before pruning existed) drains without holding the writer lock for long at a time.
+  self->delayed_send(self, soon ? std::chrono::milliseconds(200) : interval, sweep_atom::value);
+}
+
+void sweep(keys_pointer self) {
+  auto& st = self->state;
+  auto now = st.settings.now();
+  auto t = storage::txn::begin(*st.store.env, true);
+  if (!t) {
+    store_failed(t.error());
+    return schedule_sweep(self, false);
+  }
+  storage::prune_targets dbs{st.store.auth, st.store.accounts, st.store.usage};
+  auto report = storage::prune_expired(*t, dbs, now,
+                                       now - storage::revoked_key_retention_seconds,
+                                       st.settings.sweep_limit);
+  if (!report) {
+    store_failed(report.error());
+    return schedule_sweep(self, false);
+  }
+  if (report->total() > 0) {
+    if (auto err = t->commit()) {
+      store_failed(err);
+      return schedule_sweep(self, false);
+    }
+    log::write(log::level::debug, "keys_pruned",
+               {{"states", report->states},
+                {"sessions", report->sessions},
+                {"revoked_keys", report->revoked_keys},
+                {"counters", report->counters}});
+  }
+  schedule_sweep(self, report->more);
+}
+
 } // namespace
 
-keys_actor::behavior_type keys(keys_actor::pointer self, store_handles store,
-                               quota_limits limits, std::function<std::int64_t()> now) {
-  (void) self;
+keys_actor::behavior_type keys(keys_pointer self, store_handles store, keys_settings settings) {
+  self->state.store = std::move(store);
+  self->state.settings = std::move(settings);
+  schedule_sweep(self, false);
   return {
-    [=](signin_atom, std::uint64_t user_id, const std::string& login) {
-      return in_write_txn(store, [&](storage::txn& t) {
-        return issue(t, store, limits, user_id, login, now());
+    [=](signin_atom, std::uint64_t user_id, const std::string& login,
+        const std::string& old_session_hash) {
+      auto& st = self->state;
+      return in_write_txn(st.store, [&](storage::txn& t) {
+        return sign_in(t, st.store, st.settings, user_id, login, old_session_hash,
+                       st.settings.now());
       });
     },
+    [=](claim_atom, const std::string& canonical_state, std::int64_t expires) -> failure {
+      auto& st = self->state;
+      auto t = storage::txn::begin(*st.store.env, true);
+      if (!t)
+        return store_failed(t.error()).error;
+      auto claimed = storage::claim_state(*t, st.store.auth, canonical_state, expires,
+                                          st.settings.now());
+      if (!claimed)
+        return store_failed(claimed.error()).error;
+      if (!*claimed)
+        return make_failure(error_code::invalid_input,
+                            "this sign-in was completed already; start again");
+      // Committed before the code goes to the provider: a replica or a restarted service
+      // that sees the same callback finds the state used.
+      if (auto err = t->commit())
+        return store_failed(err).error;
+      return failure{};
+    },
     [=](account_atom, const std::string& key_hash) {
-      auto t = storage::txn::begin(*store.env, false);
+      auto& st = self->state;
+      auto t = storage::txn::begin(*st.store.env, false);
       if (!t)
         return store_failed(t.error());
-      return with_account(*t, store, key_hash, [&](storage::account_record& account) {
-        return describe(*t, store, limits, account, now());
+      return with_account(*t, st.store, key_hash, [&](storage::account_record& account) {
+        return describe(*t, st.store, st.settings.limits, account, st.settings.now());
       });
     },
     [=](rotate_atom, const std::string& key_hash) {
-      return in_write_txn(store, [&](storage::txn& t) {
-        return with_account(t, store, key_hash, [&](storage::account_record& account) {
-          return issue(t, store, limits, account.user_id, account.login, now());
+      auto& st = self->state;
+      return in_write_txn(st.store, [&](storage::txn& t) {
+        return with_account(t, st.store, key_hash, [&](storage::account_record& account) {
+          return rotate(t, st.store, st.settings, account, st.settings.now());
         });
       });
     },
     [=](revoke_atom, const std::string& key_hash) {
-      return in_write_txn(store, [&](storage::txn& t) {
-        return with_account(t, store, key_hash, [&](storage::account_record& account) {
-          auto revoked = storage::revoke_active_key(t, store.accounts, account.user_id);
-          if (!revoked)
-            return store_failed(revoked.error());
-          account.active_key_hash.clear();
-          return describe(t, store, limits, account, now());
+      auto& st = self->state;
+      return in_write_txn(st.store, [&](storage::txn& t) {
+        return with_account(t, st.store, key_hash, [&](storage::account_record& account) {
+          return revoke(t, st.store, st.settings, account, st.settings.now());
         });
       });
     },
+    [=](page_atom, const page_request& req) {
+      auto& st = self->state;
+      // Showing the page changes nothing, so it needs no writer lock.
+      if (req.action == page_action::view) {
+        auto t = storage::txn::begin(*st.store.env, false);
+        if (!t)
+          return store_failed(t.error());
+        return serve_page(*t, st.store, st.settings, req, st.settings.now());
+      }
+      return in_write_txn(st.store, [&](storage::txn& t) {
+        return serve_page(t, st.store, st.settings, req, st.settings.now());
+      });
+    },
+    [=](sweep_atom) { sweep(self); },
   };
 }
 

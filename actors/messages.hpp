@@ -18,6 +18,7 @@
 #include "net/api/call.hpp"
 #include "net/api/failure.hpp"
 #include "net/api/quota.hpp"
+#include "net/api/reachability.hpp"
 #include "net/api/results.hpp"
 #include "net/api/target.hpp"
 #include "net/api/target_memory.hpp"
@@ -42,6 +43,9 @@ using revoke_atom = caf::atom_constant<caf::atom("revoke")>;
 using recall_atom = caf::atom_constant<caf::atom("recall")>;
 using remember_atom = caf::atom_constant<caf::atom("remember")>;
 using sweep_atom = caf::atom_constant<caf::atom("sweep")>;
+using claim_atom = caf::atom_constant<caf::atom("claim")>;
+using page_atom = caf::atom_constant<caf::atom("page")>;
+using reached_atom = caf::atom_constant<caf::atom("reached")>;
 
 // -- messages that only actors exchange ----------------------------------------
 
@@ -50,6 +54,27 @@ struct signin_result {
   failure error;
   std::uint64_t user_id = 0;
   std::string login;
+};
+
+/// What the account page asks for.
+enum class page_action : std::uint8_t {
+  /// Show the account.
+  view,
+  /// Issue a new key (the old one is revoked), within the rotation limit.
+  new_key,
+  /// Revoke the active key.
+  revoke,
+  /// End the session.
+  sign_out,
+};
+
+/// One request of the account page: its session and, for the actions that change something,
+/// the form's token, which must be the session's.
+struct page_request {
+  /// SHA-256 of the session cookie.
+  std::string session_hash;
+  std::string csrf;
+  page_action action = page_action::view;
 };
 
 // -- inspection ---------------------------------------------------------------
@@ -74,19 +99,31 @@ typename Inspector::result_type inspect(Inspector& f, info_reply& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, offer_reply& x) {
-  return f(caf::meta::type_name("offer_reply"), x.error, x.body, x.cached, x.stale, x.age);
+  return f(caf::meta::type_name("offer_reply"), x.error, x.body, x.cached, x.stale, x.age,
+           x.probed);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, reach_target& x) {
+  return f(caf::meta::type_name("reach_target"), x.address, x.port, x.skip);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, reach_plan& x) {
+  return f(caf::meta::type_name("reach_plan"), x.valid, x.offer_ufrag, x.answer_ufrag,
+           x.answer_pwd, x.candidates);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, offer_request& x) {
   return f(caf::meta::type_name("offer_request"), x.where, x.network_id, x.fresh,
-           x.expect_ports);
+           x.expect_ports, x.probe);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, quota_charge& x) {
   return f(caf::meta::type_name("quota_charge"), x.what, x.client, x.key_hash, x.count,
-           x.refund);
+           x.refund, x.charged_scope, x.charged_user_id, x.charged_reset);
 }
 
 template <class Inspector>
@@ -99,12 +136,17 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, account_view& x) {
   return f(caf::meta::type_name("account_view"), x.error, x.user_id, x.login, x.created,
            x.month, x.info_used, x.info_limit, x.offer_used, x.offer_limit, x.reset,
-           x.new_key);
+           x.new_key, x.key_active, x.session, x.csrf);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, signin_result& x) {
   return f(caf::meta::type_name("signin_result"), x.error, x.user_id, x.login);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, page_request& x) {
+  return f(caf::meta::type_name("page_request"), x.session_hash, x.csrf, x.action);
 }
 
 template <class Inspector>
@@ -123,21 +165,23 @@ typename Inspector::result_type inspect(Inspector& f, target_memory_update& x) {
 /// Serves the public API; one per CAF worker, chosen round robin by the edge.
 using front_actor = caf::typed_actor<caf::reacts_to<api_call>>;
 
-/// Talks to one target (host, port, TLS mode); spawned on demand by the registry.
-/// It sends itself done_atom or answer_atom when a fetch completes, and idle_atom to check
-/// for idleness.
+/// Talks to one target (host, port, TLS mode); spawned on demand by the registry. An offer
+/// takes the network id and whether to check the answer's candidates (probe).
+/// It sends itself done_atom or answer_atom when a fetch completes, reached_atom when the
+/// connectivity checks of an answer end, and idle_atom to check for idleness.
 using probe_actor
   = caf::typed_actor<caf::replies_to<info_atom, target>::with<info_reply>,
-                     caf::replies_to<offer_atom, target, std::string>::with<offer_reply>,
+                     caf::replies_to<offer_atom, target, std::string, bool>::with<offer_reply>,
                      caf::reacts_to<done_atom, info_reply>,
-                     caf::reacts_to<answer_atom, offer_reply>,
+                     caf::reacts_to<answer_atom, offer_reply, reach_plan>,
+                     caf::reacts_to<reached_atom, offer_reply>,
                      caf::reacts_to<idle_atom>,
                      caf::reacts_to<stop_atom>>;
 
 /// Routes each request to the probe actor of its target and retires idle ones.
 using probe_registry_actor
   = caf::typed_actor<caf::replies_to<info_atom, target>::with<info_reply>,
-                     caf::replies_to<offer_atom, target, std::string>::with<offer_reply>,
+                     caf::replies_to<offer_atom, target, std::string, bool>::with<offer_reply>,
                      caf::reacts_to<idle_atom, probe_actor, std::uint64_t>,
                      caf::replies_to<count_atom>::with<std::uint64_t>>;
 
@@ -151,15 +195,23 @@ using quota_actor
   = caf::typed_actor<caf::replies_to<charge_atom, quota_charge>::with<quota_verdict>,
                      caf::reacts_to<flush_atom>>;
 
-/// Creates accounts at sign-in, issues and revokes keys, and shows an account's usage.
+/// Creates accounts at sign-in, issues and revokes keys, shows an account's usage, records
+/// used sign-in states, and keeps the account page's sessions. Sign-in (user id, login, the
+/// SHA-256 of the browser's previous session cookie, which it ends) opens a new session; a
+/// claim (decoded state, expiry) answers invalid_input for a state used before. It prunes
+/// what expired when it sends itself sweep_atom.
 using keys_actor = caf::typed_actor<
-  caf::replies_to<signin_atom, std::uint64_t, std::string>::with<account_view>,
+  caf::replies_to<signin_atom, std::uint64_t, std::string, std::string>::with<account_view>,
+  caf::replies_to<claim_atom, std::string, std::int64_t>::with<failure>,
   caf::replies_to<account_atom, std::string>::with<account_view>,
   caf::replies_to<rotate_atom, std::string>::with<account_view>,
-  caf::replies_to<revoke_atom, std::string>::with<account_view>>;
+  caf::replies_to<revoke_atom, std::string>::with<account_view>,
+  caf::replies_to<page_atom, page_request>::with<account_view>,
+  caf::reacts_to<sweep_atom>>;
 
-/// Runs the two provider requests of a sign-in (code, state); it reports their end to itself
-/// (done_atom). Each state is accepted once.
+/// Runs the two provider requests of a sign-in (code, PKCE verifier); it reports their end to
+/// itself (done_atom). Whether a state was used before is the keys actor's to say, in the
+/// store.
 using auth_actor
   = caf::typed_actor<caf::replies_to<signin_atom, std::string, std::string>::with<signin_result>,
                      caf::reacts_to<done_atom, std::uint64_t, signin_result>>;

@@ -17,19 +17,21 @@ std::int64_t offer_cache::age_of(const entry& e, clock_type::time_point now) {
   return age < 0 ? 0 : age;
 }
 
-std::optional<offer_cache::hit> offer_cache::fresh(const target& key,
-                                                   clock_type::time_point now) const {
+std::optional<offer_cache::hit> offer_cache::fresh(const target& key, clock_type::time_point now,
+                                                   bool need_probe) const {
   auto i = entries_.find(key);
-  if (i == entries_.end() || now - i->second.stored >= limits_.ttl)
+  if (i == entries_.end() || now - i->second.stored >= limits_.ttl
+      || (need_probe && !i->second.probed))
     return std::nullopt;
   return hit{&i->second.hit_body, age_of(i->second, now)};
 }
 
 std::optional<offer_cache::fallback> offer_cache::usable(const target& key,
                                                          clock_type::time_point now,
-                                                         bool refresh_failed) const {
+                                                         bool refresh_failed,
+                                                         bool need_probe) const {
   auto i = entries_.find(key);
-  if (i == entries_.end())
+  if (i == entries_.end() || (need_probe && !i->second.probed))
     return std::nullopt;
   auto& e = i->second;
   if (now - e.stored >= limits_.stale_for)
@@ -40,7 +42,7 @@ std::optional<offer_cache::fallback> offer_cache::usable(const target& key,
 }
 
 void offer_cache::put(const target& key, std::string body, clock_type::time_point now,
-                      wall_clock::time_point retrieved_at) {
+                      wall_clock::time_point retrieved_at, bool probed) {
   if (auto i = entries_.find(key); i != entries_.end())
     erase(i);
   // A hostile target can answer with a body of megabytes; one such entry would evict every
@@ -54,7 +56,7 @@ void offer_cache::put(const target& key, std::string body, clock_type::time_poin
     body, net::cache_fields{true, false, retrieved, retrieved + limits_.ttl.count()});
   bytes_ += body.size() + hit_body.size();
   order_.push_back(key);
-  entries_.emplace(key, entry{std::move(body), std::move(hit_body), now, retrieved,
+  entries_.emplace(key, entry{std::move(body), std::move(hit_body), now, retrieved, probed,
                               std::prev(order_.end())});
   // Oldest first: the one least likely to be asked for again, and first to go stale.
   while (!order_.empty()

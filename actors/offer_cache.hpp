@@ -52,19 +52,20 @@ public:
     // nop
   }
 
-  /// The entry if it is younger than ttl.
-  std::optional<hit> fresh(const target& key, clock_type::time_point now) const;
+  /// The entry if it is younger than ttl and, when need_probe, carries reachability.
+  std::optional<hit> fresh(const target& key, clock_type::time_point now,
+                           bool need_probe = false) const;
 
   /// The entry if it is younger than stale_for, rendered with "stale":true when it is past
   /// ttl or when refresh_failed (a refresh was tried and failed, so it is not the answer the
-  /// caller asked for).
+  /// caller asked for). When need_probe, only an entry that carries reachability.
   std::optional<fallback> usable(const target& key, clock_type::time_point now,
-                                 bool refresh_failed) const;
+                                 bool refresh_failed, bool need_probe = false) const;
 
   /// Stores (or replaces) an entry for an answer the target gave at retrieved_at, then evicts
-  /// the oldest entries beyond the bounds.
+  /// the oldest entries beyond the bounds. probed says whether the body carries reachability.
   void put(const target& key, std::string body, clock_type::time_point now,
-           wall_clock::time_point retrieved_at);
+           wall_clock::time_point retrieved_at, bool probed = false);
 
   /// Drops entries older than stale_for.
   void expire(clock_type::time_point now);
@@ -85,6 +86,8 @@ private:
     clock_type::time_point stored;
     /// Unix seconds.
     std::int64_t retrieved_at;
+    /// Whether the body carries the reachability of its candidates.
+    bool probed;
     std::list<target>::iterator position;
   };
 

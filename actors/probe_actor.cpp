@@ -1,5 +1,6 @@
 #include "actors/probe_actor.hpp"
 
+#include <chrono>
 #include <ctime>
 
 #include <caf/all.hpp>
@@ -8,6 +9,7 @@
 #include "net/nethernet/identity_check.hpp"
 #include "net/nethernet/sdp_offer.hpp"
 #include "net/report/key_memory.hpp"
+#include "net/report/reachability.hpp"
 #include "net/report/replies.hpp"
 #include "storage/target_records.hpp"
 
@@ -133,11 +135,59 @@ void start_info(probe_pointer self, target_memory recalled) {
   });
 }
 
+/// Answers every caller of the offer in flight with reply, checks or not (a failed offer).
 void deliver_offer(probe_pointer self, const offer_reply& reply) {
   auto waiters = std::move(self->state.offer_waiters);
   self->state.offer_waiters.clear();
   for (auto& waiter : waiters)
-    waiter.deliver(reply);
+    waiter.promise.deliver(reply);
+}
+
+/// Sends the connectivity checks of an answer; their end comes back as reached_atom with the
+/// reply's body completed on the io thread.
+void start_checks(probe_pointer self, offer_reply reply, reach_plan plan) {
+  auto& st = self->state;
+  st.checking = true;
+  auto run = net::make_checks(plan, net::random_tie_breaker());
+  auto checks = std::move(run.checks);
+  auto started = std::chrono::steady_clock::now();
+  auto handle = caf::actor_cast<probe_actor>(self);
+  st.deps.checker->run(std::move(checks), [handle, reply = std::move(reply),
+                                           plan = std::move(plan), run = std::move(run),
+                                           started](auto&& results) mutable {
+    std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - started;
+    reply.body = net::with_reachability(std::move(reply.body), plan, run, results,
+                                        elapsed.count());
+    reply.probed = true;
+    caf::anon_send(handle, reached_atom::value, std::move(reply));
+  });
+}
+
+/// The answer of the offer in flight: callers that asked for no checks get it now; the others
+/// when the checks end (at once when there is nothing to check).
+void on_answer(probe_pointer self, offer_reply reply, reach_plan plan) {
+  auto& st = self->state;
+  auto waiters = std::move(st.offer_waiters);
+  st.offer_waiters.clear();
+  std::vector<caf::typed_response_promise<offer_reply>> probing;
+  for (auto& waiter : waiters) {
+    if (waiter.probe)
+      probing.push_back(std::move(waiter.promise));
+    else
+      waiter.promise.deliver(reply);
+  }
+  if (probing.empty())
+    return;
+  if (!reply.error.ok() || !st.deps.checker) {
+    for (auto& p : probing)
+      p.deliver(reply);
+    return;
+  }
+  for (auto& p : probing)
+    st.reach_waiters.push_back(std::move(p));
+  // Checks already running (for an earlier answer) will answer these callers too.
+  if (!st.checking)
+    start_checks(self, std::move(reply), std::move(plan));
 }
 
 /// Sends an offer; recalled_ok is false when the memory could not be asked (slow or failed),
@@ -162,15 +212,21 @@ void start_offer(probe_pointer self, target_memory recalled, bool recalled_ok,
   req.total_timeout = st.deps.settings.answer_timeout;
   req.limiter = st.deps.limiter;
   auto handle = caf::actor_cast<probe_actor>(self);
+  auto offer_ufrag = params->ice_ufrag;
   net::offer_context context;
   context.network_id = network_id;
   context.signalling_port = st.where.port;
   if (!recalled.key_sha256.empty())
     context.previous_key_sha256 = recalled.key_sha256;
-  st.deps.client->fetch(std::move(req), [handle, context, recalled_ok,
+  st.deps.client->fetch(std::move(req), [handle, context, recalled_ok, offer_ufrag,
                                          learnt = lesson_of(st, std::move(recalled))](
                                           net::fetch_result&& r) mutable {
     auto now = unix_now();
+    // What a probe:true caller needs checked, planned here while the answer is at hand: the
+    // reply below keeps only its rendered form.
+    reach_plan plan;
+    if (r.error.ok() && r.status >= 200 && r.status <= 299)
+      plan = net::plan_reach(r.body, offer_ufrag);
     auto update = learnt.plan(r, now);
     // The answer's identity is checked against the time it arrived, once: the reply renders
     // it, and its verified key is what the memory keeps.
@@ -181,7 +237,7 @@ void start_offer(probe_pointer self, target_memory recalled, bool recalled_ok,
       update.key_sha256
         = net::compare_identity_key(identity, learnt.recalled.key_sha256).key_to_store;
     learnt.teach(std::move(update));
-    caf::anon_send(handle, answer_atom::value, std::move(reply));
+    caf::anon_send(handle, answer_atom::value, std::move(reply), std::move(plan));
   });
 }
 
@@ -214,13 +270,18 @@ probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self
       for (auto& waiter : waiters)
         waiter.deliver(reply);
     },
-    [=](offer_atom, const target&,
-        std::string& network_id) -> caf::typed_response_promise<offer_reply> {
+    [=](offer_atom, const target&, std::string& network_id,
+        bool probe) -> caf::typed_response_promise<offer_reply> {
       auto& st = self->state;
       ++st.seen;
       st.active = true;
       auto promise = self->make_response_promise<offer_reply>();
-      st.offer_waiters.push_back(promise);
+      // With checks in progress and no offer in flight, their answer is as fresh as any.
+      if (probe && st.checking && st.offer_waiters.empty()) {
+        st.reach_waiters.push_back(promise);
+        return promise;
+      }
+      st.offer_waiters.push_back({promise, probe});
       if (st.offer_waiters.size() > 1)
         return promise;
       if (network_id.empty())
@@ -232,10 +293,20 @@ probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self
       });
       return promise;
     },
-    [=](answer_atom, offer_reply& reply) { deliver_offer(self, reply); },
+    [=](answer_atom, offer_reply& reply, reach_plan& plan) {
+      on_answer(self, std::move(reply), std::move(plan));
+    },
+    [=](reached_atom, offer_reply& reply) {
+      auto& st = self->state;
+      st.checking = false;
+      auto waiters = std::move(st.reach_waiters);
+      st.reach_waiters.clear();
+      for (auto& waiter : waiters)
+        waiter.deliver(reply);
+    },
     [=](idle_atom) {
       auto& st = self->state;
-      if (!st.active && st.info_waiters.empty() && st.offer_waiters.empty())
+      if (!st.active && st.info_waiters.empty() && st.offer_waiters.empty() && !st.checking)
         self->send(st.registry, idle_atom::value, caf::actor_cast<probe_actor>(self), st.seen);
       st.active = false;
       self->delayed_send(self, st.deps.settings.idle, idle_atom::value);

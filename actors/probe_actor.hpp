@@ -7,6 +7,7 @@
 
 #include "actors/messages.hpp"
 #include "net/upstream/http_client.hpp"
+#include "net/upstream/ice_check.hpp"
 #include "net/nethernet/identity.hpp"
 
 namespace netherscope {
@@ -35,6 +36,9 @@ struct probe_deps {
   /// At most N upstream offers per server per minute (PRODUCT.md "Quotas"), counted per
   /// resolved address across every spelling of the target.
   std::shared_ptr<net::offer_limiter> limiter;
+  /// Runs the connectivity checks of offers made with probe: true; without one (tests of the
+  /// probe alone) such offers are answered without checks.
+  std::shared_ptr<net::ice_checker> checker;
   /// What the service remembers about targets (scheme, identity key); without one (tests of
   /// the probe alone) every call detects and no key is compared.
   memory_actor memory;
@@ -48,9 +52,21 @@ struct probe_state {
   probe_registry_actor registry;
   /// Callers waiting for the GET /v1/join in flight; they all get its answer.
   std::vector<caf::typed_response_promise<info_reply>> info_waiters;
+  /// A caller waiting for the offer in flight, and whether it asked for the candidates to be
+  /// checked.
+  struct offer_waiter {
+    caf::typed_response_promise<offer_reply> promise;
+    bool probe = false;
+  };
   /// Callers waiting for the offer in flight: never two offers at once to one target, since
-  /// each may hold one of the server's UDP ports.
-  std::vector<caf::typed_response_promise<offer_reply>> offer_waiters;
+  /// each may hold one of the server's UDP ports. Callers that asked for no checks get the
+  /// answer as soon as it arrives; the others wait for the checks.
+  std::vector<offer_waiter> offer_waiters;
+  /// Callers waiting for the connectivity checks in progress.
+  std::vector<caf::typed_response_promise<offer_reply>> reach_waiters;
+  /// Whether connectivity checks are in progress; a probe:true caller arriving meanwhile, with
+  /// no offer in flight, shares their result.
+  bool checking = false;
   /// Requests received, reported to the registry so it can tell whether any are in transit.
   std::uint64_t seen = 0;
   /// Whether anything happened since the last idle check.

@@ -35,8 +35,9 @@ probe_registry(probe_registry_actor::stateful_pointer<probe_registry_state> self
     [=](info_atom, const target& where) {
       return self->delegate(probe_for(self, where), info_atom::value, where);
     },
-    [=](offer_atom, const target& where, const std::string& network_id) {
-      return self->delegate(probe_for(self, where), offer_atom::value, where, network_id);
+    [=](offer_atom, const target& where, const std::string& network_id, bool probe) {
+      return self->delegate(probe_for(self, where), offer_atom::value, where, network_id,
+                            probe);
     },
     [=](idle_atom, const probe_actor& handle, std::uint64_t seen) {
       auto& probes = self->state.probes;

@@ -21,8 +21,12 @@ struct quota_limits {
   std::uint64_t info_key = 20000;
   std::uint64_t offer_ip = 200;
   std::uint64_t offer_key = 2000;
+  /// Sign-in callbacks per client address and hour (never per key: a sign-in has none).
+  std::uint64_t signin_ip = 20;
 
   std::uint64_t of(endpoint what, quota_scope scope) const {
+    if (what == endpoint::signin)
+      return signin_ip;
     if (what == endpoint::info)
       return scope == quota_scope::ip ? info_ip : info_key;
     return scope == quota_scope::ip ? offer_ip : offer_key;
@@ -34,6 +38,8 @@ struct store_handles {
   std::shared_ptr<storage::env> env;
   MDB_dbi usage = 0;
   MDB_dbi accounts = 0;
+  /// Used sign-in states and account page sessions (storage/auth_records.hpp).
+  MDB_dbi auth = 0;
 };
 
 /// Settings of the quota actor.

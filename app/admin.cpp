@@ -11,6 +11,7 @@
 
 #include "app/options.hpp"
 #include "storage/accounts.hpp"
+#include "storage/auth_records.hpp"
 #include "storage/records.hpp"
 
 namespace netherscope {
@@ -33,13 +34,22 @@ commands:
   revoke-key LOGIN|ID      revoke the account's active key
   prune-usage YYYY-MM      delete usage counters of months before YYYY-MM (they are only
                            history once their month is over)
+  prune [--revoked-days N] delete what has expired: used sign-in states, account page
+                           sessions, hourly counters of past hours, and revoked key records
+                           older than N days (default 90); the service does the same every
+                           10 minutes, this does it at once
 )";
 
 struct store {
   std::shared_ptr<storage::env> env;
   MDB_dbi usage = 0;
   MDB_dbi accounts = 0;
+  MDB_dbi auth = 0;
 };
+
+/// Records one prune transaction deletes at most: each is one write transaction, and the
+/// service's writers wait while it runs.
+constexpr std::size_t prune_batch = 10000;
 
 std::string date_of(std::int64_t unix_time) {
   auto t = static_cast<time_t>(unix_time);
@@ -184,12 +194,40 @@ int change_key(const store& s, const std::string& who, bool issue) {
                  (*account)->login.c_str());
     return 0;
   }
-  auto revoked = storage::revoke_active_key(*t, s.accounts, (*account)->user_id);
+  auto revoked = storage::revoke_active_key(*t, s.accounts, (*account)->user_id,
+                                           std::time(nullptr));
   if (!revoked)
     return fail(caf::to_string(revoked.error()));
   if (auto err = t->commit())
     return fail(caf::to_string(err));
   std::printf("%s\n", *revoked ? "revoked" : "no active key");
+  return 0;
+}
+
+// Prunes in batches until nothing due is left, so a large backlog never becomes one huge
+// write transaction.
+int prune(const store& s, std::int64_t revoked_days) {
+  storage::prune_targets dbs{s.auth, s.accounts, s.usage};
+  storage::prune_report total;
+  for (;;) {
+    auto now = static_cast<std::int64_t>(std::time(nullptr));
+    auto t = storage::txn::begin(*s.env, true);
+    if (!t)
+      return fail(caf::to_string(t.error()));
+    auto report = storage::prune_expired(*t, dbs, now, now - revoked_days * 86400, prune_batch);
+    if (!report)
+      return fail(caf::to_string(report.error()));
+    if (auto err = t->commit())
+      return fail(caf::to_string(err));
+    total.states += report->states;
+    total.sessions += report->sessions;
+    total.revoked_keys += report->revoked_keys;
+    total.counters += report->counters;
+    if (!report->more)
+      break;
+  }
+  std::printf("deleted %zu used states, %zu sessions, %zu revoked keys, %zu hourly counters\n",
+              total.states, total.sessions, total.revoked_keys, total.counters);
   return 0;
 }
 
@@ -201,7 +239,8 @@ int run_admin(int argc, const char* const* argv) {
   desc.add_options()("help", "")(
     "data-dir", po::value<std::string>()->default_value(defaults.data_dir), "")(
     "store-map-size-mb", po::value<unsigned>()->default_value(defaults.store_map_size >> 20),
-    "")("command", po::value<std::vector<std::string>>(), "");
+    "")("revoked-days", po::value<unsigned>(), "")(
+    "command", po::value<std::vector<std::string>>(), "");
   po::positional_options_description positional;
   positional.add("command", -1);
   // The store's options come from the environment as they do for the service (the container
@@ -235,9 +274,10 @@ int run_admin(int argc, const char* const* argv) {
     return fail(caf::to_string(env.error()));
   auto usage = (*env)->open_db("usage");
   auto accounts = (*env)->open_db("accounts");
-  if (!usage || !accounts)
+  auto auth = (*env)->open_db("auth");
+  if (!usage || !accounts || !auth)
     return fail("cannot open the store's databases");
-  store s{*env, *usage, *accounts};
+  store s{*env, *usage, *accounts, *auth};
   auto& command = words[0];
   if (command == "accounts" && words.size() == 1)
     return list_accounts(s);
@@ -249,6 +289,11 @@ int run_admin(int argc, const char* const* argv) {
     return change_key(s, words[1], false);
   if (command == "prune-usage" && words.size() == 2)
     return prune_usage(s, words[1]);
+  if (command == "prune" && words.size() == 1) {
+    auto days = vm.count("revoked-days") ? std::int64_t{vm["revoked-days"].as<unsigned>()}
+                                         : storage::revoked_key_retention_seconds / 86400;
+    return prune(s, days);
+  }
   std::cerr << usage_text;
   return 2;
 }

@@ -1,4 +1,6 @@
 // netherscope: a JSON API that looks into Minecraft Bedrock servers speaking NetherNet.
+#include <malloc.h>
+
 #include <cstdio>
 
 #include <cstring>
@@ -21,5 +23,12 @@ int main(int argc, char** argv) {
     case netherscope::parse_status::run:
       break;
   }
+  // glibc's default threshold for serving a block with its own mmap, fixed so that it stays
+  // there: left to itself, glibc raises it to the size of the largest mmap'd block freed, so
+  // after one answer of 1 MiB from a target every later one comes from the heap, where small
+  // long-lived blocks above the freed ones keep that memory from returning to the system
+  // (measured: 40 such answers at once left the process 30 MiB larger for good; with the
+  // threshold fixed, 2 MiB plus what the cache keeps; docs/BENCHMARKS.md, "Hostile answers").
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   return netherscope::run_service(parsed.cfg);
 }

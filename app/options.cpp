@@ -44,9 +44,15 @@ po::options_description make_description() {
     ("max-connections", po::value<unsigned>()->default_value(d.max_connections),
      "connections served at once; past it new ones get 503")
     ("max-connections-per-ip", po::value<unsigned>()->default_value(d.max_connections_per_ip),
-     "connections one client address may hold (trusted proxies are exempt)")
+     "connections one client (IPv4 address or IPv6 /64) may hold; trusted proxies are exempt")
+    ("connection-reserve-percent",
+     po::value<unsigned>()->default_value(d.connection_reserve_percent),
+     "share of --max-connections kept for clients holding few: once the rest is in use, a "
+     "client holding --busy-connections-per-ip or more is refused")
+    ("busy-connections-per-ip", po::value<unsigned>()->default_value(d.busy_connections_per_ip),
+     "connections one client may hold while the reserve is in use")
     ("shutdown-grace-ms", po::value<unsigned>()->default_value(d.shutdown_grace.count()),
-     "time in-flight requests get to finish after SIGTERM/SIGINT")
+     "time in-flight requests get to finish after SIGTERM/SIGINT; those left are answered 503")
     ("connect-timeout-ms", po::value<unsigned>()->default_value(d.connect_timeout.count()),
      "deadline to resolve and connect to a target, TLS handshake included")
     ("status-timeout-ms", po::value<unsigned>()->default_value(d.status_timeout.count()),
@@ -101,9 +107,14 @@ po::options_description make_description() {
      "monthly /api/offer calls per client IP (IPv6: per /64)")
     ("limit-offer-key", po::value<std::uint64_t>()->default_value(d.limit_offer_key),
      "monthly /api/offer calls per API key")
+    ("limit-signin-per-hour", po::value<std::uint64_t>()->default_value(d.limit_signin_per_hour),
+     "sign-in callbacks per client IP (IPv6: per /64) and hour")
+    ("limit-key-rotations-per-hour",
+     po::value<std::uint64_t>()->default_value(d.limit_key_rotations_per_hour),
+     "new API keys per account and hour (API and account page together)")
     ("public-base-url", po::value<std::string>()->default_value(d.public_base_url),
-     "our address as browsers see it (the sign-in callback is below it; https makes "
-     "cookies Secure)")
+     "our address as browsers see it (the sign-in callback is below it; https, in any "
+     "letter case, makes cookies Secure and __Host- named)")
     ("github-client-id", po::value<std::string>()->default_value(""),
      "OAuth app client id; sign-in is off without it and NETHERSCOPE_GITHUB_CLIENT_SECRET")
     ("github-authorize-url", po::value<std::string>()->default_value(d.github_authorize_url),
@@ -117,7 +128,10 @@ po::options_description make_description() {
     ("log-level", po::value<std::string>()->default_value("info"),
      "debug, info, warn or error")
     ("access-log", po::value<bool>()->default_value(true)->implicit_value(true),
-     "write one JSON line per request");
+     "write one JSON line per request, with its error code and request id")
+    ("access-log-probes", po::value<bool>()->default_value(false)->implicit_value(true),
+     "also log /healthz, /readyz and /metrics (probes and scrapers call them every few "
+     "seconds; their counts are in /metrics either way)");
   return desc;
 }
 
@@ -224,7 +238,12 @@ parse_result parse_options(int argc, const char* const* argv) {
     po::store(from_env, vm);
     if (vm.count("help")) {
       std::ostringstream text;
-      text << "usage: netherscope [options]\n\n" << desc;
+      // The admin CLI shares the binary; without this line nothing tells an operator it exists.
+      text << "usage: netherscope [options]\n"
+              "       netherscope admin [--data-dir DIR] COMMAND   accounts, keys and usage in "
+              "the store;\n"
+              "                                                    see netherscope admin --help\n\n"
+           << desc;
       result.status = parse_status::exit_ok;
       result.message = text.str();
       return result;
@@ -254,6 +273,8 @@ parse_result parse_options(int argc, const char* const* argv) {
       || !in_range(vm, "pipeline-limit", 1, 1024, error)
       || !in_range(vm, "max-connections", 1, 1000000, error)
       || !in_range(vm, "max-connections-per-ip", 1, 1000000, error)
+      || !in_range(vm, "connection-reserve-percent", 0, 50, error)
+      || !in_range(vm, "busy-connections-per-ip", 1, 1000000, error)
       || !in_range(vm, "read-timeout-ms", 100, 3600000, error)
       || !in_range(vm, "shutdown-grace-ms", 0, 600000, error)
       || !in_range(vm, "connect-timeout-ms", 10, 600000, error)
@@ -281,6 +302,8 @@ parse_result parse_options(int argc, const char* const* argv) {
   cfg.pipeline_limit = vm["pipeline-limit"].as<unsigned>();
   cfg.max_connections = vm["max-connections"].as<unsigned>();
   cfg.max_connections_per_ip = vm["max-connections-per-ip"].as<unsigned>();
+  cfg.connection_reserve_percent = vm["connection-reserve-percent"].as<unsigned>();
+  cfg.busy_connections_per_ip = vm["busy-connections-per-ip"].as<unsigned>();
   cfg.shutdown_grace = std::chrono::milliseconds{vm["shutdown-grace-ms"].as<unsigned>()};
   cfg.connect_timeout = std::chrono::milliseconds{vm["connect-timeout-ms"].as<unsigned>()};
   cfg.status_timeout = std::chrono::milliseconds{vm["status-timeout-ms"].as<unsigned>()};
@@ -300,6 +323,7 @@ parse_result parse_options(int argc, const char* const* argv) {
     cfg.dns_servers = std::move(*parsed);
   }
   cfg.access_log = vm["access-log"].as<bool>();
+  cfg.access_log_probes = vm["access-log-probes"].as<bool>();
   cfg.offers_per_target_per_minute = vm["offers-per-target-per-minute"].as<unsigned>();
   cfg.cache_max_entries = vm["cache-max-entries"].as<unsigned>();
   cfg.cache_max_bytes = std::size_t{vm["cache-max-mb"].as<unsigned>()} << 20;
@@ -309,6 +333,8 @@ parse_result parse_options(int argc, const char* const* argv) {
   cfg.limit_info_key = vm["limit-info-key"].as<std::uint64_t>();
   cfg.limit_offer_ip = vm["limit-offer-ip"].as<std::uint64_t>();
   cfg.limit_offer_key = vm["limit-offer-key"].as<std::uint64_t>();
+  cfg.limit_signin_per_hour = vm["limit-signin-per-hour"].as<std::uint64_t>();
+  cfg.limit_key_rotations_per_hour = vm["limit-key-rotations-per-hour"].as<std::uint64_t>();
   cfg.public_base_url = vm["public-base-url"].as<std::string>();
   cfg.github_client_id = vm["github-client-id"].as<std::string>();
   cfg.github_authorize_url = vm["github-authorize-url"].as<std::string>();

@@ -38,9 +38,16 @@ struct config {
   std::size_t pipeline_limit = 16;
   /// Connections served at once; more are accepted and closed at once with a 503.
   std::size_t max_connections = 10000;
-  /// Connections one client address may hold; trusted proxies are exempt.
+  /// Connections one client (an IPv4 address, or an IPv6 /64) may hold; trusted proxies are
+  /// exempt.
   std::size_t max_connections_per_ip = 100;
-  /// How long in-flight requests may take to finish after SIGTERM.
+  /// The share of max_connections, in percent, kept for clients holding few connections:
+  /// once the rest is in use, a client holding busy_connections_per_ip or more is refused.
+  unsigned connection_reserve_percent = 10;
+  /// Connections one client may hold while the reserve is being used.
+  std::size_t busy_connections_per_ip = 8;
+  /// How long in-flight requests may take to finish after SIGTERM; those still waiting then
+  /// are answered 503.
   std::chrono::milliseconds shutdown_grace{5000};
 
   // -- talking to targets -----------------------------------------------------
@@ -88,6 +95,12 @@ struct config {
   std::uint64_t limit_info_key = 20000;
   std::uint64_t limit_offer_ip = 200;
   std::uint64_t limit_offer_key = 2000;
+  /// Sign-in callbacks per client address (IPv6: per /64) and clock hour; each costs two
+  /// requests to the provider, so it has its own limit rather than the info quota.
+  std::uint64_t limit_signin_per_hour = 20;
+  /// New keys per account and clock hour (POST /api/account/key and the account page
+  /// together); every new key leaves a revoked record behind for a while.
+  std::uint64_t limit_key_rotations_per_hour = 5;
 
   // -- sign-in ----------------------------------------------------------------
   /// Our address as browsers see it; the OAuth callback is below it.
@@ -105,7 +118,10 @@ struct config {
 
   // -- logging ----------------------------------------------------------------
   log::level log_level = log::level::info;
+  /// One JSON line per response on stdout (default true).
   bool access_log = true;
+  /// Whether those lines include /healthz, /readyz and /metrics (default false).
+  bool access_log_probes = false;
 };
 
 /// What main should do after parsing the command line.

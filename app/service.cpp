@@ -24,8 +24,10 @@
 #include "actors/target_memory_actor.hpp"
 #include "net/base/log.hpp"
 #include "net/upstream/http_client.hpp"
+#include "net/upstream/ice_check.hpp"
 #include "net/upstream/oauth.hpp"
 #include "net/http/listener.hpp"
+#include "net/http/signin.hpp"
 #include "app/identity.hpp"
 #include "storage/meta_records.hpp"
 #include "storage/lmdb.hpp"
@@ -36,7 +38,12 @@ namespace {
 
 namespace asio = boost::asio;
 
-/// Ends the service gracefully: stop accepting, let in-flight calls finish, then stop.
+/// How long the 503s for calls abandoned at the end of the grace period get to be written
+/// before the io threads stop: each is one small write on a connection that was waiting.
+constexpr std::chrono::milliseconds abandoned_reply_flush{1000};
+
+/// Ends the service gracefully: stop accepting, let in-flight calls finish, answer the ones
+/// still waiting when the grace period ends with 503, then stop.
 class shutdown_sequence : public std::enable_shared_from_this<shutdown_sequence> {
 public:
   shutdown_sequence(asio::io_context& ioc, std::function<void()> stop_all,
@@ -73,14 +80,24 @@ private:
   }
 
   // Polling a counter every few milliseconds is simpler than having every session report
-  // its end, and shutdown is not a hot path.
+  // its end, and shutdown is not a hot path. A call counts as in flight until its response
+  // is written, so zero means every client has its answer.
   void poll() {
-    if (ctx_.in_flight.load() == 0 || std::chrono::steady_clock::now() >= deadline_) {
-      if (ctx_.in_flight.load() > 0)
-        log::write(log::level::warn, "shutdown_abandoned",
-                   {{"in_flight", ctx_.in_flight.load()}});
-      stop_all_();
-      return;
+    auto now = std::chrono::steady_clock::now();
+    if (ctx_.in_flight.load() == 0)
+      return stop_all_();
+    if (now >= deadline_ && !abandoned_) {
+      // The calls still with the actors are answered 503 now, on this thread; the sessions
+      // write those answers on their own threads, which keep running a little longer.
+      abandoned_ = true;
+      auto answered = ctx_.pending.abandon_all();
+      log::write(log::level::warn, "shutdown_abandoned",
+                 {{"in_flight", ctx_.in_flight.load()}, {"answered_503", answered}});
+      deadline_ = now + abandoned_reply_flush;
+    } else if (now >= deadline_) {
+      // Clients too slow to take even a 503 are closed bare.
+      log::write(log::level::warn, "shutdown_unflushed", {{"in_flight", ctx_.in_flight.load()}});
+      return stop_all_();
     }
     timer_.expires_after(std::chrono::milliseconds(10));
     timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
@@ -96,6 +113,7 @@ private:
   asio::signal_set signals_;
   asio::steady_timer timer_;
   std::chrono::steady_clock::time_point deadline_;
+  bool abandoned_ = false;
 };
 
 /// The io_contexts the service runs, one thread each: the main one holds the listener, the
@@ -150,7 +168,7 @@ struct opened_store {
 /// The target memory's map: about 200k records of ~300 bytes, far beyond what honest use makes.
 constexpr std::size_t target_memory_map_size = std::size_t{64} << 20;
 
-/// Creates --data-dir when missing and opens the store with its four databases.
+/// Creates --data-dir when missing and opens the store with its databases.
 std::optional<opened_store> open_store(const config& cfg) {
   std::error_code fs_ec;
   std::filesystem::create_directories(cfg.data_dir, fs_ec);
@@ -170,6 +188,7 @@ std::optional<opened_store> open_store(const config& cfg) {
   auto meta_db = (*store)->open_db("meta");
   auto usage_db = (*store)->open_db("usage");
   auto accounts_db = (*store)->open_db("accounts");
+  auto auth_db = (*store)->open_db("auth");
   auto targets_dir = (std::filesystem::path{cfg.data_dir} / "targets").string();
   std::filesystem::create_directories(targets_dir, fs_ec);
   storage::env_options targets_cfg;
@@ -183,14 +202,15 @@ std::optional<opened_store> open_store(const config& cfg) {
     return std::nullopt;
   }
   auto targets_db = (*targets_env)->open_db("targets");
-  for (auto* db : {&meta_db, &usage_db, &accounts_db, &targets_db}) {
+  for (auto* db : {&meta_db, &usage_db, &accounts_db, &auth_db, &targets_db}) {
     if (!*db) {
       startup_failed(caf::to_string(db->error()));
       return std::nullopt;
     }
   }
-  return opened_store{*store, *meta_db, store_handles{*store, *usage_db, *accounts_db},
-                      *targets_env, *targets_db};
+  return opened_store{*store, *meta_db,
+                      store_handles{*store, *usage_db, *accounts_db, *auth_db}, *targets_env,
+                      *targets_db};
 }
 
 /// What the store keeps besides counters and accounts, made on the first start.
@@ -263,11 +283,16 @@ net::server_settings make_server_settings(const config& cfg) {
   server_cfg.pipeline_limit = cfg.pipeline_limit;
   server_cfg.max_connections = cfg.max_connections;
   server_cfg.max_connections_per_ip = cfg.max_connections_per_ip;
+  server_cfg.connection_reserve_percent = cfg.connection_reserve_percent;
+  server_cfg.busy_connections_per_ip = cfg.busy_connections_per_ip;
   fit_connections_to_file_limit(server_cfg);
   server_cfg.trusted_proxies = cfg.trusted_proxies;
   server_cfg.access_log = cfg.access_log;
-  // Cookies are Secure exactly when the sign-in pages are served over HTTPS.
+  server_cfg.access_log_probes = cfg.access_log_probes;
+  // Cookies are Secure (and __Host- named) exactly when the sign-in pages are served over
+  // HTTPS; the account page's POSTs must come from the public origin.
   server_cfg.secure_cookies = net::served_over_https(make_oauth_settings(cfg));
+  server_cfg.public_origin = net::origin_of(cfg.public_base_url);
   return server_cfg;
 }
 
@@ -285,6 +310,8 @@ net::dns_settings dns_settings_of(const config& cfg) {
 struct upstream_clients {
   std::shared_ptr<net::http_client> targets;
   std::shared_ptr<net::http_client> provider;
+  /// Connectivity checks toward answers' candidates, under the targets' address policy.
+  std::shared_ptr<net::ice_checker> checks;
 };
 
 /// Settings of the client to targets, which the address policy guards.
@@ -324,7 +351,9 @@ std::optional<upstream_clients> make_clients(asio::io_context& ioc, const config
     startup_failed(error);
     return std::nullopt;
   }
-  return upstream_clients{std::move(client), std::move(provider_client)};
+  auto checks = std::make_shared<net::ice_checker>(
+    ioc, net::address_policy{cfg.allow_cidrs, cfg.deny_cidrs});
+  return upstream_clients{std::move(client), std::move(provider_client), std::move(checks)};
 }
 
 /// Binds the listening socket; null when the address is not an IP address or is taken.
@@ -368,6 +397,7 @@ probe_deps make_probe_deps(const config& cfg, const upstream_clients& clients,
   deps.memory = std::move(memory);
   deps.limiter = std::make_shared<net::offer_limiter>(cfg.offers_per_target_per_minute);
   deps.client = clients.targets;
+  deps.checker = clients.checks;
   deps.identity = secrets.identity;
   return deps;
 }
@@ -406,11 +436,15 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
                                 make_probe_deps(cfg, clients, secrets, actors.memory));
   peers.cache = system.spawn(cache, peers.registry, make_cache_settings(cfg));
   quota_limits limits{cfg.limit_info_ip, cfg.limit_info_key, cfg.limit_offer_ip,
-                      cfg.limit_offer_key};
+                      cfg.limit_offer_key, cfg.limit_signin_per_hour};
   // Detached: a commit waits for the disk, and that must not stall the scheduler's workers.
   peers.quotas = system.spawn<caf::detached>(quota, store.handles,
                                              quota_settings{limits, unix_now});
-  peers.accounts = system.spawn<caf::detached>(keys, store.handles, limits, unix_now);
+  keys_settings keys_cfg;
+  keys_cfg.limits = limits;
+  keys_cfg.rotations_per_hour = cfg.limit_key_rotations_per_hour;
+  keys_cfg.now = unix_now;
+  peers.accounts = system.spawn<caf::detached>(keys, store.handles, std::move(keys_cfg));
   peers.signin = system.spawn(auth, make_oauth_settings(cfg), clients.provider);
   auto front_cfg = make_front_settings(cfg, secrets);
   for (unsigned i = 0; i < cfg.actor_threads; ++i)

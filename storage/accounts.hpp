@@ -8,6 +8,7 @@
 
 #include <caf/expected.hpp>
 
+#include "net/api/failure.hpp"
 #include "storage/lmdb.hpp"
 #include "storage/records.hpp"
 
@@ -25,7 +26,37 @@ caf::expected<issued_key> issue_key(txn& t, MDB_dbi accounts, std::uint64_t user
                                     const std::string& login, std::int64_t now_unix);
 
 /// Revokes the account's active key; false when it had none.
-caf::expected<bool> revoke_active_key(txn& t, MDB_dbi accounts, std::uint64_t user_id);
+caf::expected<bool> revoke_active_key(txn& t, MDB_dbi accounts, std::uint64_t user_id,
+                                      std::int64_t now_unix);
+
+/// What a sign-in did to the account.
+struct signed_in {
+  account_record account;
+  /// The first key of a new account, shown once; empty for an account that existed.
+  std::string first_key;
+};
+
+/// Signs a user in: a new account gets its first key; an existing one only has its login
+/// brought up to date. Signing in never revokes or replaces a key, so a link that signs a
+/// visitor in again cannot break their integrations.
+caf::expected<signed_in> sign_in(txn& t, MDB_dbi accounts, std::uint64_t user_id,
+                                 const std::string& login, std::int64_t now_unix);
+
+/// Counts one key issued for the account this hour against limit (the counter lives in the
+/// usage database under "rotate"). Returns a rotation_limited failure with its Retry-After
+/// when the account already had limit keys this hour, and no failure when it may go ahead.
+caf::expected<failure> take_rotation(txn& t, MDB_dbi usage, std::uint64_t user_id,
+                                     std::int64_t now_unix, std::uint64_t limit);
+
+/// Deletes up to budget revoked key records revoked before cutoff_unix (records from before
+/// revocation times were kept count as revoked at 0). Returns how many went.
+caf::expected<std::size_t> prune_revoked_keys(txn& t, MDB_dbi accounts, std::int64_t cutoff_unix,
+                                              std::size_t budget);
+
+/// Deletes up to budget hourly counters (sign-in attempts, key rotations) of hours before the
+/// one containing now_unix. Returns how many went.
+caf::expected<std::size_t> prune_hourly_counters(txn& t, MDB_dbi usage, std::int64_t now_unix,
+                                                 std::size_t budget);
 
 /// The account whose active key has this hash; nullopt for unknown or revoked keys.
 caf::expected<std::optional<account_record>> account_by_key(txn& t, MDB_dbi accounts,

@@ -11,8 +11,12 @@ namespace netherscope::storage {
 namespace {
 
 constexpr std::uint8_t counter_version = 1;
-constexpr std::uint8_t account_version = 1;
-constexpr std::uint8_t key_version = 1;
+// Version 2 of both added what pruning needs: the account's recent revoked keys, and when a
+// key was revoked. Version 1 records are still read.
+constexpr std::uint8_t account_version_1 = 1;
+constexpr std::uint8_t account_version = 2;
+constexpr std::uint8_t key_version_1 = 1;
+constexpr std::uint8_t key_version = 2;
 
 // Every integer in these records is a u64, little-endian: the width is fixed here, once.
 void put_u64(std::string& out, std::uint64_t value) {
@@ -63,6 +67,18 @@ month_window window_of(std::int64_t now_unix) {
   return {label, static_cast<std::int64_t>(timegm(&next))};
 }
 
+hour_window hour_of(std::int64_t now_unix) {
+  auto t = static_cast<time_t>(now_unix);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char label[32];
+  std::snprintf(label, sizeof(label), "%04d-%02d-%02dT%02d", utc.tm_year + 1900, utc.tm_mon + 1,
+                utc.tm_mday, utc.tm_hour);
+  // Hours are all 3600 s long in UTC (no leap seconds in Unix time).
+  auto start = now_unix - ((now_unix % 3600) + 3600) % 3600;
+  return {label, start + 3600};
+}
+
 std::string usage_key(std::string_view endpoint, std::string_view scope,
                       std::string_view subject, std::string_view month) {
   std::string key{"u|"};
@@ -98,14 +114,37 @@ std::string encode(const account_record& x) {
   put_u64(out, static_cast<std::uint64_t>(x.created_unix));
   put_bytes(out, x.login);
   put_bytes(out, x.active_key_hash);
+  put_u64(out, x.revoked_key_hashes.size());
+  for (auto& hash : x.revoked_key_hashes)
+    put_bytes(out, hash);
   return out;
 }
 
 std::optional<account_record> decode_account(std::string_view in) {
   account_record x;
   std::uint64_t created = 0;
-  if (!take_version(in, account_version) || !take_u64(in, x.user_id) || !take_u64(in, created)
-      || !take_bytes(in, x.login) || !take_bytes(in, x.active_key_hash) || !in.empty())
+  if (in.empty())
+    return std::nullopt;
+  auto version = static_cast<std::uint8_t>(in[0]);
+  if (version != account_version && version != account_version_1)
+    return std::nullopt;
+  in.remove_prefix(1);
+  if (!take_u64(in, x.user_id) || !take_u64(in, created) || !take_bytes(in, x.login)
+      || !take_bytes(in, x.active_key_hash))
+    return std::nullopt;
+  if (version == account_version) {
+    std::uint64_t count = 0;
+    // A count larger than the bytes left could hold is corrupt, not a reason to allocate.
+    if (!take_u64(in, count) || count > in.size() / 8)
+      return std::nullopt;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      std::string hash;
+      if (!take_bytes(in, hash))
+        return std::nullopt;
+      x.revoked_key_hashes.push_back(std::move(hash));
+    }
+  }
+  if (!in.empty())
     return std::nullopt;
   x.created_unix = static_cast<std::int64_t>(created);
   return x;
@@ -117,17 +156,33 @@ std::string encode(const key_record& x) {
   put_u64(out, x.user_id);
   put_u64(out, static_cast<std::uint64_t>(x.created_unix));
   out.push_back(x.revoked ? 1 : 0);
+  put_u64(out, static_cast<std::uint64_t>(x.revoked_unix));
   return out;
 }
 
 std::optional<key_record> decode_key(std::string_view in) {
   key_record x;
   std::uint64_t created = 0;
-  if (!take_version(in, key_version) || !take_u64(in, x.user_id) || !take_u64(in, created)
-      || in.size() != 1 || (in[0] != 0 && in[0] != 1))
+  if (in.empty())
+    return std::nullopt;
+  auto version = static_cast<std::uint8_t>(in[0]);
+  if (version != key_version && version != key_version_1)
+    return std::nullopt;
+  in.remove_prefix(1);
+  if (!take_u64(in, x.user_id) || !take_u64(in, created) || in.empty()
+      || (in[0] != 0 && in[0] != 1))
+    return std::nullopt;
+  x.revoked = in[0] == 1;
+  in.remove_prefix(1);
+  if (version == key_version) {
+    std::uint64_t revoked = 0;
+    if (!take_u64(in, revoked))
+      return std::nullopt;
+    x.revoked_unix = static_cast<std::int64_t>(revoked);
+  }
+  if (!in.empty())
     return std::nullopt;
   x.created_unix = static_cast<std::int64_t>(created);
-  x.revoked = in[0] == 1;
   return x;
 }
 

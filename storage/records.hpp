@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <caf/expected.hpp>
 
@@ -27,6 +28,18 @@ struct month_window {
 
 /// The month containing now_unix.
 month_window window_of(std::int64_t now_unix);
+
+/// A clock hour in UTC: the window of the sign-in and key rotation limits.
+struct hour_window {
+  /// "2026-11-23T14": sorts after every month label of the same month, so pruning months by
+  /// label comparison treats hourly counters like those of their month.
+  std::string label;
+  /// The first second of the next hour (Retry-After counts to it).
+  std::int64_t reset_unix = 0;
+};
+
+/// The hour containing now_unix.
+hour_window hour_of(std::int64_t now_unix);
 
 // -- usage --------------------------------------------------------------------
 
@@ -49,6 +62,10 @@ struct account_record {
   std::int64_t created_unix = 0;
   /// SHA-256 of the active key, or empty when none is active.
   std::string active_key_hash;
+  /// SHA-256 of the keys revoked most recently, oldest first, at most keep_revoked_keys of
+  /// them: the records that still say "this key was revoked". Older ones are deleted as new
+  /// ones come, so one account never holds more than keep_revoked_keys + 1 key records.
+  std::vector<std::string> revoked_key_hashes;
 };
 
 /// One issued key, found by its SHA-256; the key itself is never stored.
@@ -56,7 +73,13 @@ struct key_record {
   std::uint64_t user_id = 0;
   std::int64_t created_unix = 0;
   bool revoked = false;
+  /// When it was revoked; 0 for a key revoked before this was recorded (version 1).
+  std::int64_t revoked_unix = 0;
 };
+
+/// Revoked key records kept per account (the newest ones), so a caller still holding one of
+/// them is told it was revoked rather than unknown.
+constexpr std::size_t keep_revoked_keys = 10;
 
 std::string encode(const account_record& x);
 std::optional<account_record> decode_account(std::string_view record);

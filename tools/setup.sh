@@ -24,7 +24,8 @@ clang=(clang-14 libclang-rt-14-dev)
 # The tests answer our offer with third-party WebRTC stacks: aiortc from Debian, werift and
 # libwebrtc from npm (tools/webrtc_target). Node.js and npm come from Debian unless the
 # machine already has them (some images ship their own build, which Debian's npm conflicts with).
-tests=(python3-aiortc)
+# The page's browser test drives Debian's chromium through playwright-core (tests/browser).
+tests=(python3-aiortc chromium)
 
 wanted=("${required[@]}")
 [ "${WITH_BENCH:-0}" = 1 ] && wanted+=("${bench[@]}")
@@ -60,13 +61,16 @@ test -f /usr/include/caf/all.hpp
 test -f /usr/include/ares.h
 
 if [ "${WITH_TESTS:-0}" = 1 ]; then
-  # Exactly the versions in package-lock.json; again only when the lock file changed.
-  target_dir="$(dirname "$0")/webrtc_target"
-  stamp="$target_dir/node_modules/.installed-lock"
-  if ! cmp -s "$target_dir/package-lock.json" "$stamp" 2>/dev/null; then
-    echo "setup: installing tools/webrtc_target's npm packages"
-    (cd "$target_dir" && npm ci --no-audit --no-fund --loglevel=error)
-    cp "$target_dir/package-lock.json" "$stamp"
-  fi
+  # Exactly the versions in each package-lock.json; again only when a lock file changed.
+  # playwright-core downloads no browser of its own: the test points it at /usr/bin/chromium.
+  for node_dir in "$(dirname "$0")/webrtc_target" "$(dirname "$0")/../tests/browser"; do
+    stamp="$node_dir/node_modules/.installed-lock"
+    if ! cmp -s "$node_dir/package-lock.json" "$stamp" 2>/dev/null; then
+      echo "setup: installing the npm packages of $node_dir"
+      (cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error)
+      cp "$node_dir/package-lock.json" "$stamp"
+    fi
+  done
   /usr/bin/python3 -c 'import aiortc'
+  test -x /usr/bin/chromium
 fi

@@ -161,8 +161,9 @@ case $mode in
   fuzz) WITH_CLANG=1 tools/setup.sh ;;
   all) WITH_TESTS=1 WITH_CLANG=1 tools/setup.sh ;;
 esac
-stage "layout rules"
+stage "layout rules and document links"
 tools/check_layout.sh
+tools/check_links.sh
 case $mode in
   quick) plain "$@" ;;
   sanitize) sanitize "$@" ;;

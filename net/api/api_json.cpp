@@ -9,6 +9,7 @@
 #include <boost/json/serialize.hpp>
 
 #include "net/api/error_table.hpp"
+#include "net/api/explain.hpp"
 #include "net/base/json_access.hpp"
 #include "net/base/text.hpp"
 
@@ -50,6 +51,50 @@ std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
   return n;
 }
 
+// The bytes Boost.JSON writes for one character inside a string (it escapes nothing else,
+// and writes UTF-8 as it is).
+std::size_t json_width(std::string_view character) {
+  if (character.size() > 1)
+    return character.size();
+  switch (character[0]) {
+    case '"':
+    case '\\':
+    case '\b':
+    case '\t':
+    case '\n':
+    case '\f':
+    case '\r':
+      return 2;
+    default:
+      return static_cast<unsigned char>(character[0]) < 0x20 ? 6 : 1;
+  }
+}
+
+// Copies text as valid UTF-8, invalid sequences replaced with U+FFFD, and stops before the
+// first character whose width (a function of its UTF-8 bytes) would take the total past
+// limit. The walk ends there, so a body of a megabyte costs only what is kept.
+template <class Width>
+json_text fit(std::string_view text, std::size_t limit, Width width) {
+  constexpr std::string_view replacement = "\xEF\xBF\xBD";
+  json_text out;
+  out.text.reserve(std::min(text.size(), limit));
+  std::size_t used = 0;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    auto n = utf8_sequence_length(text, i);
+    // U+FFFD keeps the text readable and the JSON valid.
+    auto character = n == 0 ? replacement : text.substr(i, n);
+    auto w = width(character);
+    if (w > limit - used)
+      break;
+    out.text.append(character);
+    used += w;
+    i += n == 0 ? 1 : n;
+  }
+  out.truncated = i < text.size();
+  return out;
+}
+
 // Replaces the closing brace of a JSON object with extra members and the brace; the caller
 // checked that the body ends in '}'. Splicing costs one copy, where parsing and serializing a
 // cached answer of a few KB on every call would cost far more.
@@ -84,29 +129,25 @@ std::string port_list(const std::vector<std::uint16_t>& ports) {
 } // namespace
 
 std::string valid_utf8(std::string_view text, std::size_t limit) {
-  std::string out;
-  out.reserve(std::min(text.size(), limit));
-  std::size_t i = 0;
-  while (i < text.size()) {
-    auto n = utf8_sequence_length(text, i);
-    if (n == 0) {
-      // U+FFFD keeps the text readable and the JSON valid.
-      if (out.size() + 3 > limit)
-        break;
-      out += "\xEF\xBF\xBD";
-      ++i;
-      continue;
-    }
-    if (out.size() + n > limit)
-      break;
-    out.append(text.substr(i, n));
-    i += n;
-  }
-  return out;
+  return fit(text, limit, [](std::string_view character) { return character.size(); }).text;
 }
 
-std::string quote_body(std::string_view body) {
-  return valid_utf8(body, quoted_body_limit);
+json_text fit_for_json(std::string_view text, std::size_t json_limit) {
+  return fit(text, json_limit, json_width);
+}
+
+json_text quote_body(std::string_view body) {
+  return fit_for_json(body, quoted_body_limit);
+}
+
+std::string keep_quotable(std::string body) {
+  // Every byte of the input takes at least one byte of JSON, so quote_body never shows more
+  // than quoted_body_limit input bytes; one more tells it that there was more.
+  if (body.size() > quoted_body_limit + 1) {
+    body.resize(quoted_body_limit + 1);
+    body.shrink_to_fit();
+  }
+  return body;
 }
 
 std::string render_account(const account_view& account) {
@@ -203,15 +244,23 @@ std::string render_error(const failure& error) {
   if (error.code == error_code::upstream_status) {
     boost::json::object detail;
     detail["httpStatus"] = error.http_status;
-    detail["body"] = quote_body(error.body);
+    auto quoted = quote_body(error.body);
+    detail["body"] = std::move(quoted.text);
+    if (quoted.truncated)
+      detail["bodyTruncated"] = true;
     if (error.nethernet_error >= 0) {
       detail["nethernetError"] = error.nethernet_error;
       if (!error.reason.empty())
-        detail["reason"] = error.reason;
+        detail["reason"] = valid_utf8(error.reason);
+      if (auto path = explanation_path(error.nethernet_error); !path.empty())
+        detail["explain"] = path;
     }
     body["error"] = std::move(detail);
   } else {
-    body["error"] = error.message.empty() ? entry.default_message : error.message;
+    // Messages quote what callers and targets sent (a host that is not one, a path no route
+    // has); Boost.JSON writes bytes as they are, so invalid UTF-8 would make invalid JSON.
+    body["error"] = error.message.empty() ? std::string{entry.default_message}
+                                          : valid_utf8(error.message);
   }
   return boost::json::serialize(body);
 }

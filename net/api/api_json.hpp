@@ -14,19 +14,38 @@
 
 namespace netherscope::net {
 
-/// How much of a target's error body is quoted back to the caller.
+/// How much of a target's error body is quoted back to the caller: bytes of the reply's JSON,
+/// escapes counted.
 constexpr std::size_t quoted_body_limit = 2048;
 
+/// Text made fit for a JSON reply: valid UTF-8, and bounded.
+struct json_text {
+  std::string text;
+  /// Whether the input was cut: text shows less than all of it.
+  bool truncated = false;
+};
+
 /// Renders SPEC 2.4 {ok:false, code, error}: error is the message, or for upstream_status an
-/// object {httpStatus, body[, nethernetError, reason]}.
+/// object {httpStatus, body[, bodyTruncated][, nethernetError, reason, explain]}; explain is the
+/// path of the code's explanation (net/api/explain) when there is one. Every string is made
+/// valid UTF-8 here, since messages may echo what a caller or a target sent (a host, a path).
 std::string render_error(const failure& error);
 
-/// Cuts a target's body to quoted_body_limit bytes without splitting a UTF-8 sequence, and
-/// replaces invalid UTF-8 so the result is always a valid JSON string.
-std::string quote_body(std::string_view body);
+/// A target's body as an error quotes it: fit_for_json within quoted_body_limit.
+json_text quote_body(std::string_view body);
+
+/// body cut to what quote_body can show plus one byte, so that quote_body still sees that it
+/// was cut. A failure carries this rather than a body of up to 1 MiB through the actors.
+std::string keep_quotable(std::string body);
 
 /// Replaces invalid UTF-8 with U+FFFD and cuts at limit bytes (on a character boundary).
 std::string valid_utf8(std::string_view text, std::size_t limit = std::string_view::npos);
+
+/// valid_utf8(text), cut at a character boundary so that its JSON string form takes at most
+/// json_limit bytes, the quotes aside. Escapes count as Boost.JSON writes them: six bytes for
+/// a control character such as U+0001, two for '"', '\\', BS, HT, LF, FF and CR. A limit on
+/// input bytes alone would let a body of control bytes grow sixfold in the reply.
+json_text fit_for_json(std::string_view text, std::size_t json_limit);
 
 /// Renders an account and this month's usage for GET/POST/DELETE /api/account[/key].
 std::string render_account(const account_view& account);

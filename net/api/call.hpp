@@ -35,7 +35,27 @@ enum class call_kind : std::uint8_t {
   ready,
   /// GET /metrics: the actors' gauges.
   metrics,
+  /// GET /account: the account page of a signed-in browser (session cookie).
+  page_view,
+  /// POST /account/key from that page: a new key, the old one revoked.
+  page_new_key,
+  /// POST /account/key/revoke from that page.
+  page_revoke,
+  /// POST /auth/signout from that page: the session ends.
+  page_sign_out,
+  /// GET /badge: an info call whose answer the edge renders as an SVG badge; counted as
+  /// info, always against the caller's address.
+  badge,
+  /// GET /api/check: the status, then a probed offer, then one verdict; counted as one info
+  /// and one offer call.
+  check,
 };
+
+/// Whether a call kind is one of the account page's (session cookie, not API key).
+inline bool is_page_call(call_kind kind) {
+  return kind == call_kind::page_view || kind == call_kind::page_new_key
+         || kind == call_kind::page_revoke || kind == call_kind::page_sign_out;
+}
 
 /// What the front actor hands back for one call.
 struct api_outcome {
@@ -49,9 +69,12 @@ struct api_outcome {
   quota_verdict quota;
   /// The account, for account and sign-in calls.
   account_view account;
-  /// For signin_start: the provider's authorize URL and the state to bind to the browser.
+  /// For signin_start: the provider's authorize URL (its state inside) and the binding
+  /// cookie's value.
   std::string redirect;
-  std::string state;
+  std::string binding;
+  /// For page_sign_out: the session ended, so the cookie is cleared.
+  bool signed_out = false;
   /// For metrics: live probe actors and cached offer results.
   std::uint64_t probes = 0;
   std::uint64_t cache_entries = 0;
@@ -69,16 +92,28 @@ struct api_call {
   std::string key_hash;
   /// A validation failure found by the edge; the call is still counted, then answered with it.
   failure invalid;
+  /// Set for an error the edge decided before the request became a call of its route (a
+  /// target that does not parse, a header framed two ways, shutdown): the actors only look up
+  /// where the caller stands, count nothing, and answer with `invalid`. Never set on a call
+  /// the edge accepted, so the path of a served call never pays for it.
+  bool peek = false;
   target where;
   /// For offers: the network id, cache bypass and the UDP ports the caller expects.
   std::string network_id;
   bool fresh = false;
   std::vector<std::uint16_t> expect_ports;
-  /// For signin_finish: what the provider sent back (the router checked the state against
-  /// the browser's cookie).
+  /// For offers: check the answer's UDP candidates for reachability.
+  bool probe = false;
+  /// For signin_finish: what the provider sent back, and the browser's binding cookie, which
+  /// the front checks the state against.
   std::string code;
   std::string state;
+  std::string binding;
   std::string provider_error;
+  /// For the account page and sign-in: SHA-256 of the browser's session cookie, or empty.
+  std::string session_hash;
+  /// For the page's POSTs: the form's token.
+  std::string csrf;
   reply_fn reply;
 };
 
@@ -86,8 +121,11 @@ struct api_call {
 /// edge's sink to the actors (actors/edge_bridge), so the edge never includes them.
 using call_sink = std::function<void(api_call&&)>;
 
-/// The quota endpoint of a call kind; account calls show the info quota.
+/// The quota endpoint of a call kind; account calls show the info quota, and sign-in
+/// callbacks have an hourly limit of their own.
 inline endpoint endpoint_of(call_kind kind) {
+  if (kind == call_kind::signin_finish)
+    return endpoint::signin;
   return kind == call_kind::offer ? endpoint::offer : endpoint::info;
 }
 

@@ -9,7 +9,7 @@ namespace {
 using boost::beast::http::status;
 
 // PRODUCT.md "Errors" in code form. The order follows the enum, which lookup() relies on.
-constexpr std::array<error_entry, 16> table{{
+constexpr std::array<error_entry, 23> table{{
   {error_code::none, status::ok, "ok", "ok"},
   {error_code::invalid_input, status::bad_request, "invalid_input", "invalid input"},
   {error_code::unauthorized, status::unauthorized, "unauthorized",
@@ -19,15 +19,38 @@ constexpr std::array<error_entry, 16> table{{
   // The user chose not to sign in, which is a refusal of the request, not bad input.
   {error_code::signin_cancelled, status::forbidden, "signin_cancelled",
    "sign-in was cancelled at the provider"},
+  // Told apart from other refusals so a page can say "reload the account page and try
+  // again" rather than blame the user's input.
+  {error_code::csrf_rejected, status::forbidden, "csrf_rejected",
+   "the request did not come from this service's account page"},
   {error_code::not_found, status::not_found, "not_found", "no such route"},
+  // Its own code, so a caller can tell "no such code" from a mistyped route.
+  {error_code::unknown_code, status::not_found, "unknown_code",
+   "nothing explains this code; GET /api/explain lists the codes"},
   {error_code::method_not_allowed, status::method_not_allowed, "method_not_allowed",
    "method not allowed on this route"},
   {error_code::payload_too_large, status::payload_too_large, "payload_too_large",
    "request body too large"},
   {error_code::unsupported_media_type, status::unsupported_media_type,
    "unsupported_media_type", "unsupported content type"},
+  // RFC 9110 15.5.15 and RFC 6585 5: the two header limits get statuses of their own, so a
+  // client can tell a URL that is too long from cookies or headers that are.
+  {error_code::uri_too_long, status::uri_too_long, "uri_too_long",
+   "the request line is too long"},
+  {error_code::headers_too_large, status::request_header_fields_too_large, "headers_too_large",
+   "the request header is too large"},
   {error_code::quota_exhausted, status::too_many_requests, "quota_exhausted",
    "quota exhausted"},
+  // Each limit has its own code: a monthly quota, an hourly sign-in limit and an hourly key
+  // limit call for different waits and different advice.
+  {error_code::signin_rate_limited, status::too_many_requests, "signin_rate_limited",
+   "too many sign-in attempts from this address; try again later"},
+  {error_code::rotation_limited, status::too_many_requests, "rotation_limited",
+   "too many new keys for this account; try again later"},
+  // The server's protection, not the caller's monthly quota: its own code, so that a 429
+  // with X-RateLimit-Remaining above zero does not read as a contradiction.
+  {error_code::target_rate_limited, status::too_many_requests, "target_rate_limited",
+   "too many fresh offers to this server; retry later"},
   {error_code::upstream_status, status::bad_gateway, "upstream_status",
    "the target answered with an error"},
   {error_code::upstream_failure, status::bad_gateway, "upstream_failure",

@@ -17,11 +17,25 @@ enum class error_code : std::uint8_t {
   forbidden_target,
   /// The user cancelled or refused the sign-in at the provider (error=access_denied).
   signin_cancelled,
+  /// A POST from the account page came from another site, or without its page's token.
+  csrf_rejected,
   not_found,
+  /// GET /api/explain/{code} for a code nothing explains.
+  unknown_code,
   method_not_allowed,
   payload_too_large,
   unsupported_media_type,
+  /// The request line is longer than the edge reads (HTTP 414).
+  uri_too_long,
+  /// The request header is larger than the edge reads (HTTP 431).
+  headers_too_large,
   quota_exhausted,
+  /// Too many sign-in attempts from this address this hour.
+  signin_rate_limited,
+  /// Too many new keys for this account this hour.
+  rotation_limited,
+  /// The per-target limit of fresh offers refused the call; retry_after says for how long.
+  target_rate_limited,
   upstream_status,
   upstream_failure,
   /// The target answered an offer with a 2xx whose body is not a valid SDP answer.
@@ -44,7 +58,7 @@ struct failure {
   std::int32_t nethernet_error = -1;
   /// The name of nethernet_error, when known.
   std::string reason;
-  /// Seconds the caller should wait before retrying, for quota_exhausted.
+  /// Seconds the caller should wait before retrying, for the 429 codes (Retry-After).
   std::uint32_t retry_after = 0;
 
   bool ok() const noexcept {

@@ -145,6 +145,15 @@ std::optional<offer_request> parse_offer_body(std::string_view body, failure& er
     req.fresh = fresh->as_bool();
   }
 
+  if (auto probe = obj.if_contains("probe"); probe != nullptr && !probe->is_null()) {
+    if (!probe->is_bool()) {
+      error = invalid("probe must be true or false (true checks each UDP candidate for "
+                      "reachability)");
+      return std::nullopt;
+    }
+    req.probe = probe->as_bool();
+  }
+
   if (auto ports = obj.if_contains("expectPorts"); ports != nullptr && !ports->is_null()) {
     if (!read_expected_ports(*ports, req.expect_ports, error))
       return std::nullopt;

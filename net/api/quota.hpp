@@ -8,8 +8,9 @@
 
 namespace netherscope {
 
-/// The public endpoints whose calls are counted.
-enum class endpoint : std::uint8_t { info, offer };
+/// The public endpoints whose calls are counted: info and offer per month, sign-in callbacks
+/// per address and hour.
+enum class endpoint : std::uint8_t { info, offer, signin };
 
 /// Whose quota a call counts against (SPEC §5).
 enum class quota_scope : std::uint8_t { ip, key };
@@ -25,6 +26,13 @@ struct quota_charge {
   /// Gives back a call that was counted and then refused with 429 by the per-target limit:
   /// a call refused with 429 does not count (PRODUCT.md "Quotas").
   bool refund = false;
+  /// For a refund: the counter the call was charged to, from the charge's verdict (scope,
+  /// user id for scope key, and the reset that names its month). The key is not looked up
+  /// again, so a key revoked during the call cannot send the refund to a counter that was
+  /// never charged.
+  quota_scope charged_scope = quota_scope::ip;
+  std::uint64_t charged_user_id = 0;
+  std::int64_t charged_reset = 0;
 };
 
 
@@ -56,6 +64,12 @@ struct account_view {
   std::int64_t reset = 0;
   /// A newly issued key, shown once; empty otherwise.
   std::string new_key;
+  /// Whether the account has an active key (the account page says so).
+  bool key_active = false;
+  /// For the account page: a session opened by this sign-in (the cookie's value; empty when
+  /// none was opened), and the form token of the page's session.
+  std::string session;
+  std::string csrf;
 };
 
 } // namespace netherscope

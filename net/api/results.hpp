@@ -35,6 +35,9 @@ struct offer_reply {
   /// For a reply from the cache: whole seconds since the target gave the answer (the Age
   /// header, RFC 9111 section 5.1); -1 for an answer fetched for this call.
   std::int64_t age = -1;
+  /// Whether the body carries the reachability of its candidates (an offer made with probe:
+  /// true). A cached reply without it does not answer a call that asks for it.
+  bool probed = false;
 };
 
 
@@ -48,6 +51,10 @@ struct offer_request {
   /// UDP ports the caller expects a candidate on; a warning says when none uses one. Not
   /// part of the cache key: the check runs on each reply, cached or not.
   std::vector<std::uint16_t> expect_ports;
+  /// Check each UDP candidate of the answer for reachability (a STUN Binding request). Part of
+  /// the cache's choice: a probed entry answers both kinds of call, an unprobed one only
+  /// calls without it.
+  bool probe = false;
 };
 
 } // namespace netherscope

@@ -126,6 +126,10 @@ bool same_secret(std::string_view a, std::string_view b);
 /// The raw 32-byte SHA-256 of data; empty only if OpenSSL fails.
 std::string sha256(std::string_view data);
 
+/// The raw 20-byte HMAC-SHA1 of data under key (RFC 2104, EVP_Q_mac), as STUN's
+/// MESSAGE-INTEGRITY needs it; empty only if OpenSSL fails.
+std::string hmac_sha1(std::string_view key, std::string_view data);
+
 /// Uppercase hex bytes joined by colons ("AB:CD:01"), as SDP fingerprints are written
 /// (OPENSSL_buf2hexstr); empty for no bytes, or if OpenSSL fails.
 std::string hex_colon(std::string_view raw);

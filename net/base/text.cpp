@@ -8,6 +8,7 @@
 #include <locale>
 
 #include <boost/algorithm/hex.hpp>
+#include <boost/algorithm/string/case_conv.hpp>
 #include <boost/algorithm/string/predicate.hpp>
 
 namespace netherscope::net {
@@ -24,6 +25,11 @@ std::string_view trim(std::string_view text, std::string_view chars) {
 // locale is.
 bool iequals(std::string_view a, std::string_view b) {
   return boost::algorithm::iequals(a, b, std::locale::classic());
+}
+
+std::string ascii_lower(std::string_view text) {
+  // The classic locale folds only A-Z, whatever the process's global locale is.
+  return boost::algorithm::to_lower_copy(std::string{text}, std::locale::classic());
 }
 
 bool istarts_with(std::string_view text, std::string_view prefix) {

@@ -21,6 +21,10 @@ std::string_view trim(std::string_view text, std::string_view chars = blanks);
 /// Whether a and b are equal, ignoring the case of ASCII letters only.
 bool iequals(std::string_view a, std::string_view b);
 
+/// text with its ASCII letters in lower case and every other byte as it was (URL schemes and
+/// host names, RFC 3986 §6.2.2.1, and codes looked up without regard to case).
+std::string ascii_lower(std::string_view text);
+
 /// Whether text starts with prefix, ignoring the case of ASCII letters only.
 bool istarts_with(std::string_view text, std::string_view prefix);
 

@@ -1,8 +1,15 @@
-// The HTML pages of the sign-in flow: the account page with a new key, and the error page.
+// The HTML pages of sign-in and of the account page, and the headers every one of them
+// carries.
+//
+// The pages run no script at all, and their one inline style is allowed by its hash, so the
+// Content-Security-Policy needs no 'unsafe-inline'. Forms post back to the same origin with
+// the session's token in a hidden field.
 #pragma once
 
 #include <string>
 #include <string_view>
+
+#include <boost/beast/http/fields.hpp>
 
 #include "net/api/quota.hpp"
 
@@ -11,10 +18,27 @@ namespace netherscope::net {
 /// Escapes text for HTML element content and attribute values.
 std::string html_escape(std::string_view text);
 
-/// The account page shown after sign-in: login, the new key (shown once), usage and limits.
-std::string render_account_page(const account_view& account);
+/// The account page: login, whether a key is active, a key just issued (shown once), usage
+/// and limits, and (with the session's form token in account.csrf) the forms to get a new
+/// key, revoke the key and sign out. notice is a sentence shown above the usage, if any.
+std::string render_account_page(const account_view& account, std::string_view notice = {});
 
-/// A page saying why sign-in failed and how to try again.
+/// A page saying why sign-in failed, with the machine code, and how to try again.
 std::string render_signin_error(const failure& error);
+
+/// A page saying why an account page request failed, with the machine code.
+std::string render_page_error(const failure& error);
+
+/// The page after signing out.
+std::string render_signed_out_page();
+
+/// The Content-Security-Policy of every page: nothing may load or run but the page's own
+/// inline style (by its SHA-256), forms post only to us, and no site may frame the page.
+const std::string& page_content_security_policy();
+
+/// Sets the headers every HTML page carries: the Content-Security-Policy, X-Frame-Options
+/// DENY for browsers without frame-ancestors, Referrer-Policy: no-referrer (the callback's
+/// URL holds the provider's code, which must not leave in a Referer) and nosniff.
+void add_page_headers(boost::beast::http::fields& headers);
 
 } // namespace netherscope::net

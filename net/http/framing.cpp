@@ -29,6 +29,23 @@ std::string last_coding(const http::request_header<>& header) {
   return last;
 }
 
+/// The bytes from the first request line on: RFC 9112 §2.2 lets empty lines come first.
+std::string_view skip_empty_lines(std::string_view bytes) {
+  while (!bytes.empty() && (bytes.front() == '\r' || bytes.front() == '\n'))
+    bytes.remove_prefix(1);
+  return bytes;
+}
+
+// Method, space, target, space, "HTTP/1.1": the line as it was sent, less its CRLF.
+std::size_t request_line_length(const http::request_header<>& header) {
+  return header.method_string().size() + header.target().size() + 10;
+}
+
+failure uri_too_long(std::size_t line_limit) {
+  return make_failure(error_code::uri_too_long, "the request line is longer than "
+                                                  + std::to_string(line_limit) + " bytes");
+}
+
 } // namespace
 
 std::optional<std::string> framing_problem(const http::request_header<>& header) {
@@ -47,6 +64,45 @@ std::optional<std::string> framing_problem(const http::request_header<>& header)
     if (hosts > 1)
       return std::string{"a request may have only one Host field"};
   }
+  return std::nullopt;
+}
+
+request_start request_start_of(const http::request_header<>& parsed,
+                               std::string_view unparsed) {
+  if (!parsed.target().empty())
+    return {parsed.method_string(), parsed.target()};
+  auto line = skip_empty_lines(unparsed);
+  line = line.substr(0, line.find_first_of("\r\n"));
+  auto space = line.find(' ');
+  if (space == std::string_view::npos)
+    return {line, {}};
+  auto rest = line.substr(space + 1);
+  return {line.substr(0, space), rest.substr(0, rest.find(' '))};
+}
+
+failure oversized_header(const http::request_header<>& parsed, std::string_view unparsed,
+                         std::size_t header_limit, std::size_t line_limit) {
+  auto line_length = std::string_view::npos;
+  if (!parsed.target().empty()) {
+    line_length = request_line_length(parsed);
+  } else {
+    auto from_line = skip_empty_lines(unparsed);
+    auto end = from_line.find('\n');
+    // A line ends at its LF; the CR before that is not part of the line. No LF at all: the
+    // line alone filled the header limit.
+    if (end != std::string_view::npos)
+      line_length = end > 0 && from_line[end - 1] == '\r' ? end - 1 : end;
+  }
+  if (line_length > line_limit)
+    return uri_too_long(line_limit);
+  return make_failure(error_code::headers_too_large, "the request header is larger than "
+                                                       + std::to_string(header_limit) + " bytes");
+}
+
+std::optional<failure> overlong_request_line(const http::request_header<>& header,
+                                             std::size_t line_limit) {
+  if (request_line_length(header) > line_limit)
+    return uri_too_long(line_limit);
   return std::nullopt;
 }
 

@@ -74,15 +74,60 @@ void listener::on_accept(boost::system::error_code ec, tcp::socket socket) {
   }
   boost::system::error_code peer_ec;
   auto peer = socket.remote_endpoint(peer_ec).address();
-  if (peer_ec) {
-    // The client left already; nothing to serve.
-  } else if (ctx_.connections.load(std::memory_order_relaxed) >= ctx_.settings().max_connections
-             || !ctx_.admit(peer)) {
-    reject_connection(std::move(socket));
-  } else {
-    start_session(std::move(socket), ctx_, peer);
-  }
+  // Without a peer the client left already; there is nothing to serve.
+  if (!peer_ec)
+    admit(std::move(socket), peer);
   do_accept();
+}
+
+void listener::admit(tcp::socket&& socket, const asio::ip::address& peer) {
+  auto admission = ctx_.admit(peer);
+  switch (admission.verdict) {
+    case admission_verdict::admitted_by_eviction:
+      // Posts the close onto the idle connection's own strand; its slot is already ours.
+      if (admission.evict)
+        admission.evict();
+      log_pressure();
+      [[fallthrough]];
+    case admission_verdict::admitted:
+      start_session(std::move(socket), ctx_, peer, admission.id);
+      return;
+    case admission_verdict::refused_source_full:
+    case admission_verdict::refused_over_fair_share:
+    case admission_verdict::refused_full:
+      reject_connection(std::move(socket), refusal_message(admission.verdict));
+      log_pressure();
+      return;
+  }
+}
+
+// Refusals and evictions come in floods, so they are logged as running totals at most once a
+// second, which says as much as a line each without letting a flood fill the disk.
+void listener::log_pressure() {
+  auto now = std::chrono::steady_clock::now();
+  if (now - last_pressure_log_ < std::chrono::seconds(1))
+    return;
+  last_pressure_log_ = now;
+  auto stats = ctx_.slots().stats();
+  log::write(log::level::warn, "connection_pressure",
+             {{"open", stats.open},
+              {"idle", stats.idle},
+              {"evicted", stats.evicted},
+              {"refused_per_ip", stats.refused_source_full},
+              {"refused_fair_share", stats.refused_over_fair_share},
+              {"refused_full", stats.refused_full}});
+}
+
+std::string refusal_message(admission_verdict verdict) {
+  switch (verdict) {
+    case admission_verdict::refused_source_full:
+      return "too many connections from this address; close some or try again shortly";
+    case admission_verdict::refused_over_fair_share:
+      return "the server is nearly full and this address holds its share of connections; "
+             "try again shortly";
+    default:
+      return "every connection slot is busy; try again shortly";
+  }
 }
 
 } // namespace netherscope::net

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
@@ -35,6 +36,8 @@ public:
 private:
   void do_accept();
   void on_accept(boost::system::error_code ec, boost::asio::ip::tcp::socket socket);
+  void admit(boost::asio::ip::tcp::socket&& socket, const boost::asio::ip::address& peer);
+  void log_pressure();
 
   boost::asio::io_context& ioc_;
   std::vector<boost::asio::io_context*> session_contexts_;
@@ -42,14 +45,19 @@ private:
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::steady_timer backoff_;
   std::chrono::steady_clock::time_point last_error_log_{};
+  std::chrono::steady_clock::time_point last_pressure_log_{};
   server_context& ctx_;
 };
 
-/// Starts serving one accepted connection, admitted for peer (released when it ends).
+/// Starts serving one accepted connection from peer, which holds the slot ticket (released
+/// when the session ends).
 void start_session(boost::asio::ip::tcp::socket&& socket, server_context& ctx,
-                   const boost::asio::ip::address& peer);
+                   const boost::asio::ip::address& peer, connection_slots::ticket ticket);
 
-/// Answers an accepted connection with 503 and closes it (too many connections).
-void reject_connection(boost::asio::ip::tcp::socket&& socket);
+/// Answers an accepted connection with a 503 that says why, and closes it.
+void reject_connection(boost::asio::ip::tcp::socket&& socket, std::string why);
+
+/// What a refused client is told, by the rule that refused it.
+std::string refusal_message(admission_verdict verdict);
 
 } // namespace netherscope::net

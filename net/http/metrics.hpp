@@ -10,9 +10,9 @@
 namespace netherscope::net {
 
 /// The routes counted apart; everything else is "other".
-constexpr std::array<std::string_view, 7> metric_routes{
-  "/api/info", "/api/offer", "/api/account", "/api/account/key", "/auth/github/login",
-  "/auth/github/callback", "other"};
+constexpr std::array<std::string_view, 9> metric_routes{
+  "/api/info", "/api/offer", "/api/check", "/api/account", "/api/account/key",
+  "/auth/github/login", "/auth/github/callback", "/badge", "other"};
 
 /// Status classes counted apart.
 constexpr std::array<std::string_view, 4> metric_classes{"2xx", "3xx", "4xx", "5xx"};

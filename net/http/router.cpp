@@ -1,13 +1,20 @@
 #include "net/http/router.hpp"
 
+#include <array>
+#include <utility>
+
 #include <boost/beast/http/field.hpp>
 #include <boost/url/parse.hpp>
 #include <boost/url/url_view.hpp>
 
 #include "net/http/account_page.hpp"
+#include "net/http/badge.hpp"
+#include "net/http/page.hpp"
+#include "net/http/signin.hpp"
 #include "net/api/api_json.hpp"
 #include "net/api/api_key.hpp"
 #include "net/api/error_table.hpp"
+#include "net/api/explain.hpp"
 #include "net/api/host_port.hpp"
 #include "net/base/crypto.hpp"
 #include "net/api/offer_request.hpp"
@@ -18,24 +25,27 @@ namespace {
 
 constexpr std::string_view info_route = "/api/info";
 constexpr std::string_view offer_route = "/api/offer";
+constexpr std::string_view check_route = "/api/check";
 constexpr std::string_view account_route = "/api/account";
 constexpr std::string_view account_key_route = "/api/account/key";
 constexpr std::string_view login_route = "/auth/github/login";
 constexpr std::string_view callback_route = "/auth/github/callback";
+constexpr std::string_view signout_route = "/auth/signout";
+constexpr std::string_view page_route = "/account";
+constexpr std::string_view page_key_route = "/account/key";
+constexpr std::string_view page_revoke_route = "/account/key/revoke";
 constexpr std::string_view healthz_route = "/healthz";
 constexpr std::string_view readyz_route = "/readyz";
 constexpr std::string_view metrics_route = "/metrics";
 constexpr std::string_view openapi_route = "/openapi.json";
+constexpr std::string_view badge_route = "/badge";
 constexpr std::string_view unknown_route = "unknown";
-
-/// The cookie that binds a sign-in's state to the browser that started it.
-constexpr std::string_view state_cookie = "ns_oauth_state";
 
 // Age is not among the headers browsers show scripts by default, and a page needs it to
 // tell how old a cached offer is.
 constexpr std::string_view exposed_headers
   = "X-RateLimit-Scope, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, "
-    "Retry-After, Age";
+    "Retry-After, Age, X-Request-Id";
 
 response make_response(http::status status, std::string body, std::string_view content_type,
                        unsigned version, bool keep_alive) {
@@ -63,14 +73,23 @@ void add_cors(response& res) {
 void add_quota(response& res, const quota_verdict& q) {
   res.set("X-RateLimit-Scope", q.scope == quota_scope::key ? "key" : "ip");
   res.set("X-RateLimit-Limit", std::to_string(q.limit));
-  res.set("X-RateLimit-Remaining", std::to_string(q.remaining));
+  // A verdict the store could not give (unavailable) knows the limit and the reset, but not
+  // how many calls are left: better no Remaining than a made-up one.
+  if (q.error.code != error_code::unavailable)
+    res.set("X-RateLimit-Remaining", std::to_string(q.remaining));
   res.set("X-RateLimit-Reset", std::to_string(q.reset));
+}
+
+// Every refusal that says when to come back (the quota, the sign-in and key limits) says it
+// in Retry-After as well (RFC 9110 §10.2.3).
+void add_retry_after(response& res, const failure& error) {
+  if (lookup(error.code).status == http::status::too_many_requests && error.retry_after > 0)
+    res.set(http::field::retry_after, std::to_string(error.retry_after));
 }
 
 response error_response(const failure& error, unsigned version, bool keep_alive) {
   auto res = make_json(lookup(error.code).status, render_error(error), version, keep_alive);
-  if (error.code == error_code::quota_exhausted && error.retry_after > 0)
-    res.set(http::field::retry_after, std::to_string(error.retry_after));
+  add_retry_after(res, error);
   return res;
 }
 
@@ -104,12 +123,12 @@ route_decision preflight(std::string_view route, std::string_view methods, const
   return answer(route, std::move(res));
 }
 
+failure shutdown_failure() {
+  return make_failure(error_code::unavailable, "the service is shutting down");
+}
+
 route_decision shutting_down(std::string_view route, const request& req) {
-  auto res = error_response(make_failure(error_code::unavailable,
-                                         "the service is shutting down"),
-                            req.version(), false);
-  add_cors(res);
-  return answer(route, std::move(res));
+  return answer(route, error_response(shutdown_failure(), req.version(), false));
 }
 
 // The start of every call: who calls, with which key. The key itself goes no further than
@@ -126,6 +145,50 @@ route_decision new_call(std::string_view route, call_kind kind, const request& r
     call.key_hash = hash_api_key(key);
   decision.call = std::move(call);
   return decision;
+}
+
+// An API request refused before it became a call of its route: the actors only look up the
+// caller's quota for the headers, count nothing, and answer with the error.
+route_decision refused_call(std::string_view route, call_kind kind, const request& req,
+                            const route_context& ctx, failure error) {
+  auto decision = new_call(route, kind, req, ctx);
+  decision.call->peek = true;
+  decision.call->invalid = std::move(error);
+  return decision;
+}
+
+// The path of a request target, read without parsing it: for targets that do not parse.
+std::string_view raw_path(std::string_view target) {
+  return target.substr(0, target.find_first_of("?#"));
+}
+
+bool is_api_path(std::string_view path) {
+  return path.substr(0, 5) == "/api/";
+}
+
+// The call kind whose quota an API path shows, and the path's name for the access log.
+std::pair<std::string_view, call_kind> api_route_of(std::string_view path) {
+  if (path == info_route)
+    return {info_route, call_kind::info};
+  if (path == offer_route)
+    return {offer_route, call_kind::offer};
+  if (path == account_route)
+    return {account_route, call_kind::account_get};
+  if (path == account_key_route)
+    return {account_key_route, call_kind::account_rotate};
+  return {unknown_route, call_kind::unknown_api};
+}
+
+// A request refused by the edge before routing: under /api/ it still gets the route's CORS
+// and quota headers (a look-up through the actors); elsewhere an immediate answer.
+route_decision refuse(const request& req, const route_context& ctx, failure error,
+                      bool keep_alive) {
+  auto path = raw_path(req.target());
+  if (is_api_path(path)) {
+    auto [name, kind] = api_route_of(path);
+    return refused_call(name, kind, req, ctx, std::move(error));
+  }
+  return answer(unknown_route, error_response(error, req.version(), keep_alive));
 }
 
 // A wrong method on an API route is still a call of it: counted and shown its quota.
@@ -157,11 +220,13 @@ void set_target_label(route_decision& decision) {
   decision.target_label = host_for_url(where.host) + ":" + std::to_string(where.port);
 }
 
-// Reads /api/info's query into a call. A problem with the input is recorded in the call, not
-// answered here, because every call of the endpoint is counted, invalid ones included.
+// Reads the query of /api/info (or /api/check, which takes the same) into a call. A problem
+// with the input is recorded in the call, not answered here, because every call of the
+// endpoint is counted, invalid ones included.
 route_decision info_call(const request& req, const boost::urls::url_view& url,
-                         const route_context& ctx) {
-  auto decision = new_call(info_route, call_kind::info, req, ctx);
+                         const route_context& ctx, std::string_view route = info_route,
+                         call_kind kind = call_kind::info) {
+  auto decision = new_call(route, kind, req, ctx);
   auto& call = *decision.call;
   auto invalid = [&](std::string message) {
     call.invalid = make_failure(error_code::invalid_input, std::move(message));
@@ -208,6 +273,7 @@ route_decision offer_call(const request& req, const route_context& ctx) {
     call.network_id = std::move(parsed->network_id);
     call.fresh = parsed->fresh;
     call.expect_ports = std::move(parsed->expect_ports);
+    call.probe = parsed->probe;
     set_target_label(decision);
   }
   return decision;
@@ -223,104 +289,246 @@ route_decision account_call(std::string_view route, call_kind kind, const reques
   return decision;
 }
 
-// The value of one cookie, or empty.
-std::string cookie_value(std::string_view header, std::string_view name) {
-  while (!header.empty()) {
-    auto semicolon = header.find(';');
-    auto item = header.substr(0, semicolon);
-    header = semicolon == std::string_view::npos ? std::string_view{}
-                                                 : header.substr(semicolon + 1);
-    while (!item.empty() && item.front() == ' ')
-      item.remove_prefix(1);
-    auto eq = item.find('=');
-    if (eq != std::string_view::npos && item.substr(0, eq) == name)
-      return std::string{item.substr(eq + 1)};
-  }
-  return {};
+// The SHA-256 of the browser's session cookie, when it sent exactly one; ambiguous is set
+// when it sent several.
+std::string session_hash_of(const request& req, const route_context& ctx, bool& ambiguous) {
+  auto session = find_cookie(req, signin_cookie_names(ctx.secure_cookies).session);
+  ambiguous = session.ambiguous;
+  if (!session.found || session.ambiguous || session.value.empty())
+    return {};
+  return sha256(session.value);
 }
 
-// The provider sends the browser back here. The state must match the cookie set when the
-// flow started, or another site could complete a sign-in in this browser (login CSRF).
+// The provider sends the browser back here. The front checks the state against the binding
+// cookie set when the flow started, or another site could complete a sign-in in this browser
+// (login CSRF), and anyone who saw the URL could redeem it.
 route_decision callback_call(const request& req, const boost::urls::url_view& url,
                              const route_context& ctx) {
   auto decision = new_call(callback_route, call_kind::signin_finish, req, ctx);
   auto& call = *decision.call;
   call.key_hash.clear();
   auto params = url.params();
+  bool repeated = false;
   auto value = [&](std::string_view key) {
+    if (params.count(key) > 1)
+      repeated = true;
     auto i = params.find(key);
     return i == params.end() ? std::string{} : std::string{(*i).value};
   };
   call.code = value("code");
   call.state = value("state");
   call.provider_error = value("error");
-  auto cookie = cookie_value(req[http::field::cookie], state_cookie);
+  auto binding = find_cookie(req, signin_cookie_names(ctx.secure_cookies).binding);
+  bool sessions_ambiguous = false;
+  call.session_hash = session_hash_of(req, ctx, sessions_ambiguous);
   // access_denied is the user cancelling at the provider. Any other error is the provider
   // refusing our request (a wrong callback URL, a suspended app): the operator's problem,
   // reported as the provider's failure.
-  if (call.provider_error == "access_denied") {
+  if (repeated) {
+    call.invalid = make_failure(error_code::invalid_input,
+                                "code, state and error may each be given once; start again");
+  } else if (call.provider_error == "access_denied") {
     call.invalid = make_failure(error_code::signin_cancelled,
                                 "sign-in was cancelled at GitHub; start again to sign in");
   } else if (!call.provider_error.empty()) {
     call.invalid = make_failure(error_code::upstream_failure,
                                 "GitHub refused the sign-in ("
                                   + valid_utf8(call.provider_error, 100) + ")");
-  } else if (call.code.empty()) {
+  } else if (call.code.empty() || call.state.empty()) {
     call.invalid = make_failure(error_code::invalid_input,
-                                "the provider sent no code; start again");
-  } else if (!same_secret(call.state, cookie)) {
+                                "the provider sent no code or no state; start again");
+  } else if (binding.ambiguous) {
+    call.invalid = make_failure(error_code::invalid_input,
+                                "this browser sent two sign-in cookies; clear this site's "
+                                "cookies and start again");
+  } else if (!binding.found || binding.value.empty()) {
     call.invalid = make_failure(error_code::invalid_input,
                                 "this sign-in was not started in this browser, or it took "
                                 "longer than 10 minutes; start again");
+  } else {
+    call.binding = std::move(binding.value);
   }
   return decision;
 }
 
-std::string state_cookie_header(std::string_view value, bool secure, bool clear) {
-  std::string cookie{state_cookie};
-  cookie += "=";
-  cookie += value;
-  cookie += "; Path=/auth/github; HttpOnly; SameSite=Lax";
-  cookie += clear ? "; Max-Age=0" : "; Max-Age=600";
-  if (secure)
-    cookie += "; Secure";
-  return cookie;
+// A request of the account page: the session cookie says who; a POST must come from our own
+// page (its Origin, and the token of its form, which the keys actor checks).
+route_decision page_call(std::string_view route, call_kind kind, const request& req,
+                         const route_context& ctx) {
+  route_decision decision;
+  decision.route = route;
+  api_call call;
+  call.kind = kind;
+  call.client = ctx.client.subject;
+  bool ambiguous = false;
+  call.session_hash = session_hash_of(req, ctx, ambiguous);
+  if (kind != call_kind::page_view) {
+    if (!same_origin_post(req, ctx.public_origin))
+      call.invalid = make_failure(error_code::csrf_rejected,
+                                  "this request did not come from the account page of "
+                                  + std::string{ctx.public_origin}
+                                  + "; open the account page there and try again");
+    else if (auto token = form_field(req.body(), "csrf"))
+      call.csrf = std::move(*token);
+    else
+      call.invalid = make_failure(error_code::csrf_rejected,
+                                  "the form's token is missing; reload the account page and "
+                                  "try again");
+  }
+  if (!call.invalid.ok()) {
+    // Refused before the session matters.
+  } else if (ambiguous) {
+    call.invalid = make_failure(error_code::invalid_input,
+                                "this browser sent two session cookies; clear this site's "
+                                "cookies and sign in again");
+  } else if (call.session_hash.empty()) {
+    call.invalid = make_failure(error_code::unauthorized,
+                                "you are not signed in; sign in to see your account");
+  }
+  decision.call = std::move(call);
+  return decision;
+}
+
+// An HTML page with the headers every page carries.
+response page_response(http::status status, std::string body, unsigned version,
+                       bool keep_alive) {
+  auto res = make_response(status, std::move(body), "text/html; charset=utf-8", version,
+                           keep_alive);
+  add_page_headers(res);
+  return res;
+}
+
+// A redirect that leaks nothing: no page, no Referer from the URL it leaves.
+response redirect_response(http::status status, std::string_view location, unsigned version,
+                           bool keep_alive) {
+  auto res = make_response(status, {}, "text/plain", version, keep_alive);
+  res.set(http::field::location, location);
+  res.set("Referrer-Policy", "no-referrer");
+  return res;
+}
+
+response render_signin(api_outcome&& outcome, unsigned version, bool keep_alive, bool secure) {
+  auto names = signin_cookie_names(secure);
+  response res;
+  if (!outcome.error.ok()) {
+    res = page_response(lookup(outcome.error.code).status, render_signin_error(outcome.error),
+                        version, keep_alive);
+    add_retry_after(res, outcome.error);
+  } else if (!outcome.account.new_key.empty()) {
+    // A new account: its first key, shown once, on this page.
+    res = page_response(http::status::ok, render_account_page(outcome.account), version,
+                        keep_alive);
+  } else {
+    // An account that existed: its key is untouched; the account page shows the rest, at
+    // an address without the provider's code in it.
+    res = redirect_response(http::status::see_other, page_route, version, keep_alive);
+  }
+  // The attempt is over either way: its binding is single-use.
+  res.insert(http::field::set_cookie, cleared_cookie(names.binding, secure));
+  if (!outcome.account.session.empty())
+    res.insert(http::field::set_cookie, session_cookie(outcome.account.session, secure));
+  return res;
+}
+
+response render_page(api_outcome&& outcome, call_kind kind, unsigned version, bool keep_alive,
+                     bool secure) {
+  auto names = signin_cookie_names(secure);
+  if (!outcome.error.ok()) {
+    auto res = page_response(lookup(outcome.error.code).status,
+                             render_page_error(outcome.error), version, keep_alive);
+    add_retry_after(res, outcome.error);
+    // A session that is unknown or expired is of no use to keep.
+    if (outcome.error.code == error_code::unauthorized)
+      res.set(http::field::set_cookie, cleared_cookie(names.session, secure));
+    return res;
+  }
+  if (outcome.signed_out) {
+    auto res = page_response(http::status::ok, render_signed_out_page(), version, keep_alive);
+    res.set(http::field::set_cookie, cleared_cookie(names.session, secure));
+    return res;
+  }
+  std::string_view notice;
+  if (kind == call_kind::page_revoke)
+    notice = "Your key is revoked: calls with it now answer 401. Ask for a new key when you "
+             "need one.";
+  return page_response(http::status::ok, render_account_page(outcome.account, notice), version,
+                       keep_alive);
+}
+
+// GET /api/explain[/{code}]: static text from the data file, answered here, outside the
+// quotas, with CORS like every /api route.
+route_decision explain_answer(std::string_view path, const request& req, bool keep_alive) {
+  if (req.method() == http::verb::options)
+    return preflight(explain_route, "GET", req);
+  if (req.method() != http::verb::get) {
+    auto decision = method_not_allowed(explain_route, "GET", req);
+    add_cors(*decision.immediate);
+    return decision;
+  }
+  auto code = path.size() > explain_route.size() ? path.substr(explain_route.size() + 1)
+                                                 : std::string_view{};
+  auto body = code.empty() ? std::optional<std::string>{render_explanation_index()}
+                           : render_explanation(code);
+  response res;
+  if (body) {
+    res = make_json(http::status::ok, std::move(*body), req.version(), keep_alive);
+    res.set(http::field::cache_control, "public, max-age=3600");
+  } else {
+    res = error_response(make_failure(error_code::unknown_code,
+                                      "nothing explains \"" + valid_utf8(code, 64)
+                                        + "\"; GET /api/explain lists the codes"),
+                         req.version(), keep_alive);
+  }
+  add_cors(res);
+  return answer(explain_route, std::move(res));
+}
+
+// A badge: an SVG for every outcome, so an <img> never shows a broken image. Only a status
+// of the target (online, offline) is 200 and cached for a minute; an error keeps its status.
+response badge_response(const api_outcome& outcome, unsigned version, bool keep_alive) {
+  auto view = outcome.error.ok() ? badge_from_info(outcome.body)
+                                 : badge_from_failure(outcome.error);
+  auto status = view.state == badge_state::error ? lookup(outcome.error.code).status
+                                                 : http::status::ok;
+  auto res = make_response(status, render_badge(view), "image/svg+xml", version, keep_alive);
+  if (status == http::status::ok)
+    res.set(http::field::cache_control, "max-age=60");
+  res.set("Content-Security-Policy", badge_csp);
+  if (outcome.error.code == error_code::quota_exhausted && outcome.error.retry_after > 0)
+    res.set(http::field::retry_after, std::to_string(outcome.error.retry_after));
+  add_cors(res);
+  if (outcome.has_quota)
+    add_quota(res, outcome.quota);
+  return res;
 }
 
 } // namespace
 
 response render_api(api_outcome&& outcome, call_kind kind, unsigned version, bool keep_alive,
                     bool secure_cookies) {
+  if (kind == call_kind::signin_finish)
+    return render_signin(std::move(outcome), version, keep_alive, secure_cookies);
+  if (is_page_call(kind))
+    return render_page(std::move(outcome), kind, version, keep_alive, secure_cookies);
   switch (kind) {
     case call_kind::signin_start: {
       if (!outcome.error.ok())
-        return make_response(lookup(outcome.error.code).status,
-                             render_signin_error(outcome.error), "text/html; charset=utf-8",
-                             version, keep_alive);
-      auto res = make_response(http::status::found, {}, "text/plain", version, keep_alive);
-      res.set(http::field::location, outcome.redirect);
-      res.set(http::field::set_cookie, state_cookie_header(outcome.state, secure_cookies, false));
+        return page_response(lookup(outcome.error.code).status,
+                             render_signin_error(outcome.error), version, keep_alive);
+      auto res = redirect_response(http::status::found, outcome.redirect, version, keep_alive);
+      res.set(http::field::set_cookie, binding_cookie(outcome.binding, secure_cookies));
       return res;
     }
     case call_kind::ready:
       if (!outcome.error.ok())
         return error_response(outcome.error, version, keep_alive);
       return make_json(http::status::ok, R"({"ok":true})", version, keep_alive);
+    case call_kind::badge:
+      return badge_response(outcome, version, keep_alive);
     case call_kind::metrics:
       // The session fills the body: it holds the edge's counters (render_metrics).
       return make_response(http::status::ok, {}, "text/plain; version=0.0.4", version,
                            keep_alive);
-    case call_kind::signin_finish: {
-      auto res = outcome.error.ok()
-                   ? make_response(http::status::ok, render_account_page(outcome.account),
-                                   "text/html; charset=utf-8", version, keep_alive)
-                   : make_response(lookup(outcome.error.code).status,
-                                   render_signin_error(outcome.error),
-                                   "text/html; charset=utf-8", version, keep_alive);
-      // The state is single-use.
-      res.set(http::field::set_cookie, state_cookie_header("", secure_cookies, true));
-      return res;
-    }
     default:
       break;
   }
@@ -349,17 +557,28 @@ response render_plain_error(const failure& error, unsigned version, bool keep_al
   return error_response(error, version, keep_alive);
 }
 
+response render_unread_error(const failure& error, std::string_view raw_target) {
+  auto res = error_response(error, 11, false);
+  if (is_api_path(raw_path(raw_target)))
+    add_cors(res);
+  return res;
+}
+
 route_decision route(const request& req, const route_context& ctx) {
+  auto keep_alive = req.keep_alive() && !ctx.draining;
   auto parsed = boost::urls::parse_origin_form(req.target());
   if (!parsed) {
-    return answer(unknown_route,
-                  error_response(make_failure(error_code::invalid_input,
-                                              "the request target is not a valid path"),
-                                 req.version(), false));
+    // Raw brackets or a broken %-escape in an API query: not a call of the route, so it is
+    // not counted, but it is still answered like one. The message was framed soundly, so the
+    // connection may go on.
+    return refuse(req, ctx,
+                  make_failure(error_code::invalid_input,
+                               "the request target is not a valid path or query (RFC 3986); "
+                               "percent-encode reserved characters such as [ ] in values"),
+                  keep_alive);
   }
   auto url = *parsed;
   auto path = url.path();
-  auto keep_alive = req.keep_alive() && !ctx.draining;
   auto method = req.method();
 
   if (path == info_route) {
@@ -368,7 +587,7 @@ route_decision route(const request& req, const route_context& ctx) {
     if (method != http::verb::get)
       return api_method_not_allowed(info_route, call_kind::info, "GET", req, ctx);
     if (ctx.draining)
-      return shutting_down(info_route, req);
+      return refused_call(info_route, call_kind::info, req, ctx, shutdown_failure());
     return info_call(req, url, ctx);
   }
   if (path == offer_route) {
@@ -377,8 +596,33 @@ route_decision route(const request& req, const route_context& ctx) {
     if (method != http::verb::post)
       return api_method_not_allowed(offer_route, call_kind::offer, "POST", req, ctx);
     if (ctx.draining)
-      return shutting_down(offer_route, req);
+      return refused_call(offer_route, call_kind::offer, req, ctx, shutdown_failure());
     return offer_call(req, ctx);
+  }
+  if (path == explain_route || path.substr(0, explain_route.size() + 1) == "/api/explain/")
+    return explain_answer(path, req, keep_alive);
+  if (path == badge_route) {
+    if (method != http::verb::get)
+      return method_not_allowed(badge_route, "GET", req);
+    if (ctx.draining) {
+      api_outcome draining;
+      draining.error = make_failure(error_code::unavailable, "the service is shutting down");
+      return answer(badge_route, badge_response(draining, req.version(), false));
+    }
+    auto decision = info_call(req, url, ctx, badge_route, call_kind::badge);
+    // A badge is embedded in pages other people view: it counts against the viewer's address,
+    // never against a key the page happens to send.
+    decision.call->key_hash.clear();
+    return decision;
+  }
+  if (path == check_route) {
+    if (method == http::verb::options)
+      return preflight(check_route, "GET", req);
+    if (method != http::verb::get)
+      return api_method_not_allowed(check_route, call_kind::check, "GET", req, ctx);
+    if (ctx.draining)
+      return shutting_down(check_route, req);
+    return info_call(req, url, ctx, check_route, call_kind::check);
   }
   if (path == account_route) {
     if (method == http::verb::options)
@@ -407,6 +651,26 @@ route_decision route(const request& req, const route_context& ctx) {
       return method_not_allowed(callback_route, "GET", req);
     return callback_call(req, url, ctx);
   }
+  // The account page's routes: one method each, all answered through the session cookie.
+  struct page_route_entry {
+    std::string_view route;
+    http::verb method;
+    std::string_view allow;
+    call_kind kind;
+  };
+  static constexpr std::array<page_route_entry, 4> page_routes{{
+    {page_route, http::verb::get, "GET", call_kind::page_view},
+    {page_key_route, http::verb::post, "POST", call_kind::page_new_key},
+    {page_revoke_route, http::verb::post, "POST", call_kind::page_revoke},
+    {signout_route, http::verb::post, "POST", call_kind::page_sign_out},
+  }};
+  for (const auto& entry : page_routes) {
+    if (path != entry.route)
+      continue;
+    if (method != entry.method)
+      return method_not_allowed(entry.route, entry.allow, req);
+    return page_call(entry.route, entry.kind, req, ctx);
+  }
   if (path == healthz_route) {
     if (method != http::verb::get && method != http::verb::head)
       return method_not_allowed(healthz_route, "GET, HEAD", req);
@@ -434,6 +698,12 @@ route_decision route(const request& req, const route_context& ctx) {
     add_cors(res);
     return answer(openapi_route, std::move(res));
   }
+  // The web page and its files; route names the file, since the table's paths live forever.
+  if (auto* asset = find_page_asset(path)) {
+    if (method != http::verb::get && method != http::verb::head)
+      return method_not_allowed(asset->path, "GET, HEAD", req);
+    return answer(asset->path, page_response(*asset, req, keep_alive));
+  }
   auto not_found = make_failure(error_code::not_found, "no route " + std::string{path}
                                                          + "; see /openapi.json for the API");
   if (path.substr(0, 5) == "/api/") {
@@ -444,6 +714,10 @@ route_decision route(const request& req, const route_context& ctx) {
   return answer(unknown_route, error_response(not_found, req.version(), keep_alive));
 }
 
+route_decision route_refused(const request& req, const route_context& ctx, failure error) {
+  return refuse(req, ctx, std::move(error), false);
+}
+
 route_decision route_oversized(const request& req, const route_context& ctx,
                                std::size_t body_limit) {
   auto too_large = make_failure(error_code::payload_too_large,
@@ -452,7 +726,9 @@ route_decision route_oversized(const request& req, const route_context& ctx,
   // An API call is still a call of its route, counted and shown its quota like any other.
   auto decision = route(req, ctx);
   if (decision.call) {
-    if (decision.call->invalid.code != error_code::method_not_allowed)
+    // A refusal made before routing (shutdown, a target that does not parse) stands, as does
+    // a wrong method: the body was never going to be read.
+    if (!decision.call->peek && decision.call->invalid.code != error_code::method_not_allowed)
       decision.call->invalid = std::move(too_large);
     return decision;
   }

@@ -27,6 +27,12 @@ struct route_context {
   std::string_view openapi_json;
   /// True once shutdown began: API calls get 503 and connections close.
   bool draining = false;
+  /// Whether the service is served over HTTPS: the cookies then have __Host- names
+  /// (net/http/signin.hpp), and only those are read.
+  bool secure_cookies = false;
+  /// Our origin as browsers write it (origin_of the public base URL): the account page's
+  /// POSTs must come from it.
+  std::string_view public_origin;
 };
 
 /// The router's verdict: answer now, or hand a call to the actors.
@@ -49,8 +55,9 @@ route_decision route(const request& req, const route_context& ctx);
 route_decision route_oversized(const request& req, const route_context& ctx,
                                std::size_t body_limit);
 
-/// Builds the HTTP response for the actors' answer to a call of the given kind. Sign-in
-/// cookies get the Secure attribute when secure_cookies is set (served over HTTPS).
+/// Builds the HTTP response for the actors' answer to a call of the given kind. Sign-in and
+/// session cookies get the Secure attribute and __Host- names when secure_cookies is set
+/// (served over HTTPS).
 response render_api(api_outcome&& outcome, call_kind kind, unsigned version, bool keep_alive,
                     bool secure_cookies = false);
 
@@ -60,7 +67,19 @@ inline response render_api(const api_outcome& outcome, call_kind kind, unsigned 
   return render_api(api_outcome{outcome}, kind, version, keep_alive, secure_cookies);
 }
 
+/// Answers a request whose header the edge refused before routing it (framed two ways, a
+/// request line over the limit). Under /api/ it is a call that only looks up the caller's
+/// quota, so the error carries the route's CORS and quota headers; elsewhere an immediate
+/// answer. The connection closes after it.
+route_decision route_refused(const request& req, const route_context& ctx, failure error);
+
 /// Builds a JSON error response outside the API (bad request line, overload).
 response render_plain_error(const failure& error, unsigned version, bool keep_alive);
+
+/// Builds the JSON error for a request whose header could not be read whole (over a header
+/// limit), given the target its raw bytes name. The connection closes after it. Under /api/ it
+/// carries CORS like every API reply; without the header the caller is unknown, so there are
+/// no quota headers.
+response render_unread_error(const failure& error, std::string_view raw_target);
 
 } // namespace netherscope::net

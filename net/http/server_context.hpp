@@ -5,15 +5,19 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
-#include <map>
+#include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <boost/asio/ip/address.hpp>
 
 #include "net/api/call.hpp"
 #include "net/base/cidr.hpp"
+#include "net/http/access_log.hpp"
+#include "net/http/connection_slots.hpp"
 #include "net/http/metrics.hpp"
 
 namespace netherscope::net {
@@ -24,15 +28,50 @@ struct server_settings {
   std::chrono::milliseconds write_timeout{30000};
   std::size_t pipeline_limit = 16;
   std::size_t max_connections = 10000;
-  /// Connections one client address may hold at once; trusted proxies are exempt.
+  /// Connections one client (an IPv4 address or an IPv6 /64) may hold at once; trusted
+  /// proxies are exempt.
   std::size_t max_connections_per_ip = 100;
+  /// The share of max_connections kept for clients that hold few connections: past the
+  /// rest, a client holding busy_connections_per_ip or more is refused.
+  unsigned connection_reserve_percent = 10;
+  /// What one client may hold once the reserve is being used.
+  std::size_t busy_connections_per_ip = 8;
   std::size_t header_limit = 8 * 1024;
   /// The largest request body: /api/offer takes at most 16 KiB (PRODUCT.md "Input").
   std::size_t body_limit = 16 * 1024;
   std::vector<cidr> trusted_proxies;
   bool access_log = true;
-  /// Whether cookies get the Secure attribute (the public base URL is HTTPS).
+  /// Whether the access log also has the probes' routes (/healthz, /readyz, /metrics).
+  bool access_log_probes = false;
+  /// Whether cookies get the Secure attribute and __Host- names (the public base URL is HTTPS).
   bool secure_cookies = false;
+  /// Our origin as browsers write it (net/http/signin.hpp origin_of the public base URL).
+  std::string public_origin;
+};
+
+/// The connection accounting's limits for these settings.
+slot_limits slot_limits_of(const server_settings& settings);
+
+/// Calls with the actors whose reply has not come back, so that shutdown can answer the ones
+/// still waiting at the end of its grace period instead of closing their connections bare.
+class pending_calls {
+public:
+  using id = std::uint64_t;
+
+  /// Registers a call; abandon answers it (it is called at most once, never under a lock).
+  id add(std::function<void()> abandon);
+
+  /// Forgets a call that was answered.
+  void remove(id call);
+
+  /// Answers every registered call through its abandon function and forgets them all;
+  /// returns how many there were.
+  std::size_t abandon_all();
+
+private:
+  std::mutex mutex_;
+  id next_ = 1;
+  std::unordered_map<id, std::function<void()>> calls_;
 };
 
 /// State shared by the listener and all sessions; it outlives both.
@@ -75,20 +114,28 @@ public:
   /// Responses sent, by route and status class.
   request_counters requests;
 
-  /// Admits one more connection from addr, unless it already holds its share; a trusted
-  /// proxy carries many clients and is never refused for this.
-  bool admit(const boost::asio::ip::address& addr);
+  /// Calls waiting for the actors (shutdown answers those left at the end of its grace).
+  pending_calls pending;
 
-  /// Ends a connection admitted for addr.
-  void release(const boost::asio::ip::address& addr);
+  /// The ids of requests, sent as X-Request-Id.
+  request_ids ids;
+
+  /// Takes a connection slot for a peer under the rules of connection_slots; a trusted proxy
+  /// carries many clients and is bound by the global cap only. The caller closes the evicted
+  /// connection, if any, through the admission's evict function.
+  connection_slots::admission admit(const boost::asio::ip::address& peer);
+
+  /// The accounting itself: sessions mark themselves idle or busy and release their slot.
+  connection_slots& slots() noexcept {
+    return slots_;
+  }
 
 private:
   server_settings settings_;
   call_sink sink_;
   std::string openapi_;
   std::atomic<bool> draining_{false};
-  std::mutex per_ip_mutex_;
-  std::map<boost::asio::ip::address, std::size_t> per_ip_;
+  connection_slots slots_;
 };
 
 } // namespace netherscope::net

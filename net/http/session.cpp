@@ -22,7 +22,9 @@
 
 #include <boost/json/object.hpp>
 
+#include "net/api/error_table.hpp"
 #include "net/base/log.hpp"
+#include "net/http/access_log.hpp"
 #include "net/http/client_request.hpp"
 #include "net/http/framing.hpp"
 #include "net/http/listener.hpp"
@@ -58,35 +60,60 @@ private:
   std::atomic<std::size_t>* counter_;
 };
 
-/// Makes sure a call is answered: if every copy of the callback is dropped without being
-/// called (an actor died, a message was lost), the client still gets a 503 instead of a
-/// connection that waits forever.
-reply_fn guarded(reply_fn fn) {
+/// An outcome that says the call got no answer, with why.
+api_outcome unanswered(std::string message) {
+  api_outcome outcome;
+  outcome.error = make_failure(error_code::unavailable, std::move(message));
+  return outcome;
+}
+
+/// Makes sure a call is answered exactly once: if every copy of the callback is dropped
+/// without being called (an actor died, a message was lost), the client still gets a 503
+/// instead of a connection that waits forever; and a call still pending when shutdown's grace
+/// period ends is answered 503 through the registry of pending calls.
+reply_fn guarded(reply_fn fn, pending_calls& pending) {
   struct guard {
     reply_fn fn;
+    pending_calls& pending;
+    pending_calls::id id = 0;
     std::atomic<bool> done{false};
-    explicit guard(reply_fn f) : fn(std::move(f)) {
+    guard(reply_fn f, pending_calls& p) : fn(std::move(f)), pending(p) {
       // nop
     }
+    guard(const guard&) = delete;
+    guard& operator=(const guard&) = delete;
     ~guard() {
+      settle(unanswered("the request was lost inside the service; try again"), true);
+    }
+    /// Answers once; registered is false when the registry already forgot the call (it
+    /// does so before abandoning it).
+    void settle(api_outcome&& outcome, bool registered) {
       if (done.exchange(true))
         return;
-      api_outcome lost;
-      lost.error = make_failure(error_code::unavailable,
-                                "the request was lost inside the service; try again");
-      fn(std::move(lost));
+      if (registered)
+        pending.remove(id);
+      fn(std::move(outcome));
     }
   };
-  auto g = std::make_shared<guard>(std::move(fn));
-  return [g](api_outcome&& outcome) {
-    if (!g->done.exchange(true))
-      g->fn(std::move(outcome));
-  };
+  auto g = std::make_shared<guard>(std::move(fn), pending);
+  // The id is written before the reply function exists, so only the abandon path, which
+  // never reads it, can run concurrently with this assignment.
+  g->id = pending.add([weak = std::weak_ptr<guard>(g)] {
+    if (auto live = weak.lock())
+      live->settle(unanswered("the service is shutting down and the call did not finish in "
+                              "time; try again"),
+                   false);
+  });
+  return [g](api_outcome&& outcome) { g->settle(std::move(outcome), true); };
 }
 
 /// One request on its way to a response.
 struct slot {
   std::uint64_t id = 0;
+  /// Sent as X-Request-Id and written in the access log.
+  std::string request_id;
+  /// The error's machine code when the actors answered with one (for the access log).
+  std::string_view code;
   clock_type::time_point started;
   http::verb method = http::verb::unknown;
   std::string_view route;
@@ -99,25 +126,35 @@ struct slot {
 
 class session : public std::enable_shared_from_this<session> {
 public:
-  session(tcp::socket&& socket, server_context& ctx, const asio::ip::address& peer)
+  session(tcp::socket&& socket, server_context& ctx, const asio::ip::address& peer,
+          connection_slots::ticket ticket)
     : stream_(std::move(socket)),
       idle_timer_(stream_.get_executor()),
       ctx_(ctx),
       connection_(ctx.connections),
-      peer_(peer) {
+      peer_(peer),
+      ticket_(ticket) {
     boost::system::error_code ec;
     // Small responses must leave at once instead of waiting for Nagle's timer.
     stream_.socket().set_option(tcp::no_delay(true), ec);
   }
 
   ~session() {
-    ctx_.release(peer_);
+    ctx_.slots().release(ticket_);
   }
 
   session(const session&) = delete;
   session& operator=(const session&) = delete;
 
   void run() {
+    // Eviction is asked for by whichever thread admits a new connection; the session is only
+    // ever touched on its own strand, so the request is posted there.
+    ctx_.slots().attach(ticket_, [weak = weak_from_this(), executor = stream_.get_executor()] {
+      asio::post(executor, [weak] {
+        if (auto self = weak.lock())
+          self->on_evicted();
+      });
+    });
     asio::dispatch(stream_.get_executor(),
                    beast::bind_front_handler(&session::do_read, shared_from_this()));
   }
@@ -136,21 +173,33 @@ private:
     // responses still owed. The idle timer bounds a read only while nothing is owed.
     stream_.expires_never();
     arm_idle_timer();
+    waiting_for_header_ = true;
+    note_idle();
     // The header first, so that an oversized body is refused before it is read and an
     // "Expect: 100-continue" client learns it may send the body.
     http::async_read_header(stream_, buffer_, *parser_,
-                            beast::bind_front_handler(&session::on_read_header,
-                                                      shared_from_this()));
+                            beast::bind_front_handler(&session::on_header, shared_from_this()));
+  }
+
+  // A request has arrived (or the read failed): the connection is no longer idle.
+  void on_header(beast::error_code ec, std::size_t bytes) {
+    waiting_for_header_ = false;
+    note_idle();
+    on_read_header(ec, bytes);
   }
 
   void on_read_header(beast::error_code ec, std::size_t) {
     if (ec)
       return on_read(ec, 0);
     auto& req = parser_->get();
-    // Refused before any body byte is read: what follows could be read two ways.
-    if (auto problem = framing_problem(req)) {
+    // Refused before any body byte is read: what follows could be read two ways, or (a
+    // request line over its limit) would not be read whole by a proxy in front.
+    auto refusal = overlong_request_line(req);
+    if (auto problem = framing_problem(req))
+      refusal = make_failure(error_code::invalid_input, "malformed HTTP request: " + *problem);
+    if (refusal) {
       reading_ = false;
-      return refuse_malformed("malformed HTTP request: " + *problem);
+      return refuse_header(std::move(*refusal));
     }
     auto length = parser_->content_length();
     if (length && *length > ctx_.settings().body_limit)
@@ -202,28 +251,90 @@ private:
       auto decision = route_oversized(parser_->get(), rc, ctx_.settings().body_limit);
       return dispatch(std::move(decision), parser_->get(), rc);
     }
-    if (ec)
-      return refuse_malformed("malformed HTTP request: " + ec.message());
+    if (ec == http::error::header_limit)
+      return refuse_unread(oversized_header(parser_->get(), unparsed(),
+                                            ctx_.settings().header_limit));
+    if (ec) {
+      auto error
+        = make_failure(error_code::invalid_input, "malformed HTTP request: " + ec.message());
+      // Past the request line, it is refused like a call of its route (Transfer-Encoding with
+      // Content-Length is one that Beast finds itself).
+      if (!parser_->get().target().empty())
+        return refuse_header(std::move(error));
+      return refuse_unread(std::move(error));
+    }
     idle_timer_.cancel();
     handle(parser_->release());
     do_read();
   }
 
-  // A malformed request leaves the stream in an unknown state: answer 400 and close.
-  void refuse_malformed(std::string message) {
+  // A malformed request leaves the stream in an unknown state: answer and close.
+  void refuse_malformed(response res, http::verb method = http::verb::unknown) {
     closing_ = true;
-    auto res
-      = render_plain_error(make_failure(error_code::invalid_input, std::move(message)), 11, false);
-    slot s;
-    s.id = next_id_++;
-    s.started = clock_type::now();
+    auto s = new_slot();
+    s.method = method;
     s.route = "unknown";
     s.res = std::move(res);
     queue_.push_back(std::move(s));
     try_write();
   }
 
-  // -- idle time --------------------------------------------------------------
+  // The bytes the parser left in the buffer: all of a header it stopped in before the end of
+  // its request line.
+  std::string_view unparsed() const {
+    return {static_cast<const char*>(buffer_.data().data()), buffer_.data().size()};
+  }
+
+  // A request whose header was not read whole: its caller is not known, so it gets no quota
+  // headers, but its method and target are, for CORS and HEAD.
+  void refuse_unread(failure error) {
+    auto start = request_start_of(parser_->get(), unparsed());
+    refuse_malformed(render_unread_error(error, start.target),
+                     http::string_to_verb(start.method));
+  }
+
+  // A request refused before routing once its request line was read: under /api/ it is
+  // answered like the route's other replies (CORS, and the quota of the caller as far as the
+  // fields read so far name them), then the connection closes.
+  void refuse_header(failure error) {
+    closing_ = true;
+    auto& req = parser_->get();
+    read_forwarded_for(req);
+    auto rc = make_context();
+    dispatch(route_refused(req, rc, std::move(error)), req, rc);
+  }
+
+  /// A slot for the next request: its place in the order, its start, its id.
+  slot new_slot() {
+    slot s;
+    s.id = next_id_++;
+    s.request_id = ctx_.ids.next();
+    s.started = clock_type::now();
+    return s;
+  }
+
+  // -- idle time and eviction -------------------------------------------------
+
+  // Tells the connection slots whether this connection is idle: waiting for a request with
+  // nothing owed. The longest idle connection is closed first when every slot is taken.
+  void note_idle() {
+    bool idle = waiting_for_header_ && queue_.empty() && !writing_ && !closing_ && !closed_;
+    if (idle == marked_idle_)
+      return;
+    marked_idle_ = idle;
+    ctx_.slots().set_idle(ticket_, idle);
+  }
+
+  // Our slot went to a new connection while we were idle. If a request started to arrive
+  // since, it is served first, with "Connection: close"; a request that was never begun
+  // cannot be lost by closing now.
+  void on_evicted() {
+    if (closed_)
+      return;
+    if (waiting_for_header_ && queue_.empty() && !writing_ && buffer_.size() == 0)
+      return close();
+    closing_ = true;
+  }
 
   // Idle time counts only while nothing is owed to the client: then a connection that sends
   // nothing for read_timeout is closed. While responses are owed, the client may be quiet.
@@ -245,6 +356,8 @@ private:
     rc.client = identify_client(peer_, forwarded_for_, ctx_.settings().trusted_proxies);
     rc.openapi_json = ctx_.openapi_json();
     rc.draining = ctx_.draining();
+    rc.secure_cookies = ctx_.settings().secure_cookies;
+    rc.public_origin = ctx_.settings().public_origin;
     return rc;
   }
 
@@ -270,19 +383,21 @@ private:
   void dispatch(route_decision&& decision, const request& req, const route_context& rc) {
     if (decision.immediate)
       return push_answer(std::move(decision), req, rc.client);
-    slot s;
-    s.id = next_id_++;
-    s.started = clock_type::now();
+    auto s = new_slot();
     s.method = req.method();
     s.route = decision.route;
     s.target_label = std::move(decision.target_label);
     s.client = rc.client.address.to_string();
-    s.in_flight.emplace(ctx_.in_flight);
     auto& call = *decision.call;
+    // A scrape of /metrics is not counted in the in-flight calls it reports, so an idle
+    // service shows 0.
+    if (call.kind != call_kind::metrics)
+      s.in_flight.emplace(ctx_.in_flight);
     call.reply = guarded([self = shared_from_this(), id = s.id, kind = call.kind,
                   version = req.version(), keep_alive = req.keep_alive()](api_outcome&& outcome) {
       // Runs on an actor's thread: render there, then hop onto the connection's strand.
       auto metrics = kind == call_kind::metrics && outcome.error.ok();
+      auto code = outcome.error.ok() ? std::string_view{} : lookup(outcome.error.code).machine_code;
       metrics_snapshot m{&self->ctx_.requests, self->ctx_.connections.load(),
                          self->ctx_.in_flight.load(), outcome.probes, outcome.cache_entries};
       auto res = render_api(std::move(outcome), kind, version, keep_alive,
@@ -292,19 +407,17 @@ private:
         res.prepare_payload();
       }
       asio::post(self->stream_.get_executor(),
-                 [self, id, res = std::move(res)]() mutable {
-                   self->on_reply(id, std::move(res));
+                 [self, id, code, res = std::move(res)]() mutable {
+                   self->on_reply(id, std::move(res), code);
                  });
-    });
+    }, ctx_.pending);
     queue_.push_back(std::move(s));
     ctx_.submit(std::move(call));
   }
 
   void push_answer(route_decision&& decision, const request& req,
                    const client_identity& client = {}) {
-    slot s;
-    s.id = next_id_++;
-    s.started = clock_type::now();
+    auto s = new_slot();
     s.method = req.method();
     s.route = decision.route;
     s.client = client.address.is_unspecified() ? peer_.to_string()
@@ -314,10 +427,11 @@ private:
     try_write();
   }
 
-  void on_reply(std::uint64_t id, response&& res) {
+  void on_reply(std::uint64_t id, response&& res, std::string_view code) {
     for (auto& s : queue_) {
       if (s.id == id) {
         s.res = std::move(res);
+        s.code = code;
         break;
       }
     }
@@ -330,6 +444,11 @@ private:
     if (writing_ || queue_.empty() || !queue_.front().res)
       return;
     auto& res = *queue_.front().res;
+    // RFC 9110 §9.3.2: a HEAD answer is the header a GET would get, without its body. The
+    // Content-Length that prepare_payload set stays, since it is what a GET would be told.
+    if (queue_.front().method == http::verb::head)
+      res.body().clear();
+    res.set("X-Request-Id", queue_.front().request_id);
     if (closing_ || ctx_.draining()) {
       // Later requests on this connection will not be answered, so say so now.
       if (queue_.size() == 1 || ctx_.draining())
@@ -366,10 +485,13 @@ private:
       arm_idle_timer();
     else
       do_read();
+    note_idle();
   }
 
   void log_access(const slot& s) {
     if (!ctx_.settings().access_log || !log::enabled(log::level::info))
+      return;
+    if (is_probe_route(s.route) && !ctx_.settings().access_log_probes)
       return;
     auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(clock_type::now()
                                                                           - s.started);
@@ -381,6 +503,14 @@ private:
     fields["client"] = s.client;
     if (!s.target_label.empty())
       fields["target"] = s.target_label;
+    fields["request_id"] = s.request_id;
+    // The code the client saw: from the actors' answer, or read back from an error the
+    // router or the session wrote (small JSON bodies, parsed only for error statuses).
+    if (!s.code.empty())
+      fields["code"] = s.code;
+    else if (s.res->result_int() >= 400)
+      if (auto code = error_code_of(s.res->body()); !code.empty())
+        fields["code"] = code;
     log::write(log::level::info, "access", std::move(fields));
   }
 
@@ -388,6 +518,7 @@ private:
     if (closed_)
       return;
     closed_ = true;
+    note_idle();
     idle_timer_.cancel();
     beast::error_code ignored;
     // A half-close tells the client we are done; errors mean it is already gone.
@@ -401,6 +532,7 @@ private:
   server_context& ctx_;
   counted connection_;
   asio::ip::address peer_;
+  connection_slots::ticket ticket_;
   std::string forwarded_for_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::optional<http::response<http::empty_body>> continue_;
@@ -410,29 +542,32 @@ private:
   bool writing_ = false;
   bool closing_ = false;
   bool closed_ = false;
+  /// A header read is pending: no request has begun to be served since the last one.
+  bool waiting_for_header_ = false;
+  /// What the connection slots were last told.
+  bool marked_idle_ = false;
 };
 
 } // namespace
 
-void start_session(tcp::socket&& socket, server_context& ctx, const asio::ip::address& peer) {
-  std::make_shared<session>(std::move(socket), ctx, peer)->run();
+void start_session(tcp::socket&& socket, server_context& ctx, const asio::ip::address& peer,
+                   connection_slots::ticket ticket) {
+  std::make_shared<session>(std::move(socket), ctx, peer, ticket)->run();
 }
 
-void reject_connection(tcp::socket&& socket) {
+void reject_connection(tcp::socket&& socket, std::string why) {
   // The 503 says why; without it the client would see a bare reset.
   struct rejection : std::enable_shared_from_this<rejection> {
     beast::tcp_stream stream;
     response res;
-    explicit rejection(tcp::socket&& s)
+    rejection(tcp::socket&& s, std::string message)
       : stream(std::move(s)),
-        res(render_plain_error(make_failure(error_code::unavailable,
-                                            "too many connections from this address, or in "
-                                            "all; try again shortly"),
-                               11, false)) {
+        res(render_plain_error(make_failure(error_code::unavailable, std::move(message)), 11,
+                               false)) {
       // nop
     }
   };
-  auto r = std::make_shared<rejection>(std::move(socket));
+  auto r = std::make_shared<rejection>(std::move(socket), std::move(why));
   r->stream.expires_after(std::chrono::seconds(5));
   http::async_write(r->stream, r->res, [r](beast::error_code, std::size_t) {
     beast::error_code ignored;

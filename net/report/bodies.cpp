@@ -76,10 +76,11 @@ std::string_view kind_of(const json::value& v) {
   return "a value";
 }
 
-/// "abc" quoted for a sentence: at most quoted_start bytes, valid UTF-8, "..." when cut.
+/// "abc" quoted for a sentence: at most quoted_start bytes of JSON, valid UTF-8, "..." when
+/// cut.
 std::string quote_start(std::string_view text) {
-  auto shown = valid_utf8(text, quoted_start);
-  return "\"" + shown + (shown.size() < text.size() ? "...\"" : "\"");
+  auto shown = fit_for_json(text, quoted_start);
+  return "\"" + shown.text + (shown.truncated ? "...\"" : "\"");
 }
 
 // -- offers ---------------------------------------------------------------------------------------
@@ -120,6 +121,28 @@ json::object render_candidate(const ice_candidate& c) {
   // Deprecated for one release: scope says the same and more.
   item["publicAddress"] = assessed.where.scope == address_scope::public_address;
   return item;
+}
+
+/// The candidates as JSON, as many as fit in candidates_json_limit bytes, in order; truncated
+/// says whether some did not fit. Real answers hold a few candidates of about 400 bytes each,
+/// but the parser keeps up to 256 lines of up to 4 KiB, whose escaped quotes and extensions
+/// would make a reply of megabytes.
+json::array render_candidates(const std::vector<ice_candidate>& all, bool& truncated) {
+  json::array out;
+  std::size_t used = 0;
+  for (const auto& c : all) {
+    auto item = render_candidate(c);
+    // Each item is measured as written, plus its comma; serializing twice costs little
+    // next to the rest of a reply, for the few candidates of a real answer.
+    auto size = json::serialize(item).size() + 1;
+    if (size > candidates_json_limit - used) {
+      truncated = true;
+      break;
+    }
+    used += size;
+    out.emplace_back(std::move(item));
+  }
+  return out;
 }
 
 /// An optional string as JSON: the string, or null.
@@ -264,15 +287,19 @@ std::string render_offer(std::string_view answer, const parsed_answer& parsed,
 
   json::object body;
   body["ok"] = true;
-  body["answer"] = valid_utf8(answer);
-  json::array candidates;
-  for (const auto& c : parsed.candidates)
-    candidates.emplace_back(render_candidate(c));
-  body["candidates"] = std::move(candidates);
+  // The answer was parsed whole; only what is echoed is cut.
+  auto shown = fit_for_json(answer, answer_json_limit);
+  body["answer"] = std::move(shown.text);
+  if (shown.truncated)
+    body["answerTruncated"] = true;
+  bool candidates_cut = false;
+  body["candidates"] = render_candidates(parsed.candidates, candidates_cut);
+  if (candidates_cut)
+    body["candidatesTruncated"] = true;
   // Real values are under 110 bytes (a sha-256 fingerprint) and 256 (RFC 8839's ufrag); the
   // cap keeps a hostile answer from doubling its size in the reply.
-  body["answerFingerprint"] = valid_utf8(parsed.fingerprint, 256);
-  body["iceUfrag"] = valid_utf8(parsed.ice_ufrag, 256);
+  body["answerFingerprint"] = fit_for_json(parsed.fingerprint, 256).text;
+  body["iceUfrag"] = fit_for_json(parsed.ice_ufrag, 256).text;
   // SPEC 2.2: a 200 answer with zero candidates means the server's UDP pool is drained. Only a
   // valid answer reaches here, and lines that were all malformed are not "zero candidates".
   body["exhausted"] = parsed.candidate_lines == 0;

@@ -23,6 +23,13 @@ namespace netherscope::net {
 /// null when there is nothing to say.
 std::string render_info(std::uint16_t status, bool tls, std::string_view target_body);
 
+/// How much of the answer an offer reply echoes in "answer": bytes of the reply's JSON, escapes
+/// counted (net/api fit_for_json). Real answers are a few KB.
+constexpr std::size_t answer_json_limit = 64 * 1024;
+
+/// How many bytes of JSON the "candidates" array of an offer reply may take.
+constexpr std::size_t candidates_json_limit = 64 * 1024;
+
 /// What the service knows about an offer besides the target's answer.
 struct offer_context {
   /// The network ID the offer was sent with.
@@ -38,7 +45,10 @@ struct offer_context {
 };
 
 /// Renders SPEC 2.2 for a valid 2xx SDP answer: {ok, answer, candidates, answerFingerprint,
-/// iceUfrag, exhausted, networkId, tls, identity, warnings, warningCodes}. Each candidate has
+/// iceUfrag, exhausted, networkId, tls, identity, warnings, warningCodes}. answer is cut to
+/// answer_json_limit (answerTruncated: true when it was) and candidates to
+/// candidates_json_limit (candidatesTruncated: true); everything else, exhausted and the
+/// warnings included, is judged from the whole answer. Each candidate has
 /// its fields (type, transport and tcpType lower-cased), scope, usedByDataChannels,
 /// usableByPlayers and the deprecated publicAddress (scope is public). exhausted is true
 /// exactly when the answer has no a=candidate line. warnings are sentences for the owner;

@@ -33,7 +33,7 @@ info_reply make_info_reply(net::fetch_result&& fetched) {
   if (!is_success(fetched.status)) {
     reply.error.code = error_code::upstream_status;
     reply.error.http_status = fetched.status;
-    reply.error.body = std::move(fetched.body);
+    reply.error.body = net::keep_quotable(std::move(fetched.body));
     return reply;
   }
   reply.body = net::render_info(fetched.status, fetched.tls, fetched.body);
@@ -83,7 +83,7 @@ offer_reply make_offer_reply(net::fetch_result&& fetched, const net::offer_conte
   if (code || !is_success(fetched.status)) {
     reply.error.code = error_code::upstream_status;
     reply.error.http_status = fetched.status;
-    reply.error.body = std::move(fetched.body);
+    reply.error.body = net::keep_quotable(std::move(fetched.body));
     if (code && *code <= INT32_MAX) {
       reply.error.nethernet_error = static_cast<std::int32_t>(*code);
       reply.error.reason = std::string{net::nethernet_error_name(*code)};
@@ -97,12 +97,12 @@ offer_reply make_offer_reply(net::fetch_result&& fetched, const net::offer_conte
                                  + " with an empty body instead of an SDP answer");
     return reply;
   }
-  auto quoted = net::valid_utf8(shown, 200);
+  auto quoted = net::fit_for_json(shown, 200);
   reply.error = make_failure(error_code::upstream_invalid_answer,
                              "the target answered " + status
                                + " with a body that is neither an SDP answer (it does not begin "
                                  "with v=0) nor a NetherNet error code; it begins \""
-                               + quoted + (quoted.size() < shown.size() ? "...\"" : "\""));
+                               + quoted.text + (quoted.truncated ? "...\"" : "\""));
   return reply;
 }
 

@@ -493,13 +493,31 @@ std::shared_ptr<dns_resolver> dns_resolver::make(asio::io_context& ioc, dns_sett
   return std::shared_ptr<dns_resolver>(new dns_resolver(std::move(im)));
 }
 
+bool is_localhost_name(std::string_view host) {
+  if (!host.empty() && host.back() == '.')
+    host.remove_suffix(1);
+  constexpr std::string_view name = "localhost";
+  if (host.size() < name.size()
+      || lowercase(std::string{host.substr(host.size() - name.size())}) != name)
+    return false;
+  return host.size() == name.size() || host[host.size() - name.size() - 1] == '.';
+}
+
 void dns_resolver::resolve(const std::string& host, asio::any_io_executor ex, callback done) {
-  // A literal is its own answer: no query, no cache, and no trip through the strand.
+  // A literal is its own answer: no query, no cache, and no trip through the strand. So is a
+  // localhost name (RFC 6761 §6.3): a machine without /etc/hosts, a minimal container say,
+  // would otherwise send it to a name server, which may answer anything or nothing.
   boost::system::error_code ec;
   auto literal = asio::ip::make_address(host, ec);
-  if (!ec) {
+  if (!ec || is_localhost_name(host)) {
     dns_answer answer;
-    answer.addresses.push_back(literal);
+    if (!ec) {
+      answer.addresses.push_back(literal);
+    } else {
+      // IPv4 first: it is what servers on loopback most often listen on.
+      answer.addresses.push_back(asio::ip::address_v4::loopback());
+      answer.addresses.push_back(asio::ip::address_v6::loopback());
+    }
     asio::post(ex, [done = std::move(done), answer = std::move(answer)]() mutable {
       done(std::move(answer));
     });

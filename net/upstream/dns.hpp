@@ -1,9 +1,9 @@
 // Name lookups for the outbound client: c-ares driven by Asio, so no thread ever blocks.
 //
 // A lookup asks for the A and AAAA records of a name at once and hands back every address,
-// or why there is none. IP literals are answered without a query. The hosts file is read
-// before DNS, as the system resolver does, and "localhost" never goes to a name server
-// (RFC 6761 §6.3). Names are asked as written: resolv.conf's search list is not applied.
+// or why there is none. IP literals are answered without a query, and so are "localhost"
+// and the names under it: loopback by RFC 6761 §6.3, with or without a hosts file. Other
+// names: the hosts file is read before DNS, as the system resolver does. Names are asked as written: resolv.conf's search list is not applied.
 // Answers are kept for their TTL (capped), "no such name" briefly, and concurrent lookups
 // of one name share one query. c-ares stays inside dns.cpp.
 #pragma once
@@ -25,6 +25,10 @@ class io_context;
 } // namespace boost::asio
 
 namespace netherscope::net {
+
+/// True for "localhost" and every name under it ("a.localhost"), in any case, with or
+/// without the final dot: names that are loopback by RFC 6761 §6.3 and never looked up.
+bool is_localhost_name(std::string_view host);
 
 /// A name server to ask instead of those in /etc/resolv.conf.
 struct dns_server {
@@ -89,7 +93,7 @@ public:
 
   /// Looks up the addresses of host (A and AAAA). done runs exactly once, posted to ex, never
   /// inside this call, unless the resolver is stopped first. An IP literal is answered as
-  /// itself without a query.
+  /// itself without a query; a localhost name as 127.0.0.1 and ::1, also without one.
   void resolve(const std::string& host, boost::asio::any_io_executor ex, callback done);
 
   /// Ends every lookup and closes the resolver's sockets; pending lookups are dropped

@@ -208,7 +208,7 @@ void fetch_op::use_endpoints(std::vector<tcp::endpoint> candidates) {
     auto wait = req_.limiter->try_start(servers, clock_type::now());
     if (wait > std::chrono::seconds::zero()) {
       fetch_result result;
-      result.error = make_failure(error_code::quota_exhausted,
+      result.error = make_failure(error_code::target_rate_limited,
                                   "at most " + std::to_string(req_.limiter->per_minute())
                                     + " fresh offers per minute, one at a time, go to the server "
                                       "at " + servers.front() + "; retry in "
@@ -297,6 +297,18 @@ void fetch_op::on_response(beast::error_code ec) {
     return fail(error_code::upstream_failure,
                 std::string{scheme} + " exchange with " + target_text() + " failed: "
                   + ec.message());
+  // skip_interim let every other 1xx through to here.
+  const auto status = parser_->get().result_int();
+  if (status == 101)
+    return fail(error_code::upstream_failure,
+                "the target " + target_text()
+                  + " answered 101 Switching Protocols, which only a request asking to upgrade "
+                    "may get");
+  if (status >= 100 && status <= 199)
+    return fail(error_code::upstream_failure,
+                "the target " + target_text() + " sent more than "
+                  + std::to_string(max_interim_responses)
+                  + " interim (1xx) responses without a final one");
   auto res = parser_->release();
   fetch_result result;
   result.status = static_cast<std::uint16_t>(res.result_int());
@@ -305,6 +317,16 @@ void fetch_op::on_response(beast::error_code ec) {
   result.body = std::move(res.body());
   result.certificate = std::move(certificate_);
   finish(std::move(result));
+}
+
+bool fetch_op::skip_interim() {
+  // RFC 9110 §15.2: a client must accept interim responses before the final one, and they
+  // carry nothing a fetch reports. 101 ends HTTP on the connection, so it is no interim
+  // response here: our requests never ask for an upgrade.
+  const auto status = parser_->get().result_int();
+  if (status < 100 || status > 199 || status == 101)
+    return false;
+  return ++interim_seen_ <= max_interim_responses;
 }
 
 void fetch_op::fail(error_code code, std::string message) {

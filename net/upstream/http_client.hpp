@@ -86,7 +86,7 @@ struct fetch_request {
   /// as a probe's status check or offer; never for requests with credentials.
   bool accept_untrusted_certificate = false;
   /// For offers: the per-server limit, checked against the resolved addresses before
-  /// connecting; a refusal is quota_exhausted with retry_after.
+  /// connecting; a refusal is target_rate_limited with retry_after.
   std::shared_ptr<offer_limiter> limiter;
 };
 

@@ -39,6 +39,12 @@ struct http_client::state {
   std::shared_ptr<dns_resolver> resolver;
 };
 
+/// The most interim (1xx) responses a fetch skips before the final one. RFC 9110 §15.2 sets
+/// no bound; real servers send one or two (100 Continue, 103 Early Hints), and a bound keeps a
+/// target from holding a fetch with an endless stream of them (the total deadline ends it as
+/// well, but later).
+constexpr std::size_t max_interim_responses = 8;
+
 /// One fetch, alive until its callback has run.
 class fetch_op : public std::enable_shared_from_this<fetch_op> {
 public:
@@ -68,8 +74,15 @@ private:
   bool on_verify(bool preverified, X509_STORE_CTX* ctx);
 
   // -- shared -----------------------------------------------------------------
+  /// Sends the request, then reads the response.
   template <class Stream>
   void exchange(Stream& stream);
+  /// Reads one message; interim responses are skipped and the next message read.
+  template <class Stream>
+  void read_response(Stream& stream);
+  /// Whether the message just read is an interim (1xx) response to skip: any 1xx but 101,
+  /// up to max_interim_responses of them. on_response refuses the others.
+  bool skip_interim();
   void on_response(beast::error_code ec);
   void finish(fetch_result&& result);
   void fail(error_code code, std::string message);
@@ -110,24 +123,37 @@ private:
   http::request<http::string_body> request_;
   beast::flat_buffer buffer_;
   std::optional<http::response_parser<http::string_body>> parser_;
+  /// Interim responses skipped so far.
+  std::size_t interim_seen_ = 0;
   bool finished_ = false;
 };
 
 template <class Stream>
 void fetch_op::exchange(Stream& stream) {
+  beast::get_lowest_layer(stream).expires_after(remaining());
+  http::async_write(stream, request_,
+                    [self = shared_from_this(), &stream](beast::error_code ec, std::size_t) {
+                      if (ec)
+                        return self->on_response(ec);
+                      self->read_response(stream);
+                    });
+}
+
+template <class Stream>
+void fetch_op::read_response(Stream& stream) {
+  // A fresh parser per message: a Beast parser reads exactly one, and each interim response
+  // is a message of its own. Bytes read past one message stay in buffer_ for the next.
   parser_.emplace();
   parser_->body_limit(req_.body_limit);
   parser_->header_limit(16 * 1024);
+  // The total deadline, not a new one per message: interim responses cannot stretch a fetch.
   beast::get_lowest_layer(stream).expires_after(remaining());
-  http::async_write(
-    stream, request_,
-    [self = shared_from_this(), &stream](beast::error_code ec, std::size_t) {
-      if (ec)
-        return self->on_response(ec);
-      beast::get_lowest_layer(stream).expires_after(self->remaining());
-      http::async_read(stream, self->buffer_, *self->parser_,
-                       [self](beast::error_code ec, std::size_t) { self->on_response(ec); });
-    });
+  http::async_read(stream, buffer_, *parser_,
+                   [self = shared_from_this(), &stream](beast::error_code ec, std::size_t) {
+                     if (!ec && self->skip_interim())
+                       return self->read_response(stream);
+                     self->on_response(ec);
+                   });
 }
 
 } // namespace netherscope::net

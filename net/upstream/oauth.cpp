@@ -13,6 +13,7 @@
 #include "net/api/api_json.hpp"
 #include "net/base/crypto.hpp"
 #include "net/api/host_port.hpp"
+#include "net/base/text.hpp"
 
 namespace netherscope::net {
 
@@ -56,26 +57,42 @@ std::optional<boost::json::object> json_object(const fetch_result& r, std::strin
 
 } // namespace
 
-std::string callback_url(const oauth_settings& s) {
-  auto base = s.public_base_url;
-  while (!base.empty() && base.back() == '/')
-    base.pop_back();
-  return base + "/auth/github/callback";
+std::string canonical_base_url(std::string_view base) {
+  std::string text{base};
+  while (!text.empty() && text.back() == '/')
+    text.pop_back();
+  auto parsed = boost::urls::parse_absolute_uri(text);
+  if (!parsed)
+    return text;
+  boost::urls::url url{*parsed};
+  url.set_scheme(ascii_lower(url.scheme()));
+  // Only a registered name has letter case to fold; an IPv6 literal's hex digits would be
+  // folded the same way, which is harmless, and an IPv4 one has none.
+  if (url.host_type() == boost::urls::host_type::name)
+    url.set_encoded_host(ascii_lower(url.encoded_host()));
+  return std::string{url.buffer()};
 }
 
-std::string authorize_redirect(const oauth_settings& s, std::string_view state) {
+std::string callback_url(const oauth_settings& s) {
+  return canonical_base_url(s.public_base_url) + "/auth/github/callback";
+}
+
+std::string authorize_redirect(const oauth_settings& s, std::string_view state,
+                               std::string_view code_challenge) {
   boost::urls::url url{s.authorize_url};
   append_param(url, "client_id", s.client_id);
   append_param(url, "redirect_uri", callback_url(s));
   // Only the numeric id and login are read: read:user is the narrowest scope that has them.
   append_param(url, "scope", "read:user");
   append_param(url, "state", state);
+  append_param(url, "code_challenge", code_challenge);
+  append_param(url, "code_challenge_method", "S256");
   return std::string{url.buffer()};
 }
 
 bool served_over_https(const oauth_settings& s) {
   auto url = boost::urls::parse_absolute_uri(s.public_base_url);
-  return url && url->scheme_id() == boost::urls::scheme::https;
+  return url && iequals(url->scheme(), "https");
 }
 
 std::optional<fetch_request> request_for(std::string_view text, std::string method,
@@ -106,7 +123,8 @@ std::optional<fetch_request> request_for(std::string_view text, std::string meth
   return req;
 }
 
-std::optional<fetch_request> token_request(const oauth_settings& s, std::string_view code) {
+std::optional<fetch_request> token_request(const oauth_settings& s, std::string_view code,
+                                           std::string_view code_verifier) {
   auto req = request_for(s.token_url, "POST", s.timeout);
   if (!req)
     return std::nullopt;
@@ -116,6 +134,8 @@ std::optional<fetch_request> token_request(const oauth_settings& s, std::string_
   append_param(form, "client_secret", s.client_secret);
   append_param(form, "code", code);
   append_param(form, "redirect_uri", callback_url(s));
+  if (!code_verifier.empty())
+    append_param(form, "code_verifier", code_verifier);
   req->content_type = "application/x-www-form-urlencoded";
   req->body = std::string{form.encoded_query()};
   req->headers = {{"Accept", "application/json"}};
@@ -183,48 +203,124 @@ std::optional<provider_user> read_user(const fetch_result& r, failure& error) {
 
 namespace {
 
-constexpr std::size_t nonce_bytes = 16;
+// The binding's two halves, and the state's parts.
+constexpr std::size_t secret_bytes = 32;
+constexpr std::size_t verifier_bytes = 32;
+constexpr std::size_t binding_bytes = secret_bytes + verifier_bytes;
+constexpr std::size_t time_bytes = 8;
 constexpr std::size_t mac_bytes = 16;
+constexpr std::size_t state_bytes = time_bytes + mac_bytes;
 
-std::string state_mac(std::string_view key, std::string_view signed_part) {
+// Names what the MAC is for, so a MAC made under the same key for anything else (or by the
+// previous state format) can never pass for a state.
+constexpr std::string_view state_label = "netherscope signin state v2";
+
+// HMAC-SHA256 under key over the label, the time and the binding, cut to mac_bytes.
+std::string state_mac(std::string_view key, std::string_view time, std::string_view binding) {
+  error_queue_mark mark;
+  std::string input{state_label};
+  input += time;
+  input += binding;
   unsigned char out[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   if (HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-           reinterpret_cast<const unsigned char*>(signed_part.data()), signed_part.size(), out,
-           &length)
-      == nullptr)
+           reinterpret_cast<const unsigned char*>(input.data()), input.size(), out, &length)
+        == nullptr
+      || length < mac_bytes)
     return {};
-  return std::string(reinterpret_cast<const char*>(out), std::min<std::size_t>(length, mac_bytes));
+  return std::string(reinterpret_cast<const char*>(out), mac_bytes);
+}
+
+std::string time_field(std::int64_t now_unix) {
+  std::string out;
+  for (std::size_t i = 0; i < time_bytes; ++i)
+    out.push_back(static_cast<char>((static_cast<std::uint64_t>(now_unix) >> (8 * i)) & 0xFF));
+  return out;
+}
+
+std::int64_t read_time(std::string_view field) {
+  std::uint64_t value = 0;
+  for (std::size_t i = 0; i < time_bytes; ++i)
+    value |= static_cast<std::uint64_t>(static_cast<unsigned char>(field[i])) << (8 * i);
+  return static_cast<std::int64_t>(value);
+}
+
+failure state_refused(std::string message) {
+  return make_failure(error_code::invalid_input, std::move(message));
 }
 
 } // namespace
 
-std::optional<std::string> make_state(std::string_view key, std::int64_t now_unix) {
-  auto nonce = random_bytes(nonce_bytes);
-  if (!nonce || key.empty())
+std::optional<std::string> decode_canonical_base64url(std::string_view text, std::size_t bytes) {
+  // Unpadded base64 of n bytes is exactly ceil(4n / 3) characters.
+  if (text.size() != (4 * bytes + 2) / 3)
     return std::nullopt;
-  std::string raw = *nonce;
-  for (int i = 0; i < 8; ++i)
-    raw.push_back(static_cast<char>((static_cast<std::uint64_t>(now_unix) >> (8 * i)) & 0xFF));
-  auto mac = state_mac(key, raw);
-  if (mac.size() != mac_bytes)
+  for (char c : text) {
+    auto ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
+              || c == '-' || c == '_';
+    if (!ok)
+      return std::nullopt;
+  }
+  auto raw = base64url_decode(text);
+  // Encoding again must give the same text back: this refuses set bits past the data, the
+  // one freedom left once padding and other alphabets are refused.
+  if (!raw || raw->size() != bytes || base64url_encode(*raw) != text)
     return std::nullopt;
-  return base64url_encode(raw + mac);
+  return raw;
 }
 
-bool state_is_ours(std::string_view key, std::string_view state, std::int64_t now_unix) {
-  auto raw = base64url_decode(state);
-  if (!raw || raw->size() != nonce_bytes + 8 + mac_bytes || key.empty())
-    return false;
-  auto signed_part = std::string_view{*raw}.substr(0, nonce_bytes + 8);
-  if (!same_secret(state_mac(key, signed_part), std::string_view{*raw}.substr(nonce_bytes + 8)))
-    return false;
-  std::uint64_t issued = 0;
-  for (int i = 0; i < 8; ++i)
-    issued |= static_cast<std::uint64_t>(static_cast<unsigned char>((*raw)[nonce_bytes + i]))
-              << (8 * i);
-  auto age = now_unix - static_cast<std::int64_t>(issued);
-  return age >= -60 && age <= state_lifetime_seconds;
+std::string pkce_challenge(std::string_view verifier) {
+  return base64url_encode(sha256(verifier));
+}
+
+std::optional<signin_attempt> start_attempt(std::string_view key, std::int64_t now_unix) {
+  if (key.empty())
+    return std::nullopt;
+  // Both halves come from OpenSSL's CSPRNG, fresh for every attempt.
+  auto binding = random_bytes(binding_bytes);
+  if (!binding)
+    return std::nullopt;
+  auto time = time_field(now_unix);
+  auto mac = state_mac(key, time, *binding);
+  if (mac.size() != mac_bytes)
+    return std::nullopt;
+  signin_attempt attempt;
+  attempt.binding = base64url_encode(*binding);
+  attempt.state = base64url_encode(time + mac);
+  attempt.verifier = base64url_encode(std::string_view{*binding}.substr(secret_bytes));
+  attempt.challenge = pkce_challenge(attempt.verifier);
+  if (attempt.challenge.empty())
+    return std::nullopt;
+  return attempt;
+}
+
+std::optional<checked_state> check_state(std::string_view key, std::string_view state,
+                                         std::string_view binding, std::int64_t now_unix,
+                                         failure& error) {
+  auto raw_state = decode_canonical_base64url(state, state_bytes);
+  if (!raw_state || key.empty()) {
+    error = state_refused("this sign-in's state is not one we issue; start again");
+    return std::nullopt;
+  }
+  auto raw_binding = decode_canonical_base64url(binding, binding_bytes);
+  auto time = std::string_view{*raw_state}.substr(0, time_bytes);
+  if (!raw_binding
+      || !same_secret(state_mac(key, time, *raw_binding),
+                      std::string_view{*raw_state}.substr(time_bytes))) {
+    error = state_refused("this sign-in was not started in this browser; start again");
+    return std::nullopt;
+  }
+  auto issued = read_time(time);
+  auto age = now_unix - issued;
+  if (age < -state_clock_skew_seconds || age > state_lifetime_seconds) {
+    error = state_refused("this sign-in took longer than 10 minutes; start again");
+    return std::nullopt;
+  }
+  checked_state checked;
+  checked.canonical = std::move(*raw_state);
+  checked.expires_unix = issued + state_lifetime_seconds;
+  checked.verifier = base64url_encode(std::string_view{*raw_binding}.substr(secret_bytes));
+  return checked;
 }
 
 } // namespace netherscope::net

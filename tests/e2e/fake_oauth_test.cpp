@@ -38,6 +38,10 @@ using namespace std::chrono_literals;
 
 constexpr const char* callback = "http://127.0.0.1:9/auth/github/callback";
 
+// RFC 7636 Appendix B's example: a verifier and its S256 challenge.
+constexpr const char* rfc_verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+constexpr const char* rfc_challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+
 struct exchange_reply {
   int status = 0;
   std::map<std::string, std::string> headers; // names in lower case
@@ -133,9 +137,14 @@ std::string enc(const std::string& s) {
 }
 
 std::string authorize_query(const std::string& client_id, const std::string& redirect_uri,
-                            const std::string& scope, const std::string& state) {
-  return "client_id=" + enc(client_id) + "&redirect_uri=" + enc(redirect_uri)
-         + "&scope=" + enc(scope) + "&state=" + enc(state);
+                            const std::string& scope, const std::string& state,
+                            const std::string& challenge = rfc_challenge,
+                            const std::string& method = "S256") {
+  auto query = "client_id=" + enc(client_id) + "&redirect_uri=" + enc(redirect_uri)
+               + "&scope=" + enc(scope) + "&state=" + enc(state);
+  if (!challenge.empty())
+    query += "&code_challenge=" + enc(challenge) + "&code_challenge_method=" + enc(method);
+  return query;
 }
 
 // The decoded query parameters of a URL (+ as space, as form decoders read it).
@@ -164,9 +173,13 @@ outgoing token_request(const std::string& body, const std::string& accept = "app
 
 std::string token_form(const std::string& code = "good-code",
                        const std::string& secret = "test-secret",
-                       const std::string& redirect_uri = callback) {
-  return "client_id=test-client&client_secret=" + enc(secret) + "&code=" + enc(code)
-         + "&redirect_uri=" + enc(redirect_uri);
+                       const std::string& redirect_uri = callback,
+                       const std::string& verifier = rfc_verifier) {
+  auto form = "client_id=test-client&client_secret=" + enc(secret) + "&code=" + enc(code)
+              + "&redirect_uri=" + enc(redirect_uri);
+  if (!verifier.empty())
+    form += "&code_verifier=" + enc(verifier);
+  return form;
 }
 
 outgoing user_request(const std::string& authorization, const std::string& agent = "netherscope") {
@@ -252,7 +265,8 @@ TEST_CASE("fake oauth authorize rejects bad scope and redirect_uri with 400", "[
   CHECK(status(authorize_query("test-client", "not a url", "read:user", "s")) == 400);
   // '+' is a space in the query, so this asks for read:user twice, which is fine.
   CHECK(status("client_id=test-client&redirect_uri=" + enc(callback)
-                + "&scope=read%3Auser+read%3Auser&state=s")
+                + "&scope=read%3Auser+read%3Auser&state=s&code_challenge=" + rfc_challenge
+                + "&code_challenge_method=S256")
         == 302);
 }
 
@@ -546,4 +560,63 @@ TEST_CASE("fake oauth full flow over one keep-alive connection", "[fake_oauth]")
   CHECK(replies[0].json_body().at("access_token") == "gho_fake_token");
   CHECK(replies[1].json_body().at("id") == 4242);
   CHECK(replies[1].json_body().at("login") == "octocat");
+}
+
+TEST_CASE("fake oauth checks the PKCE verifier of the code it granted", "[fake_oauth]") {
+  fake_oauth_provider gh;
+  auto consent = [&] {
+    REQUIRE_FALSE(follow_authorize(gh.authorize_url() + "?"
+                                   + authorize_query("test-client", callback, "read:user", "s"))
+                    .empty());
+  };
+  consent();
+  // A wrong verifier, then none at all: refused like a bad code, and the code stays unused.
+  auto wrong = call(gh.port(), token_request(token_form("good-code", "test-secret", callback,
+                                                        "not-the-verifier-of-that-challenge")));
+  CHECK(wrong.json_body().at("error") == "bad_verification_code");
+  auto missing = call(gh.port(), token_request(token_form("good-code", "test-secret", callback,
+                                                          "")));
+  CHECK(missing.json_body().at("error") == "bad_verification_code");
+  CHECK(gh.pkce_failures() == 2);
+  CHECK(gh.tokens_issued() == 0);
+  // RFC 7636 Appendix B's pair is accepted.
+  CHECK(call(gh.port(), token_request(token_form())).json_body().at("access_token")
+        == "gho_fake_token");
+  CHECK(gh.tokens_issued() == 1);
+}
+
+TEST_CASE("fake oauth refuses authorize requests without S256 PKCE", "[fake_oauth]") {
+  fake_oauth_provider gh;
+  auto status = [&](const std::string& query) {
+    return call(gh.port(), {http::verb::get, "/login/oauth/authorize?" + query, {}, {}}).status;
+  };
+  CHECK(status(authorize_query("test-client", callback, "read:user", "s", "")) == 400);
+  CHECK(status(authorize_query("test-client", callback, "read:user", "s", rfc_verifier,
+                               "plain"))
+        == 400);
+  CHECK(status(authorize_query("test-client", callback, "read:user", "s")) == 302);
+  // Like GitHub, a provider that does not require PKCE lets a request without it through.
+  fake_oauth_options o;
+  o.require_pkce = false;
+  fake_oauth_provider lax{o};
+  CHECK(call(lax.port(), {http::verb::get,
+                          "/login/oauth/authorize?"
+                            + authorize_query("test-client", callback, "read:user", "s", ""),
+                          {},
+                          {}})
+          .status
+        == 302);
+}
+
+TEST_CASE("fake oauth accepts a reused code only when told to", "[fake_oauth]") {
+  fake_oauth_options o;
+  o.accept_reused_code = true;
+  fake_oauth_provider gh{o};
+  REQUIRE_FALSE(follow_authorize(gh.authorize_url() + "?"
+                                 + authorize_query("test-client", callback, "read:user", "s"))
+                  .empty());
+  auto replies = call_all(gh.port(), {token_request(token_form()), token_request(token_form())});
+  CHECK(replies[0].json_body().at("access_token") == "gho_fake_token");
+  CHECK(replies[1].json_body().at("access_token") == "gho_fake_token");
+  CHECK(gh.tokens_issued() == 2);
 }

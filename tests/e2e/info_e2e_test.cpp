@@ -5,6 +5,9 @@
 #include <signal.h>
 
 #include <future>
+#include <set>
+#include <thread>
+#include <vector>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -359,8 +362,78 @@ TEST_CASE("server: access log lines carry the call and never a key", "[e2e][serv
   CHECK(entry.at("client") == "127.0.0.1");
   CHECK(entry.at("target").as_string() == ("127.0.0.1:" + std::to_string(fake.port())).c_str());
   CHECK(entry.contains("duration_us"));
+  // The error's code, and the id the client got in X-Request-Id.
+  CHECK(entry.at("code") == "unauthorized");
+  REQUIRE_FALSE(reply.header("x-request-id").empty());
+  CHECK(entry.at("request_id").as_string() == reply.header("x-request-id").c_str());
   for (auto& l : svc.process().lines())
     CHECK(l.find("nsk_secret") == std::string::npos);
+}
+
+namespace {
+
+/// The access-log lines of a service so far, parsed.
+std::vector<boost::json::object> access_lines(service_process& svc) {
+  std::vector<boost::json::object> result;
+  for (auto& line : svc.process().lines())
+    if (line.find("\"event\":\"access\"") != std::string::npos)
+      result.push_back(boost::json::parse(line).as_object());
+  return result;
+}
+
+/// Waits until the access log has a line for route, and returns it.
+boost::json::object access_line(service_process& svc, const std::string& route) {
+  auto line = svc.process().wait_for_line(
+    [&](const std::string& l) {
+      return l.find("\"event\":\"access\"") != std::string::npos
+             && l.find("\"route\":\"" + route + "\"") != std::string::npos;
+    },
+    5s);
+  REQUIRE(line);
+  return boost::json::parse(*line).as_object();
+}
+
+} // namespace
+
+TEST_CASE("server: probes stay out of the access log unless asked, ids are unique",
+          "[e2e][server]") {
+  service_process svc;
+  std::set<std::string> ids;
+  for (auto path : {"/healthz", "/readyz", "/metrics"}) {
+    auto reply = http_request(svc.port(), "GET", path);
+    CHECK(reply.status == 200);
+    ids.insert(reply.header("x-request-id"));
+  }
+  // A call after the probes: each probe's response was written, and its line (if any)
+  // logged, before the next request was sent, so by the time this call's line shows, a
+  // probe's line would be there too.
+  auto missing = http_request(svc.port(), "GET", "/nowhere");
+  CHECK(missing.status == 404);
+  ids.insert(missing.header("x-request-id"));
+  auto line = access_line(svc, "unknown");
+  CHECK(line.at("code") == "not_found");
+  CHECK(line.at("request_id").as_string() == missing.header("x-request-id").c_str());
+  CHECK(access_lines(svc).size() == 1);
+  CHECK(ids.size() == 4);
+  CHECK(ids.count("") == 0);
+
+  service_process verbose{{"--access-log-probes"}};
+  CHECK(http_request(verbose.port(), "GET", "/healthz").status == 200);
+  CHECK(access_line(verbose, "/healthz").at("status") == 200);
+}
+
+TEST_CASE("server: in_flight is back to 0 once calls are answered", "[e2e][server]") {
+  fake_target_process fake{{"--fault", "delay", "--delay-ms", "700"}};
+  service_process svc;
+  // While a slow call is with the actors it is counted...
+  int slow_status = 0;
+  std::thread slow([&] { slow_status = get_info(svc, target_query(fake)).status; });
+  CHECK(wait_until([&] { return metric(svc, "netherscope_in_flight") == 1; }, 5s));
+  slow.join();
+  CHECK(slow_status == 200);
+  // ...and once it is answered nothing is: the scrape does not count itself.
+  CHECK(wait_until([&] { return metric(svc, "netherscope_in_flight") == 0; }, 5s));
+  CHECK(metric(svc, "netherscope_in_flight") == 0);
 }
 
 TEST_CASE("server: readiness and Prometheus metrics", "[e2e][server]") {

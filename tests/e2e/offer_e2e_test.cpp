@@ -595,7 +595,9 @@ TEST_CASE("offer e2e: past the per-target limit without a cached answer is 429",
     INFO("limited (" << extra << "): " << shown(limited));
     CHECK(limited.status == 429);
     CHECK(body_of(limited).at("ok") == false);
-    CHECK(limited.code() == "quota_exhausted");
+    CHECK(limited.code() == "target_rate_limited");
+    // The message names the wait, in seconds, as Retry-After does.
+    CHECK(body_of(limited).at("error").as_string().find("retry in ") != std::string::npos);
     auto retry = limited.header("retry-after");
     REQUIRE(!retry.empty());
     REQUIRE(retry.find_first_not_of("0123456789") == std::string::npos);
@@ -1096,7 +1098,7 @@ TEST_CASE("offer e2e: the per-target limit holds across spellings of one server"
       } else {
         // Refused by the limit: the cached answer of that spelling and mode if there is
         // one, else a 429. Anything else (a 502, say) is not the limit at work.
-        CHECK((reply.status == 200 || reply.code() == "quota_exhausted"));
+        CHECK((reply.status == 200 || reply.code() == "target_rate_limited"));
         ++limited;
       }
     }

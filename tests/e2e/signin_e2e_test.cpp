@@ -1,8 +1,16 @@
-// End to end: the GitHub sign-in flow against the fake provider, with the real service.
+// End to end: the GitHub sign-in flow and the account page against the fake provider, with the
+// real service, tried the way an attacker would.
 #include <catch2/catch.hpp>
+
+#include <ctime>
+#include <optional>
 
 #include <boost/url/parse.hpp>
 
+#include "storage/accounts.hpp"
+#include "storage/auth_records.hpp"
+#include "storage/lmdb.hpp"
+#include "storage/records.hpp"
 #include "support/fake_oauth.hpp"
 #include "support/http.hpp"
 
@@ -13,32 +21,38 @@ namespace {
 
 using options = fake_oauth_options;
 
-/// The service configured for a provider; the callback's public base is a dummy, because the
-/// test plays the browser and sends the callback to the service itself.
+/// The public base URL the tests' services have; the test plays the browser and sends the
+/// callback to the service itself, so nothing listens there.
+constexpr const char* base = "http://127.0.0.1:9";
+
+/// The service configured for a provider.
 service_process signin_service(const fake_oauth_provider& provider,
                                std::vector<std::string> extra = {},
-                               const std::string& base = "http://127.0.0.1:9") {
+                               const std::string& base_url = base,
+                               const std::string& data_dir = {}) {
   std::vector<std::string> args{"--github-client-id", "test-client",
                                 "--github-authorize-url", provider.authorize_url(),
                                 "--github-token-url", provider.token_url(),
                                 "--github-api-url", provider.api_url(),
-                                "--public-base-url", base,
+                                "--public-base-url", base_url,
                                 "--status-timeout-ms", "1500"};
   args.insert(args.end(), extra.begin(), extra.end());
-  return service_process{args, {"NETHERSCOPE_GITHUB_CLIENT_SECRET=test-secret"}};
+  return service_process{args, {"NETHERSCOPE_GITHUB_CLIENT_SECRET=test-secret"}, true, data_dir};
 }
 
-/// What the browser holds after each step.
-struct browser_trip {
-  http_reply login;
-  std::string cookie;
-  std::string callback;
-  http_reply page;
-};
-
-// "ns_oauth_state=VALUE" from a Set-Cookie header.
+// "name=VALUE" from a Set-Cookie header.
 std::string cookie_pair(const std::string& set_cookie) {
   return set_cookie.substr(0, set_cookie.find(';'));
+}
+
+// The value of a cookie a response set, or empty.
+std::string cookie_set(const http_reply& reply, const std::string& name) {
+  for (auto& set : reply.set_cookies) {
+    auto pair = cookie_pair(set);
+    if (pair.rfind(name + "=", 0) == 0)
+      return pair.substr(name.size() + 1);
+  }
+  return {};
 }
 
 // The path and query of the callback URL the provider redirected to.
@@ -51,7 +65,35 @@ std::string local_target(const std::string& url) {
   return target;
 }
 
-browser_trip sign_in(const service_process& svc, const std::string& cookie_override = "none") {
+// The still-encoded value of a query parameter of a URL or target.
+std::string query_value(const std::string& target, const std::string& name) {
+  auto at = target.find(name + "=");
+  REQUIRE(at != std::string::npos);
+  at += name.size() + 1;
+  return target.substr(at, target.find('&', at) - at);
+}
+
+// The target with one query parameter's value replaced.
+std::string with_query_value(const std::string& target, const std::string& name,
+                             const std::string& value) {
+  auto at = target.find(name + "=");
+  REQUIRE(at != std::string::npos);
+  at += name.size() + 1;
+  auto end = target.find('&', at);
+  return target.substr(0, at) + value + (end == std::string::npos ? "" : target.substr(end));
+}
+
+/// What the browser holds after each step.
+struct browser_trip {
+  http_reply login;
+  /// "ns_signin=VALUE".
+  std::string cookie;
+  std::string callback;
+  http_reply page;
+};
+
+browser_trip sign_in(const service_process& svc, const std::string& cookie_override = "none",
+                     const header_list& extra = {}) {
   browser_trip trip;
   trip.login = http_request(svc.port(), "GET", "/auth/github/login");
   REQUIRE(trip.login.status == 302);
@@ -59,7 +101,7 @@ browser_trip sign_in(const service_process& svc, const std::string& cookie_overr
   trip.callback = follow_authorize(trip.login.header("location"));
   REQUIRE_FALSE(trip.callback.empty());
   auto cookie = cookie_override == "none" ? trip.cookie : cookie_override;
-  header_list headers;
+  header_list headers = extra;
   if (!cookie.empty())
     headers.push_back({"Cookie", cookie});
   trip.page = http_request(svc.port(), "GET", local_target(trip.callback), headers);
@@ -84,33 +126,93 @@ std::string code_on_page(const std::string& page) {
   return page.substr(start, page.find("</code>", start) - start);
 }
 
+/// The form token the account page carries.
+std::string csrf_on_page(const std::string& page) {
+  const std::string open = "name=\"csrf\" value=\"";
+  auto start = page.find(open);
+  if (start == std::string::npos)
+    return {};
+  start += open.size();
+  return page.substr(start, page.find('"', start) - start);
+}
+
+/// A POST of the account page's form, as a browser sends it from our own page (Origin and
+/// Sec-Fetch-Site) unless told otherwise.
+http_reply page_post(const service_process& svc, const std::string& target,
+                     const std::string& session, const std::string& csrf,
+                     header_list headers = {{"Origin", base}, {"Sec-Fetch-Site", "same-origin"}}) {
+  headers.push_back({"Cookie", "ns_session=" + session});
+  headers.push_back({"Content-Type", "application/x-www-form-urlencoded"});
+  return http_request(svc.port(), "POST", target, headers, "csrf=" + csrf);
+}
+
+int account_status(const service_process& svc, const std::string& key) {
+  return http_request(svc.port(), "GET", "/api/account", {{"X-API-Key", key}}).status;
+}
+
+void check_page_headers(const http_reply& page) {
+  CHECK(page.header("content-security-policy").find("frame-ancestors 'none'")
+        != std::string::npos);
+  CHECK(page.header("content-security-policy").find("unsafe-inline") == std::string::npos);
+  CHECK(page.header("referrer-policy") == "no-referrer");
+  CHECK(page.header("x-content-type-options") == "nosniff");
+}
+
+/// Key records in a service's store, read from the test process (LMDB allows several).
+std::size_t key_records(const std::string& data_dir) {
+  auto env = netherscope::storage::env::open(data_dir, {});
+  REQUIRE(env);
+  auto accounts = (*env)->open_db("accounts");
+  REQUIRE(accounts);
+  auto t = netherscope::storage::txn::begin(**env, false);
+  REQUIRE(t);
+  std::size_t n = 0;
+  REQUIRE_FALSE(t->for_each_prefix(*accounts, "k|", [&](std::string_view, std::string_view) {
+    ++n;
+    return true;
+  }));
+  return n;
+}
+
 } // namespace
 
 TEST_CASE("signin e2e: the whole flow issues a working key", "[e2e][signin]") {
   fake_oauth_provider provider;
   auto svc = signin_service(provider);
   auto trip = sign_in(svc);
-  // The redirect asked for read:user only, with our callback and a state.
+  // The redirect asked for read:user only, with our callback, a state and PKCE S256.
   auto query = provider.last_authorize_query();
   CHECK(query.find("client_id=test-client") != std::string::npos);
   CHECK(query.find("scope=read%3Auser") != std::string::npos);
   CHECK(query.find("redirect_uri=http%3A%2F%2F127.0.0.1%3A9%2Fauth%2Fgithub%2Fcallback")
         != std::string::npos);
+  CHECK(query.find("code_challenge_method=S256") != std::string::npos);
   auto set_cookie = trip.login.header("set-cookie");
+  CHECK(set_cookie.rfind("ns_signin=", 0) == 0);
   CHECK(set_cookie.find("HttpOnly") != std::string::npos);
   CHECK(set_cookie.find("SameSite=Lax") != std::string::npos);
+  CHECK(set_cookie.find("Path=/;") != std::string::npos);
   CHECK(set_cookie.find("Secure") == std::string::npos); // served over plain HTTP here
+  // The URL's state is not the cookie: the URL alone redeems nothing.
+  CHECK(query_value(query, "state") != trip.cookie.substr(trip.cookie.find('=') + 1));
   REQUIRE(trip.page.status == 200);
   CHECK(trip.page.header("content-type").find("text/html") == 0);
+  check_page_headers(trip.page);
   CHECK(code_on_page(trip.page.body).empty());
   CHECK(trip.page.body.find("octocat") != std::string::npos);
   auto key = key_on_page(trip.page.body);
   REQUIRE(key.rfind("nsk_", 0) == 0);
-  // The state cookie is single-use.
-  CHECK(trip.page.header("set-cookie").find("Max-Age=0") != std::string::npos);
-  // What the service sent the provider.
+  // The binding is single-use, and a session began.
+  REQUIRE(trip.page.set_cookies.size() == 2);
+  CHECK(trip.page.set_cookies[0].rfind("ns_signin=;", 0) == 0);
+  CHECK(trip.page.set_cookies[0].find("Max-Age=0") != std::string::npos);
+  CHECK_FALSE(cookie_set(trip.page, "ns_session").empty());
+  CHECK(trip.page.set_cookies[1].find("HttpOnly") != std::string::npos);
+  // What the service sent the provider: the verifier of the challenge, which it checked.
   CHECK(provider.last_token_accept() == "application/json");
   CHECK(provider.last_token_body().find("client_secret=test-secret") != std::string::npos);
+  CHECK(provider.last_token_body().find("code_verifier=") != std::string::npos);
+  CHECK(provider.pkce_failures() == 0);
   CHECK(provider.last_user_authorization() == "Bearer gho_fake_token");
   CHECK_FALSE(provider.last_user_agent().empty());
   // The key works, and the account is the provider's numeric id and login.
@@ -127,32 +229,114 @@ TEST_CASE("signin e2e: the whole flow issues a working key", "[e2e][signin]") {
   }
 }
 
-TEST_CASE("signin e2e: signing in again replaces the key", "[e2e][signin]") {
+TEST_CASE("signin e2e: signing in again leaves the working key alive", "[e2e][signin]") {
   fake_oauth_provider provider;
   auto svc = signin_service(provider);
-  auto first = key_on_page(sign_in(svc).page.body);
-  auto second = key_on_page(sign_in(svc).page.body);
-  REQUIRE_FALSE(first.empty());
-  REQUIRE_FALSE(second.empty());
-  CHECK(first != second);
-  CHECK(http_request(svc.port(), "GET", "/api/account", {{"X-API-Key", first}}).status == 401);
-  auto account = http_request(svc.port(), "GET", "/api/account", {{"X-API-Key", second}});
-  CHECK(account.status == 200);
-  CHECK(account.json().at("userId") == 4242);
+  auto first = sign_in(svc);
+  auto key = key_on_page(first.page.body);
+  REQUIRE_FALSE(key.empty());
+  // Any site can send a visitor through the sign-in again (GitHub skips consent for an app
+  // already approved): it opens the account page and changes no key.
+  auto again = sign_in(svc);
+  CHECK(again.page.status == 303);
+  CHECK(again.page.header("location") == "/account");
+  CHECK(key_on_page(again.page.body).empty());
+  CHECK(account_status(svc, key) == 200);
+  auto session = cookie_set(again.page, "ns_session");
+  REQUIRE_FALSE(session.empty());
+  CHECK(session != cookie_set(first.page, "ns_session"));
+  auto view = http_request(svc.port(), "GET", "/account", {{"Cookie", "ns_session=" + session}});
+  CHECK(view.status == 200);
+  check_page_headers(view);
+  CHECK(view.body.find("Signed in as octocat") != std::string::npos);
+  CHECK(view.body.find("Your account has an active API key.") != std::string::npos);
+  CHECK(view.body.find("nsk_") == std::string::npos);
+  CHECK(account_status(svc, key) == 200);
 }
 
 TEST_CASE("signin e2e: a state that does not match the browser is refused", "[e2e][signin]") {
   fake_oauth_provider provider;
   auto svc = signin_service(provider);
-  auto forged = sign_in(svc, "ns_oauth_state=someone-elses-state");
+  auto forged = sign_in(svc, "ns_signin=someone-elses-binding");
   CHECK(forged.page.status == 400);
   CHECK(code_on_page(forged.page.body) == "invalid_input");
   CHECK(key_on_page(forged.page.body).empty());
   auto no_cookie = sign_in(svc, "");
   CHECK(no_cookie.page.status == 400);
   CHECK(code_on_page(no_cookie.page.body) == "invalid_input");
-  // Neither reached the token endpoint.
+  // Another attempt's real cookie does not fit this state either.
+  auto other = http_request(svc.port(), "GET", "/auth/github/login");
+  auto crossed = sign_in(svc, cookie_pair(other.header("set-cookie")));
+  CHECK(crossed.page.status == 400);
+  CHECK(code_on_page(crossed.page.body) == "invalid_input");
+  // Two cookies of the name: neither is trusted, even when one is right.
+  auto trip_login = http_request(svc.port(), "GET", "/auth/github/login");
+  auto right = cookie_pair(trip_login.header("set-cookie"));
+  auto callback = follow_authorize(trip_login.header("location"));
+  auto ambiguous = http_request(svc.port(), "GET", local_target(callback),
+                                {{"Cookie", right + "; ns_signin=planted"}});
+  CHECK(ambiguous.status == 400);
+  CHECK(code_on_page(ambiguous.body) == "invalid_input");
+  // None of them reached the token endpoint.
   CHECK(provider.token_requests() == 0);
+}
+
+TEST_CASE("signin e2e: the callback URL with a cookie made from it is refused",
+          "[e2e][signin]") {
+  fake_oauth_options o;
+  o.accept_reused_code = true;
+  fake_oauth_provider provider{o};
+  auto svc = signin_service(provider);
+  // Someone saw a victim's callback URL (a log, the history, a screenshot) and never had the
+  // victim's cookie: copying the URL's state into a cookie must not redeem it.
+  auto login = http_request(svc.port(), "GET", "/auth/github/login");
+  auto callback = local_target(follow_authorize(login.header("location")));
+  auto state = query_value(callback, "state");
+  auto stolen = http_request(svc.port(), "GET", callback, {{"Cookie", "ns_signin=" + state}});
+  CHECK(stolen.status == 400);
+  CHECK(code_on_page(stolen.body) == "invalid_input");
+  CHECK(key_on_page(stolen.body).empty());
+  CHECK(provider.token_requests() == 0);
+}
+
+TEST_CASE("signin e2e: a replayed callback is refused, wherever it arrives", "[e2e][signin]") {
+  // The provider here accepts a code twice, so only the service can refuse a replay.
+  fake_oauth_options o;
+  o.accept_reused_code = true;
+  fake_oauth_provider provider{o};
+  temp_dir data;
+  std::optional<service_process> svc{signin_service(provider, {}, base, data.path())};
+  auto trip = sign_in(*svc);
+  REQUIRE(trip.page.status == 200);
+  REQUIRE(provider.tokens_issued() == 1);
+  auto target = local_target(trip.callback);
+  auto replay = [&](const service_process& to, const std::string& what) {
+    auto again = http_request(to.port(), "GET", what, {{"Cookie", trip.cookie}});
+    INFO(what);
+    CHECK(again.status == 400);
+    CHECK(code_on_page(again.body) == "invalid_input");
+    CHECK(key_on_page(again.body).empty());
+  };
+  SECTION("the same callback again, and with another code") {
+    replay(*svc, target);
+    replay(*svc, with_query_value(target, "code", "other"));
+  }
+  SECTION("the state padded with '=' (one state, two spellings)") {
+    auto state = query_value(target, "state");
+    replay(*svc, with_query_value(target, "state", state + "%3D%3D"));
+    replay(*svc, with_query_value(target, "state", state + "=="));
+  }
+  SECTION("to a second instance sharing the store") {
+    auto second = signin_service(provider, {}, base, data.path());
+    replay(second, target);
+  }
+  SECTION("after a restart") {
+    svc.reset();
+    auto restarted = signin_service(provider, {}, base, data.path());
+    replay(restarted, target);
+  }
+  CHECK(provider.token_requests() == 1);
+  CHECK(provider.tokens_issued() == 1);
 }
 
 TEST_CASE("signin e2e: a sign-in cancelled at the provider", "[e2e][signin]") {
@@ -163,9 +347,10 @@ TEST_CASE("signin e2e: a sign-in cancelled at the provider", "[e2e][signin]") {
   auto trip = sign_in(svc);
   CHECK(trip.page.status == 403);
   CHECK(trip.page.header("content-type").find("text/html") == 0);
+  check_page_headers(trip.page);
   CHECK(code_on_page(trip.page.body) == "signin_cancelled");
   CHECK(key_on_page(trip.page.body).empty());
-  // The state cookie is cleared: that sign-in is over.
+  // The binding cookie is cleared: that sign-in is over.
   CHECK(trip.page.header("set-cookie").find("Max-Age=0") != std::string::npos);
   CHECK(provider.token_requests() == 0);
 }
@@ -207,14 +392,33 @@ TEST_CASE("signin e2e: a slow provider times out", "[e2e][signin]") {
   CHECK(std::chrono::steady_clock::now() - start < 4500ms);
 }
 
-TEST_CASE("signin e2e: cookies are Secure behind an HTTPS base URL", "[e2e][signin]") {
+TEST_CASE("signin e2e: behind an HTTPS base URL, in any letter case, cookies are __Host- and "
+          "Secure",
+          "[e2e][signin]") {
   fake_oauth_provider provider;
-  auto svc = signin_service(provider, {}, "https://netherscope.example");
+  auto svc = signin_service(provider, {}, "HTTPS://NetherScope.Example");
   auto login = http_request(svc.port(), "GET", "/auth/github/login");
   CHECK(login.status == 302);
-  CHECK(login.header("set-cookie").find("; Secure") != std::string::npos);
-  CHECK(login.header("location").find("redirect_uri=https%3A%2F%2Fnetherscope.example")
+  auto cookie = login.header("set-cookie");
+  CHECK(cookie.rfind("__Host-ns_signin=", 0) == 0);
+  CHECK(cookie.find("; Path=/;") != std::string::npos);
+  CHECK(cookie.find("; Secure") != std::string::npos);
+  CHECK(cookie.find("Domain") == std::string::npos);
+  // The callback URL GitHub compares with the registered one is in canonical form.
+  CHECK(login.header("location").find("redirect_uri=https%3A%2F%2Fnetherscope.example%2F")
         != std::string::npos);
+  // Only the __Host- cookie is read back: a plain one could have come from anywhere.
+  auto callback = follow_authorize(login.header("location"));
+  auto value = cookie_pair(cookie).substr(std::string{"__Host-ns_signin="}.size());
+  auto plain = http_request(svc.port(), "GET", local_target(callback),
+                            {{"Cookie", "ns_signin=" + value}});
+  CHECK(plain.status == 400);
+  auto hosted = http_request(svc.port(), "GET", local_target(callback),
+                             {{"Cookie", "__Host-ns_signin=" + value}});
+  CHECK(hosted.status == 200);
+  CHECK(cookie_set(hosted, "__Host-ns_session").size() == 43);
+  for (auto& set : hosted.set_cookies)
+    CHECK(set.find("; Secure") != std::string::npos);
 }
 
 TEST_CASE("signin e2e: without credentials sign-in is unavailable", "[e2e][signin]") {
@@ -222,40 +426,171 @@ TEST_CASE("signin e2e: without credentials sign-in is unavailable", "[e2e][signi
   auto login = http_request(svc.port(), "GET", "/auth/github/login");
   CHECK(login.status == 503);
   CHECK(code_on_page(login.body) == "unavailable");
+  check_page_headers(login);
 }
 
-TEST_CASE("signin e2e: made-up and replayed states never reach the provider", "[e2e][signin]") {
+TEST_CASE("signin e2e: made-up states never reach the provider", "[e2e][signin]") {
   fake_oauth_provider provider;
   auto svc = signin_service(provider);
-  // A script can send any state with a matching cookie; it was not issued by us.
+  // A script can send any state with any cookie; it was not issued by us.
   auto forged = http_request(svc.port(), "GET", "/auth/github/callback?code=x&state=abc",
-                             {{"Cookie", "ns_oauth_state=abc"}});
+                             {{"Cookie", "ns_signin=abc"}});
   CHECK(forged.status == 400);
   CHECK(code_on_page(forged.body) == "invalid_input");
   CHECK(provider.token_requests() == 0);
-  // A real sign-in, then its callback replayed with another code.
-  auto trip = sign_in(svc);
-  REQUIRE(trip.page.status == 200);
-  CHECK(provider.token_requests() == 1);
-  auto target = local_target(trip.callback);
-  auto replay = target.substr(0, target.find("code=")) + "code=other"
-                + target.substr(target.find('&', target.find("code=")));
-  auto again = http_request(svc.port(), "GET", replay, {{"Cookie", trip.cookie}});
-  CHECK(again.status == 400);
-  CHECK(code_on_page(again.body) == "invalid_input");
-  CHECK(provider.token_requests() == 1);
 }
 
-TEST_CASE("signin e2e: callbacks count against the address quota", "[e2e][signin]") {
+TEST_CASE("signin e2e: sign-in has an hourly limit of its own, not the info quota",
+          "[e2e][signin]") {
   fake_oauth_provider provider;
-  auto svc = signin_service(provider, {"--limit-info-ip", "2"});
+  auto svc = signin_service(provider, {"--limit-info-ip", "1", "--limit-signin-per-hour", "3"});
+  // A shared address spent its monthly info quota.
+  CHECK(get_info(svc, "port=1").status == 400);
+  CHECK(get_info(svc, "port=1").status == 429);
+  // Signing in still works.
+  auto trip = sign_in(svc);
+  CHECK(trip.page.status == 200);
+  CHECK(key_on_page(trip.page.body).rfind("nsk_", 0) == 0);
+  // Made-up callbacks use up the hour's attempts.
   for (int i = 0; i < 2; ++i)
     CHECK(http_request(svc.port(), "GET", "/auth/github/callback?code=x&state=abc",
-                       {{"Cookie", "ns_oauth_state=abc"}})
+                       {{"Cookie", "ns_signin=abc"}})
             .status
           == 400);
   auto over = http_request(svc.port(), "GET", "/auth/github/callback?code=x&state=abc",
-                           {{"Cookie", "ns_oauth_state=abc"}});
+                           {{"Cookie", "ns_signin=abc"}});
   CHECK(over.status == 429);
-  CHECK(code_on_page(over.body) == "quota_exhausted");
+  CHECK(code_on_page(over.body) == "signin_rate_limited");
+  auto retry = std::stoi(over.header("retry-after"));
+  CHECK(retry >= 1);
+  CHECK(retry <= 3600);
+  CHECK(provider.token_requests() == 1);
+}
+
+TEST_CASE("signin e2e: the account page's key actions refuse cross-site requests",
+          "[e2e][signin]") {
+  fake_oauth_provider provider;
+  auto svc = signin_service(provider);
+  auto trip = sign_in(svc);
+  auto key = key_on_page(trip.page.body);
+  auto session = cookie_set(trip.page, "ns_session");
+  auto csrf = csrf_on_page(trip.page.body);
+  REQUIRE_FALSE(key.empty());
+  REQUIRE_FALSE(session.empty());
+  REQUIRE(csrf.size() == 43);
+  for (auto target : {"/account/key", "/account/key/revoke", "/auth/signout"}) {
+    INFO(target);
+    // Another site's form: its Origin, and the browser's Sec-Fetch-Site: cross-site. Even
+    // with the right token (which that site cannot read) it is refused.
+    auto cross = page_post(svc, target, session, csrf,
+                           {{"Origin", "https://evil.example"}, {"Sec-Fetch-Site", "cross-site"}});
+    CHECK(cross.status == 403);
+    CHECK(code_on_page(cross.body) == "csrf_rejected");
+    // A site that hides its origin (Origin: null) is refused too.
+    auto hidden = page_post(svc, target, session, csrf,
+                            {{"Origin", "null"}, {"Sec-Fetch-Site", "cross-site"}});
+    CHECK(hidden.status == 403);
+    // Our origin with a wrong token.
+    auto guessed = page_post(svc, target, session, "not-the-token");
+    CHECK(guessed.status == 403);
+    CHECK(code_on_page(guessed.body) == "csrf_rejected");
+  }
+  CHECK(account_status(svc, key) == 200);
+  // Our own page's form: Origin null (our pages say no-referrer) and Sec-Fetch-Site.
+  auto renewed = page_post(svc, "/account/key", session, csrf,
+                           {{"Origin", "null"}, {"Sec-Fetch-Site", "same-origin"}});
+  CHECK(renewed.status == 200);
+  check_page_headers(renewed);
+  auto new_key = key_on_page(renewed.body);
+  REQUIRE(new_key.rfind("nsk_", 0) == 0);
+  CHECK(account_status(svc, key) == 401);
+  CHECK(account_status(svc, new_key) == 200);
+  auto revoked = page_post(svc, "/account/key/revoke", session, csrf);
+  CHECK(revoked.status == 200);
+  CHECK(revoked.body.find("Your account has no active API key.") != std::string::npos);
+  CHECK(account_status(svc, new_key) == 401);
+  // Signed out, the session opens nothing, and the cookie is cleared.
+  auto out = page_post(svc, "/auth/signout", session, csrf);
+  CHECK(out.status == 200);
+  CHECK(out.header("set-cookie").find("Max-Age=0") != std::string::npos);
+  auto after = http_request(svc.port(), "GET", "/account", {{"Cookie", "ns_session=" + session}});
+  CHECK(after.status == 401);
+  CHECK(code_on_page(after.body) == "unauthorized");
+  CHECK(page_post(svc, "/account/key", session, csrf).status == 401);
+}
+
+TEST_CASE("signin e2e: key rotation is limited and the store stays bounded", "[e2e][signin]") {
+  fake_oauth_provider provider;
+  SECTION("five new keys an hour, then 429 with Retry-After") {
+    auto svc = signin_service(provider);
+    auto key = key_on_page(sign_in(svc).page.body);
+    for (int i = 0; i < 5; ++i) {
+      auto rotated = http_request(svc.port(), "POST", "/api/account/key", {{"X-API-Key", key}});
+      REQUIRE(rotated.status == 200);
+      key = std::string{rotated.json().at("key").as_string()};
+    }
+    auto refused = http_request(svc.port(), "POST", "/api/account/key", {{"X-API-Key", key}});
+    CHECK(refused.status == 429);
+    CHECK(refused.code() == "rotation_limited");
+    auto retry = std::stoi(refused.header("retry-after"));
+    CHECK(retry >= 1);
+    CHECK(retry <= 3600);
+    CHECK(account_status(svc, key) == 200);
+  }
+  SECTION("a rotation loop without the limit keeps a bounded number of records") {
+    auto svc = signin_service(provider, {"--limit-key-rotations-per-hour", "100000"});
+    auto key = key_on_page(sign_in(svc).page.body);
+    std::size_t after_first_fifty = 0;
+    for (int i = 0; i < 150; ++i) {
+      auto rotated = http_request(svc.port(), "POST", "/api/account/key", {{"X-API-Key", key}});
+      REQUIRE(rotated.status == 200);
+      key = std::string{rotated.json().at("key").as_string()};
+      if (i == 49)
+        after_first_fifty = key_records(svc.data_dir());
+    }
+    // The active key and the newest revoked ones, however long the loop runs.
+    CHECK(after_first_fifty == netherscope::storage::keep_revoked_keys + 1);
+    CHECK(key_records(svc.data_dir()) == after_first_fifty);
+  }
+}
+
+TEST_CASE("signin e2e: netherscope admin prune deletes what expired", "[e2e][signin]") {
+  namespace storage = netherscope::storage;
+  temp_dir data;
+  auto now = static_cast<std::int64_t>(std::time(nullptr));
+  {
+    // A store as a service leaves it: one state used long ago and one just now, a session
+    // that ended an hour ago and a live one, a key revoked 100 days ago, one revoked today,
+    // and last hour's rotation counter.
+    auto env = storage::env::open(data.path(), {});
+    REQUIRE(env);
+    auto auth = (*env)->open_db("auth");
+    auto accounts = (*env)->open_db("accounts");
+    auto usage = (*env)->open_db("usage");
+    REQUIRE((auth && accounts && usage));
+    auto t = storage::txn::begin(**env, true);
+    REQUIRE(t);
+    REQUIRE(*storage::claim_state(*t, *auth, std::string(24, 'a'), now - 3600, now - 4000));
+    REQUIRE(*storage::claim_state(*t, *auth, std::string(24, 'b'), now + 600, now));
+    REQUIRE(storage::open_session(*t, *auth, 1, now - 7200));
+    REQUIRE(storage::open_session(*t, *auth, 1, now));
+    REQUIRE(storage::issue_key(*t, *accounts, 1, "old", now - 200 * 86400));
+    REQUIRE(*storage::revoke_active_key(*t, *accounts, 1, now - 100 * 86400));
+    REQUIRE(storage::issue_key(*t, *accounts, 2, "new", now));
+    REQUIRE(*storage::revoke_active_key(*t, *accounts, 2, now));
+    REQUIRE(storage::issue_key(*t, *accounts, 2, "new", now));
+    REQUIRE_FALSE(storage::write_count(*t, *usage,
+                                       storage::usage_key("rotate", "key", "2",
+                                                          storage::hour_of(now - 3600).label),
+                                       3));
+    REQUIRE_FALSE(t->commit());
+  }
+  auto out = run_admin(data.path(), {"prune"});
+  CHECK(out.find("deleted 1 used states, 1 sessions, 1 revoked keys, 1 hourly counters")
+        != std::string::npos);
+  // A second run finds nothing left to do.
+  CHECK(run_admin(data.path(), {"prune"}).find("deleted 0 used states, 0 sessions, 0 revoked")
+        != std::string::npos);
+  CHECK(key_records(data.path()) == 2);
+  CHECK_THROWS(run_admin(data.path(), {"prune", "extra"}));
 }

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include <openssl/evp.h>
+
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -64,6 +66,7 @@ struct provider_state {
   int token_requests = 0;
   int user_requests = 0;
   int tokens_issued = 0;
+  int pkce_failures = 0;
   std::string last_token_body;
   std::string last_token_accept;
   std::string last_user_authorization;
@@ -73,6 +76,8 @@ struct provider_state {
   bool code_valid = true;
   // The redirect_uri of the last consenting authorize request; the token request must match it.
   std::optional<std::string> granted_redirect_uri;
+  // The PKCE challenge of the last consenting authorize request, if it sent one.
+  std::optional<std::string> granted_challenge;
 };
 
 // A response and how long to hold it back (the slow modes).
@@ -80,6 +85,24 @@ struct reply {
   response res;
   std::chrono::milliseconds delay{0};
 };
+
+// base64url(SHA-256(verifier)) without padding (RFC 7636 §4.2), with OpenSSL directly so
+// the fake shares no code with the service it checks.
+std::string s256(std::string_view verifier) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_Digest(verifier.data(), verifier.size(), digest, &length, EVP_sha256(), nullptr) != 1)
+    return {};
+  std::string text(4 * ((length + 2) / 3) + 1, '\0');
+  auto written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(text.data()), digest,
+                                 static_cast<int>(length));
+  text.resize(static_cast<std::size_t>(written));
+  while (!text.empty() && text.back() == '=')
+    text.pop_back();
+  for (auto& c : text)
+    c = c == '+' ? '-' : (c == '/' ? '_' : c);
+  return text;
+}
 
 std::string lower(std::string_view text) {
   std::string out{text};
@@ -192,6 +215,13 @@ response handle_authorize(const request& req, urls::url_view target, provider_st
   if (!has_read_user)
     return text_response(req, http::status::bad_request, "scope must contain read:user");
   auto state = param(params, "state");
+  auto challenge = param(params, "code_challenge");
+  auto method = param(params, "code_challenge_method");
+  if (challenge && method.value_or("plain") != "S256")
+    return text_response(req, http::status::bad_request,
+                         "code_challenge_method must be S256");
+  if (!challenge && st.options.require_pkce)
+    return text_response(req, http::status::bad_request, "code_challenge is required");
 
   urls::url location{*redirect_url};
   auto out = location.encoded_params();
@@ -199,6 +229,7 @@ response handle_authorize(const request& req, urls::url_view target, provider_st
     out.append({"code", encode_component(st.options.code)});
     st.code_valid = true;
     st.granted_redirect_uri = *redirect;
+    st.granted_challenge = challenge;
   } else {
     out.append({"error", "access_denied"});
     out.append({"error_description", "The+user+has+denied+your+application+access."});
@@ -266,7 +297,18 @@ reply handle_token(const request& req, provider_state& st) {
     out.res = bad_verification_code(req, want_json);
     return out;
   }
-  st.code_valid = false;
+  if (st.granted_challenge) {
+    auto verifier = param(form, "code_verifier");
+    if (!verifier || s256(*verifier) != *st.granted_challenge) {
+      ++st.pkce_failures;
+      out.res = token_error(req, want_json, "bad_verification_code",
+                            "The code_verifier does not match the code_challenge.",
+                            "bad-verification-code");
+      return out;
+    }
+  }
+  if (!st.options.accept_reused_code)
+    st.code_valid = false;
   ++st.tokens_issued;
   if (want_json)
     out.res = json_response(req, http::status::ok,
@@ -573,6 +615,11 @@ int fake_oauth_provider::user_requests() const {
 int fake_oauth_provider::tokens_issued() const {
   std::lock_guard<std::mutex> guard{impl_->state.mu};
   return impl_->state.tokens_issued;
+}
+
+int fake_oauth_provider::pkce_failures() const {
+  std::lock_guard<std::mutex> guard{impl_->state.mu};
+  return impl_->state.pkce_failures;
 }
 
 std::string fake_oauth_provider::last_token_body() const {

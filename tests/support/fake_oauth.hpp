@@ -53,6 +53,15 @@ struct fake_oauth_options {
   user_mode user = user_mode::ok;
   /// The delay of the slow modes (default 3 s).
   std::chrono::milliseconds slow{3000};
+  /// PKCE (RFC 7636). An authorize request may carry code_challenge with method S256 (the
+  /// only one GitHub accepts; others are 400); the token request for the code it granted
+  /// must then carry the matching code_verifier. With require_pkce (the default, stricter
+  /// than GitHub, which does not require it yet) an authorize request without a challenge
+  /// is refused with 400, so tests prove the service sends one.
+  bool require_pkce = true;
+  /// Like GitHub, a code is exchanged once; with this set the token endpoint keeps accepting
+  /// a code it exchanged already, so tests prove that the service itself refuses replays.
+  bool accept_reused_code = false;
 };
 
 /// A fake GitHub OAuth server on 127.0.0.1 (OS-chosen port) with its own io thread.
@@ -85,6 +94,8 @@ public:
   int user_requests() const;
   /// How many token requests were answered with an access token.
   int tokens_issued() const;
+  /// How many token requests were refused for a missing or wrong code_verifier.
+  int pkce_failures() const;
 
   /// The form body of the last token request.
   std::string last_token_body() const;

@@ -47,8 +47,11 @@ void exchange(Stream& stream, http::request<http::string_body>& req, http_reply&
       }
       auto& res = parser.get();
       out.status = static_cast<int>(res.result_int());
-      for (auto& field : res)
+      for (auto& field : res) {
         out.headers[lower(std::string{field.name_string()})] = std::string{field.value()};
+        if (field.name() == http::field::set_cookie)
+          out.set_cookies.emplace_back(field.value());
+      }
       out.body = res.body();
     });
   });

@@ -19,8 +19,10 @@ namespace netherscope::test {
 /// A response, or the error that prevented one.
 struct http_reply {
   int status = 0;
-  /// Header names in lower case.
+  /// Header names in lower case; of a repeated header, the last one.
   std::map<std::string, std::string> headers;
+  /// Every Set-Cookie header, in order (a response may set several cookies).
+  std::vector<std::string> set_cookies;
   std::string body;
   /// Empty when a response arrived.
   std::string error;

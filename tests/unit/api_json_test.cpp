@@ -81,13 +81,17 @@ TEST_CASE("info: documented fields of the wrong type are left out, the rest kept
 }
 
 TEST_CASE("quoted bodies stay valid UTF-8 and within 2 KiB", "[api_json]") {
-  CHECK(quote_body("plain") == "plain");
-  CHECK(quote_body("a\xff" "b") == "a\xEF\xBF\xBD" "b");
+  CHECK(quote_body("plain").text == "plain");
+  CHECK_FALSE(quote_body("plain").truncated);
+  CHECK(quote_body("a\xff" "b").text == "a\xEF\xBF\xBD" "b");
   // A multi-byte sequence is never split at the limit.
   std::string text(2047, 'x');
   text += "\xC3\xA9";
-  CHECK(quote_body(text).size() == 2047);
-  CHECK(quote_body(std::string(10000, 'y')).size() == 2048);
+  CHECK(quote_body(text).text.size() == 2047);
+  CHECK(quote_body(text).truncated);
+  CHECK(quote_body(std::string(10000, 'y')).text.size() == 2048);
+  CHECK(quote_body(std::string(2048, 'y')).text.size() == 2048);
+  CHECK_FALSE(quote_body(std::string(2048, 'y')).truncated);
 }
 
 TEST_CASE("info replies: 2xx is success, other statuses are upstream_status", "[api_json]") {

@@ -232,17 +232,30 @@ TEST_CASE("dns: IP literals are answered without a query", "[dns]") {
   CHECK(r.server.total_queries() == 2);
 }
 
-TEST_CASE("dns: localhost comes from the hosts file, never from the server", "[dns]") {
+TEST_CASE("dns: localhost is loopback without the hosts file or a server", "[dns]") {
   rig r;
-  auto answer = r.lookup("localhost");
-  CHECK(answer.status == dns_status::ok);
-  REQUIRE(!answer.addresses.empty());
-  for (auto& address : answer.addresses)
-    CHECK(address.is_loopback());
+  // The server would answer a public address: a resolver that asked it would show it.
+  r.server.add("localhost", "192.0.2.61", 300);
+  r.server.add("game.localhost", "192.0.2.62", 300);
+  const std::vector<asio::ip::address> loopback{asio::ip::make_address("127.0.0.1"),
+                                                asio::ip::make_address("::1")};
+  for (auto name : {"localhost", "LocalHost.", "game.localhost", "a.b.localhost."}) {
+    INFO(name);
+    auto answer = r.lookup(name);
+    CHECK(answer.status == dns_status::ok);
+    CHECK(answer.addresses == loopback);
+  }
   r.server.add("after.example.test", "192.0.2.60", 300);
   REQUIRE(r.lookup("after.example.test").status == dns_status::ok);
-  CHECK(r.server.queries("localhost") == 0);
-  CHECK(r.server.total_queries() == 2);
+  CHECK(r.server.total_queries() == r.server.queries("after.example.test"));
+}
+
+TEST_CASE("dns: which names are localhost names", "[dns]") {
+  for (auto name : {"localhost", "LOCALHOST", "localhost.", "a.localhost", "x.y.Localhost."})
+    CHECK(is_localhost_name(name));
+  for (auto name : {"", ".", "localhost.example", "notlocalhost", "localhostx", "a.localhost..",
+                    "127.0.0.1"})
+    CHECK_FALSE(is_localhost_name(name));
 }
 
 TEST_CASE("dns: concurrent lookups of one name share one query", "[dns]") {

@@ -206,7 +206,7 @@ probe_registry_actor::behavior_type scripted_registry(probe_registry_actor::poin
                                                       std::shared_ptr<script> s) {
   return {
     [](info_atom, const target&) { return info_reply{}; },
-    [s](offer_atom, const target&, const std::string&) {
+    [s](offer_atom, const target&, const std::string&, bool) {
       offer_reply reply;
       auto n = ++s->offers;
       if (s->fail != error_code::none)
@@ -321,7 +321,7 @@ TEST_CASE("cache actor: at the per-target limit a young entry is a plain hit",
   cache_fixture f;
   REQUIRE(f.offer().error.ok());
   *f.elapsed = 40;
-  f.registry_script->fail = error_code::quota_exhausted;
+  f.registry_script->fail = error_code::target_rate_limited;
   auto limited = f.offer(true);
   REQUIRE(limited.error.ok());
   CHECK(f.registry_script->offers == 2);
@@ -334,6 +334,6 @@ TEST_CASE("cache actor: at the per-target limit a young entry is a plain hit",
 
   // Without an entry the failure itself comes back.
   cache_fixture empty;
-  empty.registry_script->fail = error_code::quota_exhausted;
-  CHECK(empty.offer().error.code == error_code::quota_exhausted);
+  empty.registry_script->fail = error_code::target_rate_limited;
+  CHECK(empty.offer().error.code == error_code::target_rate_limited);
 }

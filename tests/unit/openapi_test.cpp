@@ -6,6 +6,7 @@
 
 #include "app/service.hpp"
 #include "net/http/router.hpp"
+#include "support/json_schema.hpp"
 
 using namespace netherscope;
 
@@ -18,23 +19,6 @@ boost::json::value document() {
   return doc;
 }
 
-// Follows "#/a/b/c" inside the document.
-const boost::json::value* resolve(const boost::json::value& doc, std::string_view ref) {
-  if (ref.substr(0, 2) != "#/")
-    return nullptr;
-  const boost::json::value* at = &doc;
-  ref.remove_prefix(2);
-  while (!ref.empty()) {
-    auto slash = ref.find('/');
-    auto part = ref.substr(0, slash);
-    if (!at->is_object() || !at->as_object().contains(part))
-      return nullptr;
-    at = &at->as_object().at(part);
-    ref = slash == std::string_view::npos ? std::string_view{} : ref.substr(slash + 1);
-  }
-  return at;
-}
-
 } // namespace
 
 TEST_CASE("openapi: the embedded document is OpenAPI 3.1 and every ref resolves", "[openapi]") {
@@ -44,7 +28,8 @@ TEST_CASE("openapi: the embedded document is OpenAPI 3.1 and every ref resolves"
   std::function<void(const boost::json::value&)> walk = [&](const boost::json::value& v) {
     if (v.is_object()) {
       for (auto& [key, value] : v.as_object()) {
-        if (key == "$ref" && value.is_string() && resolve(doc, value.as_string()) == nullptr)
+        if (key == "$ref" && value.is_string()
+            && test::resolve_ref(doc, value.as_string()) == nullptr)
           broken.emplace_back(value.as_string());
         walk(value);
       }
@@ -65,17 +50,27 @@ TEST_CASE("openapi: every route the router serves is described", "[openapi]") {
     const char* method;
     net::http::verb verb;
   };
-  for (auto r : {route{"/api/info", "get", net::http::verb::get},
+  for (auto r : {route{"/", "get", net::http::verb::get},
+                 route{"/", "head", net::http::verb::head},
+                 route{"/api/info", "get", net::http::verb::get},
                  route{"/api/offer", "post", net::http::verb::post},
+                 route{"/api/check", "get", net::http::verb::get},
                  route{"/api/account", "get", net::http::verb::get},
                  route{"/api/account/key", "post", net::http::verb::post},
                  route{"/api/account/key", "delete", net::http::verb::delete_},
                  route{"/auth/github/login", "get", net::http::verb::get},
                  route{"/auth/github/callback", "get", net::http::verb::get},
+                 route{"/account", "get", net::http::verb::get},
+                 route{"/account/key", "post", net::http::verb::post},
+                 route{"/account/key/revoke", "post", net::http::verb::post},
+                 route{"/auth/signout", "post", net::http::verb::post},
                  route{"/healthz", "get", net::http::verb::get},
                  route{"/readyz", "get", net::http::verb::get},
                  route{"/metrics", "get", net::http::verb::get},
-                 route{"/openapi.json", "get", net::http::verb::get}}) {
+                 route{"/openapi.json", "get", net::http::verb::get},
+                 route{"/openapi.json", "head", net::http::verb::head},
+                 route{"/healthz", "head", net::http::verb::head},
+                 route{"/readyz", "head", net::http::verb::head}}) {
     INFO(r.path << " " << r.method);
     REQUIRE(paths.contains(r.path));
     CHECK(paths.at(r.path).as_object().contains(r.method));

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 
@@ -103,6 +104,24 @@ TEST_CASE("options: help lists every option with its default", "[options]") {
                     "--allow-loopback", "--trusted-proxy", "--log-level", "--config"})
     CHECK(r.message.find(name) != std::string::npos);
   CHECK(r.message.find("(=8080)") != std::string::npos);
+  // The admin CLI shares the binary; --help is where an operator finds out.
+  CHECK(r.message.find("netherscope admin") != std::string::npos);
+}
+
+TEST_CASE("options: docs/netherscope-help.txt is what --help prints", "[options]") {
+  // tools/run.sh --help prints that file, so it must answer before anything is built.
+  INFO("after changing an option: build/netherscope --help > docs/netherscope-help.txt");
+  std::ifstream file{DOCS_DIR "/netherscope-help.txt"};
+  REQUIRE(file);
+  std::string saved{std::istreambuf_iterator<char>{file}, std::istreambuf_iterator<char>{}};
+  auto r = parse({"--help"});
+  REQUIRE(r.status == parse_status::exit_ok);
+  auto trimmed = [](std::string text) {
+    while (!text.empty() && text.back() == '\n')
+      text.pop_back();
+    return text;
+  };
+  CHECK(trimmed(r.message) == trimmed(saved));
 }
 
 TEST_CASE("options: flag beats environment beats config file", "[options]") {

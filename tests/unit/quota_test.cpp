@@ -50,7 +50,8 @@ struct quota_fixture {
     auto opened = storage::env::open(dir.path(), {});
     REQUIRE(opened);
     env = *opened;
-    handles = store_handles{env, *env->open_db("usage"), *env->open_db("accounts")};
+    handles = store_handles{env, *env->open_db("usage"), *env->open_db("accounts"),
+                            *env->open_db("auth")};
   }
 
   void start() {
@@ -263,12 +264,15 @@ TEST_CASE("quota: counts survive reopening the store", "[quota]") {
 
 TEST_CASE("keys actor: sign-in issues a key and one key is active", "[quota]") {
   quota_fixture f;
-  auto accounts = f.system->spawn<caf::detached>(keys, f.handles, f.limits,
-                                                 [c = f.clock] { return c->load(); });
+  keys_settings cfg;
+  cfg.limits = f.limits;
+  cfg.now = [c = f.clock] { return c->load(); };
+  cfg.sweep_interval = std::chrono::milliseconds{0};
+  auto accounts = f.system->spawn<caf::detached>(keys, f.handles, cfg);
   caf::scoped_actor self{*f.system};
   account_view first;
   self->request(accounts, caf::infinite, signin_atom::value, std::uint64_t{4242},
-                std::string{"octocat"})
+                std::string{"octocat"}, std::string{})
     .receive([&](account_view& v) { first = std::move(v); }, fail_on_error);
   REQUIRE(first.error.ok());
   CHECK(first.login == "octocat");
@@ -323,4 +327,90 @@ TEST_CASE("quota: a refund gives one call back and never goes below zero", "[quo
   auto floor = f.charge(quota_charge{endpoint::info, "198.51.100.7", {}, false, true});
   CHECK(floor.remaining == 3);
   CHECK(f.info("198.51.100.7").remaining == 2);
+}
+
+TEST_CASE("quota: sign-in callbacks have an hourly limit of their own", "[quota]") {
+  quota_fixture f;
+  f.limits.signin_ip = 2;
+  caf::anon_send_exit(f.actor, caf::exit_reason::user_shutdown);
+  f.start();
+  // The address spent its monthly info quota; sign-in does not care.
+  for (int i = 0; i < 3; ++i)
+    f.info("198.51.100.7");
+  CHECK(f.info("198.51.100.7").error.code == error_code::quota_exhausted);
+  auto signin = [&](const std::string& client) {
+    return f.charge(quota_charge{endpoint::signin, client, {}, true});
+  };
+  CHECK(signin("198.51.100.7").error.ok());
+  auto second = signin("198.51.100.7");
+  CHECK(second.error.ok());
+  CHECK(second.remaining == 0);
+  auto third = signin("198.51.100.7");
+  CHECK(third.error.code == error_code::signin_rate_limited);
+  // 2026-11-22T12:00:00Z: the next hour starts in 3600 s.
+  CHECK(third.error.retry_after == 3600);
+  CHECK(third.reset == nov_22 + 3600);
+  // Another address is counted apart, and the info quota was never touched by sign-in.
+  CHECK(signin("203.0.113.9").error.ok());
+  CHECK(f.info("203.0.113.9").remaining == 2);
+  f.clock->store(nov_22 + 3599);
+  CHECK(signin("198.51.100.7").error.code == error_code::signin_rate_limited);
+  CHECK(signin("198.51.100.7").error.retry_after == 1);
+  f.clock->store(nov_22 + 3600);
+  CHECK(signin("198.51.100.7").error.ok());
+}
+
+TEST_CASE("quota: a refund goes back to the counter that was charged", "[quota]") {
+  quota_fixture f;
+  auto key = f.new_key(4242, "octocat");
+  auto hash = net::hash_api_key(key);
+  // The address has used its offer quota, partly; the key one call.
+  f.charge(quota_charge{endpoint::offer, "198.51.100.7", {}, true});
+  auto charged = f.charge(quota_charge{endpoint::offer, "198.51.100.7", hash, true});
+  REQUIRE(charged.error.ok());
+  CHECK(charged.scope == quota_scope::key);
+  CHECK(charged.remaining == 3);
+  // The key is revoked while the offer runs.
+  {
+    auto t = storage::txn::begin(*f.env, true);
+    REQUIRE(t);
+    REQUIRE(*storage::revoke_active_key(*t, f.handles.accounts, 4242, f.clock->load()));
+    REQUIRE_FALSE(t->commit());
+  }
+  // The per-target limit refuses the offer: the refund names the key's counter.
+  quota_charge refund{endpoint::offer, "198.51.100.7", hash, false, true,
+                      charged.scope, charged.user_id, charged.reset};
+  auto after = f.charge(refund);
+  CHECK(after.error.ok());
+  CHECK(after.scope == quota_scope::key);
+  CHECK(after.remaining == 4);
+  // The address's counter, never charged for that call, still shows its one call.
+  CHECK(f.charge(quota_charge{endpoint::offer, "198.51.100.7", {}, false}).remaining == 1);
+  auto t = storage::txn::begin(*f.env, false);
+  REQUIRE(t);
+  CHECK(*storage::read_count(*t, f.handles.usage,
+                             storage::usage_key("offer", "key", "4242", "2026-11"))
+        == 0);
+  CHECK(*storage::read_count(*t, f.handles.usage,
+                             storage::usage_key("offer", "ip", "198.51.100.7", "2026-11"))
+        == 1);
+}
+
+TEST_CASE("quota: a refund across a month boundary goes to the month charged", "[quota]") {
+  quota_fixture f;
+  f.info("198.51.100.7");
+  auto charged = f.info("198.51.100.7");
+  f.clock->store(dec_1);
+  f.info("198.51.100.7");
+  quota_charge refund{endpoint::info, "198.51.100.7", {}, false, true,
+                      charged.scope, 0, charged.reset};
+  f.charge(refund);
+  auto t = storage::txn::begin(*f.env, false);
+  REQUIRE(t);
+  CHECK(*storage::read_count(*t, f.handles.usage,
+                             storage::usage_key("info", "ip", "198.51.100.7", "2026-11"))
+        == 1);
+  CHECK(*storage::read_count(*t, f.handles.usage,
+                             storage::usage_key("info", "ip", "198.51.100.7", "2026-12"))
+        == 1);
 }

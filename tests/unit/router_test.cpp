@@ -4,6 +4,7 @@
 
 #include "app/service.hpp"
 #include "net/api/error_table.hpp"
+#include "net/base/crypto.hpp"
 #include "net/http/router.hpp"
 
 using namespace netherscope;
@@ -115,7 +116,7 @@ TEST_CASE("router: unknown API paths are calls answered 404", "[router]") {
 }
 
 TEST_CASE("router: unknown routes are JSON 404", "[router]") {
-  for (auto target : {"/", "/api", "/v1/join", "/apix"}) {
+  for (auto target : {"/index.htm", "/api", "/v1/join", "/apix"}) {
     auto d = route_get(target);
     REQUIRE(d.immediate);
     CHECK(d.immediate->result() == http::status::not_found);
@@ -145,19 +146,125 @@ TEST_CASE("router: health and OpenAPI", "[router]") {
   CHECK(d.immediate->body() == R"({"openapi":"3.1.0"})");
 }
 
-TEST_CASE("router: draining refuses API calls with 503 and closes", "[router]") {
+TEST_CASE("router: draining refuses API calls with 503, uncounted, and closes", "[router]") {
   auto rc = context();
   rc.draining = true;
-  auto d = route(make_request(http::verb::get, "/api/info?host=a.com"), rc);
-  REQUIRE(d.immediate);
-  CHECK(d.immediate->result() == http::status::service_unavailable);
-  CHECK_FALSE(d.immediate->keep_alive());
+  struct row {
+    http::verb method;
+    const char* target;
+    call_kind kind;
+  };
+  for (auto r : {row{http::verb::get, "/api/info?host=a.com", call_kind::info},
+                 row{http::verb::post, "/api/offer", call_kind::offer}}) {
+    INFO(r.target);
+    auto req = make_request(r.method, r.target);
+    req.set(http::field::content_type, "application/json");
+    req.set("X-API-Key", "nsk_abc");
+    auto d = route(req, rc);
+    // Still a call: the actors look up the caller's quota for the headers, counting nothing.
+    REQUIRE(d.call);
+    CHECK(d.call->kind == r.kind);
+    CHECK(d.call->peek);
+    CHECK(d.call->invalid.code == error_code::unavailable);
+    CHECK_FALSE(d.call->key_hash.empty());
+    api_outcome outcome;
+    outcome.error = d.call->invalid;
+    outcome.has_quota = true;
+    outcome.quota.scope = quota_scope::key;
+    outcome.quota.limit = 20000;
+    outcome.quota.remaining = 17;
+    outcome.quota.reset = 1798761600;
+    auto res = render_api(outcome, d.call->kind, 11, false);
+    CHECK(res.result() == http::status::service_unavailable);
+    CHECK(body_of(res).at("code") == "unavailable");
+    CHECK(res.at(http::field::access_control_allow_origin) == "*");
+    CHECK(res.at("X-RateLimit-Remaining") == "17");
+    CHECK_FALSE(res.keep_alive());
+  }
+  // Outside the API the answer is immediate.
+  auto ready = route(make_request(http::verb::get, "/readyz"), rc);
+  REQUIRE(ready.immediate);
+  CHECK(ready.immediate->result() == http::status::service_unavailable);
+  CHECK_FALSE(ready.immediate->keep_alive());
+  // A served call never looks up alone.
+  CHECK_FALSE(route_get("/api/info?host=a.com").call->peek);
 }
 
 TEST_CASE("router: a target that is not a path is 400", "[router]") {
   auto d = route_get("http://evil/x");
   REQUIRE(d.immediate);
   CHECK(d.immediate->result() == http::status::bad_request);
+  CHECK(d.immediate->count(http::field::access_control_allow_origin) == 0);
+}
+
+TEST_CASE("router: an API target that does not parse is refused like a call of its route",
+          "[router]") {
+  struct row {
+    const char* target;
+    call_kind kind;
+    std::string_view route;
+  };
+  // Raw brackets in a query value and broken %-escapes are not RFC 3986; the path still says
+  // which route, and so which quota, the caller meant.
+  for (auto r : {row{"/api/info?host=[::1]", call_kind::info, "/api/info"},
+                 row{"/api/info?host=%zz", call_kind::info, "/api/info"},
+                 row{"/api/offer?x=%", call_kind::offer, "/api/offer"},
+                 row{"/api/account?a=[", call_kind::account_get, "/api/account"},
+                 row{"/api/nope?[", call_kind::unknown_api, "unknown"}}) {
+    INFO(r.target);
+    auto d = route_get(r.target);
+    REQUIRE(d.call);
+    CHECK(d.call->kind == r.kind);
+    CHECK(d.route == r.route);
+    CHECK(d.call->peek);
+    CHECK(d.call->invalid.code == error_code::invalid_input);
+  }
+  // Outside the API it stays an immediate answer.
+  auto page = route_get("/healthz?[");
+  REQUIRE(page.immediate);
+  CHECK(page.immediate->result() == http::status::bad_request);
+}
+
+TEST_CASE("router: a header refused before routing keeps the route's headers on the API",
+          "[router]") {
+  auto why = make_failure(error_code::invalid_input, "framed two ways");
+  auto post = make_request(http::verb::post, "/api/offer?x=1");
+  auto d = route_refused(post, context(), why);
+  REQUIRE(d.call);
+  CHECK(d.call->kind == call_kind::offer);
+  CHECK(d.call->peek);
+  CHECK(d.call->invalid.code == error_code::invalid_input);
+  CHECK(d.route == "/api/offer");
+  auto page = route_refused(make_request(http::verb::get, "/healthz"), context(),
+                            make_failure(error_code::uri_too_long, "long"));
+  REQUIRE(page.immediate);
+  CHECK(page.immediate->result() == http::status::uri_too_long);
+  CHECK(body_of(*page.immediate).at("code") == "uri_too_long");
+  CHECK_FALSE(page.immediate->keep_alive());
+  // A refusal made before routing stands over an oversized body.
+  auto rc = context();
+  rc.draining = true;
+  auto late = make_request(http::verb::post, "/api/offer");
+  late.set(http::field::content_type, "application/json");
+  auto over = route_oversized(late, rc, 1000);
+  REQUIRE(over.call);
+  CHECK(over.call->invalid.code == error_code::unavailable);
+}
+
+TEST_CASE("router: an unread header's error is JSON, closes, and has CORS on the API",
+          "[router]") {
+  auto api = render_unread_error(make_failure(error_code::headers_too_large, "big"),
+                                 "/api/info?host=a.com");
+  CHECK(api.result() == http::status::request_header_fields_too_large);
+  CHECK(api.at(http::field::content_type) == "application/json");
+  CHECK(body_of(api).at("ok") == false);
+  CHECK(body_of(api).at("code") == "headers_too_large");
+  CHECK(api.at(http::field::access_control_allow_origin) == "*");
+  CHECK_FALSE(api.keep_alive());
+  auto page = render_unread_error(make_failure(error_code::uri_too_long, "long"), "/x");
+  CHECK(page.result() == http::status::uri_too_long);
+  CHECK(page.count(http::field::access_control_allow_origin) == 0);
+  CHECK_FALSE(page.keep_alive());
 }
 
 TEST_CASE("router: outcomes render per the error table", "[router]") {
@@ -177,7 +284,11 @@ TEST_CASE("router: outcomes render per the error table", "[router]") {
                  row{error_code::signin_cancelled, http::status::forbidden},
                  row{error_code::payload_too_large, http::status::payload_too_large},
                  row{error_code::unsupported_media_type, http::status::unsupported_media_type},
+                 row{error_code::uri_too_long, http::status::uri_too_long},
+                 row{error_code::headers_too_large,
+                     http::status::request_header_fields_too_large},
                  row{error_code::quota_exhausted, http::status::too_many_requests},
+                 row{error_code::target_rate_limited, http::status::too_many_requests},
                  row{error_code::upstream_failure, http::status::bad_gateway},
                  row{error_code::upstream_timeout, http::status::gateway_timeout},
                  row{error_code::unavailable, http::status::service_unavailable}}) {
@@ -197,6 +308,14 @@ TEST_CASE("router: outcomes render per the error table", "[router]") {
   limited.error = make_failure(error_code::quota_exhausted, "quota exhausted");
   limited.error.retry_after = 3600;
   CHECK(render_api(limited, call_kind::offer, 11, true).at(http::field::retry_after) == "3600");
+  // The per-target limit says how long to wait the same way.
+  api_outcome busy_target;
+  busy_target.error = make_failure(error_code::target_rate_limited, "retry in 42 s");
+  busy_target.error.retry_after = 42;
+  auto busy = render_api(busy_target, call_kind::offer, 11, true);
+  CHECK(busy.result() == http::status::too_many_requests);
+  CHECK(busy.at(http::field::retry_after) == "42");
+  CHECK(body_of(busy).at("code") == "target_rate_limited");
 }
 
 TEST_CASE("router: upstream status errors are objects", "[router]") {
@@ -238,6 +357,24 @@ TEST_CASE("router: quota headers on API responses", "[router]") {
   CHECK(res.at("X-RateLimit-Scope") == "key");
 }
 
+TEST_CASE("router: a store failure shows what is known of the quota, not a made-up count",
+          "[router]") {
+  api_outcome outcome;
+  outcome.error = make_failure(error_code::unavailable, "usage could not be recorded");
+  outcome.has_quota = true;
+  outcome.quota.error = outcome.error;
+  outcome.quota.scope = quota_scope::ip;
+  outcome.quota.limit = 2000;
+  outcome.quota.reset = 1798761600;
+  auto res = render_api(outcome, call_kind::info, 11, true);
+  CHECK(res.result() == http::status::service_unavailable);
+  CHECK(res.at(http::field::access_control_allow_origin) == "*");
+  CHECK(res.at("X-RateLimit-Scope") == "ip");
+  CHECK(res.at("X-RateLimit-Limit") == "2000");
+  CHECK(res.at("X-RateLimit-Reset") == "1798761600");
+  CHECK(res.count("X-RateLimit-Remaining") == 0);
+}
+
 TEST_CASE("router: keys are read from either header and only hashed", "[router]") {
   auto req = make_request(http::verb::get, "/api/info?host=a.com");
   req.set("X-API-Key", "nsk_abc");
@@ -269,43 +406,283 @@ TEST_CASE("router: account routes need a key", "[router]") {
   CHECK(route(del, context()).call->kind == call_kind::account_revoke);
 }
 
-TEST_CASE("router: sign-in start redirects and sets the state cookie", "[router]") {
+TEST_CASE("router: sign-in start redirects and sets the binding cookie", "[router]") {
   auto d = route_get("/auth/github/login");
   REQUIRE(d.call);
   CHECK(d.call->kind == call_kind::signin_start);
   api_outcome outcome;
   outcome.redirect = "https://github.com/login/oauth/authorize?state=abc";
-  outcome.state = "abc";
+  outcome.binding = "the-binding";
   auto res = render_api(outcome, call_kind::signin_start, 11, true, true);
   CHECK(res.result() == http::status::found);
   CHECK(res.at(http::field::location) == outcome.redirect);
+  CHECK(res.at("Referrer-Policy") == "no-referrer");
+  // Over HTTPS: the __Host- name, which browsers accept only Secure, on Path=/, without
+  // Domain, so no other host or plain-HTTP page can plant or overwrite it.
   auto cookie = std::string{res.at(http::field::set_cookie)};
-  CHECK(cookie.find("ns_oauth_state=abc") == 0);
+  CHECK(cookie.find("__Host-ns_signin=the-binding;") == 0);
+  CHECK(cookie.find("; Path=/;") != std::string::npos);
   CHECK(cookie.find("HttpOnly") != std::string::npos);
   CHECK(cookie.find("SameSite=Lax") != std::string::npos);
-  CHECK(cookie.find("Secure") != std::string::npos);
-  auto plain = render_api(outcome, call_kind::signin_start, 11, true, false);
-  CHECK(std::string{plain.at(http::field::set_cookie)}.find("Secure") == std::string::npos);
+  CHECK(cookie.find("Max-Age=600") != std::string::npos);
+  CHECK(cookie.find("; Secure") != std::string::npos);
+  CHECK(cookie.find("Domain") == std::string::npos);
+  // Over plain HTTP browsers refuse both Secure and __Host-: the plain name.
+  auto plain = std::string{render_api(outcome, call_kind::signin_start, 11, true, false)
+                             .at(http::field::set_cookie)};
+  CHECK(plain.find("ns_signin=the-binding;") == 0);
+  CHECK(plain.find("Secure") == std::string::npos);
 }
 
-TEST_CASE("router: the callback checks state against the cookie", "[router]") {
-  auto with_cookie = [](std::string target, std::string cookie) {
-    auto req = make_request(http::verb::get, std::move(target));
-    if (!cookie.empty())
-      req.set(http::field::cookie, cookie);
-    return route(req, context());
-  };
-  auto ok = with_cookie("/auth/github/callback?code=c1&state=s123", "a=b; ns_oauth_state=s123");
+namespace {
+
+route_decision callback_with(std::string target, std::vector<std::string> cookies,
+                             bool secure = false) {
+  auto req = make_request(http::verb::get, std::move(target));
+  for (auto& cookie : cookies)
+    req.insert(http::field::cookie, cookie);
+  auto rc = context();
+  rc.secure_cookies = secure;
+  return route(req, rc);
+}
+
+} // namespace
+
+TEST_CASE("router: the callback reads the binding cookie of its scheme, once", "[router]") {
+  auto ok = callback_with("/auth/github/callback?code=c1&state=s123", {"a=b; ns_signin=bind"});
   REQUIRE(ok.call);
   CHECK(ok.call->kind == call_kind::signin_finish);
   CHECK(ok.call->invalid.ok());
   CHECK(ok.call->code == "c1");
-  CHECK(with_cookie("/auth/github/callback?code=c1&state=s123", "ns_oauth_state=s124")
-          .call->invalid.code == error_code::invalid_input);
-  CHECK(with_cookie("/auth/github/callback?code=c1&state=s123", "").call->invalid.code
+  CHECK(ok.call->state == "s123");
+  CHECK(ok.call->binding == "bind");
+  // Over HTTPS only the __Host- cookie counts: a plain one may have been planted.
+  auto secure = callback_with("/auth/github/callback?code=c1&state=s123",
+                              {"__Host-ns_signin=bind"}, true);
+  CHECK(secure.call->invalid.ok());
+  CHECK(secure.call->binding == "bind");
+  CHECK(callback_with("/auth/github/callback?code=c1&state=s123", {"ns_signin=bind"}, true)
+          .call->invalid.code
         == error_code::invalid_input);
-  CHECK(with_cookie("/auth/github/callback?state=s123", "ns_oauth_state=s123")
-          .call->invalid.code == error_code::invalid_input);
+  // No cookie, no code, no state.
+  CHECK(callback_with("/auth/github/callback?code=c1&state=s123", {}).call->invalid.code
+        == error_code::invalid_input);
+  CHECK(callback_with("/auth/github/callback?state=s123", {"ns_signin=bind"})
+          .call->invalid.code
+        == error_code::invalid_input);
+  CHECK(callback_with("/auth/github/callback?code=c1", {"ns_signin=bind"}).call->invalid.code
+        == error_code::invalid_input);
+  // Two cookies of the name, in one header or in two, are ambiguous: neither wins.
+  for (auto cookies : {std::vector<std::string>{"ns_signin=mine; ns_signin=theirs"},
+                       std::vector<std::string>{"ns_signin=mine", "ns_signin=theirs"}}) {
+    auto d = callback_with("/auth/github/callback?code=c1&state=s123", cookies);
+    CHECK(d.call->invalid.code == error_code::invalid_input);
+    CHECK(d.call->binding.empty());
+  }
+  // So are two states or codes.
+  CHECK(callback_with("/auth/github/callback?code=c1&state=a&state=b", {"ns_signin=bind"})
+          .call->invalid.code
+        == error_code::invalid_input);
+  // The session cookie, if any, travels as its hash, so the sign-in can end that session.
+  auto with_session = callback_with("/auth/github/callback?code=c1&state=s123",
+                                    {"ns_signin=bind; ns_session=old-session"});
+  CHECK(with_session.call->session_hash.size() == 32);
+  CHECK(with_session.call->session_hash.find("old-session") == std::string::npos);
+}
+
+TEST_CASE("router: a finished sign-in shows a first key, or sends an existing account on",
+          "[router]") {
+  api_outcome first;
+  first.account.login = "octocat";
+  first.account.new_key = "nsk_first";
+  first.account.session = "session-id";
+  first.account.csrf = "token";
+  auto page = render_api(first, call_kind::signin_finish, 11, true, true);
+  CHECK(page.result() == http::status::ok);
+  CHECK(page.body().find("nsk_first") != std::string::npos);
+  std::vector<std::string> cookies;
+  auto [first_cookie, end_cookie] = page.equal_range(http::field::set_cookie);
+  for (auto i = first_cookie; i != end_cookie; ++i)
+    cookies.emplace_back(i->value());
+  REQUIRE(cookies.size() == 2);
+  CHECK(cookies[0].find("__Host-ns_signin=;") == 0);
+  CHECK(cookies[0].find("Max-Age=0") != std::string::npos);
+  CHECK(cookies[1].find("__Host-ns_session=session-id;") == 0);
+  CHECK(cookies[1].find("Max-Age=3600") != std::string::npos);
+  CHECK(cookies[1].find("HttpOnly") != std::string::npos);
+  CHECK(cookies[1].find("SameSite=Lax") != std::string::npos);
+  CHECK(cookies[1].find("; Secure") != std::string::npos);
+  // An account that existed keeps its key: no key on any page, a redirect to the account
+  // page instead, so the URL with the code leaves the address bar.
+  api_outcome again = first;
+  again.account.new_key.clear();
+  auto redirect = render_api(again, call_kind::signin_finish, 11, true, false);
+  CHECK(redirect.result() == http::status::see_other);
+  CHECK(redirect.at(http::field::location) == "/account");
+  CHECK(redirect.at("Referrer-Policy") == "no-referrer");
+  CHECK(redirect.body().find("nsk_") == std::string::npos);
+}
+
+namespace {
+
+request page_post(std::string target, std::string body = "csrf=tok") {
+  auto req = make_request(http::verb::post, std::move(target));
+  req.set(http::field::cookie, "ns_session=sid");
+  req.set(http::field::content_type, "application/x-www-form-urlencoded");
+  req.body() = std::move(body);
+  req.prepare_payload();
+  return req;
+}
+
+route_context page_context() {
+  auto rc = context();
+  rc.public_origin = "https://netherscope.example";
+  return rc;
+}
+
+} // namespace
+
+TEST_CASE("router: the account page needs its session cookie", "[router]") {
+  auto none = route(make_request(http::verb::get, "/account"), page_context());
+  REQUIRE(none.call);
+  CHECK(none.call->kind == call_kind::page_view);
+  CHECK(none.call->invalid.code == error_code::unauthorized);
+  auto req = make_request(http::verb::get, "/account");
+  req.set(http::field::cookie, "ns_session=sid");
+  auto d = route(req, page_context());
+  CHECK(d.call->invalid.ok());
+  CHECK(d.call->session_hash.size() == 32);
+  req.set(http::field::cookie, "ns_session=sid; ns_session=planted");
+  CHECK(route(req, page_context()).call->invalid.code == error_code::invalid_input);
+  // Its POST routes are POST only.
+  auto get = route(make_request(http::verb::get, "/account/key"), page_context());
+  REQUIRE(get.immediate);
+  CHECK(get.immediate->result() == http::status::method_not_allowed);
+}
+
+TEST_CASE("router: the account page's POSTs come from our origin with the form's token",
+          "[router]") {
+  auto rc = page_context();
+  struct row {
+    const char* origin;
+    const char* fetch_site;
+    bool allowed;
+  };
+  for (auto r : {row{"https://netherscope.example", nullptr, true},
+                 row{"HTTPS://NetherScope.example:443", nullptr, true},
+                 row{"https://netherscope.example", "same-origin", true},
+                 // Our pages say Referrer-Policy: no-referrer, so browsers send Origin: null
+                 // with our own forms; then only Sec-Fetch-Site vouches.
+                 row{"null", "same-origin", true},
+                 row{nullptr, "same-origin", true},
+                 row{"https://evil.example", nullptr, false},
+                 row{"https://evil.example", "cross-site", false},
+                 row{"http://netherscope.example", nullptr, false},
+                 row{"https://netherscope.example:8443", nullptr, false},
+                 row{"https://netherscope.example", "cross-site", false},
+                 row{"https://netherscope.example", "same-site", false},
+                 row{"null", nullptr, false},
+                 row{"null", "cross-site", false},
+                 row{nullptr, nullptr, false}}) {
+    for (auto [target, kind] : {std::pair{"/account/key", call_kind::page_new_key},
+                                std::pair{"/account/key/revoke", call_kind::page_revoke},
+                                std::pair{"/auth/signout", call_kind::page_sign_out}}) {
+      auto req = page_post(target);
+      if (r.origin)
+        req.set(http::field::origin, r.origin);
+      if (r.fetch_site)
+        req.set("Sec-Fetch-Site", r.fetch_site);
+      auto d = route(req, rc);
+      INFO(target << " Origin: " << (r.origin ? r.origin : "-")
+                  << " Sec-Fetch-Site: " << (r.fetch_site ? r.fetch_site : "-"));
+      REQUIRE(d.call);
+      CHECK(d.call->kind == kind);
+      if (r.allowed) {
+        CHECK(d.call->invalid.ok());
+        CHECK(d.call->csrf == "tok");
+      } else {
+        CHECK(d.call->invalid.code == error_code::csrf_rejected);
+      }
+    }
+  }
+  // Two Origin headers are refused; a form without its token, or with two, is refused.
+  auto twice = page_post("/account/key");
+  twice.insert(http::field::origin, "https://netherscope.example");
+  twice.insert(http::field::origin, "https://evil.example");
+  CHECK(route(twice, rc).call->invalid.code == error_code::csrf_rejected);
+  for (auto body : {"", "other=1", "csrf=a&csrf=b", "%zz"}) {
+    auto req = page_post("/account/key", body);
+    req.set(http::field::origin, "https://netherscope.example");
+    INFO(body);
+    CHECK(route(req, rc).call->invalid.code == error_code::csrf_rejected);
+  }
+}
+
+TEST_CASE("router: every HTML page carries the security headers", "[router]") {
+  std::vector<response> pages;
+  api_outcome failed;
+  failed.error = make_failure(error_code::signin_cancelled, "cancelled");
+  pages.push_back(render_api(failed, call_kind::signin_finish, 11, true));
+  pages.push_back(render_api(failed, call_kind::signin_start, 11, true));
+  api_outcome first;
+  first.account.login = "octocat";
+  first.account.new_key = "nsk_first";
+  first.account.csrf = "tok";
+  pages.push_back(render_api(first, call_kind::signin_finish, 11, true));
+  api_outcome view;
+  view.account.login = "octocat";
+  view.account.csrf = "tok";
+  view.account.key_active = true;
+  for (auto kind : {call_kind::page_view, call_kind::page_new_key, call_kind::page_revoke})
+    pages.push_back(render_api(view, kind, 11, true));
+  api_outcome out;
+  out.signed_out = true;
+  pages.push_back(render_api(out, call_kind::page_sign_out, 11, true));
+  api_outcome refused;
+  refused.error = make_failure(error_code::csrf_rejected, "no");
+  pages.push_back(render_api(refused, call_kind::page_new_key, 11, true));
+  for (auto& page : pages) {
+    INFO(page.body());
+    CHECK(page.at(http::field::content_type).find("text/html") == 0);
+    auto csp = std::string{page.at("Content-Security-Policy")};
+    CHECK(csp.find("default-src 'none'") != std::string::npos);
+    CHECK(csp.find("frame-ancestors 'none'") != std::string::npos);
+    CHECK(csp.find("form-action 'self'") != std::string::npos);
+    CHECK(csp.find("unsafe-inline") == std::string::npos);
+    CHECK(csp.find("script-src") == std::string::npos); // default-src 'none' covers scripts
+    CHECK(page.at("Referrer-Policy") == "no-referrer");
+    CHECK(page.at("X-Frame-Options") == "DENY");
+    CHECK(page.at("X-Content-Type-Options") == "nosniff");
+    CHECK(page.body().find("<script") == std::string::npos);
+    // The page's one inline style is the one the policy allows by hash.
+    auto open = page.body().find("<style>");
+    auto close = page.body().find("</style>");
+    REQUIRE(open != std::string::npos);
+    auto style = page.body().substr(open + 7, close - open - 7);
+    CHECK(csp.find("'sha256-" + base64_encode(sha256(style)) + "'") != std::string::npos);
+  }
+  // The forms carry the session's token.
+  CHECK(pages[3].body().find("name=\"csrf\" value=\"tok\"") != std::string::npos);
+}
+
+TEST_CASE("router: the hourly limits say when to come back", "[router]") {
+  api_outcome limited;
+  limited.error = make_failure(error_code::rotation_limited, "later");
+  limited.error.retry_after = 1200;
+  auto api = render_api(limited, call_kind::account_rotate, 11, true);
+  CHECK(api.result() == http::status::too_many_requests);
+  CHECK(api.at(http::field::retry_after) == "1200");
+  CHECK(body_of(api).at("code") == "rotation_limited");
+  auto page = render_api(limited, call_kind::page_new_key, 11, true);
+  CHECK(page.result() == http::status::too_many_requests);
+  CHECK(page.at(http::field::retry_after) == "1200");
+  limited.error = make_failure(error_code::signin_rate_limited, "later");
+  limited.error.retry_after = 60;
+  auto signin = render_api(limited, call_kind::signin_finish, 11, true);
+  CHECK(signin.result() == http::status::too_many_requests);
+  CHECK(signin.at(http::field::retry_after) == "60");
+  CHECK(signin.body().find("<code id=\"error-code\">signin_rate_limited</code>")
+        != std::string::npos);
 }
 
 TEST_CASE("router: a sign-in cancelled at the provider is signin_cancelled", "[router]") {

@@ -26,6 +26,13 @@ TEST_CASE("trim drops blanks, or the characters given, at both ends only", "[tex
   CHECK(trim("xxaxx", "x") == "a");
 }
 
+TEST_CASE("ascii_lower folds A-Z and leaves every other byte", "[text]") {
+  CHECK(ascii_lower("HTTPS://Example.COM:443/Door-83") == "https://example.com:443/door-83");
+  CHECK(ascii_lower("") == "");
+  // UTF-8 bytes are not letters to it: \xC3\x89 (E acute) stays as it is.
+  CHECK(ascii_lower("\xC3\x89Z") == "\xC3\x89z");
+}
+
 TEST_CASE("iequals and istarts_with ignore ASCII case only", "[text]") {
   CHECK(iequals("Typ", "tYP"));
   CHECK(iequals("", ""));

@@ -13,25 +13,7 @@ WITH_BENCH=1 tools/setup.sh >/dev/null
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)" --target netherscope fake_target bench_single_flight >/dev/null
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-# Reads the "port" of the first JSON line containing "listening" in a log file.
-port_of() {
-  for _ in $(seq 1 200); do
-    if p=$(grep -m1 '"listening"' "$1" 2>/dev/null | sed -E 's/.*"port":([0-9]+).*/\1/'); then
-      [ -n "$p" ] && { echo "$p"; return; }
-    fi
-    sleep 0.05
-  done
-  echo "no listening line in $1" >&2; exit 1
-}
+source tools/bench/lib.sh
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null \

@@ -22,16 +22,24 @@ enum class cert_kind { good, expired, wrong_name, unknown_issuer };
 /// What the body of a successful GET /v1/join looks like.
 enum class body_mode { json, empty, text };
 
-/// Misbehaviour applied to GET /v1/join only.
-enum class status_fault { none, delay, hang, drip, oversize, close_mid_body, redirect };
+/// Misbehaviour applied to GET /v1/join only. control_bytes answers with a body of control
+/// bytes, each of which a JSON writer must escape in six characters.
+enum class status_fault { none, delay, hang, drip, oversize, close_mid_body, redirect, control_bytes };
 
-/// Misbehaviour applied to POST /v1/join/{id} once the offer has been counted.
-enum class offer_fault { none, hang, close_mid_body, oversize };
+/// Misbehaviour applied to POST /v1/join/{id} once the offer has been counted. control_answer
+/// is a valid answer padded with a line of control bytes; control_error a 400 whose body is
+/// control bytes.
+enum class offer_fault { none, hang, close_mid_body, oversize, control_answer, control_error };
 
 /// Whether an offer's a=identity line must be present, is checked when present, or is ignored.
 /// strict is required plus Pumpkin's typed parse of the token: its cpk must be a string (base64
 /// DER SubjectPublicKeyInfo), and a JWK object is refused.
 enum class identity_policy { required, optional, ignore, strict };
+
+/// How the UDP port of an answered offer answers ICE connectivity checks: with a Binding
+/// success (as a server whose firewall lets players in), not at all (a closed firewall), or
+/// with a success whose MESSAGE-INTEGRITY uses the wrong key (something else on the port).
+enum class stun_mode { answer, silent, wrong_integrity };
 
 /// Which server implementation's answer and error shapes to imitate.
 enum class server_style { bds, go, pumpkin };
@@ -61,6 +69,9 @@ struct config {
   std::chrono::milliseconds delay{2000};
   std::size_t oversize_bytes = 70000;
   std::string redirect_to = "http://127.0.0.1:1/v1/join";
+  /// Interim (1xx) statuses sent, in order, before the final response to GET /v1/join and
+  /// POST /v1/join/{id}.
+  std::vector<unsigned> interim;
 
   identity_policy identity = identity_policy::required;
   server_style style = server_style::bds;
@@ -74,6 +85,10 @@ struct config {
   /// A NetherNet error code every valid offer is refused with, in the style's shape; -1: none.
   /// It stands for a server that checks what the fake cannot (an Xbox token in online mode).
   int reject_offers = -1;
+  stun_mode stun = stun_mode::answer;
+  /// The address the answer's candidate names instead of the bind address (a server in a
+  /// container advertising its internal address); empty: the bind address.
+  std::string candidate_address;
 };
 
 /// The name a mode is written with on the command line and in the "listening" event.

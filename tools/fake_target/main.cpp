@@ -66,7 +66,8 @@ int main(int argc, char** argv) {
   }
 
   boost::asio::io_context ioc{1};
-  udp_port_pool ports(ioc, state.cfg.bind, state.cfg.udp_ports, state.cfg.port_hold);
+  udp_port_pool ports(ioc, state.cfg.bind, state.cfg.udp_ports, state.cfg.port_hold, state.cfg.stun,
+                      state.stats);
   state.ports = &ports;
 
   std::unique_ptr<boost::asio::ssl::context> tls;

@@ -66,6 +66,26 @@ std::optional<port_range> parse_udp_ports(const std::string& text) {
   return range;
 }
 
+// "100,103" gives {100, 103}; "" gives none. 101 is allowed on purpose: a client must refuse
+// it, since it never asked to switch protocols.
+std::vector<unsigned> parse_interim(const std::string& text) {
+  // More than any client should accept, so a test can go past a client's bound.
+  constexpr std::size_t most = 64;
+  std::vector<unsigned> out;
+  if (text.empty()) return out;
+  std::size_t start = 0;
+  for (;;) {
+    const auto comma = text.find(',', start);
+    const auto item = text.substr(start, comma == std::string::npos ? comma : comma - start);
+    if (item.size() != 3 || item.find_first_not_of("0123456789") != std::string::npos || item[0] != '1')
+      throw usage_error{"--interim: '" + item + "' is not a 1xx status"};
+    out.push_back(static_cast<unsigned>(std::stoul(item)));
+    if (out.size() > most) throw usage_error{"--interim: at most " + std::to_string(most) + " statuses"};
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
 // The fake must never be reachable from another host: tests and demos only ever need
 // loopback, and a misconfigured bind address is refused rather than silently widened.
 void require_loopback(const std::string& bind) {
@@ -100,13 +120,15 @@ po::options_description describe_options() {
     ("info", po::value<std::string>()->default_value(default_info), "JSON body for --body-mode json")
     ("text", po::value<std::string>()->default_value("not json"), "body for --body-mode text")
     ("fault", po::value<std::string>()->default_value("none"),
-     "GET /v1/join fault: none|delay|hang|drip|oversize|close-mid-body|redirect")
+     "GET /v1/join fault: none|delay|hang|drip|oversize|close-mid-body|redirect|control-bytes")
     ("delay-ms", po::value<std::int64_t>()->default_value(2000),
      "delay for --fault delay, per-byte interval for --fault drip")
     ("oversize-bytes", po::value<std::int64_t>()->default_value(70000),
-     "body size for --fault oversize and --offer-fault oversize")
+     "body size for --fault oversize|control-bytes and --offer-fault oversize|control-answer|control-error")
     ("redirect-to", po::value<std::string>()->default_value("http://127.0.0.1:1/v1/join"),
      "Location of the 302 sent by --fault redirect")
+    ("interim", po::value<std::string>()->default_value(""),
+     "comma-separated 1xx statuses sent before the final response to GET and POST /v1/join..., e.g. 100,103")
     ("identity", po::value<std::string>()->default_value("required"),
      "offer a=identity: required|optional|ignore|strict (strict: required, and cpk must be a "
      "base64 DER string as Pumpkin requires)")
@@ -124,9 +146,14 @@ po::options_description describe_options() {
      "raw 'a=<TEXT>' line appended after the real candidates (repeatable)")
     ("answer-delay-ms", po::value<std::int64_t>()->default_value(0), "delay before each SDP answer")
     ("offer-fault", po::value<std::string>()->default_value("none"),
-     "POST /v1/join/{id} fault: none|hang|close-mid-body|oversize")
+     "POST /v1/join/{id} fault: none|hang|close-mid-body|oversize|control-answer|control-error")
     ("reject-offers", po::value<int>()->default_value(-1),
-     "refuse every offer that passes the checks with this NetherNet error code (-1: never)");
+     "refuse every offer that passes the checks with this NetherNet error code (-1: never)")
+    ("stun", po::value<std::string>()->default_value("answer"),
+     "connectivity checks on the answer's UDP port: answer|silent|wrong-integrity")
+    ("candidate-address", po::value<std::string>()->default_value(""),
+     "IP address the answer's candidate names instead of --bind (the port is still bound on "
+     "--bind), as a server in a container advertises its internal address");
   // clang-format on
   return all;
 }
@@ -169,11 +196,13 @@ config to_config(const po::variables_map& vm) {
                                 {"drip", status_fault::drip},
                                 {"oversize", status_fault::oversize},
                                 {"close-mid-body", status_fault::close_mid_body},
-                                {"redirect", status_fault::redirect}});
+                                {"redirect", status_fault::redirect},
+                                {"control-bytes", status_fault::control_bytes}});
   c.delay = std::chrono::milliseconds(in_range("delay-ms", vm["delay-ms"].as<std::int64_t>(), 0, 3600000));
   c.oversize_bytes = static_cast<std::size_t>(
       in_range("oversize-bytes", vm["oversize-bytes"].as<std::int64_t>(), 16, 1LL << 30));
   c.redirect_to = vm["redirect-to"].as<std::string>();
+  c.interim = parse_interim(vm["interim"].as<std::string>());
 
   c.identity = pick<identity_policy>("identity", vm["identity"].as<std::string>(),
                                      {{"required", identity_policy::required},
@@ -197,11 +226,23 @@ config to_config(const po::variables_map& vm) {
   c.answer_delay = std::chrono::milliseconds(
       in_range("answer-delay-ms", vm["answer-delay-ms"].as<std::int64_t>(), 0, 3600000));
   c.reject_offers = vm["reject-offers"].as<int>();
+  c.candidate_address = vm["candidate-address"].as<std::string>();
+  if (!c.candidate_address.empty()) {
+    boost::system::error_code ec;
+    boost::asio::ip::make_address(c.candidate_address, ec);
+    if (ec) throw usage_error{"--candidate-address: '" + c.candidate_address + "' is not an IP address"};
+  }
+  c.stun = pick<stun_mode>("stun", vm["stun"].as<std::string>(),
+                           {{"answer", stun_mode::answer},
+                            {"silent", stun_mode::silent},
+                            {"wrong-integrity", stun_mode::wrong_integrity}});
   c.post_fault = pick<offer_fault>("offer-fault", vm["offer-fault"].as<std::string>(),
                                    {{"none", offer_fault::none},
                                     {"hang", offer_fault::hang},
                                     {"close-mid-body", offer_fault::close_mid_body},
-                                    {"oversize", offer_fault::oversize}});
+                                    {"oversize", offer_fault::oversize},
+                                    {"control-answer", offer_fault::control_answer},
+                                    {"control-error", offer_fault::control_error}});
   return c;
 }
 

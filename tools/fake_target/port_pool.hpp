@@ -17,11 +17,12 @@ namespace fake_target {
 class udp_port_pool final : public port_source {
  public:
   /// With no range, every lease binds an OS-chosen port and the pool never runs dry.
+  /// Checks that arrive on a leased port are answered per `mode` and counted in `stats`.
   udp_port_pool(boost::asio::io_context& ioc, const std::string& address, std::optional<port_range> range,
-                std::chrono::milliseconds hold);
+                std::chrono::milliseconds hold, stun_mode mode, counters& stats);
   ~udp_port_pool() override;
 
-  std::optional<std::uint16_t> lease() override;
+  std::optional<std::uint16_t> lease(const ice_credentials& credentials) override;
   std::size_t in_use() const override;
 
  private:

@@ -92,6 +92,43 @@ std::string padded_sdp(std::size_t size) {
   return out + std::string(fill, 'x') + "\r\n";
 }
 
+// Bytes a JSON writer has to escape as \u00XX, six bytes for one: the controls other than
+// \b \t \n \f \r (and NUL, which is awkward in C tools), and never CR or LF, so that they fit on
+// one SDP line.
+constexpr std::string_view six_byte_controls =
+    "\x01\x02\x03\x04\x05\x06\x07\x0B\x0E\x0F\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1A\x1B\x1C\x1D\x1E\x1F";
+
+// `size` control bytes, cycling through six_byte_controls.
+std::string control_bytes(std::size_t size) {
+  std::string out(size, '\0');
+  for (std::size_t i = 0; i < size; ++i) out[i] = six_byte_controls[i % six_byte_controls.size()];
+  return out;
+}
+
+// The words of an interim status line: the registered reason phrase, or a generic one.
+std::string_view interim_reason(unsigned status) {
+  switch (status) {
+    case 100: return "Continue";
+    case 101: return "Switching Protocols";
+    case 102: return "Processing";
+    case 103: return "Early Hints";
+    default: return "Informational";
+  }
+}
+
+// The --interim responses as they go on the wire. 103 carries a Link header, as Early Hints
+// do; a 101 names an upgrade nobody asked for.
+std::string interim_bytes(const config& cfg) {
+  std::string out;
+  for (const auto status : cfg.interim) {
+    out += "HTTP/1.1 " + std::to_string(status) + " " + std::string(interim_reason(status)) + "\r\n";
+    if (status == 103) out += "Link: </style.css>; rel=preload; as=style\r\n";
+    if (status == 101) out += "Upgrade: websocket\r\nConnection: Upgrade\r\n";
+    out += "\r\n";
+  }
+  return out;
+}
+
 // -- GET /v1/join ----------------------------------------------------------------------------
 
 response normal_status(const request& req, const config& cfg) {
@@ -138,6 +175,10 @@ reply_plan status_reply(const request& req, const config& cfg) {
       res.set(http::field::location, cfg.redirect_to);
       return {reply_kind::respond, std::move(res), {}};
     }
+    case status_fault::control_bytes:
+      return {reply_kind::respond,
+              make_response(req, cfg.status_code, control_bytes(cfg.oversize_bytes), "text/plain"),
+              {}};
     case status_fault::none:
       break;
   }
@@ -210,17 +251,19 @@ candidate_dialect dialect_of(server_style style) {
   return candidate_dialect::bds;
 }
 
-std::string make_answer(target_state& state, std::optional<std::uint16_t> port) {
+std::string make_answer(target_state& state, std::optional<std::uint16_t> port,
+                        const ice_credentials& credentials) {
   const auto& cfg = state.cfg;
   answer_fields fields;
   fields.session_id = state.random() >> 1;
   fields.connection_address = cfg.bind;
   fields.ipv6 = cfg.bind.find(':') != std::string::npos;
-  if (port) fields.candidates.push_back({static_cast<std::uint32_t>(state.random()), cfg.bind, *port});
+  const auto& advertised = cfg.candidate_address.empty() ? cfg.bind : cfg.candidate_address;
+  if (port) fields.candidates.push_back({static_cast<std::uint32_t>(state.random()), advertised, *port});
   fields.extra_lines = cfg.extra_candidates;
   fields.dialect = dialect_of(cfg.style);
-  fields.ice_ufrag = random_string(state.random, 4);
-  fields.ice_pwd = random_string(state.random, 24);
+  fields.ice_ufrag = credentials.ufrag;
+  fields.ice_pwd = credentials.pwd;
   fields.fingerprint = state.dtls_fingerprint;
   fields.identity =
       make_identity(state.identity_key.get(), {answer_fingerprint(fields)}, state.now(), cfg.answer_cpk);
@@ -251,6 +294,19 @@ reply_plan offer_reply(const request& req, target_state& state) {
       res.content_length(promised_length);
       return {reply_kind::close_mid_body, std::move(res), {}};
     }
+    case offer_fault::control_error:
+      return {reply_kind::respond, text(req, 400, control_bytes(cfg.oversize_bytes)), {}};
+    case offer_fault::control_answer: {
+      // A valid answer, so that it is parsed and echoed, with one line of control bytes
+      // after it that brings the body to --oversize-bytes (its CRLF included).
+      // No port is leased, so the credentials only fill the answer's ice lines.
+      const ice_credentials credentials{random_string(state.random, 4),
+                                        random_string(state.random, 24)};
+      auto answer = make_answer(state, std::nullopt, credentials);
+      const auto pad = cfg.oversize_bytes > answer.size() + 2 ? cfg.oversize_bytes - answer.size() - 2 : 0;
+      answer += control_bytes(pad) + "\r\n";
+      return {reply_kind::respond, make_response(req, 200, std::move(answer), "application/sdp"), {}};
+    }
     case offer_fault::none:
       break;
   }
@@ -275,14 +331,16 @@ reply_plan offer_reply(const request& req, target_state& state) {
             {}};
   }
 
-  const auto port = state.ports ? state.ports->lease() : std::nullopt;
+  // The port answers connectivity checks made with this answer's credentials.
+  const ice_credentials credentials{random_string(state.random, 4), random_string(state.random, 24)};
+  const auto port = state.ports ? state.ports->lease(credentials) : std::nullopt;
   if (!port && cfg.style == server_style::pumpkin) {
     // Pumpkin refuses to send an answer without a UDP host candidate (§2.2).
     ++state.stats.offers_rejected;
     return {reply_kind::respond, text(req, 400, "WebRTC answer has no UDP host candidate"), {}};
   }
   // A drained pool still yields an answer, with no candidates: what §2.6 suspects BDS does.
-  return {reply_kind::respond, make_response(req, 200, make_answer(state, port), "application/sdp"),
+  return {reply_kind::respond, make_response(req, 200, make_answer(state, port, credentials), "application/sdp"),
           cfg.answer_delay};
 }
 
@@ -300,6 +358,8 @@ response stats_response(const request& req, const target_state& state) {
       {"connections_open", s.connections_open},
       {"tls_handshake_failures", s.tls_handshake_failures},
       {"tls_hellos_ignored", s.tls_hellos_ignored},
+      {"stun_requests", s.stun_requests},
+      {"stun_answers", s.stun_answers},
   };
   return make_response(req, 200, json::serialize(body), "application/json");
 }
@@ -314,9 +374,15 @@ reply_plan route(const request& req, target_state& state) {
     if (req.method() != http::verb::get && req.method() != http::verb::head)
       return {reply_kind::respond, method_not_allowed(req, "GET, HEAD"), {}};
     ++state.stats.status_requests;
-    return status_reply(req, state.cfg);
+    auto plan = status_reply(req, state.cfg);
+    plan.interim = interim_bytes(state.cfg);
+    return plan;
   }
-  if (path.substr(0, offer_prefix.size()) == offer_prefix) return offer_reply(req, state);
+  if (path.substr(0, offer_prefix.size()) == offer_prefix) {
+    auto plan = offer_reply(req, state);
+    plan.interim = interim_bytes(state.cfg);
+    return plan;
+  }
   return {reply_kind::respond, text(req, 404, "404 page not found"), {}};
 }
 

@@ -30,6 +30,9 @@ struct reply_plan {
   reply_kind kind = reply_kind::respond;
   response res;
   std::chrono::milliseconds wait{0};
+  /// Interim (1xx) responses, as raw bytes, written before anything else of this plan
+  /// (--interim); empty for none.
+  std::string interim{};
 };
 
 /// The largest request body the fake reads, the 1 MiB limit of go-nethernet and Pumpkin.

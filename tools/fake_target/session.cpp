@@ -96,6 +96,21 @@ class http_session : public std::enable_shared_from_this<http_session> {
   void execute() {
     // The fake decides how long a response takes; only the client may cut it short.
     stream_->expires_never();
+    if (plan_.interim.empty()) return execute_final();
+    // Interim responses go out at once, before any wait, as a server that acknowledges a
+    // request early and answers it later would send them.
+    stream_->expires_after(write_timeout);
+    net::async_write(*stream_, net::buffer(plan_.interim),
+                     beast::bind_front_handler(&http_session::on_interim_written, shared_from_this()));
+  }
+
+  void on_interim_written(beast::error_code ec, std::size_t) {
+    if (ec) return;
+    stream_->expires_never();
+    execute_final();
+  }
+
+  void execute_final() {
     switch (plan_.kind) {
       case reply_kind::respond:
         if (plan_.wait.count() == 0) return do_write();

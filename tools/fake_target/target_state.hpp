@@ -5,6 +5,7 @@
 
 #include "config.hpp"
 #include "crypto.hpp"
+#include "stun_responder.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -24,6 +25,8 @@ struct counters {
   std::uint64_t tls_hellos_ignored = 0;      ///< ClientHellos left unanswered in --tls silent
   std::uint64_t connections = 0;             ///< TCP connections accepted since start
   std::uint64_t connections_open = 0;        ///< of those, the ones still open
+  std::uint64_t stun_requests = 0;           ///< datagrams received on answered offers' ports
+  std::uint64_t stun_answers = 0;            ///< of those, the ones answered
 };
 
 /// Hands out UDP ports for answer candidates; the Asio implementation lives in port_pool.cpp
@@ -31,8 +34,9 @@ struct counters {
 class port_source {
  public:
   virtual ~port_source() = default;
-  /// Binds a UDP socket and holds it for a while; std::nullopt when the pool is drained.
-  virtual std::optional<std::uint16_t> lease() = 0;
+  /// Binds a UDP socket for an answer with these ICE credentials and holds it for a while,
+  /// answering connectivity checks on it; std::nullopt when the pool is drained.
+  virtual std::optional<std::uint16_t> lease(const ice_credentials& credentials) = 0;
   /// How many leased ports are currently held.
   virtual std::size_t in_use() const = 0;
 };

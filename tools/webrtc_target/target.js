@@ -6,6 +6,8 @@
 //
 //   node target.js --stack werift|libwebrtc [--port 0] [--identity none|string|jwk]
 //                  [--answer-timeout-ms 5000] [--gather-address 127.0.0.1]
+//                  [--extra-candidate 'candidate:...'] (repeatable: appended to each answer,
+//                  for a candidate whose port nothing answers on)
 //
 // It listens on 127.0.0.1 only and prints one JSON line {"event":"listening","port":N} on
 // stdout when ready. The stack gathers host candidates only (no STUN or TURN server, as the
@@ -66,6 +68,7 @@ function parse_args(argv) {
     identity: 'string',
     answer_timeout_ms: 5000,
     gather_address: '127.0.0.1',
+    extra_candidates: [],
   };
   for (let i = 0; i < argv.length; ++i) {
     const name = argv[i];
@@ -79,6 +82,7 @@ function parse_args(argv) {
       case '--identity': opts.identity = value; break;
       case '--answer-timeout-ms': opts.answer_timeout_ms = Number(value); break;
       case '--gather-address': opts.gather_address = value; break;
+      case '--extra-candidate': opts.extra_candidates.push(value); break;
       default: throw new Error(`unknown option ${name}`);
     }
   }
@@ -252,6 +256,9 @@ function main() {
     await pc.setLocalDescription(local);
     await gathering_complete(pc, opts.answer_timeout_ms);
     let sdp = pc.localDescription.sdp;
+    // Lines of our own after the stack's candidates, in its media section (the last one).
+    for (const extra of opts.extra_candidates)
+      sdp = sdp.replace(/(\r\n|\n)?$/, `\r\na=${extra}\r\n`);
     stats.candidates += sdp.split(/\r\n|\n/).filter((l) => l.startsWith('a=candidate:')).length;
     if (opts.identity !== 'none')
       sdp = add_identity(sdp, opts.identity);

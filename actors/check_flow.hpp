@@ -1,0 +1,17 @@
+// GET /api/check as the front actor runs it: count one info and one offer call, ask the probe
+// for the status, then the cache for an offer with reachability checks, and hand both replies
+// to the pure verdict (net/report/verdict).
+#pragma once
+
+#include "actors/front_actor.hpp"
+
+namespace netherscope {
+
+/// Serves one check call; replies exactly once through call.reply. The quota headers are the
+/// offer quota's, the scarcer of the two the call is counted against. A call refused by the
+/// offer quota gives its counted info call back; one refused by the per-target offer limit
+/// gives its offer call back, as POST /api/offer does.
+void serve_check(front_actor::pointer self, const front_peers& peers,
+                 const front_settings& settings, api_call& call);
+
+} // namespace netherscope

@@ -1,0 +1,43 @@
+// What a NetherNet signalling error number or a Minecraft client codeword means, for
+// GET /api/explain/{code} and for the links in /api/offer errors.
+//
+// The facts live in net/api/explanations.json with their sources; CMake embeds that file
+// (net/api/explanations.cpp.in), and it is read once, on first use.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace netherscope::net {
+
+/// The embedded text of net/api/explanations.json.
+extern const char* const explanations_document;
+
+/// The path prefix of the explanations: "/api/explain".
+inline constexpr std::string_view explain_route = "/api/explain";
+
+/// Renders the JSON body of GET /api/explain/{code}: {ok: true, code, kind, name, [aliases],
+/// meaning, causes, checks, evidence, [note], sources: [{url, what}], [variant]}; nullopt when
+/// nothing explains the code. ASCII letters match in any case. Accepted: a decimal signalling
+/// error number ("37"; leading zeros are ignored), a codeword ("door"), the name or an alias
+/// of a signalling error ("IdentityNotAllowed"), and a codeword followed by '-' and up to six
+/// digits ("door-83"), whose number comes back as variant.
+std::optional<std::string> render_explanation(std::string_view code);
+
+/// Renders GET /api/explain: {ok: true, codes: [{code, kind, name, href}]}, in the order of
+/// the data file.
+std::string render_explanation_index();
+
+/// The path of the explanation of a NetherNet signalling error number, "/api/explain/37", or
+/// empty when there is none (negative, or a number the data file does not list).
+std::string explanation_path(std::int64_t nethernet_error);
+
+/// What is wrong with the embedded data file, one sentence per problem: not JSON, an entry
+/// without one of its fields, a source key that does not resolve, two entries claiming the
+/// same code, name or alias. Empty when the file is sound; the service then serves it all.
+std::vector<std::string> explanation_problems();
+
+} // namespace netherscope::net

@@ -1,0 +1,258 @@
+#include "net/http/badge.hpp"
+
+#include <array>
+
+#include <boost/json/value.hpp>
+
+#include "net/api/api_json.hpp"
+#include "net/api/error_table.hpp"
+#include "net/base/json_access.hpp"
+
+namespace netherscope::net {
+
+namespace {
+
+constexpr std::string_view label = "bedrock";
+constexpr std::string_view middle_dot = "\xC2\xB7";
+/// How long a server's name may be in the tooltip, in characters.
+constexpr std::size_t longest_name = 80;
+
+constexpr unsigned height = 20;
+/// Space left and right of each half's text.
+constexpr unsigned padding = 6;
+
+// Approximate advance widths of Verdana's printable ASCII characters (' ' to '~'), in font
+// units of 2048 per em, as recalled from the font's metrics rather than measured here: close
+// to a few percent, which is what a badge needs. Shields-style badges use Verdana 11 px. The
+// SVG also gives each text a textLength, so a renderer with another font stretches or
+// squeezes the glyphs to the width computed here instead of spilling out of the box.
+constexpr std::array<std::uint16_t, 95> verdana_ascii = {
+  720,  821,  945,  1716, 1303, 2222, 1493, 553,  1030, 1030, 1303, 1716, 745,  930,  745,
+  1177, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 930,  930,  1716, 1716,
+  1716, 1113, 2052, 1401, 1405, 1430, 1577, 1294, 1178, 1587, 1540, 862,  945,  1424, 1147,
+  1722, 1532, 1643, 1243, 1643, 1444, 1401, 1263, 1519, 1401, 2069, 1407, 1262, 1403, 1030,
+  1177, 1030, 1716, 1303, 1303, 1226, 1273, 1060, 1273, 1213, 720,  1273, 1292, 562,  688,
+  1198, 562,  1986, 1292, 1246, 1273, 1273, 874,  1064, 807,  1292, 1198, 1659, 1198, 1198,
+  1055, 1300, 1177, 1300, 1716};
+constexpr unsigned units_per_em = 2048;
+constexpr unsigned font_px = 11;
+/// Characters outside ASCII: about an uppercase letter; ideographs and other wide scripts
+/// about a full em.
+constexpr unsigned other_units = 1400;
+constexpr unsigned wide_units = 2048;
+constexpr char32_t first_wide = 0x2E80;
+
+constexpr std::string_view online_colour = "#2e8540";
+constexpr std::string_view offline_colour = "#c1432e";
+constexpr std::string_view error_colour = "#8a8a8a";
+constexpr std::string_view label_colour = "#555";
+
+/// Decodes the next code point of valid UTF-8 (valid_utf8 made it so) and advances i.
+char32_t next_code_point(std::string_view s, std::size_t& i) {
+  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  auto lead = byte(i);
+  std::size_t length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+  if (i + length > s.size())
+    length = 1;
+  char32_t cp = length == 1 ? lead : lead & (0xFF >> (length + 1));
+  for (std::size_t k = 1; k < length; ++k)
+    cp = (cp << 6) | (byte(i + k) & 0x3F);
+  i += length;
+  return cp;
+}
+
+/// Whether XML 1.0 allows the character in a document (its Char production).
+bool xml_char(char32_t cp) {
+  return cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp <= 0xD7FF)
+         || (cp >= 0xE000 && cp <= 0xFFFD) || (cp >= 0x10000 && cp <= 0x10FFFF);
+}
+
+void append_utf8(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+std::optional<std::int64_t> integer_at(const boost::json::object& o, std::string_view key) {
+  auto* v = o.if_contains(key);
+  if (v == nullptr)
+    return std::nullopt;
+  if (v->is_int64())
+    return v->get_int64();
+  if (v->is_uint64() && v->get_uint64() <= static_cast<std::uint64_t>(INT64_MAX))
+    return static_cast<std::int64_t>(v->get_uint64());
+  return std::nullopt;
+}
+
+std::string_view colour_of(badge_state state) {
+  switch (state) {
+    case badge_state::online:
+      return online_colour;
+    case badge_state::offline:
+      return offline_colour;
+    default:
+      return error_colour;
+  }
+}
+
+} // namespace
+
+badge_view badge_from_info(std::string_view info_body) {
+  badge_view view;
+  view.state = badge_state::online;
+  auto body = parse_object(info_body);
+  if (!body)
+    return view;
+  auto* info = object_at(*body, "info");
+  if (info == nullptr)
+    return view;
+  if (auto* name = string_at(*info, "name"))
+    view.name = std::string{net::view(*name)};
+  view.players = integer_at(*info, "players");
+  view.max_players = integer_at(*info, "maxPlayers");
+  return view;
+}
+
+badge_view badge_from_failure(const failure& error) {
+  badge_view view;
+  switch (error.code) {
+    case error_code::upstream_status:
+    case error_code::upstream_failure:
+    case error_code::upstream_invalid_answer:
+    case error_code::upstream_timeout:
+      view.state = badge_state::offline;
+      break;
+    default:
+      view.state = badge_state::error;
+      break;
+  }
+  if (error.code == error_code::upstream_status)
+    view.detail = "GET /v1/join answered " + std::to_string(error.http_status);
+  else
+    view.detail = error.message.empty() ? std::string{lookup(error.code).default_message}
+                                        : error.message;
+  return view;
+}
+
+std::string badge_value(const badge_view& view) {
+  switch (view.state) {
+    case badge_state::online:
+      if (view.players && view.max_players)
+        return "online " + std::string{middle_dot} + " " + std::to_string(*view.players) + "/"
+               + std::to_string(*view.max_players);
+      return "online";
+    case badge_state::offline:
+      return "offline";
+    default:
+      return "error";
+  }
+}
+
+unsigned badge_text_width(std::string_view utf8) {
+  auto text = valid_utf8(utf8);
+  unsigned long units = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    auto cp = next_code_point(text, i);
+    if (cp >= 0x20 && cp <= 0x7E)
+      units += verdana_ascii[cp - 0x20];
+    else if (cp == 0xB7)
+      units += verdana_ascii['.' - 0x20];
+    else
+      units += cp >= first_wide ? wide_units : other_units;
+  }
+  return static_cast<unsigned>((units * font_px + units_per_em - 1) / units_per_em);
+}
+
+std::string xml_text(std::string_view untrusted, std::size_t max_chars) {
+  auto text = valid_utf8(untrusted);
+  std::string out;
+  out.reserve(text.size());
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < text.size() && chars < max_chars; ++chars) {
+    auto cp = next_code_point(text, i);
+    switch (cp) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      case '\t':
+      case '\n':
+      case '\r':
+        // Allowed by XML, but a tooltip reads better on one line.
+        out += ' ';
+        break;
+      default:
+        append_utf8(out, xml_char(cp) ? cp : U'\uFFFD');
+    }
+  }
+  return out;
+}
+
+std::string render_badge(const badge_view& view) {
+  auto value = badge_value(view);
+  auto label_text = badge_text_width(label);
+  auto value_text = badge_text_width(value);
+  auto left = label_text + 2 * padding;
+  auto right = value_text + 2 * padding;
+  auto total = left + right;
+  auto summary = std::string{label} + ": " + value;
+  // The tooltip adds the server's name, or why there is no status: text from outside, escaped
+  // here like everything else that goes into the document.
+  std::string tail;
+  if (view.state == badge_state::online && !view.name.empty())
+    tail = " \xE2\x80\x94 " + xml_text(view.name, longest_name);
+  else if (view.state != badge_state::online && !view.detail.empty())
+    tail = " \xE2\x80\x94 " + xml_text(view.detail);
+  auto n = [](unsigned v) { return std::to_string(v); };
+
+  std::string svg;
+  svg.reserve(1024);
+  svg += R"svg(<svg xmlns="http://www.w3.org/2000/svg" width=")svg" + n(total)
+         + R"svg(" height=")svg" + n(height) + R"svg(" role="img" aria-label=")svg"
+         + xml_text(summary) + "\">";
+  svg += "<title>" + xml_text(summary) + tail + "</title>";
+  svg += R"svg(<clipPath id="r"><rect width=")svg" + n(total) + R"svg(" height=")svg"
+         + n(height) + R"svg(" rx="3"/></clipPath>)svg";
+  svg += R"svg(<g clip-path="url(#r)">)svg";
+  svg += R"svg(<rect width=")svg" + n(left) + R"svg(" height=")svg" + n(height)
+         + R"svg(" fill=")svg" + std::string{label_colour} + R"svg("/>)svg";
+  svg += R"svg(<rect x=")svg" + n(left) + R"svg(" width=")svg" + n(right)
+         + R"svg(" height=")svg" + n(height) + R"svg(" fill=")svg"
+         + std::string{colour_of(view.state)} + R"svg("/>)svg";
+  svg += "</g>";
+  svg += R"svg(<g fill="#fff" text-anchor="middle" )svg"
+         R"svg(font-family="Verdana,DejaVu Sans,sans-serif" font-size="11">)svg";
+  auto text = [&](unsigned centre, unsigned width, std::string_view content) {
+    svg += R"svg(<text x=")svg" + n(centre) + R"svg(" y="14" textLength=")svg" + n(width)
+           + R"svg(" lengthAdjust="spacingAndGlyphs">)svg" + xml_text(content) + "</text>";
+  };
+  text(left / 2, label_text, label);
+  text(left + right / 2, value_text, value);
+  svg += "</g></svg>";
+  return svg;
+}
+
+} // namespace netherscope::net

@@ -1,0 +1,98 @@
+// GET /api/check: one verdict on whether players can join a server, with its reasons and the
+// next steps in plain words, from the status call and the probed offer. Pure functions: the
+// front actor runs the calls and hands their replies here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "net/api/failure.hpp"
+#include "net/api/results.hpp"
+#include "net/api/target.hpp"
+
+namespace netherscope::net {
+
+/// The verdicts, from best to worst news.
+enum class verdict_kind : std::uint8_t {
+  /// A UDP candidate answered a connectivity check with the right credentials.
+  joinable,
+  /// The signalling port answers, but no UDP candidate did (closed firewall, wrong port,
+  /// something else on the port, or no usable answer to the offer).
+  signalling_only,
+  /// The answer's UDP candidates are all private or otherwise not public, and none could be
+  /// checked from here.
+  private_candidates,
+  /// The answer has no UDP candidate: the server's UDP port pool is drained or its ports unset.
+  no_candidates,
+  /// The server rejected our offer (a NetherNet error code or an HTTP error).
+  refused,
+  /// The signalling port did not answer at all.
+  offline,
+};
+
+/// The verdict as the API writes it: "joinable", "signalling_only", ...
+std::string_view to_string(verdict_kind kind);
+
+/// What the service learnt about one candidate, as the offer reply reports it.
+struct candidate_fact {
+  std::string address;
+  std::uint16_t port = 0;
+  /// UDP on component 1: what players use.
+  bool for_players = false;
+  /// The address's scope ("public", "private", "loopback", ...).
+  std::string scope;
+  /// -1 unchecked, 0 not reachable, 1 reachable.
+  int reachable = -1;
+  double rtt_ms = -1;
+  /// Why it was not checked ("policy", "limit", "not_udp", "not_ip"), or empty.
+  std::string refused;
+  /// How its check ended ("timeout", "integrity", "error_response", ...), or empty.
+  std::string check_result;
+};
+
+/// Everything the verdict rests on.
+struct check_facts {
+  target where;
+  /// The status call's error (none when it answered 2xx).
+  failure info_error;
+  /// The probed offer's error (none when it gave a valid answer).
+  failure offer_error;
+  /// Whether the offer was sent at all (it is not when the status call could not connect).
+  bool offer_tried = true;
+  std::vector<candidate_fact> candidates;
+};
+
+/// The verdict with its reasons and next steps, each a sentence.
+struct check_verdict {
+  verdict_kind kind = verdict_kind::offline;
+  std::vector<std::string> reasons;
+  std::vector<std::string> next_steps;
+};
+
+/// Reads the candidates of a probed offer reply's body (the fields with_reachability adds);
+/// a body that is not JSON gives none.
+std::vector<candidate_fact> candidate_facts(const std::string& offer_body);
+
+/// Decides the verdict. Rules, in order: the offer gave a valid answer and a player-usable
+/// candidate answered its check: joinable; a valid answer without UDP candidates on
+/// component 1: no_candidates; one whose player candidates were checked and none answered:
+/// signalling_only; one whose player candidates are all non-public and were refused by the
+/// address policy: private_candidates; any other valid answer: signalling_only. Without a
+/// valid answer: a NetherNet error code or an HTTP error status from the offer: refused; the
+/// status call or the offer could not connect, and the status call failed too: offline; else
+/// signalling_only.
+check_verdict decide(const check_facts& facts);
+
+/// Whether an error from the status call or the offer is about the target (the verdict
+/// reports it) rather than about the call itself (a refused target, a quota, the service
+/// failing), which the caller gets as an error instead of a verdict.
+bool is_target_failure(const failure& error);
+
+/// Renders GET /api/check's body: {ok, host, port, verdict, reasons, nextSteps, info,
+/// infoError, offer, offerError}: info and offer are the two calls' reply bodies (null when
+/// they failed or were not made), infoError and offerError their error bodies (null when none).
+std::string render_check(const check_facts& facts, const check_verdict& verdict,
+                         const info_reply& info, const offer_reply& offer);
+
+} // namespace netherscope::net

@@ -1,0 +1,345 @@
+#!/usr/bin/env node
+// The page at GET /, driven in Debian's chromium by playwright-core, against the running
+// service, the fake target and the fake GitHub. tests/e2e/browser_e2e_test.cpp starts those
+// and runs this script; it can also run alone against services started by hand:
+//
+//   NETHERSCOPE_URL=http://127.0.0.1:8080 TARGET=127.0.0.1:PORT SCREENSHOT_DIR=build/browser \
+//     node tests/browser/page_test.mjs
+//
+// TARGET is a fake_target whose status names the server "<img src=x onerror=...>", and which
+// answers offers. Sign-in needs the service wired to the fake GitHub (SIGN_IN=1).
+// The script fails on any request to a host that is not loopback and on any console error,
+// prints one line per step, and exits 0 only when every step passed.
+
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const base_url = required_env('NETHERSCOPE_URL');
+const target = required_env('TARGET');
+const screenshot_dir = required_env('SCREENSHOT_DIR');
+const hostile_name = process.env.HOSTILE_NAME || '<img src=x onerror="window.__xss=1">';
+const chromium_path = process.env.CHROMIUM || '/usr/bin/chromium';
+const sign_in = process.env.SIGN_IN === '1';
+const step_timeout = 30000;
+
+function required_env(name) {
+  const value = process.env[name];
+  if (!value) {
+    console.log(`FAIL: ${name} is not set`);
+    process.exit(2);
+  }
+  return value;
+}
+
+// -- what must never happen -------------------------------------------------------------
+
+/// True for loopback hosts only: 127.0.0.0/8, ::1 and localhost (RFC 6761).
+function is_loopback_url(text) {
+  let url;
+  try {
+    url = new URL(text);
+  } catch {
+    return false;
+  }
+  // about:blank and data: URLs of the browser itself go nowhere.
+  if (url.protocol === 'about:' || url.protocol === 'data:')
+    return true;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return /^127(\.\d{1,3}){3}$/.test(host) || host === '::1' || host === 'localhost';
+}
+
+const problems = [];
+const requests = [];
+/// Console lines for responses this test asked to fail (an error it wants rendered); Chromium
+/// logs every 4xx and 5xx of a fetch, which is the browser's note, not an error of the page.
+const expected_failures = [];
+
+function problem(text) {
+  problems.push(text);
+  console.log(`PROBLEM: ${text}`);
+}
+
+function step(text) {
+  console.log(`step: ${text}`);
+}
+
+function check(condition, text) {
+  if (!condition)
+    throw new Error(`check failed: ${text}`);
+}
+
+// -- the browser ----------------------------------------------------------------------------
+
+const user_data_dir = mkdtempSync(join(tmpdir(), 'netherscope-chromium-'));
+mkdirSync(screenshot_dir, { recursive: true });
+
+const context = await chromium.launchPersistentContext(user_data_dir, {
+  executablePath: chromium_path,
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+         '--disable-component-update', '--disable-sync', '--no-first-run'],
+  viewport: { width: 1280, height: 900 },
+  colorScheme: 'light',
+  reducedMotion: 'reduce',
+});
+
+// Every request goes through here: one to a host that is not loopback is refused and fails
+// the test, so nothing leaves the machine even when the page is wrong.
+await context.route('**/*', (route) => {
+  const url = route.request().url();
+  if (!is_loopback_url(url)) {
+    problem(`request to a non-loopback host: ${url}`);
+    return route.abort('blockedbyclient');
+  }
+  return route.continue();
+});
+context.on('request', (request) => requests.push(request.url()));
+
+const page = context.pages()[0] || await context.newPage();
+page.setDefaultTimeout(step_timeout);
+page.on('console', (message) => {
+  if (message.type() !== 'error')
+    return;
+  const text = message.text();
+  const location = message.location().url || '';
+  const expected = text.startsWith('Failed to load resource: the server responded with a status of')
+    && expected_failures.some((prefix) => location.startsWith(prefix));
+  if (expected)
+    console.log(`note: expected failure logged by the browser: ${location}`);
+  else
+    problem(`console error: ${text} (${location})`);
+});
+page.on('pageerror', (error) => problem(`uncaught exception in the page: ${error.message}`));
+
+async function shoot(name) {
+  const path = join(screenshot_dir, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  console.log(`screenshot: ${path}`);
+}
+
+async function no_horizontal_scroll(label) {
+  const sizes = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth,
+  }));
+  check(sizes.scroll <= sizes.client,
+        `${label}: the page scrolls sideways (scrollWidth ${sizes.scroll} > clientWidth ${sizes.client})`);
+}
+
+/// Visible text whose colour does not meet WCAG AA against the background behind it (4.5:1,
+/// or 3:1 for large text), as "text: ratio" strings.
+async function contrast_failures() {
+  return page.evaluate(() => {
+    const parse = (text) => {
+      const m = text.match(/rgba?\(([\d.]+), ([\d.]+), ([\d.]+)(?:, ([\d.]+))?\)/);
+      return m ? { rgb: [Number(m[1]), Number(m[2]), Number(m[3])], alpha: m[4] === undefined ? 1 : Number(m[4]) } : null;
+    };
+    const luminance = ([r, g, b]) => {
+      const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+      return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+    };
+    const background = (element) => {
+      for (let e = element; e; e = e.parentElement) {
+        const color = parse(getComputedStyle(e).backgroundColor);
+        if (color && color.alpha > 0)
+          return color.rgb;
+      }
+      return [255, 255, 255];
+    };
+    const failures = [];
+    for (const element of document.querySelectorAll('body *')) {
+      const own_text = [...element.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim() !== '');
+      if (!own_text || element.getClientRects().length === 0)
+        continue;
+      const style = getComputedStyle(element);
+      if (style.visibility === 'hidden' || element.closest('[hidden]'))
+        continue;
+      const fg = parse(style.color).rgb;
+      const bg = background(element);
+      const [a, b] = [luminance(fg), luminance(bg)].sort((x, y) => y - x);
+      const ratio = (a + 0.05) / (b + 0.05);
+      const size = parseFloat(style.fontSize);
+      const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+      if (ratio < (large ? 3 : 4.5))
+        failures.push(`${element.textContent.trim().slice(0, 40)}: ${ratio.toFixed(2)}`);
+    }
+    return failures;
+  });
+}
+
+let failed = null;
+try {
+  // -- the page and its headers ----------------------------------------------------------
+  step('open the page');
+  const response = await page.goto(`${base_url}/`);
+  check(response.status() === 200, `GET / answered ${response.status()}`);
+  const headers = response.headers();
+  const csp = headers['content-security-policy'] || '';
+  check(/default-src 'self'/.test(csp) && !/unsafe-inline/.test(csp)
+        && /frame-ancestors 'none'/.test(csp), `Content-Security-Policy: ${csp}`);
+  check(headers['x-content-type-options'] === 'nosniff', 'X-Content-Type-Options');
+  check(headers['referrer-policy'] === 'no-referrer', 'Referrer-Policy');
+  check(await page.getAttribute('html', 'lang') === 'en', 'html lang');
+  check(await page.locator('h1').count() === 1, 'exactly one h1');
+
+  step('every input has a label');
+  const unlabelled = await page.evaluate(() => [...document.querySelectorAll('input, select, textarea')]
+    .filter((e) => e.labels.length === 0 && !e.getAttribute('aria-label')).map((e) => e.id || e.name));
+  check(unlabelled.length === 0, `inputs without a label: ${unlabelled.join(', ')}`);
+  check(await page.getByLabel('Server', { exact: true }).count() === 1, 'a field labelled Server');
+  check(await page.getByRole('button', { name: 'Check status' }).count() === 1, 'Check status button');
+  check(await page.getByRole('button', { name: 'Send offer' }).count() === 1, 'Send offer button');
+
+  // -- keyboard only: a status check --------------------------------------------------------
+  step('keyboard only: tab to the Server field, type, press Enter');
+  let reached = false;
+  for (let i = 0; i < 10 && !reached; ++i) {
+    await page.keyboard.press('Tab');
+    reached = await page.evaluate(() => document.activeElement && document.activeElement.id === 'server');
+  }
+  check(reached, 'Tab reaches the Server field');
+  const outline = await page.evaluate(() => {
+    const style = getComputedStyle(document.activeElement);
+    return { style: style.outlineStyle, width: parseFloat(style.outlineWidth) };
+  });
+  check(outline.style !== 'none' && outline.width >= 2, `visible focus on Server: ${JSON.stringify(outline)}`);
+  await page.keyboard.type(target);
+  await page.keyboard.press('Enter');
+  const status = page.locator('#status-result');
+  await status.waitFor({ state: 'visible' });
+
+  step('the status shows the hostile server name as text');
+  const name = await page.locator('#status-name').textContent();
+  check(name === hostile_name, `server name shown as "${name}"`);
+  check(await page.locator('#status-name img, main img[src="x"]').count() === 0,
+        'no element was made from the server name');
+  check(await page.evaluate(() => window.__xss === undefined), 'the name\'s script never ran');
+  check(/Plain HTTP/.test(await page.locator('#status-tls').textContent()), 'TLS shown as not used');
+  check(/3 of 10/.test(await page.locator('#status-players').textContent()), 'players shown');
+  check(/1\.26\.51/.test(await page.locator('#status-version').textContent()), 'version shown');
+  const quota = await page.locator('#quota').textContent();
+  check(/status checks left this month for your address/.test(quota), `quota line: ${quota}`);
+
+  // -- an offer ---------------------------------------------------------------------------
+  step('send an offer and see the candidates table');
+  await page.getByRole('button', { name: 'Send offer' }).click();
+  await page.locator('#offer-result').waitFor({ state: 'visible' });
+  const headings = await page.locator('#candidates thead th').allTextContents();
+  check(JSON.stringify(headings) === JSON.stringify(['Address', 'Port', 'Type', 'Transport', 'Scope']),
+        `table columns: ${headings}`);
+  const rows = page.locator('#candidate-rows tr');
+  check(await rows.count() >= 1, 'at least one candidate row');
+  const first = await rows.first().locator('td').allTextContents();
+  check(first[0] === '127.0.0.1' && first[2] === 'host' && first[3] === 'udp' && first[4] === 'loopback',
+        `first candidate: ${first}`);
+  check(await page.locator('#offer-warnings li').count() >= 1, 'warnings in plain words');
+  check(/offers left this month/.test(await page.locator('#quota').textContent()), 'offer quota line');
+  await shoot('page-desktop-light');
+  let low_contrast = await contrast_failures();
+  check(low_contrast.length === 0, `text below AA contrast (light): ${low_contrast.join('; ')}`);
+
+  step('the same in the dark scheme, and at 375 px');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await shoot('page-desktop-dark');
+  low_contrast = await contrast_failures();
+  check(low_contrast.length === 0, `text below AA contrast (dark): ${low_contrast.join('; ')}`);
+  await page.setViewportSize({ width: 375, height: 812 });
+  await no_horizontal_scroll('375 px, dark');
+  await shoot('page-375-dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+  await no_horizontal_scroll('375 px, light');
+  await shoot('page-375-light');
+  await page.setViewportSize({ width: 1280, height: 900 });
+
+  // -- an error ---------------------------------------------------------------------------
+  step('an unreachable server shows an alert with its code');
+  expected_failures.push(`${base_url}/api/info`);
+  await page.getByLabel('Server', { exact: true }).fill('127.0.0.1:1');
+  await page.getByRole('button', { name: 'Check status' }).click();
+  const alert = page.getByRole('alert').filter({ hasText: 'Error code' }).first();
+  await alert.waitFor({ state: 'visible' });
+  const code = await page.locator('#error-code').textContent();
+  check(code === 'upstream_failure', `error code shown: ${code}`);
+  check(/could not be reached/.test(await page.locator('#error-title').textContent()), 'error in plain words');
+  check(/^[0-9a-f]{12}-[0-9a-f]+$/.test(await page.locator('#error-request-id').textContent()),
+        'the request id to quote');
+  check(await page.locator('#status-result').isHidden(), 'the old result is gone');
+  await shoot('page-error-desktop-light');
+  low_contrast = await contrast_failures();
+  check(low_contrast.length === 0, `text below AA contrast (error): ${low_contrast.join('; ')}`);
+
+  step('a typing mistake is caught before any call');
+  const before = requests.length;
+  await page.getByLabel('Server', { exact: true }).fill('play.example.com:99999');
+  await page.getByRole('button', { name: 'Check status' }).click();
+  await page.locator('#error-code', { hasText: 'invalid_input' }).waitFor();
+  check(requests.length === before, 'no request for an impossible port');
+
+  // -- sign-in and the account view ----------------------------------------------------------
+  if (sign_in) {
+    step('sign in with GitHub (the fake provider) and see the key once');
+    await page.locator('#account').getByRole('link', { name: 'Sign in with GitHub' }).click();
+    const key_element = page.locator('#api-key');
+    await key_element.waitFor({ state: 'visible' });
+    check(new URL(page.url()).pathname === '/auth/github/callback', `landed on ${page.url()}`);
+    const key = (await key_element.textContent()).trim();
+    check(/^nsk_/.test(key), 'a key is shown');
+    await shoot('signin-key-shown');
+
+    step('back on the page: use the key, see usage');
+    await page.goto(`${base_url}/`);
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Use key' }).click();
+    await page.locator('#account-view').waitFor({ state: 'visible' });
+    check(/octocat/.test(await page.locator('#account-login').textContent()), 'login shown');
+    check(await page.locator('#usage-rows tr').count() === 2, 'usage rows');
+    check(await page.getByLabel('API key').inputValue() === '', 'the key field is cleared');
+    check(await page.evaluate(() => localStorage.length === 0 && sessionStorage.length === 0),
+          'nothing stored in the browser');
+
+    step('a check now counts against the key');
+    await page.getByLabel('Server', { exact: true }).fill(target);
+    await page.getByRole('button', { name: 'Check status' }).click();
+    await page.locator('#status-result').waitFor({ state: 'visible' });
+    check(/for your key/.test(await page.locator('#quota').textContent()), 'quota of the key');
+
+    step('issue a new key: shown once, in the page');
+    await page.getByRole('button', { name: 'New key' }).click();
+    await page.locator('#new-key').waitFor({ state: 'visible' });
+    const new_key = (await page.locator('#new-key-value').textContent()).trim();
+    check(/^nsk_/.test(new_key) && new_key !== key, 'a different new key');
+    await shoot('account-new-key');
+    low_contrast = await contrast_failures();
+    check(low_contrast.length === 0, `text below AA contrast (account): ${low_contrast.join('; ')}`);
+
+    step('revoke it');
+    expected_failures.push(`${base_url}/api/account`);
+    await page.getByRole('button', { name: 'Revoke key' }).click();
+    await page.getByRole('button', { name: 'Yes, revoke it' }).click();
+    await page.locator('#account-message', { hasText: 'revoked' }).waitFor();
+    check(await page.locator('#account-view').isHidden(), 'the account view closes');
+    check(await page.locator('#new-key-value').textContent() === '', 'the key is gone from the page');
+    for (const old of [key, new_key]) {
+      const answer = await page.request.get(`${base_url}/api/account`, { headers: { 'X-API-Key': old } });
+      check(answer.status() === 401, `a revoked or replaced key answers ${answer.status()}`);
+    }
+    await shoot('account-revoked');
+  }
+
+  step('no request left loopback, no console error');
+  check(!requests.some((url) => /\/x$/.test(new URL(url).pathname)), 'the name\'s <img> was never loaded');
+} catch (error) {
+  failed = error;
+  console.log(`FAIL: ${error.message}`);
+  await shoot('failure').catch(() => {});
+} finally {
+  await context.close();
+  rmSync(user_data_dir, { recursive: true, force: true });
+}
+
+if (failed || problems.length > 0) {
+  console.log(`FAIL: ${problems.length} problem(s)${failed ? ' and a failed step' : ''}`);
+  process.exit(1);
+}
+console.log('PASS: every step of the page test passed');
