@@ -16,11 +16,11 @@ cd "$(dirname "$0")/.."
 
 seconds=${1:-20}
 shift || true
-all=(http_request offer_body host_port sdp_answer candidate identity)
+all=(http_request offer_body host_port sdp_answer candidate identity stun)
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 
-WITH_FUZZ=1 tools/setup.sh
+WITH_CLANG=1 tools/setup.sh
 
 # Debug with -O1, as OSS-Fuzz builds: assertions (Boost's among them) stay on, and the code is
 # fast enough to fuzz.
@@ -30,11 +30,13 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 -DNETHERSCOPE_FU
 cmake --build "$build" -j"$(nproc)" --target "${harnesses[@]/#/fuzz_}"
 
 # The dictionary of each harness, and its largest input: an HTTP request may fill the 8 KiB
-# header and some of the 16 KiB body; the others read one line, body or SDP.
+# header and some of the 16 KiB body; the others read one line, body or SDP, and a STUN
+# datagram fits an Ethernet frame.
 declare -A dict=([http_request]=http_request [offer_body]=offer_body [host_port]=host_port
-                 [sdp_answer]=sdp [candidate]=sdp [identity]=identity)
+                 [sdp_answer]=sdp [candidate]=sdp [identity]=identity [stun]=stun)
 declare -A max_len=([http_request]=32768 [offer_body]=4096 [host_port]=1024
-                    [sdp_answer]=16384 [candidate]=4096 [identity]=8192)
+                    [sdp_answer]=16384 [candidate]=4096 [identity]=8192
+                    [stun]=1500)
 
 mkdir -p "$build/artifacts"
 summary=()

@@ -3,8 +3,8 @@
 # Idempotent and non-interactive: a second run with everything present takes well under a second.
 #
 #   WITH_BENCH=1 tools/setup.sh   also installs what tools/bench/ needs (wrk, nginx).
-#   WITH_FUZZ=1 tools/setup.sh    also installs clang and its runtimes (libFuzzer) for
-#                                 tools/fuzz.sh; the gcc sanitizer runtimes come with g++.
+#   WITH_CLANG=1 tools/setup.sh   also installs clang and its runtimes (libFuzzer, ASan, UBSan,
+#                                 TSan) for tools/fuzz.sh and the sanitizer stages of tools/test.sh.
 set -euo pipefail
 
 # Boost is pinned to the 1.81 packages: the unversioned libboost-*-dev packages are 1.74 and
@@ -18,8 +18,9 @@ required=(g++ cmake ninja-build pkg-config make
           curl ca-certificates)
 bench=(wrk nginx-light)
 # libFuzzer and clang's sanitizer runtimes are in libclang-rt-14-dev, which clang-14 only
-# recommends.
-fuzz=(clang-14 libclang-rt-14-dev)
+# recommends. Reports name their frames through addr2line (binutils, with g++) when
+# llvm-symbolizer is missing.
+clang=(clang-14 libclang-rt-14-dev)
 # The tests answer our offer with third-party WebRTC stacks: aiortc from Debian, werift and
 # libwebrtc from npm (tools/webrtc_target). Node.js and npm come from Debian unless the
 # machine already has them (some images ship their own build, which Debian's npm conflicts with).
@@ -30,7 +31,7 @@ tests=(python3-aiortc chromium prometheus)
 
 wanted=("${required[@]}")
 [ "${WITH_BENCH:-0}" = 1 ] && wanted+=("${bench[@]}")
-[ "${WITH_FUZZ:-0}" = 1 ] && wanted+=("${fuzz[@]}")
+[ "${WITH_CLANG:-0}" = 1 ] && wanted+=("${clang[@]}")
 if [ "${WITH_TESTS:-0}" = 1 ]; then
   wanted+=("${tests[@]}")
   command -v node >/dev/null 2>&1 || wanted+=(nodejs)
