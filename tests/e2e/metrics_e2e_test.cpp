@@ -114,8 +114,10 @@ TEST_CASE("metrics e2e: the operator's series count real traffic", "[e2e][metric
 TEST_CASE("metrics e2e: concurrent offers for one target are counted as joins",
           "[e2e][metrics]") {
   // The target takes its time to answer, so the second call arrives while the first's offer
-  // is still under way and joins it (single flight).
-  fake_target_process fake{{"--answer-delay-ms", "800"}};
+  // is still under way and joins it (single flight). Three seconds leaves room for the
+  // sanitizer builds, where a call and a scrape take tens of milliseconds each (under TSan,
+  // 800 ms once let the first offer finish before the second call arrived).
+  fake_target_process fake{{"--answer-delay-ms", "3000"}};
   service_process svc;
   int first_status = 0;
   std::thread first([&] { first_status = post_offer(svc, fake.port()).status; });
