@@ -4,6 +4,7 @@
 
 #include "net/api/telemetry.hpp"
 #include "net/base/log.hpp"
+#include "storage/lmdb_store.hpp"
 #include "storage/records.hpp"
 
 namespace netherscope {
@@ -30,40 +31,103 @@ quota_verdict store_failed(const quota_charge& charge, const quota_limits& limit
   return verdict;
 }
 
-// Counts (or only reads, or gives back) one counter; a full counter is never incremented.
-caf::expected<quota_verdict> count_against(storage::txn& t, const store_handles& store,
-                                           const std::string& key, std::uint64_t limit,
-                                           bool count, bool refund, std::int64_t now_unix,
-                                           std::int64_t reset) {
-  auto used = storage::read_count(t, store.usage, key);
-  if (!used)
-    return used.error();
+// One charge as a counter operation, with what its verdict needs besides the count.
+struct planned_charge {
+  storage::counter_op op;
+  quota_scope scope = quota_scope::ip;
+  std::uint64_t user_id = 0;
+  /// Set for a key that is unknown or revoked: the call counts against the address and is
+  /// refused with this.
+  std::string key_refusal;
+};
+
+storage::counter_op counter(std::string_view endpoint, quota_scope scope, std::string subject,
+                            std::string window, std::int64_t reset, std::uint64_t limit,
+                            storage::counter_mode mode) {
+  storage::counter_op op;
+  op.endpoint = std::string{endpoint};
+  op.scope = scope == quota_scope::key ? "key" : "ip";
+  op.subject = std::move(subject);
+  op.window = std::move(window);
+  op.expires_unix = reset;
+  op.limit = limit;
+  op.mode = mode;
+  return op;
+}
+
+// What to count for one charge, given its key record when it sent a key.
+planned_charge plan(const quota_limits& limits, const quota_charge& charge,
+                    const std::optional<storage::key_record>* key, std::int64_t now_unix) {
+  using storage::counter_mode;
+  auto mode = charge.count ? counter_mode::count : counter_mode::peek;
+  planned_charge out;
+  if (charge.what == endpoint::signin) {
+    // Sign-in callbacks: per address and clock hour, with a code of their own, so a shared
+    // address that spent its monthly info quota can still sign in.
+    auto hour = storage::hour_of(now_unix);
+    out.op = counter("signin", quota_scope::ip, charge.client, hour.label, hour.reset_unix,
+                     limits.signin_ip, mode);
+    return out;
+  }
+  if (charge.refund) {
+    // Gives a call back to exactly the counter its charge counted it against: the month of
+    // the charge, which its verdict's reset names; the key is not looked up again.
+    auto window = storage::window_of(charge.charged_reset > 0 ? charge.charged_reset - 1
+                                                              : now_unix);
+    auto key_scope = charge.charged_scope == quota_scope::key;
+    out.scope = charge.charged_scope;
+    out.user_id = key_scope ? charge.charged_user_id : 0;
+    out.op = counter(endpoint_name(charge.what), charge.charged_scope,
+                     key_scope ? std::to_string(charge.charged_user_id) : charge.client,
+                     window.label, window.reset_unix,
+                     limits.of(charge.what, charge.charged_scope), counter_mode::refund);
+    return out;
+  }
+  auto window = storage::window_of(now_unix);
+  auto name = endpoint_name(charge.what);
+  if (key && (!*key || (*key)->revoked)) {
+    // Never silently anonymous: the caller meant to use a key, so say it does not work, and
+    // count the call against the address it came from.
+    out.key_refusal = *key ? "this API key was revoked" : "unknown API key";
+  }
+  if (!key || !out.key_refusal.empty()) {
+    out.op = counter(name, quota_scope::ip, charge.client, window.label, window.reset_unix,
+                     limits.of(charge.what, quota_scope::ip), mode);
+    return out;
+  }
+  out.scope = quota_scope::key;
+  out.user_id = (*key)->user_id;
+  out.op = counter(name, quota_scope::key, std::to_string(out.user_id), window.label,
+                   window.reset_unix, limits.of(charge.what, quota_scope::key), mode);
+  return out;
+}
+
+// The verdict of one planned charge once the store counted it.
+quota_verdict verdict_of(const quota_charge& charge, const planned_charge& planned,
+                         const storage::counter_result& result, std::int64_t now_unix) {
   quota_verdict verdict;
-  verdict.limit = limit;
-  verdict.reset = reset;
-  if (refund) {
-    auto after = *used > 0 ? *used - 1 : 0;
-    if (auto err = storage::write_count(t, store.usage, key, after))
-      return err;
-    verdict.remaining = after >= limit ? 0 : limit - after;
-    return verdict;
-  }
-  if (count && *used >= limit) {
+  verdict.scope = planned.scope;
+  verdict.user_id = planned.user_id;
+  verdict.limit = planned.op.limit;
+  verdict.reset = planned.op.expires_unix;
+  verdict.remaining = result.used >= verdict.limit ? 0 : verdict.limit - result.used;
+  if (result.refused) {
     verdict.remaining = 0;
-    verdict.error = make_failure(error_code::quota_exhausted,
-                                 "monthly quota of " + std::to_string(limit)
-                                   + " calls exhausted; it resets at the start of next month "
-                                     "(UTC)");
-    verdict.error.retry_after = static_cast<std::uint32_t>(std::max<std::int64_t>(
-      1, reset - now_unix));
-    return verdict;
+    auto retry = static_cast<std::uint32_t>(std::max<std::int64_t>(1, verdict.reset - now_unix));
+    if (charge.what == endpoint::signin)
+      verdict.error = make_failure(error_code::signin_rate_limited,
+                                   "at most " + std::to_string(verdict.limit)
+                                     + " sign-in attempts per address per hour; try again "
+                                       "after the hour");
+    else
+      verdict.error = make_failure(error_code::quota_exhausted,
+                                   "monthly quota of " + std::to_string(verdict.limit)
+                                     + " calls exhausted; it resets at the start of next "
+                                       "month (UTC)");
+    verdict.error.retry_after = retry;
   }
-  auto after = count ? *used + 1 : *used;
-  if (count) {
-    if (auto err = storage::write_count(t, store.usage, key, after))
-      return err;
-  }
-  verdict.remaining = after >= limit ? 0 : limit - after;
+  if (!planned.key_refusal.empty())
+    verdict.error = make_failure(error_code::unauthorized, planned.key_refusal);
   return verdict;
 }
 
@@ -83,41 +147,22 @@ void flush(quota_pointer self) {
   st.pending.clear();
   if (batch.empty())
     return;
-  auto now = st.settings.now();
-  std::vector<quota_verdict> verdicts;
-  verdicts.reserve(batch.size());
-  caf::error failed;
-  auto t = storage::txn::begin(*st.store.env, true);
-  if (!t) {
-    failed = t.error();
-    log_store_failure(failed);
-  } else {
-    for (auto& [charge, promise] : batch) {
-      auto verdict = apply_charge(*t, st.store, st.settings.limits, charge, now);
-      if (verdict.error.code == error_code::unavailable) {
-        // apply_charge logged the cause.
-        failed = make_error(caf::sec::runtime_error, verdict.error.message);
-        break;
-      }
-      verdicts.push_back(std::move(verdict));
-    }
-    // One commit, one fsync, for the whole batch; no reply leaves before it.
-    if (!failed) {
-      failed = t->commit();
-      if (failed)
-        log_store_failure(failed);
-    }
-  }
-  // The batch is one store operation, as the group commit makes it.
+  std::vector<quota_charge> charges;
+  charges.reserve(batch.size());
+  for (auto& entry : batch)
+    charges.push_back(entry.first);
+  auto verdicts = apply_charges(*st.store, st.settings.limits, charges, st.settings.now());
+  // The batch is one store operation (one transaction or one script call); a failed one
+  // answered every charge unavailable and counted nothing.
   auto& counters = process_telemetry();
-  counters.count_store(store_backend::lmdb, static_cast<bool>(failed));
+  bool failed = !verdicts.empty() && verdicts.front().error.code == error_code::unavailable;
+  counters.count_store(st.store->backend() == "redis" ? store_backend::redis : store_backend::lmdb,
+                       failed);
   if (!failed)
     for (const auto& verdict : verdicts)
       count_refusal(counters, verdict);
-  // A failed transaction counted nothing, so every charge of the batch gets the same answer.
   for (std::size_t i = 0; i < batch.size(); ++i)
-    batch[i].second.deliver(failed ? store_failed(batch[i].first, st.settings.limits, now)
-                                   : std::move(verdicts[i]));
+    batch[i].second.deliver(std::move(verdicts[i]));
 }
 
 } // namespace
@@ -134,123 +179,83 @@ std::string_view endpoint_name(endpoint what) {
   return "info";
 }
 
-namespace {
-
-// Sign-in callbacks: per address and clock hour, with a code of their own, so a shared
-// address that spent its monthly info quota can still sign in, and a stream of made-up
-// callbacks stops costing requests to the provider after a few.
-quota_verdict charge_signin(storage::txn& t, const store_handles& store,
-                            const quota_limits& limits, const quota_charge& charge,
-                            std::int64_t now_unix) {
-  auto hour = storage::hour_of(now_unix);
-  auto verdict = count_against(t, store,
-                               storage::usage_key("signin", "ip", charge.client, hour.label),
-                               limits.signin_ip, charge.count, false, now_unix,
-                               hour.reset_unix);
-  if (!verdict) {
-    log_store_failure(verdict.error());
-    return store_failed(charge, limits, now_unix);
-  }
-  if (verdict->error.code == error_code::quota_exhausted) {
-    auto retry = verdict->error.retry_after;
-    verdict->error = make_failure(error_code::signin_rate_limited,
-                                  "at most " + std::to_string(limits.signin_ip)
-                                    + " sign-in attempts per address per hour; try again "
-                                      "after the hour");
-    verdict->error.retry_after = retry;
-  }
-  verdict->scope = quota_scope::ip;
-  return *verdict;
-}
-
-// Gives a call back to exactly the counter its charge counted it against.
-quota_verdict refund_charged(storage::txn& t, const store_handles& store,
-                             const quota_limits& limits, const quota_charge& charge,
-                             std::int64_t now_unix) {
-  // The month of the charge, which its verdict's reset names; a refund that names none is
-  // for the current month.
-  auto window = storage::window_of(charge.charged_reset > 0 ? charge.charged_reset - 1
-                                                            : now_unix);
-  auto key_scope = charge.charged_scope == quota_scope::key;
-  auto subject = key_scope ? std::to_string(charge.charged_user_id) : charge.client;
-  auto verdict = count_against(t, store,
-                               storage::usage_key(endpoint_name(charge.what),
-                                                  key_scope ? "key" : "ip", subject,
-                                                  window.label),
-                               limits.of(charge.what, charge.charged_scope), false, true,
-                               now_unix, window.reset_unix);
-  if (!verdict) {
-    log_store_failure(verdict.error());
-    return store_failed(charge, limits, now_unix);
-  }
-  verdict->scope = charge.charged_scope;
-  verdict->user_id = key_scope ? charge.charged_user_id : 0;
-  return *verdict;
-}
-
-} // namespace
-
-quota_verdict apply_charge(storage::txn& t, const store_handles& store,
-                           const quota_limits& limits, const quota_charge& charge,
-                           std::int64_t now_unix) {
-  if (charge.what == endpoint::signin)
-    return charge_signin(t, store, limits, charge, now_unix);
-  if (charge.refund)
-    return refund_charged(t, store, limits, charge, now_unix);
-  auto window = storage::window_of(now_unix);
-  auto name = endpoint_name(charge.what);
-  auto failed = [&](const caf::error& err) {
+std::vector<quota_verdict> apply_charges(storage::store& store, const quota_limits& limits,
+                                         const std::vector<quota_charge>& charges,
+                                         std::int64_t now_unix) {
+  auto all_failed = [&](const caf::error& err) {
     log_store_failure(err);
-    return store_failed(charge, limits, now_unix);
+    std::vector<quota_verdict> out;
+    for (auto& charge : charges)
+      out.push_back(store_failed(charge, limits, now_unix));
+    return out;
   };
-  auto ip_charge = [&]() -> quota_verdict {
-    auto verdict = count_against(t, store,
-                                 storage::usage_key(name, "ip", charge.client, window.label),
-                                 limits.of(charge.what, quota_scope::ip), charge.count,
-                                 false, now_unix, window.reset_unix);
-    if (!verdict)
-      return failed(verdict.error());
-    verdict->scope = quota_scope::ip;
-    return *verdict;
-  };
-  if (charge.key_hash.empty())
-    return ip_charge();
-  auto key = storage::get_key(t, store.accounts, charge.key_hash);
-  if (!key)
-    return failed(key.error());
-  if (!*key || (*key)->revoked) {
-    // Never silently anonymous: the caller meant to use a key, so say it does not work, and
-    // count the call against the address it came from.
-    auto verdict = ip_charge();
-    if (verdict.error.code == error_code::unavailable)
-      return verdict;
-    verdict.error = make_failure(error_code::unauthorized,
-                                 *key ? "this API key was revoked"
-                                      : "unknown API key");
-    return verdict;
+  // The key lookups of the whole batch in one call.
+  std::vector<std::string> hashes;
+  std::vector<std::size_t> key_index(charges.size(), SIZE_MAX);
+  for (std::size_t i = 0; i < charges.size(); ++i) {
+    auto& c = charges[i];
+    if (c.what != endpoint::signin && !c.refund && !c.key_hash.empty()) {
+      key_index[i] = hashes.size();
+      hashes.push_back(c.key_hash);
+    }
   }
-  auto subject = std::to_string((*key)->user_id);
-  auto verdict = count_against(t, store, storage::usage_key(name, "key", subject, window.label),
-                               limits.of(charge.what, quota_scope::key), charge.count,
-                               false, now_unix, window.reset_unix);
-  if (!verdict)
-    return failed(verdict.error());
-  verdict->scope = quota_scope::key;
-  verdict->user_id = (*key)->user_id;
-  return *verdict;
+  std::vector<std::optional<storage::key_record>> keys;
+  if (!hashes.empty()) {
+    auto found = store.find_keys(hashes);
+    if (!found)
+      return all_failed(found.error());
+    keys = std::move(*found);
+  }
+  std::vector<planned_charge> plans;
+  std::vector<storage::counter_op> ops;
+  plans.reserve(charges.size());
+  ops.reserve(charges.size());
+  for (std::size_t i = 0; i < charges.size(); ++i) {
+    const std::optional<storage::key_record>* key = key_index[i] == SIZE_MAX
+                                                      ? nullptr
+                                                      : &keys[key_index[i]];
+    plans.push_back(plan(limits, charges[i], key, now_unix));
+    ops.push_back(plans.back().op);
+  }
+  // One batch, acknowledged by the store before any reply leaves. A failed batch counted
+  // nothing, so every charge of it gets the same answer.
+  auto counted = store.apply_counters(ops);
+  if (!counted)
+    return all_failed(counted.error());
+  std::vector<quota_verdict> out;
+  out.reserve(charges.size());
+  for (std::size_t i = 0; i < charges.size(); ++i)
+    out.push_back(verdict_of(charges[i], plans[i], (*counted)[i], now_unix));
+  return out;
 }
 
-quota_actor::behavior_type quota(quota_pointer self, store_handles store,
-                                 quota_settings settings) {
+std::shared_ptr<storage::store> lmdb_store_of(const store_handles& handles) {
+  storage::lmdb_parts parts;
+  parts.main = handles.env;
+  parts.usage = handles.usage;
+  parts.accounts = handles.accounts;
+  return std::make_shared<storage::lmdb_store>(std::move(parts));
+}
+
+quota_actor::behavior_type quota_on(quota_pointer self, std::shared_ptr<storage::store> store,
+                                    quota_settings settings) {
   self->state.store = std::move(store);
   self->state.settings = std::move(settings);
+  // Charges still waiting when the service stops are committed before the actor goes, so a
+  // call that was answered is never lost to a SIGTERM.
+  self->set_exit_handler([self](const caf::exit_msg& msg) {
+    flush(self);
+    if (auto err = self->state.store->flush())
+      log_store_failure(err);
+    self->quit(msg.reason);
+  });
   return {
     [=](charge_atom, quota_charge& charge) -> caf::typed_response_promise<quota_verdict> {
       auto& st = self->state;
       auto promise = self->make_response_promise<quota_verdict>();
       st.pending.emplace_back(std::move(charge), promise);
       // The flush message queues behind every charge already in the mailbox, so all of
-      // them share its transaction: group commit without a timer.
+      // them share its batch: group commit without a timer.
       if (!st.flush_scheduled) {
         st.flush_scheduled = true;
         self->send(self, flush_atom::value);
@@ -259,6 +264,11 @@ quota_actor::behavior_type quota(quota_pointer self, store_handles store,
     },
     [=](flush_atom) { flush(self); },
   };
+}
+
+quota_actor::behavior_type quota(quota_pointer self, store_handles store,
+                                 quota_settings settings) {
+  return quota_on(self, lmdb_store_of(store), std::move(settings));
 }
 
 } // namespace netherscope

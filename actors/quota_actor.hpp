@@ -1,8 +1,9 @@
-// The quota actor: monthly usage counters in LMDB, charged with group commit.
+// The quota actor: monthly usage counters in the store (LMDB or Redis), charged in batches.
 //
-// Charges that arrive together are applied in one write transaction and answered only after
-// it commits, so a reply never leaves before its charge is durable, and one fsync serves a
-// whole batch. The actor runs on its own thread (detached) because a commit blocks on disk.
+// Charges that arrive together are applied as one batch (one LMDB write transaction, or one
+// Redis script call) and answered only after the store acknowledged it, so a reply never
+// leaves before its charge is durable, and one fsync or one round trip serves a whole batch.
+// The actor runs on its own thread (detached) because the store's calls block.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 
 #include "actors/messages.hpp"
 #include "storage/lmdb.hpp"
+#include "storage/store.hpp"
 
 namespace netherscope {
 
@@ -52,20 +54,29 @@ struct quota_settings {
 /// State of the quota actor.
 struct quota_state {
   static inline const char* name = "quota";
-  store_handles store;
+  std::shared_ptr<storage::store> store;
   quota_settings settings;
   std::vector<std::pair<quota_charge, caf::typed_response_promise<quota_verdict>>> pending;
   bool flush_scheduled = false;
 };
 
-/// Implements quota_actor; spawn it detached.
+/// Implements quota_actor over any store; spawn it detached.
+quota_actor::behavior_type quota_on(quota_actor::stateful_pointer<quota_state> self,
+                                    std::shared_ptr<storage::store> store,
+                                    quota_settings settings);
+
+/// Implements quota_actor over the LMDB databases in store; spawn it detached.
 quota_actor::behavior_type quota(quota_actor::stateful_pointer<quota_state> self,
                                  store_handles store, quota_settings settings);
 
-/// Applies one charge inside an open write transaction; pure apart from the transaction.
-quota_verdict apply_charge(storage::txn& t, const store_handles& store,
-                           const quota_limits& limits, const quota_charge& charge,
-                           std::int64_t now_unix);
+/// The store over the LMDB databases of handles (the usage and accounts databases).
+std::shared_ptr<storage::store> lmdb_store_of(const store_handles& handles);
+
+/// Answers a batch of charges with one key lookup and one counter batch on the store; a
+/// store that fails answers every charge unavailable and counts none.
+std::vector<quota_verdict> apply_charges(storage::store& store, const quota_limits& limits,
+                                         const std::vector<quota_charge>& charges,
+                                         std::int64_t now_unix);
 
 /// The name of an endpoint in storage keys and messages.
 std::string_view endpoint_name(endpoint what);

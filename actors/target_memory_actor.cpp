@@ -3,7 +3,7 @@
 #include <caf/all.hpp>
 
 #include "net/base/log.hpp"
-#include "storage/target_records.hpp"
+#include "storage/lmdb_store.hpp"
 
 namespace netherscope {
 
@@ -25,18 +25,19 @@ void schedule_sweep(memory_actor::stateful_pointer<memory_state> self) {
 
 memory_actor::behavior_type memory(memory_actor::stateful_pointer<memory_state> self,
                                    memory_settings settings) {
+  if (!settings.store) {
+    storage::lmdb_parts parts;
+    parts.targets_env = settings.env;
+    parts.targets = settings.db;
+    settings.store = std::make_shared<storage::lmdb_store>(std::move(parts));
+  }
   self->state.settings = std::move(settings);
   schedule_sweep(self);
   return {
     [=](recall_atom, const std::string& host,
         std::uint16_t port) -> caf::result<target_memory> {
       auto& cfg = self->state.settings;
-      auto t = storage::txn::begin(*cfg.env, false);
-      if (!t) {
-        store_failed("recall", t.error());
-        return t.error();
-      }
-      auto recalled = storage::recall_target(*t, cfg.db, host, port, cfg.now());
+      auto recalled = cfg.store->recall_target(host, port, cfg.now());
       if (!recalled) {
         store_failed("recall", recalled.error());
         return recalled.error();
@@ -48,28 +49,17 @@ memory_actor::behavior_type memory(memory_actor::stateful_pointer<memory_state> 
       auto& cfg = self->state.settings;
       if (update.empty())
         return;
-      auto t = storage::txn::begin(*cfg.env, true);
-      if (!t)
-        return store_failed("remember", t.error());
-      if (auto err = storage::apply_target_update(*t, cfg.db, host, port, update, cfg.now()))
-        return store_failed("remember", err);
-      if (auto err = t->commit())
+      if (auto err = cfg.store->remember_target(host, port, update, cfg.now()))
         store_failed("remember", err);
     },
     [=](sweep_atom) {
       auto& cfg = self->state.settings;
       schedule_sweep(self);
-      auto t = storage::txn::begin(*cfg.env, true);
-      if (!t)
-        return store_failed("sweep", t.error());
-      auto swept = storage::sweep_expired_schemes(*t, cfg.db, cfg.now(), cfg.sweep_limit);
+      auto swept = cfg.store->sweep_targets(cfg.now(), cfg.sweep_limit);
       if (!swept)
         return store_failed("sweep", swept.error());
-      if (*swept == 0)
-        return;
-      if (auto err = t->commit())
-        return store_failed("sweep", err);
-      log::write(log::level::debug, "target_memory_swept", {{"records", *swept}});
+      if (*swept > 0)
+        log::write(log::level::debug, "target_memory_swept", {{"records", *swept}});
     },
   };
 }

@@ -6,7 +6,7 @@
 
 #include <caf/sec.hpp>
 
-#include "storage/meta_records.hpp"
+#include "storage/lmdb_store.hpp"
 
 namespace netherscope {
 
@@ -19,6 +19,16 @@ constexpr std::int64_t renew_before_seconds = 30 * 24 * 3600;
 
 caf::expected<std::shared_ptr<const net::local_identity>>
 load_or_create_identity(storage::env& e, MDB_dbi meta, std::int64_t now_unix) {
+  storage::lmdb_parts parts;
+  parts.main = std::shared_ptr<storage::env>{std::shared_ptr<storage::env>{}, &e};
+  parts.meta = meta;
+  parts.has_meta = true;
+  storage::lmdb_store store{std::move(parts)};
+  return load_or_create_identity(store, now_unix);
+}
+
+caf::expected<std::shared_ptr<const net::local_identity>>
+load_or_create_identity(storage::store& store, std::int64_t now_unix) {
   std::optional<net::local_identity> in_force;
   auto decide = [&](std::optional<std::string_view> stored)
     -> caf::expected<std::optional<std::string>> {
@@ -43,7 +53,7 @@ load_or_create_identity(storage::env& e, MDB_dbi meta, std::int64_t now_unix) {
     in_force = std::move(fresh);
     return std::optional<std::string>{std::move(record)};
   };
-  auto stored = storage::load_or_replace_record(e, meta, identity_record, decide);
+  auto stored = store.load_or_replace_record(identity_record, decide);
   if (!stored)
     return stored.error();
   return std::make_shared<const net::local_identity>(std::move(*in_force));

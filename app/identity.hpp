@@ -8,13 +8,18 @@
 
 #include "net/nethernet/identity.hpp"
 #include "storage/lmdb.hpp"
+#include "storage/store.hpp"
 
 namespace netherscope {
 
-/// Loads the identity from the meta database, creating and storing it on first use. A DTLS
-/// certificate that expires within 30 days of now_unix is replaced; the identity key stays,
-/// since servers pin the key, not the certificate. A record that cannot be read is an error
+/// Loads the identity from the store (every replica on it gets the same one), creating and
+/// storing it on first use. A DTLS certificate that expires within 30 days of now_unix is
+/// replaced; the identity key stays, since servers pin the key, not the certificate. A record that cannot be read is an error
 /// and is never replaced.
+caf::expected<std::shared_ptr<const net::local_identity>>
+load_or_create_identity(storage::store& store, std::int64_t now_unix);
+
+/// The same over an LMDB environment's meta database.
 caf::expected<std::shared_ptr<const net::local_identity>>
 load_or_create_identity(storage::env& e, MDB_dbi meta, std::int64_t now_unix);
 

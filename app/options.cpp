@@ -10,6 +10,8 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/program_options.hpp>
 
+#include "storage/redis_store.hpp"
+
 namespace netherscope {
 
 namespace po = boost::program_options;
@@ -99,6 +101,9 @@ po::options_description make_description() {
      "memory the offer cache may use, in MiB")
     ("store-map-size-mb", po::value<unsigned>()->default_value(d.store_map_size >> 20),
      "the largest the LMDB data file may grow, in MiB")
+    ("store", po::value<std::string>()->default_value(""),
+     "shared store for replicas: redis://[:PASSWORD@]HOST[:PORT][/DB]; empty: LMDB under "
+     "--data-dir")
     ("store-sync", po::value<bool>()->default_value(true)->implicit_value(true),
      "fsync each commit: charges survive power loss; false: they survive a crash of the "
      "process but not of the machine")
@@ -411,6 +416,12 @@ parse_result parse_options(int argc, const char* const* argv) {
   cfg.cache_max_bytes = std::size_t{vm["cache-max-mb"].as<unsigned>()} << 20;
   cfg.store_map_size = std::size_t{vm["store-map-size-mb"].as<unsigned>()} << 20;
   cfg.store_sync = vm["store-sync"].as<bool>();
+  cfg.store_url = vm["store"].as<std::string>();
+  if (!cfg.store_url.empty()) {
+    // Checked here, before anything is opened, so a typo never starts a replica on LMDB.
+    if (auto problem = storage::redis_url_problem(cfg.store_url); !problem.empty())
+      return fail(problem);
+  }
   cfg.limit_info_ip = vm["limit-info-ip"].as<std::uint64_t>();
   cfg.limit_info_key = vm["limit-info-key"].as<std::uint64_t>();
   cfg.limit_offer_ip = vm["limit-offer-ip"].as<std::uint64_t>();

@@ -89,6 +89,8 @@ struct config {
   std::size_t store_map_size = std::size_t{1} << 30;
   /// fsync every commit (survives power loss) rather than only the process's crash.
   bool store_sync = true;
+  /// --store: a redis:// URL for a store shared by replicas; empty for LMDB under data_dir.
+  std::string store_url;
 
   // -- quotas (SPEC 8.1) ------------------------------------------------------
   std::uint64_t limit_info_ip = 2000;

@@ -31,6 +31,8 @@
 #include "app/identity.hpp"
 #include "storage/meta_records.hpp"
 #include "storage/lmdb.hpp"
+#include "storage/lmdb_store.hpp"
+#include "storage/redis_store.hpp"
 
 namespace netherscope {
 
@@ -163,7 +165,32 @@ struct opened_store {
   /// quota commits of the main store.
   std::shared_ptr<storage::env> targets_env;
   MDB_dbi targets = 0;
+  /// The store the quota and memory actors and the identity use: LMDB over the databases
+  /// above, or Redis when --store names one (keys and accounts stay in LMDB for now).
+  std::shared_ptr<storage::store> shared;
 };
+
+/// The shared store of --store: Redis when it names one, else LMDB over the opened databases.
+std::shared_ptr<storage::store> make_shared_store(const config& cfg, opened_store& opened) {
+  storage::lmdb_parts parts;
+  parts.main = opened.env;
+  parts.usage = opened.handles.usage;
+  parts.accounts = opened.handles.accounts;
+  parts.meta = opened.meta;
+  parts.has_meta = true;
+  parts.targets_env = opened.targets_env;
+  parts.targets = opened.targets;
+  auto local = std::make_shared<storage::lmdb_store>(std::move(parts));
+  if (cfg.store_url.empty())
+    return local;
+  // options.cpp refused a URL that does not parse.
+  storage::redis_settings redis_cfg;
+  redis_cfg.address = *storage::parse_redis_url(cfg.store_url);
+  redis_cfg.accounts = local;
+  log::write(log::level::info, "store",
+             {{"backend", "redis"}, {"url", storage::redacted_store_url(cfg.store_url)}});
+  return std::make_shared<storage::redis_store>(std::move(redis_cfg));
+}
 
 /// The target memory's map: about 200k records of ~300 bytes, far beyond what honest use makes.
 constexpr std::size_t target_memory_map_size = std::size_t{64} << 20;
@@ -208,9 +235,11 @@ std::optional<opened_store> open_store(const config& cfg) {
       return std::nullopt;
     }
   }
-  return opened_store{*store, *meta_db,
+  opened_store opened{*store, *meta_db,
                       store_handles{*store, *usage_db, *accounts_db, *auth_db}, *targets_env,
-                      *targets_db};
+                      *targets_db, nullptr};
+  opened.shared = make_shared_store(cfg, opened);
+  return opened;
 }
 
 /// What the store keeps besides counters and accounts, made on the first start.
@@ -222,12 +251,12 @@ struct stored_secrets {
 
 /// Loads the sign-in state key and our NetherNet identity, making them when missing.
 std::optional<stored_secrets> load_secrets(const opened_store& store) {
-  auto state_key = storage::load_or_create_secret(*store.env, store.meta, "oauth_state_key", 32);
+  auto state_key = storage::load_or_create_secret(*store.shared, "oauth_state_key", 32);
   if (!state_key) {
     startup_failed(caf::to_string(state_key.error()));
     return std::nullopt;
   }
-  auto identity = load_or_create_identity(*store.env, store.meta, std::time(nullptr));
+  auto identity = load_or_create_identity(*store.shared, std::time(nullptr));
   if (!identity) {
     startup_failed("identity: " + caf::to_string(identity.error()));
     return std::nullopt;
@@ -430,15 +459,17 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
   auto& peers = actors.peers;
   auto unix_now = []() -> std::int64_t { return std::time(nullptr); };
   // Detached, as the quota actor: its writes wait for the disk and for other writers.
-  actors.memory = system.spawn<caf::detached>(memory,
-                                              memory_settings{store.targets_env, store.targets, unix_now});
+  memory_settings memory_cfg;
+  memory_cfg.now = unix_now;
+  memory_cfg.store = store.shared;
+  actors.memory = system.spawn<caf::detached>(memory, std::move(memory_cfg));
   peers.registry = system.spawn(probe_registry,
                                 make_probe_deps(cfg, clients, secrets, actors.memory));
   peers.cache = system.spawn(cache, peers.registry, make_cache_settings(cfg));
   quota_limits limits{cfg.limit_info_ip, cfg.limit_info_key, cfg.limit_offer_ip,
                       cfg.limit_offer_key, cfg.limit_signin_per_hour};
   // Detached: a commit waits for the disk, and that must not stall the scheduler's workers.
-  peers.quotas = system.spawn<caf::detached>(quota, store.handles,
+  peers.quotas = system.spawn<caf::detached>(quota_on, store.shared,
                                              quota_settings{limits, unix_now});
   keys_settings keys_cfg;
   keys_cfg.limits = limits;

@@ -12,13 +12,9 @@
 #include <caf/expected.hpp>
 
 #include "storage/lmdb.hpp"
+#include "storage/store.hpp"
 
 namespace netherscope::storage {
-
-/// Decides what a named record becomes, given what is stored (nullopt when nothing is):
-/// a new value to store, nullopt to keep the stored one, or an error to leave it untouched.
-using record_decision
-  = std::function<caf::expected<std::optional<std::string>>(std::optional<std::string_view>)>;
 
 /// Reads the record name and lets decide replace it, all in one write transaction: write
 /// transactions exclude each other across processes, so replicas sharing the environment

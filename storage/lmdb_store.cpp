@@ -1,0 +1,160 @@
+#include "storage/lmdb_store.hpp"
+
+#include <caf/sec.hpp>
+
+#include "storage/meta_records.hpp"
+#include "storage/target_records.hpp"
+
+namespace netherscope::storage {
+
+namespace {
+
+caf::error missing(std::string_view what) {
+  return caf::make_error(caf::sec::runtime_error,
+                         "this LMDB store was opened without its " + std::string{what});
+}
+
+} // namespace
+
+caf::expected<counter_result> apply_counter(txn& t, MDB_dbi usage, const counter_op& op) {
+  auto key = usage_key(op.endpoint, op.scope, op.subject, op.window);
+  auto used = read_count(t, usage, key);
+  if (!used)
+    return used.error();
+  counter_result out{*used, false};
+  switch (op.mode) {
+    case counter_mode::peek:
+      return out;
+    case counter_mode::refund:
+      out.used = *used > 0 ? *used - 1 : 0;
+      break;
+    case counter_mode::count:
+      // A full counter is never incremented, so a refused call costs nothing.
+      if (*used >= op.limit) {
+        out.refused = true;
+        return out;
+      }
+      out.used = *used + 1;
+      break;
+  }
+  if (auto err = write_count(t, usage, key, out.used))
+    return err;
+  return out;
+}
+
+lmdb_store::lmdb_store(lmdb_parts parts) : parts_(std::move(parts)) {
+  // nop
+}
+
+caf::error lmdb_store::ping() {
+  // A read transaction proves the environment is open and its lock file usable.
+  auto* e = parts_.main ? parts_.main.get() : parts_.targets_env.get();
+  if (!e)
+    return missing("environment");
+  auto t = txn::begin(*e, false);
+  if (!t)
+    return t.error();
+  return {};
+}
+
+caf::expected<std::vector<counter_result>>
+lmdb_store::apply_counters(const std::vector<counter_op>& ops) {
+  if (!parts_.main)
+    return missing("usage database");
+  auto t = txn::begin(*parts_.main, true);
+  if (!t)
+    return t.error();
+  std::vector<counter_result> out;
+  out.reserve(ops.size());
+  bool wrote = false;
+  for (auto& op : ops) {
+    auto result = apply_counter(*t, parts_.usage, op);
+    if (!result)
+      return result.error();
+    wrote = wrote || op.mode != counter_mode::peek;
+    out.push_back(*result);
+  }
+  // One commit, one fsync, for the whole batch; a batch of peeks writes nothing.
+  if (wrote) {
+    if (auto err = t->commit())
+      return err;
+  }
+  return out;
+}
+
+caf::expected<std::vector<std::optional<key_record>>>
+lmdb_store::find_keys(const std::vector<std::string>& key_hashes) {
+  if (!parts_.main)
+    return missing("accounts database");
+  auto t = txn::begin(*parts_.main, false);
+  if (!t)
+    return t.error();
+  std::vector<std::optional<key_record>> out;
+  out.reserve(key_hashes.size());
+  for (auto& hash : key_hashes) {
+    auto key = get_key(*t, parts_.accounts, hash);
+    if (!key)
+      return key.error();
+    out.push_back(std::move(*key));
+  }
+  return out;
+}
+
+caf::expected<target_memory> lmdb_store::recall_target(std::string_view host,
+                                                       std::uint16_t port,
+                                                       std::int64_t now_unix) {
+  if (!parts_.targets_env)
+    return missing("target memory");
+  auto t = txn::begin(*parts_.targets_env, false);
+  if (!t)
+    return t.error();
+  return storage::recall_target(*t, parts_.targets, host, port, now_unix);
+}
+
+caf::error lmdb_store::remember_target(std::string_view host, std::uint16_t port,
+                                       const target_memory_update& update,
+                                       std::int64_t now_unix) {
+  if (!parts_.targets_env)
+    return missing("target memory");
+  auto t = txn::begin(*parts_.targets_env, true);
+  if (!t)
+    return t.error();
+  if (auto err = apply_target_update(*t, parts_.targets, host, port, update, now_unix))
+    return err;
+  return t->commit();
+}
+
+caf::expected<std::size_t> lmdb_store::sweep_targets(std::int64_t now_unix, std::size_t limit) {
+  if (!parts_.targets_env)
+    return missing("target memory");
+  auto t = txn::begin(*parts_.targets_env, true);
+  if (!t)
+    return t.error();
+  auto swept = sweep_expired_schemes(*t, parts_.targets, now_unix, limit);
+  if (!swept || *swept == 0)
+    return swept;
+  if (auto err = t->commit())
+    return err;
+  return swept;
+}
+
+caf::expected<std::string> lmdb_store::load_or_replace_record(std::string_view name,
+                                                              const record_decision& decide) {
+  if (!parts_.main || !parts_.has_meta)
+    return missing("meta database");
+  return storage::load_or_replace_record(*parts_.main, parts_.meta, name, decide);
+}
+
+caf::error lmdb_store::flush() {
+  // Commits are durable per the environment's sync option; without sync this is the moment
+  // the pending pages reach the disk.
+  if (parts_.main) {
+    if (auto err = parts_.main->flush())
+      return err;
+  }
+  if (parts_.targets_env)
+    return parts_.targets_env->flush();
+  return {};
+}
+
+} // namespace netherscope::storage

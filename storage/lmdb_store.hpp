@@ -1,0 +1,57 @@
+// The store on LMDB under --data-dir: the embedded default, shared only by processes on one
+// host. It wraps the record functions of storage/records.hpp, target_records.hpp and
+// meta_records.hpp; a batch of counters is one write transaction and one fsync.
+#pragma once
+
+#include <memory>
+
+#include "storage/lmdb.hpp"
+#include "storage/store.hpp"
+
+namespace netherscope::storage {
+
+/// The environments and databases the LMDB store uses; a part left empty makes the
+/// operations that need it fail with an error (tests open only what they use).
+struct lmdb_parts {
+  std::shared_ptr<env> main;
+  MDB_dbi usage = 0;
+  MDB_dbi accounts = 0;
+  MDB_dbi meta = 0;
+  bool has_meta = false;
+  /// The target memory lives in an environment of its own (see app/service.cpp).
+  std::shared_ptr<env> targets_env;
+  MDB_dbi targets = 0;
+};
+
+/// The store on LMDB.
+class lmdb_store final : public store {
+public:
+  explicit lmdb_store(lmdb_parts parts);
+
+  std::string_view backend() const noexcept override {
+    return "lmdb";
+  }
+  caf::error ping() override;
+  caf::expected<std::vector<counter_result>>
+  apply_counters(const std::vector<counter_op>& ops) override;
+  caf::expected<std::vector<std::optional<key_record>>>
+  find_keys(const std::vector<std::string>& key_hashes) override;
+  caf::expected<target_memory> recall_target(std::string_view host, std::uint16_t port,
+                                             std::int64_t now_unix) override;
+  caf::error remember_target(std::string_view host, std::uint16_t port,
+                             const target_memory_update& update,
+                             std::int64_t now_unix) override;
+  caf::expected<std::size_t> sweep_targets(std::int64_t now_unix, std::size_t limit) override;
+  caf::expected<std::string> load_or_replace_record(std::string_view name,
+                                                    const record_decision& decide) override;
+  caf::error flush() override;
+
+private:
+  lmdb_parts parts_;
+};
+
+/// Applies one counter operation in an open write transaction (shared with the admin CLI's
+/// view of usage, which reads the same keys).
+caf::expected<counter_result> apply_counter(txn& t, MDB_dbi usage, const counter_op& op);
+
+} // namespace netherscope::storage

@@ -1,0 +1,481 @@
+#include "storage/redis_store.hpp"
+
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+#include <boost/url/parse.hpp>
+#include <boost/url/url.hpp>
+#include <caf/sec.hpp>
+#include <hiredis.h>
+
+#include "storage/target_records.hpp"
+
+namespace netherscope::storage {
+
+namespace {
+
+constexpr std::string_view key_prefix = "ns1:";
+
+caf::error redis_error(std::string what) {
+  return caf::make_error(caf::sec::runtime_error, "redis: " + std::move(what));
+}
+
+struct reply_free {
+  void operator()(redisReply* r) const noexcept {
+    freeReplyObject(r);
+  }
+};
+using reply_ptr = std::unique_ptr<redisReply, reply_free>;
+
+timeval to_timeval(std::chrono::milliseconds ms) {
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(ms.count() / 1000);
+  tv.tv_usec = static_cast<suseconds_t>((ms.count() % 1000) * 1000);
+  return tv;
+}
+
+/// A reply that is an error becomes one; the text is Redis's own (no secrets in it).
+caf::error reply_error(const redisReply* r) {
+  if (r->type == REDIS_REPLY_ERROR)
+    return redis_error(std::string{r->str, r->len});
+  return {};
+}
+
+std::string_view text_of(const redisReply* r) {
+  return {r->str, r->len};
+}
+
+// Redis answers the counter script with integers; anything else means a wrong server.
+bool integer_at(const redisReply* r, std::size_t i, long long& out) {
+  if (r->type != REDIS_REPLY_ARRAY || i >= r->elements
+      || r->element[i]->type != REDIS_REPLY_INTEGER)
+    return false;
+  out = r->element[i]->integer;
+  return true;
+}
+
+// The counters of one batch, atomically: KEYS are the counters, ARGV three values per counter
+// (mode c/p/r, limit, expiry as Unix seconds). A full counter is never incremented; every
+// write sets the expiry at the end of its window, so counters of past months go by themselves.
+constexpr std::string_view counter_script = R"lua(
+local out = {}
+for i, k in ipairs(KEYS) do
+  local mode = ARGV[3 * i - 2]
+  local limit = tonumber(ARGV[3 * i - 1])
+  local used = tonumber(redis.call('GET', k) or '0')
+  local refused = 0
+  if mode == 'c' then
+    if used >= limit then
+      refused = 1
+    else
+      used = redis.call('INCR', k)
+      redis.call('EXPIREAT', k, ARGV[3 * i])
+    end
+  elseif mode == 'r' and used > 0 then
+    used = redis.call('DECR', k)
+    redis.call('EXPIREAT', k, ARGV[3 * i])
+  end
+  out[#out + 1] = used
+  out[#out + 1] = refused
+end
+return out
+)lua";
+
+// Replaces a named record only if it still holds what the caller decided from.
+constexpr std::string_view replace_script = R"lua(
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2])
+  return 1
+end
+return 0
+)lua";
+
+std::string target_tag(std::string_view host, std::uint16_t port) {
+  return std::string{key_prefix} + "t:{" + std::string{host} + ":" + std::to_string(port) + "}";
+}
+
+} // namespace
+
+// -- the pool -------------------------------------------------------------------
+
+/// Connections, each behind its own mutex, reconnected on demand with a backoff.
+struct redis_store::pool {
+  struct slot {
+    std::mutex mutex;
+    redisContext* ctx = nullptr;
+    std::chrono::steady_clock::time_point next_try{};
+    std::chrono::milliseconds backoff{0};
+  };
+
+  explicit pool(const redis_settings& s) : settings(s), slots(std::max(1u, s.connections)) {
+    // nop
+  }
+
+  ~pool() {
+    for (auto& s : slots)
+      if (s.ctx)
+        redisFree(s.ctx);
+  }
+
+  static void drop(slot& s) {
+    redisFree(s.ctx);
+    s.ctx = nullptr;
+  }
+
+  // Connects, authenticates and selects the database; the error says which step failed,
+  // never with the password.
+  caf::error connect(slot& s) {
+    auto now = std::chrono::steady_clock::now();
+    if (now < s.next_try)
+      return redis_error("unreachable (next reconnect attempt within "
+                         + std::to_string(s.backoff.count()) + " ms)");
+    auto& a = settings.address;
+    auto* ctx = redisConnectWithTimeout(a.host.c_str(), a.port, to_timeval(settings.timeout));
+    auto fail = [&](std::string why) {
+      if (ctx)
+        redisFree(ctx);
+      // 100 ms, then doubling up to 1 s: a Redis that comes back is found within a second.
+      s.backoff = std::min(std::chrono::milliseconds{1000},
+                           std::max(std::chrono::milliseconds{100}, s.backoff * 2));
+      s.next_try = std::chrono::steady_clock::now() + s.backoff;
+      return redis_error(std::move(why));
+    };
+    if (!ctx)
+      return fail("cannot allocate a connection");
+    if (ctx->err)
+      return fail("cannot connect to " + a.host + ":" + std::to_string(a.port) + ": "
+                  + ctx->errstr);
+    redisSetTimeout(ctx, to_timeval(settings.timeout));
+    s.ctx = ctx;
+    if (!a.password.empty()) {
+      auto r = run(s, {"AUTH", a.password});
+      if (!r) {
+        ctx = nullptr; // run dropped it on an I/O error, or it is still in s.ctx
+        if (s.ctx)
+          drop(s);
+        return fail("AUTH failed");
+      }
+      if (auto err = reply_error(r->get())) {
+        drop(s);
+        ctx = nullptr;
+        return fail("AUTH refused");
+      }
+    }
+    if (a.db != 0) {
+      auto r = run(s, {"SELECT", std::to_string(a.db)});
+      if (!r || reply_error(r->get())) {
+        if (s.ctx)
+          drop(s);
+        ctx = nullptr;
+        return fail("SELECT " + std::to_string(a.db) + " failed");
+      }
+    }
+    s.backoff = std::chrono::milliseconds{0};
+    s.next_try = {};
+    return {};
+  }
+
+  // Sends every command, then reads every reply: one round trip. An I/O error drops the
+  // connection, so the next call starts with a fresh one.
+  caf::expected<std::vector<reply_ptr>> pipeline(slot& s,
+                                                 const std::vector<std::vector<std::string>>& cmds) {
+    for (auto& cmd : cmds) {
+      std::vector<const char*> argv;
+      std::vector<size_t> lens;
+      for (auto& a : cmd) {
+        argv.push_back(a.data());
+        lens.push_back(a.size());
+      }
+      if (redisAppendCommandArgv(s.ctx, static_cast<int>(argv.size()), argv.data(),
+                                 lens.data())
+          != REDIS_OK) {
+        auto why = std::string{s.ctx->errstr};
+        drop(s);
+        return redis_error(why);
+      }
+    }
+    std::vector<reply_ptr> replies;
+    for (std::size_t i = 0; i < cmds.size(); ++i) {
+      void* raw = nullptr;
+      if (redisGetReply(s.ctx, &raw) != REDIS_OK || !raw) {
+        auto why = std::string{s.ctx->errstr};
+        drop(s);
+        return redis_error(why.empty() ? "connection lost" : why);
+      }
+      replies.emplace_back(static_cast<redisReply*>(raw));
+    }
+    return replies;
+  }
+
+  caf::expected<reply_ptr> run(slot& s, std::vector<std::string> cmd) {
+    auto replies = pipeline(s, {std::move(cmd)});
+    if (!replies)
+      return replies.error();
+    return std::move(replies->front());
+  }
+
+  /// Runs the commands on a free connection (connecting it if needed).
+  caf::expected<std::vector<reply_ptr>> exec(const std::vector<std::vector<std::string>>& cmds) {
+    auto& s = slots[next.fetch_add(1, std::memory_order_relaxed) % slots.size()];
+    std::lock_guard<std::mutex> guard{s.mutex};
+    if (!s.ctx) {
+      if (auto err = connect(s))
+        return err;
+    }
+    return pipeline(s, cmds);
+  }
+
+  caf::expected<reply_ptr> exec_one(std::vector<std::string> cmd) {
+    auto replies = exec({std::move(cmd)});
+    if (!replies)
+      return replies.error();
+    if (auto err = reply_error(replies->front().get()))
+      return err;
+    return std::move(replies->front());
+  }
+
+  const redis_settings& settings;
+  std::vector<slot> slots;
+  std::atomic<std::size_t> next{0};
+};
+
+// -- URLs -----------------------------------------------------------------------
+
+std::optional<redis_address> read_redis_url(std::string_view url, std::string& problem) {
+  auto refuse = [&](std::string why) -> std::optional<redis_address> {
+    problem = std::move(why);
+    return std::nullopt;
+  };
+  auto parsed = boost::urls::parse_uri(url);
+  if (!parsed)
+    return refuse("--store is not a URL; expected redis://HOST:PORT[/DB]");
+  auto& u = *parsed;
+  if (u.scheme() == "rediss")
+    return refuse("--store rediss:// (TLS) needs hiredis with TLS, which Debian's "
+                  "hiredis 0.14 lacks; use redis:// on a trusted network");
+  if (u.scheme() != "redis")
+    return refuse("--store must be a redis:// URL");
+  redis_address out;
+  out.host = u.host_address();
+  if (out.host.empty())
+    return refuse("--store names no host");
+  if (u.has_port()) {
+    auto port = u.port_number();
+    if (port == 0)
+      return refuse("--store has an invalid port");
+    out.port = port;
+  }
+  auto path = u.path();
+  if (!path.empty() && path != "/") {
+    auto digits = std::string_view{path}.substr(1);
+    if (digits.empty() || digits.size() > 4
+        || digits.find_first_not_of("0123456789") != std::string_view::npos)
+      return refuse("--store's path must be a database number, as in redis://host/2");
+    out.db = static_cast<unsigned>(std::stoul(std::string{digits}));
+  }
+  if (u.has_password())
+    out.password = u.password();
+  if (u.has_query() || u.has_fragment())
+    return refuse("--store takes no query or fragment");
+  return out;
+}
+
+caf::expected<redis_address> parse_redis_url(std::string_view url) {
+  std::string problem;
+  auto address = read_redis_url(url, problem);
+  if (!address)
+    return caf::make_error(caf::sec::invalid_argument, problem);
+  return std::move(*address);
+}
+
+std::string redis_url_problem(std::string_view url) {
+  std::string problem;
+  read_redis_url(url, problem);
+  return problem;
+}
+
+std::string redacted_store_url(std::string_view url) {
+  auto parsed = boost::urls::parse_uri(url);
+  if (!parsed)
+    return std::string{url};
+  boost::urls::url copy{*parsed};
+  if (copy.has_password())
+    copy.set_password("REDACTED");
+  return std::string{copy.buffer()};
+}
+
+std::string redis_counter_key(const counter_op& op) {
+  // The hash tag is the subject, so every counter of one client or account sits in one slot.
+  return std::string{key_prefix} + "u:{" + op.scope + ":" + op.subject + "}:" + op.endpoint
+         + ":" + op.window;
+}
+
+// -- the store --------------------------------------------------------------------
+
+redis_store::redis_store(redis_settings settings)
+  : settings_(std::move(settings)), pool_(std::make_unique<pool>(settings_)) {
+  // nop
+}
+
+redis_store::~redis_store() = default;
+
+caf::error redis_store::ping() {
+  auto r = pool_->exec_one({"PING"});
+  if (!r)
+    return r.error();
+  if ((*r)->type != REDIS_REPLY_STATUS || text_of(r->get()) != "PONG")
+    return redis_error("PING was not answered PONG");
+  return {};
+}
+
+caf::expected<std::vector<counter_result>>
+redis_store::apply_counters(const std::vector<counter_op>& ops) {
+  if (ops.empty())
+    return std::vector<counter_result>{};
+  std::vector<std::string> cmd{"EVAL", std::string{counter_script}, std::to_string(ops.size())};
+  for (auto& op : ops)
+    cmd.push_back(redis_counter_key(op));
+  for (auto& op : ops) {
+    cmd.push_back(op.mode == counter_mode::count ? "c"
+                  : op.mode == counter_mode::peek ? "p"
+                                                   : "r");
+    cmd.push_back(std::to_string(op.limit));
+    cmd.push_back(std::to_string(op.expires_unix));
+  }
+  auto r = pool_->exec_one(std::move(cmd));
+  if (!r)
+    return r.error();
+  std::vector<counter_result> out;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    long long used = 0;
+    long long refused = 0;
+    if (!integer_at(r->get(), 2 * i, used) || !integer_at(r->get(), 2 * i + 1, refused)
+        || used < 0)
+      return redis_error("the counter script answered something else than counts");
+    out.push_back(counter_result{static_cast<std::uint64_t>(used), refused != 0});
+  }
+  return out;
+}
+
+caf::expected<std::vector<std::optional<key_record>>>
+redis_store::find_keys(const std::vector<std::string>& key_hashes) {
+  if (settings_.accounts)
+    return settings_.accounts->find_keys(key_hashes);
+  return std::vector<std::optional<key_record>>(key_hashes.size());
+}
+
+caf::expected<target_memory> redis_store::recall_target(std::string_view host,
+                                                        std::uint16_t port,
+                                                        std::int64_t now_unix) {
+  auto tag = target_tag(host, port);
+  auto replies = pool_->exec({{"GET", tag + ":scheme"}, {"GET", tag + ":key"}});
+  if (!replies)
+    return replies.error();
+  target_memory out;
+  auto& scheme = (*replies)[0];
+  auto& key = (*replies)[1];
+  for (auto* r : {scheme.get(), key.get()})
+    if (auto err = reply_error(r))
+      return err;
+  if (scheme->type == REDIS_REPLY_STRING) {
+    auto record = decode_scheme(text_of(scheme.get()));
+    if (record && record->expires_unix > now_unix) {
+      out.scheme = record->scheme;
+      out.scheme_expires = record->expires_unix;
+    }
+  }
+  if (key->type == REDIS_REPLY_STRING) {
+    if (auto record = decode_identity_key(text_of(key.get())))
+      out.key_sha256 = std::move(record->key_sha256);
+  }
+  return out;
+}
+
+caf::error redis_store::remember_target(std::string_view host, std::uint16_t port,
+                                        const target_memory_update& update,
+                                        std::int64_t now_unix) {
+  using change = target_memory_update::scheme_change;
+  auto tag = target_tag(host, port);
+  std::vector<std::vector<std::string>> cmds;
+  if (update.change == change::store && update.scheme_expires > now_unix)
+    // The record expires with its hint, so Redis needs no sweep.
+    cmds.push_back({"SET", tag + ":scheme",
+                    encode(scheme_record{update.scheme, update.scheme_expires}), "EXAT",
+                    std::to_string(update.scheme_expires)});
+  else if (update.change != change::keep)
+    cmds.push_back({"DEL", tag + ":scheme"});
+  if (!update.key_sha256.empty())
+    cmds.push_back(
+      {"SET", tag + ":key", encode(identity_key_record{update.key_sha256, now_unix})});
+  if (cmds.empty())
+    return {};
+  auto replies = pool_->exec(cmds);
+  if (!replies)
+    return replies.error();
+  for (auto& r : *replies)
+    if (auto err = reply_error(r.get()))
+      return err;
+  return {};
+}
+
+caf::expected<std::size_t> redis_store::sweep_targets(std::int64_t, std::size_t) {
+  // Scheme records carry their expiry in Redis (EXAT); nothing is left to sweep.
+  return std::size_t{0};
+}
+
+caf::expected<std::string> redis_store::load_or_replace_record(std::string_view name,
+                                                               const record_decision& decide) {
+  auto key = std::string{key_prefix} + "meta:" + std::string{name};
+  // Another replica may write between our read and our write; then we read again and decide
+  // on what it wrote. A few rounds are plenty: each lost round means someone else won.
+  for (int round = 0; round < 5; ++round) {
+    auto got = pool_->exec_one({"GET", key});
+    if (!got)
+      return got.error();
+    std::optional<std::string> stored;
+    if ((*got)->type == REDIS_REPLY_STRING)
+      stored = std::string{text_of(got->get())};
+    auto decision = decide(stored ? std::optional<std::string_view>{*stored} : std::nullopt);
+    if (!decision)
+      return decision.error();
+    if (!*decision) {
+      if (!stored)
+        return caf::make_error(caf::sec::runtime_error, "nothing stored and nothing to store");
+      return std::move(*stored);
+    }
+    caf::expected<reply_ptr> wrote = stored ? pool_->exec_one({"EVAL", std::string{replace_script},
+                                                               "1", key, *stored, **decision})
+                                            : pool_->exec_one({"SET", key, **decision, "NX"});
+    if (!wrote)
+      return wrote.error();
+    auto won = stored ? (*wrote)->type == REDIS_REPLY_INTEGER && (*wrote)->integer == 1
+                      : (*wrote)->type == REDIS_REPLY_STATUS;
+    if (won)
+      return std::move(**decision);
+  }
+  return redis_error("the record '" + std::string{name} + "' kept changing under us");
+}
+
+caf::error redis_store::flush() {
+  // Every write was acknowledged by Redis before its call returned; how Redis keeps it
+  // (RDB, AOF) is its operator's setting.
+  return {};
+}
+
+caf::expected<std::string> redis_store::command_text(const std::vector<std::string>& args) {
+  auto r = pool_->exec_one(args);
+  if (!r)
+    return r.error();
+  switch ((*r)->type) {
+    case REDIS_REPLY_STRING:
+    case REDIS_REPLY_STATUS:
+      return std::string{text_of(r->get())};
+    case REDIS_REPLY_INTEGER:
+      return std::to_string((*r)->integer);
+    default:
+      return std::string{};
+  }
+}
+
+} // namespace netherscope::storage

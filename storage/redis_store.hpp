@@ -1,0 +1,101 @@
+// The store on Redis (--store redis://...): shared by every replica, so quotas, target
+// memory and the service's identity are one across them.
+//
+// hiredis 0.14 (Debian's libhiredis-dev) with a small pool of synchronous connections: the
+// actors that use a store run detached, so a blocking round trip stalls only their own
+// thread. A connection that fails is dropped and reconnected on a later call, with a backoff
+// that doubles up to 1 s, so the service recovers by itself within a few seconds of Redis
+// coming back, and a dead Redis costs each call one refused connect at most.
+//
+// Key names start with a version prefix ("ns1:") and carry a hash tag ({...}) per target or
+// per counter subject, so a Redis Cluster could hold them later. A batch of counters runs as
+// one Lua script: atomic against every other replica, and one round trip.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "storage/store.hpp"
+
+namespace netherscope::storage {
+
+/// Where Redis is, from a redis:// URL.
+struct redis_address {
+  std::string host;
+  std::uint16_t port = 6379;
+  unsigned db = 0;
+  /// Sent with AUTH after connecting; empty for none. Never logged.
+  std::string password;
+};
+
+/// Parses redis://[:PASSWORD@]HOST[:PORT][/DB]. rediss:// (TLS) is refused with a reason:
+/// Debian's hiredis 0.14 has no TLS.
+caf::expected<redis_address> parse_redis_url(std::string_view url);
+
+/// The same, with the reason a URL is refused as text; nullopt and a problem when refused.
+std::optional<redis_address> read_redis_url(std::string_view url, std::string& problem);
+
+/// Why url is refused, or "" when it is a usable redis:// URL (for option checks).
+std::string redis_url_problem(std::string_view url);
+
+/// The URL with its password replaced, fit for logs; the input unchanged when it has none or
+/// does not parse (an unparsable URL is refused before anything is logged).
+std::string redacted_store_url(std::string_view url);
+
+/// Settings of the Redis store.
+struct redis_settings {
+  redis_address address;
+  /// Connections in the pool: the quota and memory actors and start-up each hold one at a
+  /// time.
+  unsigned connections = 4;
+  /// Limit of a connect and of one command's round trip.
+  std::chrono::milliseconds timeout{1000};
+  /// Where key records are looked up: keys and accounts stay in the local LMDB for now (see
+  /// README "Replicas on Redis"); null means every key is unknown.
+  std::shared_ptr<store> accounts;
+};
+
+/// The store on Redis.
+class redis_store final : public store {
+public:
+  explicit redis_store(redis_settings settings);
+  ~redis_store() override;
+  redis_store(const redis_store&) = delete;
+  redis_store& operator=(const redis_store&) = delete;
+
+  std::string_view backend() const noexcept override {
+    return "redis";
+  }
+  caf::error ping() override;
+  caf::expected<std::vector<counter_result>>
+  apply_counters(const std::vector<counter_op>& ops) override;
+  caf::expected<std::vector<std::optional<key_record>>>
+  find_keys(const std::vector<std::string>& key_hashes) override;
+  caf::expected<target_memory> recall_target(std::string_view host, std::uint16_t port,
+                                             std::int64_t now_unix) override;
+  caf::error remember_target(std::string_view host, std::uint16_t port,
+                             const target_memory_update& update,
+                             std::int64_t now_unix) override;
+  caf::expected<std::size_t> sweep_targets(std::int64_t now_unix, std::size_t limit) override;
+  caf::expected<std::string> load_or_replace_record(std::string_view name,
+                                                    const record_decision& decide) override;
+  caf::error flush() override;
+
+  /// Runs one command (tests use it to look at and clear the keys).
+  caf::expected<std::string> command_text(const std::vector<std::string>& args);
+
+  struct pool;
+
+private:
+  redis_settings settings_;
+  std::unique_ptr<pool> pool_;
+};
+
+/// The Redis key of a counter.
+std::string redis_counter_key(const counter_op& op);
+
+} // namespace netherscope::storage

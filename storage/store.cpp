@@ -1,0 +1,23 @@
+#include "storage/store.hpp"
+
+#include <caf/sec.hpp>
+
+#include "net/base/crypto.hpp"
+
+namespace netherscope::storage {
+
+caf::expected<std::string> load_or_create_secret(store& s, std::string_view name,
+                                                 std::size_t bytes) {
+  return s.load_or_replace_record(
+    name, [bytes](std::optional<std::string_view> stored)
+            -> caf::expected<std::optional<std::string>> {
+      if (stored && stored->size() == bytes)
+        return std::optional<std::string>{};
+      auto fresh = net::random_bytes(bytes);
+      if (!fresh)
+        return caf::make_error(caf::sec::runtime_error, "cannot draw random bytes");
+      return fresh;
+    });
+}
+
+} // namespace netherscope::storage

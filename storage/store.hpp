@@ -1,0 +1,118 @@
+// The store: every operation the actors need from shared state, behind one interface with two
+// implementations, LMDB under --data-dir (storage/lmdb_store.hpp, the embedded default) and
+// Redis (storage/redis_store.hpp, shared by replicas). The actors hold a std::shared_ptr<store>
+// and never learn which one it is.
+//
+// The operations are shaped for one round trip each: a batch of quota counters is one LMDB
+// write transaction or one Redis script call, the key lookups of a batch one read or one
+// pipelined round trip. Every call blocks, so the actors that use a store run detached.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <caf/error.hpp>
+#include <caf/expected.hpp>
+
+#include "net/api/target_memory.hpp"
+#include "storage/records.hpp"
+
+namespace netherscope::storage {
+
+// -- counters -------------------------------------------------------------------
+
+/// What one counter operation does.
+enum class counter_mode : std::uint8_t {
+  /// Adds one unless the counter already reached its limit.
+  count,
+  /// Only reads.
+  peek,
+  /// Takes one back (never below zero).
+  refund,
+};
+
+/// One counter of a window, as the quota actor names it.
+struct counter_op {
+  /// "info", "offer", "signin" or "rotate".
+  std::string endpoint;
+  /// "ip" or "key".
+  std::string scope;
+  /// The client's address or the account's user id.
+  std::string subject;
+  /// The window's label (storage::window_of or hour_of).
+  std::string window;
+  /// The first second after the window: a Redis counter expires then; LMDB prunes.
+  std::int64_t expires_unix = 0;
+  std::uint64_t limit = 0;
+  counter_mode mode = counter_mode::count;
+};
+
+/// The outcome of one counter operation.
+struct counter_result {
+  /// The counter's value after the operation.
+  std::uint64_t used = 0;
+  /// A count refused because the counter had reached its limit (nothing was added).
+  bool refused = false;
+};
+
+// -- the interface --------------------------------------------------------------
+
+/// Decides what a named record becomes, given what is stored (nullopt when nothing is):
+/// a new value to store, nullopt to keep the stored one, or an error to leave it untouched.
+using record_decision
+  = std::function<caf::expected<std::optional<std::string>>(std::optional<std::string_view>)>;
+
+/// Shared state: quota counters, key lookups, target memory and named records.
+class store {
+public:
+  virtual ~store() = default;
+
+  /// "lmdb" or "redis", for logs and metrics.
+  virtual std::string_view backend() const noexcept = 0;
+
+  /// Answers when the store can serve; the error says why not (GET /readyz).
+  virtual caf::error ping() = 0;
+
+  /// Applies every operation, in order, durably before returning: one transaction or one
+  /// script call. Either all of them were applied or the error says none was.
+  virtual caf::expected<std::vector<counter_result>>
+  apply_counters(const std::vector<counter_op>& ops) = 0;
+
+  /// The key records of these SHA-256 hashes, in the same order (nullopt for unknown ones).
+  virtual caf::expected<std::vector<std::optional<key_record>>>
+  find_keys(const std::vector<std::string>& key_hashes) = 0;
+
+  /// What is remembered about a target at now_unix (storage/target_records.hpp).
+  virtual caf::expected<target_memory> recall_target(std::string_view host, std::uint16_t port,
+                                                     std::int64_t now_unix) = 0;
+
+  /// Applies what a call taught about a target.
+  virtual caf::error remember_target(std::string_view host, std::uint16_t port,
+                                     const target_memory_update& update,
+                                     std::int64_t now_unix) = 0;
+
+  /// Deletes up to limit expired scheme records; returns how many went (a store whose records
+  /// expire by themselves returns 0).
+  virtual caf::expected<std::size_t> sweep_targets(std::int64_t now_unix, std::size_t limit) = 0;
+
+  /// Reads the named record and lets decide replace it, so that every process on the store
+  /// ends up with the same value even when several start at once. Returns the value in force.
+  virtual caf::expected<std::string> load_or_replace_record(std::string_view name,
+                                                            const record_decision& decide)
+    = 0;
+
+  /// Makes everything written so far durable (at exit); a no-op where every write already is.
+  virtual caf::error flush() = 0;
+};
+
+/// A named record created once with random bytes and shared by every process on the store.
+caf::expected<std::string> load_or_create_secret(store& s, std::string_view name,
+                                                 std::size_t bytes);
+
+} // namespace netherscope::storage

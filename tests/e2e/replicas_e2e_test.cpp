@@ -1,0 +1,91 @@
+// End to end: two service replicas on one real redis-server share one quota and one identity,
+// and ride out Redis going away and coming back.
+#include <catch2/catch.hpp>
+
+#include <regex>
+
+#include "support/http.hpp"
+#include "support/redis_server.hpp"
+#include "support/wait.hpp"
+
+using namespace netherscope::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+// The fingerprint a replica logged at start-up: the DTLS certificate its offers present.
+std::string logged_fingerprint(service_process& svc) {
+  auto line = svc.process().wait_for_line(
+    [](const std::string& l) { return l.find("\"event\":\"identity\"") != std::string::npos; },
+    5s);
+  REQUIRE(line);
+  std::smatch m;
+  REQUIRE(std::regex_search(*line, m, std::regex{R"re("fingerprint":"([^"]+)")re"}));
+  return m[1];
+}
+
+} // namespace
+
+TEST_CASE("replicas e2e: calls split across two replicas on one Redis stop exactly at the "
+          "limit, and both present the same identity",
+          "[e2e][redis]") {
+  redis_server redis;
+  fake_target_process fake;
+  std::vector<std::string> args{"--store", redis.url(), "--limit-info-ip", "7"};
+  service_process a{args};
+  service_process b{args};
+  CHECK(logged_fingerprint(a) == logged_fingerprint(b));
+  auto query = "host=127.0.0.1&port=" + std::to_string(fake.port());
+  int ok = 0;
+  int exhausted = 0;
+  for (int i = 0; i < 12; ++i) {
+    auto& svc = i % 2 == 0 ? a : b;
+    auto reply = get_info(svc, query);
+    INFO("call " << i << ": " << reply.status << " " << reply.body);
+    if (reply.status == 200) {
+      ++ok;
+      // One counter for both: what is left counts every call on either replica.
+      CHECK(reply.header("x-ratelimit-remaining") == std::to_string(7 - ok));
+    } else {
+      CHECK(reply.status == 429);
+      CHECK(reply.code() == "quota_exhausted");
+      ++exhausted;
+    }
+  }
+  CHECK(ok == 7);
+  CHECK(exhausted == 5);
+}
+
+TEST_CASE("replicas e2e: with Redis gone the API answers 503 unavailable, never free calls, "
+          "and recovers by itself within 5 s of Redis returning",
+          "[e2e][redis]") {
+  redis_server redis;
+  fake_target_process fake;
+  service_process svc{{"--store", redis.url(), "--limit-info-ip", "100"}};
+  auto query = "host=127.0.0.1&port=" + std::to_string(fake.port());
+  REQUIRE(get_info(svc, query).status == 200);
+  CHECK(http_request(svc.port(), "GET", "/readyz").status == 200);
+
+  redis.kill();
+  auto down = get_info(svc, query);
+  INFO(down.body);
+  CHECK(down.status == 503);
+  CHECK(down.code() == "unavailable");
+  // The headers it can still give: the scope, the limit and the reset.
+  CHECK(down.header("x-ratelimit-limit") == "100");
+  CHECK(down.header("x-ratelimit-scope") == "ip");
+  auto not_ready = http_request(svc.port(), "GET", "/readyz");
+  CHECK(not_ready.status == 503);
+  CHECK(not_ready.code() == "unavailable");
+
+  redis.start();
+  auto back = std::chrono::steady_clock::now();
+  INFO("/readyz answers 200 again");
+  REQUIRE(wait_until([&] { return http_request(svc.port(), "GET", "/readyz").status == 200; },
+                     5s, 50ms));
+  CHECK(std::chrono::steady_clock::now() - back < 5s);
+  auto again = get_info(svc, query);
+  CHECK(again.status == 200);
+  // The restarted Redis kept nothing (no persistence), so this is its first counted call.
+  CHECK(again.header("x-ratelimit-remaining") == "99");
+}

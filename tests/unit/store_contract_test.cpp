@@ -1,0 +1,338 @@
+// The store's contract: the same cases against both implementations, LMDB in a temp dir and
+// Redis on a real redis-server (tests/support/redis_server.hpp), so the actors can rely on
+// the same behaviour whichever one they talk to.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include "actors/quota_actor.hpp"
+#include "storage/lmdb_store.hpp"
+#include "storage/redis_store.hpp"
+#include "support/process.hpp"
+#include "support/redis_server.hpp"
+#include "support/wait.hpp"
+
+using namespace netherscope;
+using storage::counter_mode;
+
+namespace {
+
+// 2026-11-22T12:00:00Z and the first second of December.
+constexpr std::int64_t nov_22 = 1795348800;
+constexpr std::int64_t dec_1 = 1796083200;
+
+/// One store of the backend a test case asks for, and a second handle on the same data (as a
+/// second replica or process would have).
+struct store_under_test {
+  std::unique_ptr<test::temp_dir> dir;
+  std::unique_ptr<test::redis_server> redis;
+  std::shared_ptr<storage::store> first;
+  std::shared_ptr<storage::store> second;
+
+  explicit store_under_test(const std::string& backend) {
+    if (backend == "lmdb") {
+      dir = std::make_unique<test::temp_dir>();
+      first = open_lmdb();
+      second = open_lmdb();
+    } else {
+      redis = std::make_unique<test::redis_server>();
+      first = open_redis();
+      second = open_redis();
+    }
+    REQUIRE(first->backend() == backend);
+  }
+
+  std::shared_ptr<storage::store> open_lmdb() {
+    auto e = storage::env::open(dir->path(), {});
+    REQUIRE(e);
+    storage::lmdb_parts parts;
+    parts.main = *e;
+    parts.usage = *(*e)->open_db("usage");
+    parts.accounts = *(*e)->open_db("accounts");
+    parts.meta = *(*e)->open_db("meta");
+    parts.has_meta = true;
+    parts.targets_env = *e;
+    parts.targets = *(*e)->open_db("targets");
+    return std::make_shared<storage::lmdb_store>(std::move(parts));
+  }
+
+  std::shared_ptr<storage::store> open_redis() {
+    storage::redis_settings cfg;
+    cfg.address = *storage::parse_redis_url(redis->url());
+    return std::make_shared<storage::redis_store>(std::move(cfg));
+  }
+};
+
+storage::counter_op op(std::string subject, std::uint64_t limit, counter_mode mode) {
+  storage::counter_op out;
+  out.endpoint = "offer";
+  out.scope = "ip";
+  out.subject = std::move(subject);
+  out.window = storage::window_of(nov_22).label;
+  out.expires_unix = dec_1;
+  out.limit = limit;
+  out.mode = mode;
+  return out;
+}
+
+std::uint64_t used(storage::store& s, const std::string& subject) {
+  auto r = s.apply_counters({op(subject, 100, counter_mode::peek)});
+  REQUIRE(r);
+  return r->front().used;
+}
+
+} // namespace
+
+TEST_CASE("store contract: counters stop at the limit, peeks change nothing, refunds give "
+          "one back",
+          "[store]") {
+  auto backend = GENERATE(as<std::string>{}, "lmdb", "redis");
+  store_under_test st{backend};
+  auto& s = *st.first;
+  INFO(backend);
+  REQUIRE_FALSE(s.ping());
+  auto three = s.apply_counters({op("a", 2, counter_mode::count), op("a", 2, counter_mode::count),
+                                 op("a", 2, counter_mode::count)});
+  REQUIRE(three);
+  REQUIRE(three->size() == 3);
+  CHECK((*three)[0].used == 1);
+  CHECK_FALSE((*three)[0].refused);
+  CHECK((*three)[1].used == 2);
+  CHECK_FALSE((*three)[1].refused);
+  CHECK((*three)[2].refused);
+  CHECK((*three)[2].used == 2);
+  CHECK(used(s, "a") == 2);
+  // Another subject has its own counter.
+  CHECK(used(s, "b") == 0);
+  auto refund = s.apply_counters({op("a", 2, counter_mode::refund)});
+  REQUIRE(refund);
+  CHECK(refund->front().used == 1);
+  // A refund never goes below zero.
+  auto below = s.apply_counters({op("b", 2, counter_mode::refund)});
+  REQUIRE(below);
+  CHECK(below->front().used == 0);
+  // The second handle sees the same counters.
+  CHECK(used(*st.second, "a") == 1);
+}
+
+TEST_CASE("store contract: concurrent counting from two handles stops exactly at the limit",
+          "[store]") {
+  auto backend = GENERATE(as<std::string>{}, "lmdb", "redis");
+  store_under_test st{backend};
+  INFO(backend);
+  constexpr std::uint64_t limit = 150;
+  std::atomic<std::uint64_t> granted{0};
+  std::atomic<std::uint64_t> refused{0};
+  std::atomic<bool> failed{false};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    auto target = i % 2 == 0 ? st.first : st.second;
+    threads.emplace_back([&, target] {
+      for (int n = 0; n < 25; ++n) {
+        // Batches of two, as the quota actor sends them under load.
+        auto r = target->apply_counters({op("shared", limit, counter_mode::count),
+                                         op("shared", limit, counter_mode::count)});
+        if (!r) {
+          failed = true;
+          return;
+        }
+        for (auto& x : *r)
+          (x.refused ? refused : granted)++;
+      }
+    });
+  }
+  for (auto& t : threads)
+    t.join();
+  REQUIRE_FALSE(failed);
+  CHECK(granted == limit);
+  CHECK(refused == 200 - limit);
+  CHECK(used(*st.first, "shared") == limit);
+}
+
+TEST_CASE("store contract: target memory recalls what was remembered, until it expires",
+          "[store]") {
+  auto backend = GENERATE(as<std::string>{}, "lmdb", "redis");
+  store_under_test st{backend};
+  auto& s = *st.first;
+  INFO(backend);
+  // The real time: Redis expires a scheme record at its end by its own clock.
+  auto now = static_cast<std::int64_t>(std::time(nullptr));
+  auto nothing = s.recall_target("example.net", 7551, now);
+  REQUIRE(nothing);
+  CHECK(nothing->scheme == remembered_scheme::unknown);
+  CHECK(nothing->key_sha256.empty());
+  target_memory_update learn;
+  learn.change = target_memory_update::scheme_change::store;
+  learn.scheme = remembered_scheme::tls;
+  learn.scheme_expires = now + 3600;
+  learn.key_sha256 = std::string(64, 'a');
+  REQUIRE_FALSE(s.remember_target("example.net", 7551, learn, now));
+  auto recalled = st.second->recall_target("example.net", 7551, now + 10);
+  REQUIRE(recalled);
+  CHECK(recalled->scheme == remembered_scheme::tls);
+  CHECK(recalled->scheme_expires == now + 3600);
+  CHECK(recalled->key_sha256 == std::string(64, 'a'));
+  // Another port is another target.
+  auto other = s.recall_target("example.net", 7552, now);
+  REQUIRE(other);
+  CHECK(other->scheme == remembered_scheme::unknown);
+  // Past its expiry the scheme reads unknown; the key pin stays.
+  auto later = s.recall_target("example.net", 7551, now + 3601);
+  REQUIRE(later);
+  CHECK(later->scheme == remembered_scheme::unknown);
+  CHECK(later->key_sha256 == std::string(64, 'a'));
+  target_memory_update forget;
+  forget.change = target_memory_update::scheme_change::forget;
+  REQUIRE_FALSE(s.remember_target("example.net", 7551, forget, now + 20));
+  auto forgotten = s.recall_target("example.net", 7551, now + 20);
+  REQUIRE(forgotten);
+  CHECK(forgotten->scheme == remembered_scheme::unknown);
+  CHECK(forgotten->key_sha256 == std::string(64, 'a'));
+}
+
+TEST_CASE("store contract: a named record is created once and every handle gets it",
+          "[store]") {
+  auto backend = GENERATE(as<std::string>{}, "lmdb", "redis");
+  store_under_test st{backend};
+  INFO(backend);
+  // Two handles race to create it, as replicas starting together do.
+  caf::expected<std::string> a{std::string{}};
+  caf::expected<std::string> b{std::string{}};
+  std::thread t1{[&] { a = storage::load_or_create_secret(*st.first, "secret", 32); }};
+  std::thread t2{[&] { b = storage::load_or_create_secret(*st.second, "secret", 32); }};
+  t1.join();
+  t2.join();
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(a->size() == 32);
+  CHECK(*a == *b);
+  auto again = storage::load_or_create_secret(*st.first, "secret", 32);
+  REQUIRE(again);
+  CHECK(*again == *a);
+  // A decision to replace takes effect, and an error leaves the record as it was.
+  auto replaced = st.second->load_or_replace_record(
+    "secret", [](std::optional<std::string_view>) -> caf::expected<std::optional<std::string>> {
+      return std::optional<std::string>{std::string(32, 'x')};
+    });
+  REQUIRE(replaced);
+  CHECK(*replaced == std::string(32, 'x'));
+  auto refused = st.first->load_or_replace_record(
+    "secret", [](std::optional<std::string_view>) -> caf::expected<std::optional<std::string>> {
+      return caf::make_error(caf::sec::runtime_error, "no");
+    });
+  CHECK_FALSE(refused);
+  auto kept = storage::load_or_create_secret(*st.first, "secret", 32);
+  REQUIRE(kept);
+  CHECK(*kept == std::string(32, 'x'));
+}
+
+TEST_CASE("store contract: quota charges through either store give the same verdicts",
+          "[store]") {
+  auto backend = GENERATE(as<std::string>{}, "lmdb", "redis");
+  store_under_test st{backend};
+  INFO(backend);
+  quota_limits limits{3, 5, 2, 4, 1};
+  quota_charge offer{endpoint::offer, "198.51.100.7", {}, true, false};
+  auto first = apply_charges(*st.first, limits, {offer, offer}, nov_22);
+  REQUIRE(first.size() == 2);
+  CHECK(first[0].error.ok());
+  CHECK(first[0].remaining == 1);
+  CHECK(first[1].error.ok());
+  CHECK(first[1].remaining == 0);
+  CHECK(first[1].reset == dec_1);
+  auto refused = apply_charges(*st.second, limits, {offer}, nov_22);
+  CHECK(refused[0].error.code == error_code::quota_exhausted);
+  CHECK(refused[0].error.retry_after == dec_1 - nov_22);
+  // An unknown key is counted against the address and refused as unauthorized.
+  quota_charge keyed{endpoint::info, "198.51.100.8", std::string(32, 'k'), true, false};
+  auto unknown = apply_charges(*st.first, limits, {keyed}, nov_22);
+  CHECK(unknown[0].error.code == error_code::unauthorized);
+  CHECK(unknown[0].scope == quota_scope::ip);
+  CHECK(unknown[0].remaining == 2);
+  // Sign-in attempts have their own hourly counter and code.
+  // (At the real time: Redis expires a counter at its window's end by its own clock.)
+  quota_charge signin{endpoint::signin, "198.51.100.9", {}, true, false};
+  auto signins = apply_charges(*st.first, limits, {signin, signin}, std::time(nullptr));
+  CHECK(signins[0].error.ok());
+  CHECK(signins[1].error.code == error_code::signin_rate_limited);
+}
+
+TEST_CASE("redis store: unreachable Redis is an error, and the store recovers by itself "
+          "within 5 s of Redis returning",
+          "[store][redis]") {
+  test::redis_server redis;
+  storage::redis_settings cfg;
+  cfg.address = *storage::parse_redis_url(redis.url());
+  cfg.connections = 2;
+  storage::redis_store s{cfg};
+  REQUIRE_FALSE(s.ping());
+  auto counted = s.apply_counters({op("r", 10, counter_mode::count)});
+  REQUIRE(counted);
+  redis.kill();
+  CHECK(s.ping());
+  CHECK_FALSE(s.apply_counters({op("r", 10, counter_mode::count)}));
+  CHECK_FALSE(s.recall_target("example.net", 1, nov_22));
+  redis.start();
+  auto back = std::chrono::steady_clock::now();
+  INFO("every pooled connection answers again");
+  REQUIRE(test::wait_until([&] { return !s.ping() && !s.ping(); }, std::chrono::seconds(5)));
+  CHECK(std::chrono::steady_clock::now() - back < std::chrono::seconds(5));
+  // The restarted server has no persistence: counting starts again from nothing.
+  auto after = s.apply_counters({op("r", 10, counter_mode::count)});
+  REQUIRE(after);
+  CHECK(after->front().used == 1);
+}
+
+TEST_CASE("redis store: counters expire at the end of their window, under versioned keys "
+          "with a hash tag",
+          "[store][redis]") {
+  test::redis_server redis;
+  storage::redis_settings cfg;
+  cfg.address = *storage::parse_redis_url(redis.url() + "/3");
+  storage::redis_store s{cfg};
+  auto now = static_cast<std::int64_t>(std::time(nullptr));
+  auto o = op("203.0.113.5", 10, counter_mode::count);
+  o.expires_unix = now + 3600;
+  REQUIRE(s.apply_counters({o}));
+  auto key = storage::redis_counter_key(o);
+  CHECK(key.rfind("ns1:", 0) == 0);
+  CHECK(key.find("{ip:203.0.113.5}") != std::string::npos);
+  auto ttl = s.command_text({"TTL", key});
+  REQUIRE(ttl);
+  auto seconds = std::stol(*ttl);
+  CHECK(seconds > 3500);
+  CHECK(seconds <= 3600);
+  // The counter went to database 3, as the URL asked.
+  auto db0 = storage::redis_store{storage::redis_settings{
+    *storage::parse_redis_url(redis.url()), 1, std::chrono::milliseconds{1000}, nullptr}};
+  auto absent = db0.command_text({"EXISTS", key});
+  REQUIRE(absent);
+  CHECK(*absent == "0");
+}
+
+TEST_CASE("redis URLs: parsed, refused with a reason, and logged without the password",
+          "[store]") {
+  auto full = storage::parse_redis_url("redis://:s3cret@127.0.0.1:6380/2");
+  REQUIRE(full);
+  CHECK(full->host == "127.0.0.1");
+  CHECK(full->port == 6380);
+  CHECK(full->db == 2);
+  CHECK(full->password == "s3cret");
+  auto plain = storage::parse_redis_url("redis://[::1]");
+  REQUIRE(plain);
+  CHECK(plain->host == "::1");
+  CHECK(plain->port == 6379);
+  CHECK(plain->db == 0);
+  for (auto bad : {"http://127.0.0.1:6379", "rediss://127.0.0.1:6379", "redis://127.0.0.1/x",
+                   "redis://127.0.0.1:0", "redis://", "not a url", "redis://h/1?x=1"}) {
+    INFO(bad);
+    auto parsed = storage::parse_redis_url(bad);
+    REQUIRE_FALSE(parsed);
+    CHECK(parsed.error() == caf::sec::invalid_argument);
+  }
+  auto shown = storage::redacted_store_url("redis://:s3cret@127.0.0.1:6380/2");
+  CHECK(shown.find("s3cret") == std::string::npos);
+  CHECK(shown == "redis://:REDACTED@127.0.0.1:6380/2");
+}
