@@ -9,6 +9,7 @@
 #include <caf/sec.hpp>
 #include <hiredis.h>
 
+#include "net/api/telemetry.hpp"
 #include "storage/target_records.hpp"
 
 namespace netherscope::storage {
@@ -220,10 +221,15 @@ struct redis_store::pool {
     auto& s = slots[next.fetch_add(1, std::memory_order_relaxed) % slots.size()];
     std::lock_guard<std::mutex> guard{s.mutex};
     if (!s.ctx) {
-      if (auto err = connect(s))
+      if (auto err = connect(s)) {
+        process_telemetry().set_redis_up(false);
         return err;
+      }
     }
-    return pipeline(s, cmds);
+    // Redis is up when a round trip on a connection came back, whatever the commands said.
+    auto replies = pipeline(s, cmds);
+    process_telemetry().set_redis_up(static_cast<bool>(replies));
+    return replies;
   }
 
   caf::expected<reply_ptr> exec_one(std::vector<std::string> cmd) {

@@ -65,6 +65,8 @@ TEST_CASE("replicas e2e: with Redis gone the API answers 503 unavailable, never 
   auto query = "host=127.0.0.1&port=" + std::to_string(fake.port());
   REQUIRE(get_info(svc, query).status == 200);
   CHECK(http_request(svc.port(), "GET", "/readyz").status == 200);
+  CHECK(metric(svc, "netherscope_redis_up") == 1);
+  CHECK(metric(svc, "netherscope_store_operations_total{backend=\"redis\"}") >= 1);
 
   redis.kill();
   auto down = get_info(svc, query);
@@ -77,6 +79,8 @@ TEST_CASE("replicas e2e: with Redis gone the API answers 503 unavailable, never 
   auto not_ready = http_request(svc.port(), "GET", "/readyz");
   CHECK(not_ready.status == 503);
   CHECK(not_ready.code() == "unavailable");
+  CHECK(metric(svc, "netherscope_redis_up") == 0);
+  CHECK(metric(svc, "netherscope_store_errors_total{backend=\"redis\"}") >= 1);
 
   redis.start();
   auto back = std::chrono::steady_clock::now();
@@ -88,4 +92,5 @@ TEST_CASE("replicas e2e: with Redis gone the API answers 503 unavailable, never 
   CHECK(again.status == 200);
   // The restarted Redis kept nothing (no persistence), so this is its first counted call.
   CHECK(again.header("x-ratelimit-remaining") == "99");
+  CHECK(metric(svc, "netherscope_redis_up") == 1);
 }
