@@ -2,7 +2,6 @@
 
 #include <caf/sec.hpp>
 
-#include "net/base/crypto.hpp"
 
 namespace netherscope::storage {
 
@@ -31,17 +30,7 @@ caf::expected<std::string> load_or_replace_record(env& e, MDB_dbi meta, std::str
 
 caf::expected<std::string> load_or_create_secret(env& e, MDB_dbi meta, std::string_view name,
                                                  std::size_t bytes) {
-  return load_or_replace_record(
-    e, meta, name,
-    [bytes](std::optional<std::string_view> stored)
-      -> caf::expected<std::optional<std::string>> {
-      if (stored && stored->size() == bytes)
-        return std::optional<std::string>{};
-      auto fresh = net::random_bytes(bytes);
-      if (!fresh)
-        return caf::make_error(caf::sec::runtime_error, "cannot draw random bytes");
-      return fresh;
-    });
+  return load_or_replace_record(e, meta, name, keep_or_draw_secret(bytes));
 }
 
 } // namespace netherscope::storage

@@ -111,6 +111,10 @@ public:
   virtual caf::error flush() = 0;
 };
 
+/// The decision that keeps a stored secret of this size and draws a fresh random one otherwise
+/// (nothing stored, or a size an older version wrote).
+record_decision keep_or_draw_secret(std::size_t bytes);
+
 /// A named record created once with random bytes and shared by every process on the store.
 caf::expected<std::string> load_or_create_secret(store& s, std::string_view name,
                                                  std::size_t bytes);
