@@ -2,7 +2,6 @@
 
 #include <caf/sec.hpp>
 
-
 namespace netherscope::storage {
 
 caf::expected<std::string> load_or_replace_record(env& e, MDB_dbi meta, std::string_view name,
