@@ -156,8 +156,7 @@ void flush(quota_pointer self) {
   // answered every charge unavailable and counted nothing.
   auto& counters = process_telemetry();
   bool failed = !verdicts.empty() && verdicts.front().error.code == error_code::unavailable;
-  counters.count_store(st.store->backend() == "redis" ? store_backend::redis : store_backend::lmdb,
-                       failed);
+  counters.count_store(st.store->backend(), failed);
   if (!failed)
     for (const auto& verdict : verdicts)
       count_refusal(counters, verdict);

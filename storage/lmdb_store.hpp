@@ -28,8 +28,8 @@ class lmdb_store final : public store {
 public:
   explicit lmdb_store(lmdb_parts parts);
 
-  std::string_view backend() const noexcept override {
-    return "lmdb";
+  store_backend backend() const noexcept override {
+    return store_backend::lmdb;
   }
   caf::error ping() override;
   caf::expected<std::vector<counter_result>>

@@ -67,8 +67,8 @@ public:
   redis_store(const redis_store&) = delete;
   redis_store& operator=(const redis_store&) = delete;
 
-  std::string_view backend() const noexcept override {
-    return "redis";
+  store_backend backend() const noexcept override {
+    return store_backend::redis;
   }
   caf::error ping() override;
   caf::expected<std::vector<counter_result>>

@@ -21,6 +21,7 @@
 #include <caf/expected.hpp>
 
 #include "net/api/target_memory.hpp"
+#include "net/api/telemetry.hpp"
 #include "storage/records.hpp"
 
 namespace netherscope::storage {
@@ -73,8 +74,8 @@ class store {
 public:
   virtual ~store() = default;
 
-  /// "lmdb" or "redis", for logs and metrics.
-  virtual std::string_view backend() const noexcept = 0;
+  /// Which implementation this is, for logs and metrics (to_string gives "lmdb" or "redis").
+  virtual store_backend backend() const noexcept = 0;
 
   /// Answers when the store can serve; the error says why not (GET /readyz).
   virtual caf::error ping() = 0;

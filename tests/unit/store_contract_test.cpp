@@ -41,7 +41,7 @@ struct store_under_test {
       first = open_redis();
       second = open_redis();
     }
-    REQUIRE(first->backend() == backend);
+    REQUIRE(to_string(first->backend()) == backend);
   }
 
   std::shared_ptr<storage::store> open_lmdb() {
