@@ -30,6 +30,18 @@ offer_reply from_fallback(offer_cache::fallback&& entry) {
   return reply;
 }
 
+// Shows the board what the cache now holds for a target: its plain hit, or nothing (an
+// answer too large to keep replaced the entry with none).
+void publish(cache_state& st, const target& where, offer_cache::clock_type::time_point now,
+             bool probed) {
+  if (!st.settings.board)
+    return;
+  if (auto hit = st.cache.fresh(where, now))
+    st.settings.board->publish(where, *hit->body, now, probed);
+  else
+    st.settings.board->withdraw(where);
+}
+
 void finish_flight(cache_pointer self, const target& where, bool probe, offer_reply reply) {
   auto& st = self->state;
   auto now = st.settings.now();
@@ -46,6 +58,7 @@ void finish_flight(cache_pointer self, const target& where, bool probe, offer_re
       = net::with_cache_fields(reply.body, net::cache_fields{false, false, unix_seconds, 0});
     st.cache.put(where, std::move(reply.body), now, retrieved_at, reply.probed);
     reply.body = std::move(body);
+    publish(st, where, now, reply.probed);
   } else {
     // A refresh that failed falls back to what the target said before. Past the per-target
     // limit it is an ordinary hit, stale only when past its lifetime.

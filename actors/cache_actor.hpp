@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "actors/messages.hpp"
+#include "actors/hit_board.hpp"
 #include "actors/offer_cache.hpp"
 
 namespace netherscope {
@@ -20,6 +21,9 @@ struct cache_settings {
   std::function<offer_cache::clock_type::time_point()> now = offer_cache::clock_type::now;
   /// The clock whose time replies show as retrievedAt and expiresAt; tests replace it.
   std::function<offer_cache::wall_clock::time_point()> wall_now = offer_cache::wall_clock::now;
+  /// Where the cache publishes its plain hits for the edge bridge (actors/hit_board.hpp);
+  /// none when nothing reads them.
+  std::shared_ptr<hit_board> board;
 };
 
 /// State of the cache actor.

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include <caf/allowed_unsafe_message_type.hpp>
@@ -190,9 +191,15 @@ using cache_actor
   = caf::typed_actor<caf::replies_to<offer_atom, offer_request>::with<offer_reply>,
                      caf::replies_to<count_atom>::with<std::uint64_t>>;
 
-/// Counts a call or reports where a caller stands.
+/// Receives a charge's verdict where no actor waits for it: called on the quota actor's
+/// thread after the charge is durable, so it must only hand the verdict on, never block.
+using verdict_fn = std::function<void(quota_verdict&&)>;
+
+/// Counts a call or reports where a caller stands. A charge with a verdict_fn is answered by
+/// calling it instead of with a reply message (the cache-hit path of actors/edge_bridge).
 using quota_actor
   = caf::typed_actor<caf::replies_to<charge_atom, quota_charge>::with<quota_verdict>,
+                     caf::reacts_to<charge_atom, quota_charge, verdict_fn>,
                      caf::reacts_to<flush_atom>>;
 
 /// Creates accounts at sign-in, issues and revokes keys, shows an account's usage, records
@@ -228,3 +235,4 @@ using memory_actor
 // These messages hold callbacks and never leave the process, so they need no serialization.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::api_call)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::api_outcome)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::verdict_fn)

@@ -140,17 +140,60 @@ void count_refusal(telemetry& counters, const quota_verdict& verdict) {
     counters.count_refusal(refusal_scope::signin);
 }
 
+// Answers every caller of a batch with its verdict, in order.
+void deliver(std::vector<quota_state::waiting>& callers, std::vector<quota_verdict>& verdicts) {
+  for (std::size_t i = 0; i < callers.size(); ++i) {
+    if (callers[i].then)
+      callers[i].then(std::move(verdicts[i]));
+    else
+      callers[i].promise.deliver(std::move(verdicts[i]));
+  }
+}
+
+// Answers the held batch. durable says a commit since it already made it durable; otherwise
+// the store is flushed first, and if that fails the batch is answered unavailable (it may
+// have been counted, but nothing is promised that the disk does not hold).
+void release_held(quota_pointer self, bool durable) {
+  auto& st = self->state;
+  auto held = std::move(st.held);
+  st.held = {};
+  if (held.callers.empty())
+    return;
+  if (!durable) {
+    if (auto err = st.store->flush()) {
+      log_store_failure(err);
+      auto now = st.settings.now();
+      for (std::size_t i = 0; i < held.charges.size(); ++i)
+        held.verdicts[i] = store_failed(held.charges[i], st.settings.limits, now);
+    }
+  }
+  deliver(held.callers, held.verdicts);
+}
+
+void schedule_flush(quota_pointer self) {
+  auto& st = self->state;
+  // The flush message queues behind every charge already in the mailbox, so all of them
+  // share its batch: group commit without a timer.
+  if (!st.flush_scheduled) {
+    st.flush_scheduled = true;
+    self->send(self, flush_atom::value);
+  }
+}
+
 void flush(quota_pointer self) {
   auto& st = self->state;
   st.flush_scheduled = false;
   auto batch = std::move(st.pending);
   st.pending.clear();
-  if (batch.empty())
+  if (batch.empty()) {
+    // No charge came while the held batch waited: make it durable now.
+    release_held(self, false);
     return;
+  }
   std::vector<quota_charge> charges;
   charges.reserve(batch.size());
   for (auto& entry : batch)
-    charges.push_back(entry.first);
+    charges.push_back(entry.charge);
   auto verdicts = apply_charges(*st.store, st.settings.limits, charges, st.settings.now());
   // The batch is one store operation (one transaction or one script call); a failed one
   // answered every charge unavailable and counted nothing.
@@ -160,8 +203,24 @@ void flush(quota_pointer self) {
   if (!failed)
     for (const auto& verdict : verdicts)
       count_refusal(counters, verdict);
-  for (std::size_t i = 0; i < batch.size(); ++i)
-    batch[i].second.deliver(std::move(verdicts[i]));
+  if (!st.store->defers_durability() || failed) {
+    // A failed batch made nothing durable, the held one included.
+    release_held(self, !failed);
+    deliver(batch, verdicts);
+    return;
+  }
+  // This batch's commit made the held one durable; this one waits for the next commit, or
+  // for the flush scheduled here when no charge comes before it. Under load each batch so
+  // costs one fsync instead of two; an idle service pays the second one at once.
+  release_held(self, true);
+  st.held = {std::move(batch), std::move(charges), std::move(verdicts)};
+  schedule_flush(self);
+}
+
+// Adds a charge to the next batch.
+void enqueue(quota_pointer self, quota_state::waiting&& entry) {
+  self->state.pending.push_back(std::move(entry));
+  schedule_flush(self);
 }
 
 } // namespace
@@ -244,22 +303,19 @@ quota_actor::behavior_type quota_on(quota_pointer self, std::shared_ptr<storage:
   // call that was answered is never lost to a SIGTERM.
   self->set_exit_handler([self](const caf::exit_msg& msg) {
     flush(self);
+    release_held(self, false);
     if (auto err = self->state.store->flush())
       log_store_failure(err);
     self->quit(msg.reason);
   });
   return {
     [=](charge_atom, quota_charge& charge) -> caf::typed_response_promise<quota_verdict> {
-      auto& st = self->state;
       auto promise = self->make_response_promise<quota_verdict>();
-      st.pending.emplace_back(std::move(charge), promise);
-      // The flush message queues behind every charge already in the mailbox, so all of
-      // them share its batch: group commit without a timer.
-      if (!st.flush_scheduled) {
-        st.flush_scheduled = true;
-        self->send(self, flush_atom::value);
-      }
+      enqueue(self, {std::move(charge), promise, nullptr});
       return promise;
+    },
+    [=](charge_atom, quota_charge& charge, verdict_fn& then) {
+      enqueue(self, {std::move(charge), {}, std::move(then)});
     },
     [=](flush_atom) { flush(self); },
   };

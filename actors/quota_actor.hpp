@@ -56,7 +56,22 @@ struct quota_state {
   static inline const char* name = "quota";
   std::shared_ptr<storage::store> store;
   quota_settings settings;
-  std::vector<std::pair<quota_charge, caf::typed_response_promise<quota_verdict>>> pending;
+  /// A charge waiting for the next batch, and who hears its verdict: the actor that asked
+  /// (promise) or, when set, a callback (then).
+  struct waiting {
+    quota_charge charge;
+    caf::typed_response_promise<quota_verdict> promise;
+    verdict_fn then;
+  };
+  std::vector<waiting> pending;
+  /// A batch the store applied but has not yet made durable (store::defers_durability),
+  /// answered after the next batch's commit or an explicit flush.
+  struct held_batch {
+    std::vector<waiting> callers;
+    std::vector<quota_charge> charges;
+    std::vector<quota_verdict> verdicts;
+  };
+  held_batch held;
   bool flush_scheduled = false;
 };
 

@@ -411,6 +411,8 @@ struct service_actors {
   front_peers peers;
   std::vector<front_actor> fronts;
   memory_actor memory;
+  /// The cache's fresh answers, for the bridge's cache-hit path (actors/hit_board.hpp).
+  std::shared_ptr<hit_board> board;
 };
 
 /// What every probe shares.
@@ -465,7 +467,10 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
   actors.memory = system.spawn<caf::detached>(memory, std::move(memory_cfg));
   peers.registry = system.spawn(probe_registry,
                                 make_probe_deps(cfg, clients, secrets, actors.memory));
-  peers.cache = system.spawn(cache, peers.registry, make_cache_settings(cfg));
+  auto cache_cfg = make_cache_settings(cfg);
+  actors.board = std::make_shared<hit_board>(cache_cfg.limits, cache_cfg.now);
+  cache_cfg.board = actors.board;
+  peers.cache = system.spawn(cache, peers.registry, std::move(cache_cfg));
   quota_limits limits{cfg.limit_info_ip, cfg.limit_info_key, cfg.limit_offer_ip,
                       cfg.limit_offer_key, cfg.limit_signin_per_hour};
   // Detached: a commit waits for the disk, and that must not stall the scheduler's workers.
@@ -551,7 +556,7 @@ int run_service(const config& cfg) {
   caf_cfg.set("scheduler.policy", caf::atom_from_string(cfg.actor_scheduler));
   caf::actor_system system{caf_cfg};
   auto actors = spawn_actors(system, cfg, *store, *secrets, *clients);
-  ctx.set_call_sink(make_edge_bridge(actors.fronts));
+  ctx.set_call_sink(make_edge_bridge(actors.fronts, {actors.board, actors.peers.quotas}));
 
   serve(pool, lst, ctx, cfg);
   clients->targets->stop();

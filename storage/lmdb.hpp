@@ -54,11 +54,17 @@ public:
   /// Flushes committed data to disk (useful when sync is off).
   caf::error flush();
 
+  /// Whether commits are durable against power loss (env_options::sync).
+  bool syncs() const noexcept {
+    return syncs_;
+  }
+
 private:
   explicit env(MDB_env* e) : env_(e) {
     // nop
   }
   MDB_env* env_;
+  bool syncs_ = true;
 };
 
 /// A transaction; aborted by the destructor unless committed.
@@ -89,6 +95,10 @@ public:
 
   /// Makes the transaction's writes durable (per the environment's sync option).
   caf::error commit();
+
+  /// Commits with one fsync instead of two: the writes are durable once a later commit or
+  /// env::flush of the same environment returns (see env::open on MDB_NOMETASYNC).
+  caf::error commit_deferred();
 
   MDB_txn* native() const noexcept {
     return txn_;

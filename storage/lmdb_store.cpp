@@ -74,12 +74,27 @@ lmdb_store::apply_counters(const std::vector<counter_op>& ops) {
     wrote = wrote || op.mode != counter_mode::peek;
     out.push_back(*result);
   }
-  // One commit, one fsync, for the whole batch; a batch of peeks writes nothing.
-  if (wrote) {
+  // One commit for the whole batch; a batch of peeks writes nothing. With a syncing
+  // environment the commit's one fsync also makes every earlier batch durable, and this one
+  // waits for the next (defers_durability).
+  if (wrote && !defers_durability()) {
     if (auto err = t->commit())
       return err;
+  } else if (wrote) {
+    if (auto err = t->commit_deferred())
+      return err;
+    unsynced_ = true;
+  } else if (unsynced_) {
+    // Nothing written, so no fsync came with it: the promise to earlier batches is kept here.
+    if (auto err = parts_.main->flush())
+      return err;
+    unsynced_ = false;
   }
   return out;
+}
+
+bool lmdb_store::defers_durability() const noexcept {
+  return parts_.main && parts_.main->syncs();
 }
 
 caf::expected<std::vector<std::optional<key_record>>>
@@ -151,6 +166,7 @@ caf::error lmdb_store::flush() {
   if (parts_.main) {
     if (auto err = parts_.main->flush())
       return err;
+    unsynced_ = false;
   }
   if (parts_.targets_env)
     return parts_.targets_env->flush();

@@ -1,8 +1,9 @@
 // The store on LMDB under --data-dir: the embedded default, shared only by processes on one
 // host. It wraps the record functions of storage/records.hpp, target_records.hpp and
-// meta_records.hpp; a batch of counters is one write transaction and one fsync.
+// meta_records.hpp; a batch of counters is one write transaction and, under load, one fsync.
 #pragma once
 
+#include <atomic>
 #include <memory>
 
 #include "storage/lmdb.hpp"
@@ -24,7 +25,7 @@ struct lmdb_parts {
 };
 
 /// The store on LMDB.
-class lmdb_store final : public store {
+class lmdb_store : public store {
 public:
   explicit lmdb_store(lmdb_parts parts);
 
@@ -45,9 +46,12 @@ public:
   caf::expected<std::string> load_or_replace_record(std::string_view name,
                                                     const record_decision& decide) override;
   caf::error flush() override;
+  bool defers_durability() const noexcept override;
 
 private:
   lmdb_parts parts_;
+  /// A counter batch was committed with commit_deferred and no sync has followed it yet.
+  std::atomic<bool> unsynced_{false};
 };
 
 /// Applies one counter operation in an open write transaction (shared with the admin CLI's

@@ -80,10 +80,18 @@ public:
   /// Answers when the store can serve; the error says why not (GET /readyz).
   virtual caf::error ping() = 0;
 
-  /// Applies every operation, in order, durably before returning: one transaction or one
-  /// script call. Either all of them were applied or the error says none was.
+  /// Applies every operation, in order: one transaction or one script call. Either all of
+  /// them were applied or the error says none was. Durable before returning, unless
+  /// defers_durability says otherwise.
   virtual caf::expected<std::vector<counter_result>>
   apply_counters(const std::vector<counter_op>& ops) = 0;
+
+  /// When true, a batch apply_counters applied is durable only once a later apply_counters
+  /// that succeeded, or flush(), returns: the LMDB store saves one fsync per batch so (see
+  /// storage/lmdb.hpp, commit_deferred). Its caller holds the answers until then.
+  virtual bool defers_durability() const noexcept {
+    return false;
+  }
 
   /// The key records of these SHA-256 hashes, in the same order (nullopt for unknown ones).
   virtual caf::expected<std::vector<std::optional<key_record>>>
@@ -108,7 +116,8 @@ public:
                                                             const record_decision& decide)
     = 0;
 
-  /// Makes everything written so far durable (at exit); a no-op where every write already is.
+  /// Makes everything written so far durable (at exit, and for batches whose durability was
+  /// deferred); a no-op where every write already is.
   virtual caf::error flush() = 0;
 };
 

@@ -395,21 +395,12 @@ private:
       s.in_flight.emplace(ctx_.in_flight);
     call.reply = guarded([self = shared_from_this(), id = s.id, kind = call.kind,
                   version = req.version(), keep_alive = req.keep_alive()](api_outcome&& outcome) {
-      // Runs on an actor's thread: render there, then hop onto the connection's strand.
-      auto metrics = kind == call_kind::metrics && outcome.error.ok();
-      auto code = outcome.error.ok() ? std::string_view{} : lookup(outcome.error.code).machine_code;
-      metrics_snapshot m{&self->ctx_.requests, self->ctx_.connections.load(),
-                         self->ctx_.in_flight.load(), outcome.probes, outcome.cache_entries,
-                         &process_telemetry()};
-      auto res = render_api(std::move(outcome), kind, version, keep_alive,
-                            self->ctx_.settings().secure_cookies);
-      if (metrics) {
-        res.body() = render_metrics(m);
-        res.prepare_payload();
-      }
+      // Runs on whichever thread finished the call (an actor's, or the quota actor's for a
+      // cached offer): hop onto the connection's strand first and render there, so the io
+      // threads share the rendering and the quota actor's thread only hands verdicts on.
       asio::post(self->stream_.get_executor(),
-                 [self, id, code, res = std::move(res)]() mutable {
-                   self->on_reply(id, std::move(res), code);
+                 [self, id, kind, version, keep_alive, outcome = std::move(outcome)]() mutable {
+                   self->render_reply(id, kind, version, keep_alive, std::move(outcome));
                  });
     }, ctx_.pending);
     queue_.push_back(std::move(s));
@@ -426,6 +417,21 @@ private:
     s.res = std::move(*decision.immediate);
     queue_.push_back(std::move(s));
     try_write();
+  }
+
+  void render_reply(std::uint64_t id, call_kind kind, unsigned version, bool keep_alive,
+                    api_outcome&& outcome) {
+    auto metrics = kind == call_kind::metrics && outcome.error.ok();
+    auto code = outcome.error.ok() ? std::string_view{} : lookup(outcome.error.code).machine_code;
+    metrics_snapshot m{&ctx_.requests, ctx_.connections.load(), ctx_.in_flight.load(),
+                       outcome.probes, outcome.cache_entries, &process_telemetry()};
+    auto res = render_api(std::move(outcome), kind, version, keep_alive,
+                          ctx_.settings().secure_cookies);
+    if (metrics) {
+      res.body() = render_metrics(m);
+      res.prepare_payload();
+    }
+    on_reply(id, std::move(res), code);
   }
 
   void on_reply(std::uint64_t id, response&& res, std::string_view code) {
