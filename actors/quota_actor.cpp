@@ -160,7 +160,7 @@ void release_held(quota_pointer self, bool durable) {
   if (held.callers.empty())
     return;
   if (!durable) {
-    if (auto err = st.store->flush()) {
+    if (auto err = st.store->settle_counters()) {
       log_store_failure(err);
       auto now = st.settings.now();
       for (std::size_t i = 0; i < held.charges.size(); ++i)

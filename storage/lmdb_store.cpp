@@ -84,13 +84,21 @@ lmdb_store::apply_counters(const std::vector<counter_op>& ops) {
     if (auto err = t->commit_deferred())
       return err;
     unsynced_ = true;
-  } else if (unsynced_) {
+  } else if (auto err = settle_counters()) {
     // Nothing written, so no fsync came with it: the promise to earlier batches is kept here.
-    if (auto err = parts_.main->flush())
-      return err;
-    unsynced_ = false;
+    return err;
   }
   return out;
+}
+
+caf::error lmdb_store::settle_counters() {
+  // One fsync of the main environment, only when a deferred commit is waiting for it.
+  if (!parts_.main || !unsynced_)
+    return {};
+  if (auto err = parts_.main->flush())
+    return err;
+  unsynced_ = false;
+  return {};
 }
 
 bool lmdb_store::defers_durability() const noexcept {

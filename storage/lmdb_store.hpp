@@ -47,6 +47,7 @@ public:
                                                     const record_decision& decide) override;
   caf::error flush() override;
   bool defers_durability() const noexcept override;
+  caf::error settle_counters() override;
 
 private:
   lmdb_parts parts_;

@@ -93,6 +93,12 @@ public:
     return false;
   }
 
+  /// Makes every counter batch applied so far durable; cheaper than flush(), which also
+  /// syncs what the counters do not need.
+  virtual caf::error settle_counters() {
+    return flush();
+  }
+
   /// The key records of these SHA-256 hashes, in the same order (nullopt for unknown ones).
   virtual caf::expected<std::vector<std::optional<key_record>>>
   find_keys(const std::vector<std::string>& key_hashes) = 0;

@@ -25,7 +25,7 @@ struct event {
   std::set<std::string> clients;
 };
 
-/// A real LMDB store that logs every batch and flush.
+/// A real LMDB store that logs every batch, and every flush or settle (both "flush").
 class recording_store : public storage::lmdb_store {
 public:
   recording_store(storage::lmdb_parts parts, std::mutex& m, std::vector<event>& log)
@@ -47,6 +47,13 @@ public:
 
   caf::error flush() override {
     auto err = lmdb_store::flush();
+    std::lock_guard<std::mutex> guard{mutex_};
+    log_.push_back({event::flush, {}});
+    return err;
+  }
+
+  caf::error settle_counters() override {
+    auto err = lmdb_store::settle_counters();
     std::lock_guard<std::mutex> guard{mutex_};
     log_.push_back({event::flush, {}});
     return err;
