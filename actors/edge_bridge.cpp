@@ -25,7 +25,10 @@ api_outcome hit_outcome(quota_verdict&& verdict, const hit_board::hit& hit,
                         const std::vector<std::uint16_t>& expected) {
   api_outcome outcome;
   if (verdict.error.ok()) {
-    outcome.body = expected.empty() ? *hit.body : net::with_expected_ports(*hit.body, expected);
+    if (expected.empty())
+      outcome.shared_body = hit.body;
+    else
+      outcome.body = net::with_expected_ports(*hit.body, expected);
     outcome.age = hit.age;
     process_telemetry().count_cache_hit();
   } else {

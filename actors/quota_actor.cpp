@@ -57,7 +57,8 @@ storage::counter_op counter(std::string_view endpoint, quota_scope scope, std::s
 
 // What to count for one charge, given its key record when it sent a key.
 planned_charge plan(const quota_limits& limits, const quota_charge& charge,
-                    const std::optional<storage::key_record>* key, std::int64_t now_unix) {
+                    const std::optional<storage::key_record>* key, std::int64_t now_unix,
+                    const storage::month_window& month) {
   using storage::counter_mode;
   auto mode = charge.count ? counter_mode::count : counter_mode::peek;
   planned_charge out;
@@ -83,7 +84,6 @@ planned_charge plan(const quota_limits& limits, const quota_charge& charge,
                      limits.of(charge.what, charge.charged_scope), counter_mode::refund);
     return out;
   }
-  auto window = storage::window_of(now_unix);
   auto name = endpoint_name(charge.what);
   if (key && (!*key || (*key)->revoked)) {
     // Never silently anonymous: the caller meant to use a key, so say it does not work, and
@@ -91,14 +91,14 @@ planned_charge plan(const quota_limits& limits, const quota_charge& charge,
     out.key_refusal = *key ? "this API key was revoked" : "unknown API key";
   }
   if (!key || !out.key_refusal.empty()) {
-    out.op = counter(name, quota_scope::ip, charge.client, window.label, window.reset_unix,
+    out.op = counter(name, quota_scope::ip, charge.client, month.label, month.reset_unix,
                      limits.of(charge.what, quota_scope::ip), mode);
     return out;
   }
   out.scope = quota_scope::key;
   out.user_id = (*key)->user_id;
-  out.op = counter(name, quota_scope::key, std::to_string(out.user_id), window.label,
-                   window.reset_unix, limits.of(charge.what, quota_scope::key), mode);
+  out.op = counter(name, quota_scope::key, std::to_string(out.user_id), month.label,
+                   month.reset_unix, limits.of(charge.what, quota_scope::key), mode);
   return out;
 }
 
@@ -185,6 +185,8 @@ void flush(quota_pointer self) {
   st.flush_scheduled = false;
   auto batch = std::move(st.pending);
   st.pending.clear();
+  // The next batch is likely as large as this one: grown once, not doubling per charge.
+  st.pending.reserve(batch.size());
   if (batch.empty()) {
     // No charge came while the held batch waited: make it durable now.
     release_held(self, false);
@@ -264,6 +266,8 @@ std::vector<quota_verdict> apply_charges(storage::store& store, const quota_limi
       return all_failed(found.error());
     keys = std::move(*found);
   }
+  // The month is the same for the whole batch: worked out once (it formats a date).
+  auto month = storage::window_of(now_unix);
   std::vector<planned_charge> plans;
   std::vector<storage::counter_op> ops;
   plans.reserve(charges.size());
@@ -272,7 +276,7 @@ std::vector<quota_verdict> apply_charges(storage::store& store, const quota_limi
     const std::optional<storage::key_record>* key = key_index[i] == SIZE_MAX
                                                       ? nullptr
                                                       : &keys[key_index[i]];
-    plans.push_back(plan(limits, charges[i], key, now_unix));
+    plans.push_back(plan(limits, charges[i], key, now_unix, month));
     ops.push_back(plans.back().op);
   }
   // One batch, acknowledged by the store before any reply leaves. A failed batch counted

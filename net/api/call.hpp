@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,10 @@ struct api_outcome {
   failure error;
   /// The JSON body of a successful info or offer reply.
   std::string body;
+  /// Instead of body: a cached offer's body, shared with the hit board. The edge copies it
+  /// once, on its own thread, so the thread that completed the call (the quota actor's, for a
+  /// cache hit) copies nothing.
+  std::shared_ptr<const std::string> shared_body;
   /// For an offer served from the cache: the Age header's value in seconds; -1 for none.
   std::int64_t age = -1;
   /// Where the caller stands; has_quota is false for routes outside the quotas.

@@ -563,7 +563,10 @@ response render_api(api_outcome&& outcome, call_kind kind, unsigned version, boo
     res = make_json(http::status::ok, render_account(outcome.account), version, keep_alive);
   } else {
     // The body moves: a cached offer's few KB are copied no more than they must be.
-    res = make_json(http::status::ok, std::move(outcome.body), version, keep_alive);
+    res = make_json(http::status::ok,
+                    outcome.shared_body ? std::string{*outcome.shared_body}
+                                        : std::move(outcome.body),
+                    version, keep_alive);
     // RFC 9111 5.1: how long ago the target gave the answer a cached reply carries.
     if (outcome.age >= 0)
       res.set(http::field::age, std::to_string(outcome.age));

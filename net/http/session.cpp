@@ -83,7 +83,9 @@ reply_fn guarded(reply_fn fn, pending_calls& pending) {
     guard(const guard&) = delete;
     guard& operator=(const guard&) = delete;
     ~guard() {
-      settle(unanswered("the request was lost inside the service; try again"), true);
+      // Checked first so that an answered call, the common case, builds no message.
+      if (!done.load())
+        settle(unanswered("the request was lost inside the service; try again"), true);
     }
     /// Answers once; registered is false when the registry already forgot the call (it
     /// does so before abandoning it).
