@@ -172,9 +172,10 @@ caf::error lmdb_store::flush() {
   // Commits are durable per the environment's sync option; without sync this is the moment
   // the pending pages reach the disk.
   if (parts_.main) {
+    // unsynced_ stays as it is: only the thread that applies counters changes it, so a flush
+    // from another thread (at exit) can never make an unsynced batch look synced.
     if (auto err = parts_.main->flush())
       return err;
-    unsynced_ = false;
   }
   if (parts_.targets_env)
     return parts_.targets_env->flush();

@@ -51,7 +51,8 @@ public:
 
 private:
   lmdb_parts parts_;
-  /// A counter batch was committed with commit_deferred and no sync has followed it yet.
+  /// A counter batch was committed with commit_deferred and settle_counters has not synced it
+  /// yet. Written only by the thread that calls apply_counters and settle_counters.
   std::atomic<bool> unsynced_{false};
 };
 
