@@ -47,6 +47,9 @@ using sweep_atom = caf::atom_constant<caf::atom("sweep")>;
 using claim_atom = caf::atom_constant<caf::atom("claim")>;
 using page_atom = caf::atom_constant<caf::atom("page")>;
 using reached_atom = caf::atom_constant<caf::atom("reached")>;
+using shared_atom = caf::atom_constant<caf::atom("shared")>;
+using lookup_atom = caf::atom_constant<caf::atom("lookup")>;
+using publish_atom = caf::atom_constant<caf::atom("publish")>;
 
 // -- messages that only actors exchange ----------------------------------------
 
@@ -186,10 +189,16 @@ using probe_registry_actor
                      caf::reacts_to<idle_atom, probe_actor, std::uint64_t>,
                      caf::replies_to<count_atom>::with<std::uint64_t>>;
 
-/// Holds offer results for 120 s and lets concurrent identical offers share one answer.
+/// Holds offer results for 120 s and lets concurrent identical offers share one answer. On a
+/// store shared across hosts it also asks the other replicas' cache and flight lock: its
+/// shared-offers worker answers with shared_atom, the target, the probe flag, what to do
+/// ("hit", "fetch", "busy": look again later, or "owned": fetch holding the lock), and for a
+/// hit its body, retrieval time and probe flag (for "owned", the lock token).
 using cache_actor
   = caf::typed_actor<caf::replies_to<offer_atom, offer_request>::with<offer_reply>,
-                     caf::replies_to<count_atom>::with<std::uint64_t>>;
+                     caf::replies_to<count_atom>::with<std::uint64_t>,
+                     caf::reacts_to<shared_atom, target, bool, std::string, std::string,
+                                    std::int64_t, bool>>;
 
 /// Receives a charge's verdict where no actor waits for it: called on the quota actor's
 /// thread after the charge is durable, so it must only hand the verdict on, never block.

@@ -434,12 +434,14 @@ probe_deps make_probe_deps(const config& cfg, const upstream_clients& clients,
 }
 
 /// The offer cache's bounds and its margin for a lost reply.
-cache_settings make_cache_settings(const config& cfg) {
+cache_settings make_cache_settings(const config& cfg,
+                                   std::shared_ptr<storage::store> shared) {
   // The probes' own deadlines end every fetch; these margins only catch a lost reply.
   cache_settings cache_cfg;
   cache_cfg.limits.max_entries = cfg.cache_max_entries;
   cache_cfg.limits.max_bytes = cfg.cache_max_bytes;
   cache_cfg.flight_deadline = cfg.answer_timeout + std::chrono::seconds(5);
+  cache_cfg.shared = std::move(shared);
   return cache_cfg;
 }
 
@@ -467,7 +469,7 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
   actors.memory = system.spawn<caf::detached>(memory, std::move(memory_cfg));
   peers.registry = system.spawn(probe_registry,
                                 make_probe_deps(cfg, clients, secrets, actors.memory));
-  auto cache_cfg = make_cache_settings(cfg);
+  auto cache_cfg = make_cache_settings(cfg, store.shared);
   actors.board = std::make_shared<hit_board>(cache_cfg.limits, cache_cfg.now);
   cache_cfg.board = actors.board;
   peers.cache = system.spawn(cache, peers.registry, std::move(cache_cfg));

@@ -168,6 +168,26 @@ caf::expected<std::string> lmdb_store::load_or_replace_record(std::string_view n
   return storage::load_or_replace_record(*parts_.main, parts_.meta, name, decide);
 }
 
+// The offer cache and single flight of an LMDB deployment stay in each process's memory (the
+// cache actor): one host's replicas would gain little from sharing them through the disk.
+
+caf::expected<std::optional<shared_offer>> lmdb_store::get_offer(const target&, bool) {
+  return std::optional<shared_offer>{};
+}
+
+caf::error lmdb_store::put_offer(const target&, const shared_offer&, std::chrono::seconds) {
+  return {};
+}
+
+caf::expected<bool> lmdb_store::lock_flight(const target&, bool, std::string_view,
+                                            std::chrono::milliseconds) {
+  return true;
+}
+
+caf::error lmdb_store::unlock_flight(const target&, bool, std::string_view) {
+  return {};
+}
+
 caf::error lmdb_store::flush() {
   // Commits are durable per the environment's sync option; without sync this is the moment
   // the pending pages reach the disk.

@@ -45,6 +45,16 @@ public:
   caf::expected<std::size_t> sweep_targets(std::int64_t now_unix, std::size_t limit) override;
   caf::expected<std::string> load_or_replace_record(std::string_view name,
                                                     const record_decision& decide) override;
+  bool shared_across_hosts() const noexcept override {
+    return false;
+  }
+  caf::expected<std::optional<shared_offer>> get_offer(const target& where,
+                                                       bool probe) override;
+  caf::error put_offer(const target& where, const shared_offer& offer,
+                       std::chrono::seconds ttl) override;
+  caf::expected<bool> lock_flight(const target& where, bool probe, std::string_view owner,
+                                  std::chrono::milliseconds ttl) override;
+  caf::error unlock_flight(const target& where, bool probe, std::string_view owner) override;
   caf::error flush() override;
   bool defers_durability() const noexcept override;
   caf::error settle_counters() override;

@@ -96,6 +96,26 @@ std::string target_tag(std::string_view host, std::uint16_t port) {
   return std::string{key_prefix} + "t:{" + std::string{host} + ":" + std::to_string(port) + "}";
 }
 
+// A cached offer per target and TLS mode: with reachability (probe) or without.
+std::string offer_key(const target& where, bool probe) {
+  return target_tag(where.host, where.port) + ":offer:"
+         + std::to_string(static_cast<int>(where.tls)) + (probe ? ":probed" : ":plain");
+}
+
+std::string flight_key(const target& where, bool probe) {
+  return target_tag(where.host, where.port) + ":flight:"
+         + std::to_string(static_cast<int>(where.tls)) + (probe ? ":probed" : ":plain");
+}
+
+// Frees a lock only for the replica that holds it: one whose lock expired must not free the
+// next holder's.
+constexpr std::string_view unlock_script = R"lua(
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+)lua";
+
 } // namespace
 
 // -- the pool -------------------------------------------------------------------
@@ -461,6 +481,56 @@ caf::expected<std::string> redis_store::load_or_replace_record(std::string_view 
       return std::move(**decision);
   }
   return redis_error("the record '" + std::string{name} + "' kept changing under us");
+}
+
+caf::expected<std::optional<shared_offer>> redis_store::get_offer(const target& where,
+                                                                  bool probe) {
+  // A call without probe is served by either entry, as the local cache does; the probed
+  // one carries more.
+  std::vector<std::vector<std::string>> cmds{{"GET", offer_key(where, true)}};
+  if (!probe)
+    cmds.push_back({"GET", offer_key(where, false)});
+  auto replies = pool_->exec(cmds);
+  if (!replies)
+    return replies.error();
+  std::optional<shared_offer> best;
+  for (auto& r : *replies) {
+    if (auto err = reply_error(r.get()))
+      return err;
+    if (r->type != REDIS_REPLY_STRING)
+      continue;
+    auto offer = decode_shared_offer(text_of(r.get()));
+    if (offer && (!best || offer->retrieved_unix > best->retrieved_unix))
+      best = std::move(offer);
+  }
+  return best;
+}
+
+caf::error redis_store::put_offer(const target& where, const shared_offer& offer,
+                                  std::chrono::seconds ttl) {
+  auto r = pool_->exec_one({"SET", offer_key(where, offer.probed), encode(offer), "EX",
+                            std::to_string(std::max<std::int64_t>(1, ttl.count()))});
+  if (!r)
+    return r.error();
+  return {};
+}
+
+caf::expected<bool> redis_store::lock_flight(const target& where, bool probe,
+                                             std::string_view owner,
+                                             std::chrono::milliseconds ttl) {
+  auto r = pool_->exec_one({"SET", flight_key(where, probe), std::string{owner}, "NX", "PX",
+                            std::to_string(std::max<std::int64_t>(1, ttl.count()))});
+  if (!r)
+    return r.error();
+  return (*r)->type == REDIS_REPLY_STATUS;
+}
+
+caf::error redis_store::unlock_flight(const target& where, bool probe, std::string_view owner) {
+  auto r = pool_->exec_one({"EVAL", std::string{unlock_script}, "1", flight_key(where, probe),
+                            std::string{owner}});
+  if (!r)
+    return r.error();
+  return {};
 }
 
 caf::error redis_store::flush() {

@@ -8,6 +8,7 @@
 // pipelined round trip. Every call blocks, so the actors that use a store run detached.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -20,6 +21,7 @@
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
 
+#include "net/api/target.hpp"
 #include "net/api/target_memory.hpp"
 #include "net/api/telemetry.hpp"
 #include "storage/records.hpp"
@@ -61,6 +63,21 @@ struct counter_result {
   /// A count refused because the counter had reached its limit (nothing was added).
   bool refused = false;
 };
+
+// -- offers shared across replicas -------------------------------------------------
+
+/// An offer result one replica fetched and every replica may serve as a cache hit.
+struct shared_offer {
+  /// The body as first rendered, without the cache's fields.
+  std::string body;
+  /// When the target answered, in Unix seconds.
+  std::int64_t retrieved_unix = 0;
+  /// Whether the body carries the reachability of its candidates.
+  bool probed = false;
+};
+
+std::string encode(const shared_offer& x);
+std::optional<shared_offer> decode_shared_offer(std::string_view record);
 
 // -- the interface --------------------------------------------------------------
 
@@ -121,6 +138,27 @@ public:
   virtual caf::expected<std::string> load_or_replace_record(std::string_view name,
                                                             const record_decision& decide)
     = 0;
+
+  /// Whether other hosts' replicas see this store (Redis): only then are offers cached and
+  /// single-flighted through it; each process keeps its own in memory otherwise.
+  virtual bool shared_across_hosts() const noexcept = 0;
+
+  /// The offer cached for where (one that carries reachability when probe), if any is live.
+  virtual caf::expected<std::optional<shared_offer>> get_offer(const target& where,
+                                                               bool probe) = 0;
+
+  /// Caches an offer for every replica for ttl.
+  virtual caf::error put_offer(const target& where, const shared_offer& offer,
+                               std::chrono::seconds ttl) = 0;
+
+  /// Takes the short lock that lets one replica send where an offer; true when owner took
+  /// it. It frees itself after ttl, so a replica that died holding it blocks no one for long.
+  virtual caf::expected<bool> lock_flight(const target& where, bool probe,
+                                          std::string_view owner,
+                                          std::chrono::milliseconds ttl) = 0;
+
+  /// Frees the lock if owner still holds it.
+  virtual caf::error unlock_flight(const target& where, bool probe, std::string_view owner) = 0;
 
   /// Makes everything written so far durable (at exit, and for batches whose durability was
   /// deferred); a no-op where every write already is.

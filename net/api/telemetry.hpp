@@ -90,6 +90,12 @@ public:
     cache_joins_.fetch_add(1, std::memory_order_relaxed);
   }
 
+  /// Counts a flight answered by another replica's offer through the shared store (Redis),
+  /// so this replica sent the target nothing.
+  void count_shared_hit() noexcept {
+    shared_hits_.fetch_add(1, std::memory_order_relaxed);
+  }
+
   /// Counts a call a quota refused.
   void count_refusal(refusal_scope scope) noexcept {
     refusals_[index(scope)].fetch_add(1, std::memory_order_relaxed);
@@ -123,6 +129,9 @@ public:
   std::uint64_t cache_joins() const noexcept {
     return cache_joins_.load(std::memory_order_relaxed);
   }
+  std::uint64_t shared_hits() const noexcept {
+    return shared_hits_.load(std::memory_order_relaxed);
+  }
   std::uint64_t refusals(refusal_scope scope) const noexcept {
     return refusals_[index(scope)].load(std::memory_order_relaxed);
   }
@@ -147,6 +156,7 @@ private:
   std::atomic<std::uint64_t> cache_hits_{0};
   std::atomic<std::uint64_t> cache_misses_{0};
   std::atomic<std::uint64_t> cache_joins_{0};
+  std::atomic<std::uint64_t> shared_hits_{0};
   std::array<std::atomic<std::uint64_t>, 3> refusals_{};
   std::array<std::atomic<std::uint64_t>, 2> store_ops_{};
   std::array<std::atomic<std::uint64_t>, 2> store_errors_{};

@@ -83,6 +83,11 @@ void telemetry_families(std::string& out, const telemetry& t) {
          std::to_string(t.cache_misses()));
   sample(out, "netherscope_offer_cache_requests_total", "{result=\"join\"}",
          std::to_string(t.cache_joins()));
+  family(out, "netherscope_offer_flights_from_replicas_total", "counter",
+         "Upstream offers this replica did not send because another replica's answer, "
+         "through the shared store, served the flight.");
+  sample(out, "netherscope_offer_flights_from_replicas_total", "",
+         std::to_string(t.shared_hits()));
   family(out, "netherscope_quota_refusals_total", "counter",
          "Calls a quota refused, by scope (ip and key monthly, signin hourly).");
   for (auto scope : {refusal_scope::ip, refusal_scope::key, refusal_scope::signin})

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <regex>
+#include <thread>
 
 #include "support/http.hpp"
 #include "support/redis_server.hpp"
@@ -93,4 +94,65 @@ TEST_CASE("replicas e2e: with Redis gone the API answers 503 unavailable, never 
   // The restarted Redis kept nothing (no persistence), so this is its first counted call.
   CHECK(again.header("x-ratelimit-remaining") == "99");
   CHECK(metric(svc, "netherscope_redis_up") == 1);
+}
+
+namespace {
+
+http_reply post_offer_to(const service_process& svc, unsigned target_port) {
+  auto body = R"({"host":"127.0.0.1","port":)" + std::to_string(target_port) + "}";
+  return http_request(svc.port(), "POST", "/api/offer", {{"Content-Type", "application/json"}},
+                      body, 30s);
+}
+
+bool served_from_cache(const http_reply& reply) {
+  auto body = reply.json();
+  return body.is_object() && body.as_object().contains("cached")
+         && body.as_object().at("cached") == true;
+}
+
+} // namespace
+
+TEST_CASE("replicas e2e: an offer one replica fetched is a cache hit on the other, with the "
+          "same retrieval time",
+          "[e2e][redis]") {
+  redis_server redis;
+  fake_target_process fake;
+  std::vector<std::string> args{"--store", redis.url()};
+  service_process a{args};
+  service_process b{args};
+  auto first = post_offer_to(a, fake.port());
+  INFO(first.body);
+  REQUIRE(first.status == 200);
+  CHECK_FALSE(served_from_cache(first));
+  auto second = post_offer_to(b, fake.port());
+  INFO(second.body);
+  REQUIRE(second.status == 200);
+  CHECK(served_from_cache(second));
+  CHECK(second.json().at("retrievedAt") == first.json().at("retrievedAt"));
+  CHECK(fake.stats().at("offers").as_int64() == 1);
+  CHECK(metric(b, "netherscope_offer_flights_from_replicas_total") == 1);
+}
+
+TEST_CASE("replicas e2e: concurrent identical offers on two replicas reach the target once",
+          "[e2e][redis]") {
+  redis_server redis;
+  // The answer takes a while, so every call arrives while the first flight is under way.
+  fake_target_process fake{{"--answer-delay-ms", "700"}};
+  std::vector<std::string> args{"--store", redis.url()};
+  service_process a{args};
+  service_process b{args};
+  constexpr int per_replica = 8;
+  std::vector<std::thread> callers;
+  std::vector<int> statuses(2 * per_replica, 0);
+  for (int i = 0; i < 2 * per_replica; ++i)
+    callers.emplace_back([&, i] {
+      statuses[i] = post_offer_to(i % 2 == 0 ? a : b, fake.port()).status;
+    });
+  for (auto& t : callers)
+    t.join();
+  for (int i = 0; i < 2 * per_replica; ++i) {
+    INFO("call " << i);
+    CHECK(statuses[i] == 200);
+  }
+  CHECK(fake.stats().at("offers").as_int64() == 1);
 }

@@ -336,3 +336,75 @@ TEST_CASE("redis URLs: parsed, refused with a reason, and logged without the pas
   CHECK(shown.find("s3cret") == std::string::npos);
   CHECK(shown == "redis://:REDACTED@127.0.0.1:6380/2");
 }
+
+TEST_CASE("redis store: an offer cached by one handle is read by the other until its lifetime "
+          "ends, and a call that wants reachability reads only a probed one",
+          "[store][redis]") {
+  store_under_test s{"redis"};
+  REQUIRE(s.first->shared_across_hosts());
+  target where{"203.0.113.9", 19132, tls_mode::auto_detect};
+  auto none = s.second->get_offer(where, false);
+  REQUIRE(none);
+  CHECK_FALSE(*none);
+  REQUIRE_FALSE(s.first->put_offer(where, {"{\"answer\":\"v=0\"}", nov_22, false},
+                                   std::chrono::seconds(1)));
+  auto plain = s.second->get_offer(where, false);
+  REQUIRE(plain);
+  REQUIRE(*plain);
+  CHECK((*plain)->body == "{\"answer\":\"v=0\"}");
+  CHECK((*plain)->retrieved_unix == nov_22);
+  CHECK_FALSE((*plain)->probed);
+  auto probed = s.second->get_offer(where, true);
+  REQUIRE(probed);
+  CHECK_FALSE(*probed);
+  // Another TLS mode is another target.
+  auto other_tls = s.second->get_offer(target{"203.0.113.9", 19132, tls_mode::on}, false);
+  REQUIRE(other_tls);
+  CHECK_FALSE(*other_tls);
+  CHECK(test::wait_until(
+    [&] {
+      auto gone = s.second->get_offer(where, false);
+      return gone && !*gone;
+    },
+    std::chrono::seconds(3)));
+}
+
+TEST_CASE("redis store: one flight lock per target, freed only by its holder, and by itself "
+          "after its lifetime",
+          "[store][redis]") {
+  store_under_test s{"redis"};
+  target where{"203.0.113.9", 19132, tls_mode::auto_detect};
+  auto ttl = std::chrono::milliseconds(800);
+  auto a = s.first->lock_flight(where, false, "owner-a", ttl);
+  REQUIRE(a);
+  CHECK(*a);
+  auto b = s.second->lock_flight(where, false, "owner-b", ttl);
+  REQUIRE(b);
+  CHECK_FALSE(*b);
+  // A flight with reachability checks is a flight of its own.
+  auto b_probe = s.second->lock_flight(where, true, "owner-b", ttl);
+  REQUIRE(b_probe);
+  CHECK(*b_probe);
+  // Not the holder: nothing is freed.
+  REQUIRE_FALSE(s.second->unlock_flight(where, false, "owner-b"));
+  auto still = s.second->lock_flight(where, false, "owner-b", ttl);
+  REQUIRE(still);
+  CHECK_FALSE(*still);
+  REQUIRE_FALSE(s.first->unlock_flight(where, false, "owner-a"));
+  auto after = s.second->lock_flight(where, false, "owner-b", ttl);
+  REQUIRE(after);
+  CHECK(*after);
+  // A holder that never frees its lock blocks others only for the lock's lifetime.
+  CHECK(test::wait_until(
+    [&] {
+      auto c = s.first->lock_flight(where, false, "owner-c", ttl);
+      return c && *c;
+    },
+    std::chrono::seconds(3)));
+}
+
+TEST_CASE("lmdb store: offers are not shared through the disk; each process caches its own",
+          "[store]") {
+  store_under_test s{"lmdb"};
+  CHECK_FALSE(s.first->shared_across_hosts());
+}
