@@ -26,8 +26,8 @@ clang=(clang-14 libclang-rt-14-dev)
 # machine already has them (some images ship their own build, which Debian's npm conflicts with).
 # The page's browser test drives Debian's chromium through playwright-core (tests/browser).
 # promtool (in Debian's prometheus package) checks the /metrics text in
-# tests/e2e/metrics_e2e_test.cpp.
-tests=(python3-aiortc chromium prometheus)
+# tests/e2e/metrics_e2e_test.cpp; tools/cluster.sh puts haproxy in front of the replicas.
+tests=(python3-aiortc chromium prometheus haproxy)
 
 wanted=("${required[@]}")
 [ "${WITH_BENCH:-0}" = 1 ] && wanted+=("${bench[@]}")

@@ -5,7 +5,7 @@
 # time, and a table of them at the end.
 #
 #   tools/test.sh                  every stage below, in this order
-#   tools/test.sh --quick [ARGS]   the plain build, its tests and the bench smoke; ARGS go to
+#   tools/test.sh --quick [ARGS]   the plain build, its tests, the cluster and bench smokes; ARGS go to
 #                                  ctest (e.g. -R e2e). Arguments without a mode mean --quick.
 #   tools/test.sh --sanitize [ARGS]  ASan+UBSan build of the whole suite (build-asan/)
 #   tools/test.sh --tsan [ARGS]    TSan build of the whole suite (build-tsan/), with a TSan
@@ -66,6 +66,10 @@ plain() {
   cmake --build build -j"$jobs"
   stage "tests"
   ctest --test-dir build -j"$jobs" --output-on-failure "$@"
+  # Redis, three replicas and HAProxy as processes on loopback: one quota and one offer cache
+  # across the replicas, through the proxy (tools/cluster.sh).
+  stage "cluster smoke"
+  tools/cluster.sh smoke
   # A one-second run of each benchmark: it proves the bench still runs and every cached offer
   # succeeds; its figures are not judged here (timings belong to docs/BENCHMARKS.md).
   stage "bench smoke"

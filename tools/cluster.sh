@@ -1,0 +1,207 @@
+#!/usr/bin/env bash
+# A netherscope cluster on this machine: redis-server, three replicas on one Redis store, and
+# HAProxy in front passing the client's address (X-Forwarded-For), which the replicas trust
+# only from the proxy. Plain processes on 127.0.0.1, as deploy/compose.yaml runs containers.
+#
+#   tools/cluster.sh up      start it; prints the proxy's URL; state in $CLUSTER_DIR
+#   tools/cluster.sh down    end exactly the processes `up` started (by their PIDs)
+#   tools/cluster.sh smoke   up, check one quota and one offer cache across the replicas
+#                            through the proxy, then down; exits non-zero on any failure
+#
+# CLUSTER_DIR (default build/cluster) holds the logs, data dirs and PIDs. REPLICA_ARGS adds
+# options to every replica (smoke sets a small quota and --allow-loopback for its fake target).
+# Needs a built service (cmake --build build) and Debian's redis-server and haproxy
+# (WITH_TESTS=1 tools/setup.sh installs both).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=${CLUSTER_DIR:-build/cluster}
+replicas=3
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# Waits up to 10 s for an HTTP 200 from a URL.
+wait_ok() {
+  for _ in $(seq 1 100); do
+    curl -fsS -o /dev/null --max-time 1 "$1" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "cluster: $1 did not answer 200 within 10 s" >&2
+  return 1
+}
+
+# Starts a command in the background, its output in a log, and records its PID.
+start() {
+  local name=$1
+  shift
+  "$@" >"$dir/$name.log" 2>&1 &
+  echo "$!" >>"$dir/pids"
+}
+
+up() {
+  [ -x build/netherscope ] || { echo "cluster: build the service first (cmake --build build)" >&2; exit 1; }
+  if [ -s "$dir/pids" ]; then
+    echo "cluster: $dir/pids exists; run tools/cluster.sh down first" >&2
+    exit 1
+  fi
+  mkdir -p "$dir"
+  : >"$dir/pids"
+  local redis_port proxy_port
+  redis_port=$(free_port)
+  start redis redis-server --bind 127.0.0.1 --port "$redis_port" --save '' --appendonly no
+  for _ in $(seq 1 100); do
+    redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+  local servers=""
+  for i in $(seq 1 "$replicas"); do
+    local port
+    port=$(free_port)
+    mkdir -p "$dir/replica$i"
+    # shellcheck disable=SC2086 # REPLICA_ARGS is a list of options
+    start "replica$i" build/netherscope --listen 127.0.0.1 --port "$port" \
+      --data-dir "$dir/replica$i" --store "redis://127.0.0.1:$redis_port" \
+      --trusted-proxy 127.0.0.1/32 ${REPLICA_ARGS:-}
+    echo "$port" >"$dir/replica$i.port"
+    servers+="  server replica$i 127.0.0.1:$port check inter 1s"$'\n'
+    wait_ok "http://127.0.0.1:$port/readyz"
+  done
+  proxy_port=$(free_port)
+  cat >"$dir/haproxy.cfg" <<EOF
+# Written by tools/cluster.sh: the proxy of deploy/haproxy.cfg, on loopback.
+global
+  maxconn 2000
+defaults
+  mode http
+  timeout connect 5s
+  timeout client 35s
+  timeout server 35s
+frontend api
+  bind 127.0.0.1:$proxy_port
+  # Only this proxy's X-Forwarded-For may be believed: drop the client's, add the address.
+  http-request del-header X-Forwarded-For
+  option forwardfor
+  default_backend netherscope
+backend netherscope
+  balance roundrobin
+  option httpchk GET /readyz
+$servers
+EOF
+  start haproxy haproxy -db -f "$dir/haproxy.cfg"
+  echo "$proxy_port" >"$dir/proxy.port"
+  wait_ok "http://127.0.0.1:$proxy_port/readyz"
+  echo "cluster: http://127.0.0.1:$proxy_port (redis 127.0.0.1:$redis_port, $replicas replicas;" \
+    "PIDs in $dir/pids)"
+}
+
+down() {
+  [ -f "$dir/pids" ] || return 0
+  local pids
+  pids=$(cat "$dir/pids")
+  # shellcheck disable=SC2086 # one PID per word
+  [ -n "$pids" ] && kill $pids 2>/dev/null || true
+  for pid in $pids; do
+    for _ in $(seq 1 50); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+  done
+  rm -f "$dir/pids"
+}
+
+fail() {
+  echo "cluster smoke: FAILED: $*" >&2
+  for log in "$dir"/*.log; do
+    echo "--- $log (last lines)" >&2
+    tail -5 "$log" >&2
+  done
+  exit 1
+}
+
+# One info call through the proxy from a loopback source address; prints "status remaining".
+info_call() {
+  local source=$1
+  curl -sS --max-time 10 --interface "$source" -o /dev/null -D - \
+    "http://127.0.0.1:$proxy/api/info?host=127.0.0.1&port=$target_port" |
+    awk 'NR == 1 {status = $2} tolower($1) == "x-ratelimit-remaining:" {r = $2}
+         END {gsub("\r", "", r); print status, r}'
+}
+
+# The number of answered /api/info calls a replica counts in its /metrics.
+info_calls_of() {
+  curl -fsS --max-time 5 "http://127.0.0.1:$(cat "$dir/replica$1.port")/metrics" |
+    awk '/^netherscope_requests_total\{route="\/api\/info"/ {n += $2} END {print n + 0}'
+}
+
+smoke() {
+  local limit=5
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/netherscope-cluster.XXXXXX")
+  trap 'down; rm -rf "$dir"' EXIT
+  mkdir -p "$dir"
+  : >"$dir/pids"
+  start target build/tools/fake_target/fake_target
+  for _ in $(seq 1 100); do
+    target_port=$(sed -nE 's/.*"port":([0-9]+).*/\1/p' "$dir/target.log" | head -1)
+    [ -n "$target_port" ] && break
+    sleep 0.1
+  done
+  [ -n "$target_port" ] || fail "the fake target did not start"
+  # `up` refuses a non-empty pids file; it appends the rest to the target's PID.
+  mv "$dir/pids" "$dir/pids.target"
+  REPLICA_ARGS="--allow-loopback --access-log=false --limit-info-ip $limit" up
+  cat "$dir/pids.target" >>"$dir/pids"
+  proxy=$(cat "$dir/proxy.port")
+
+  # One quota across three replicas: calls spread round robin stop exactly at the limit.
+  local ok=0 refused=0 i line status remaining
+  for i in $(seq 1 $((limit + 3))); do
+    line=$(info_call 127.0.0.1)
+    read -r status remaining <<<"$line"
+    if [ "$status" = 200 ]; then
+      ok=$((ok + 1))
+      [ "$remaining" = $((limit - ok)) ] || fail "call $i: remaining $remaining, expected $((limit - ok))"
+    elif [ "$status" = 429 ]; then
+      refused=$((refused + 1))
+    else
+      fail "call $i: status $status"
+    fi
+  done
+  [ "$ok" = "$limit" ] && [ "$refused" = 3 ] || fail "$ok answered and $refused refused, expected $limit and 3"
+  local answering=0
+  for i in $(seq 1 "$replicas"); do
+    [ "$(info_calls_of "$i")" -gt 0 ] && answering=$((answering + 1))
+  done
+  [ "$answering" -ge 2 ] || fail "the calls reached $answering replica(s); the proxy should spread them"
+  echo "cluster smoke: $limit calls answered and 3 refused across $answering replicas: one quota"
+
+  # The proxy's X-Forwarded-For is trusted: another client address has a quota of its own.
+  read -r status remaining <<<"$(info_call 127.0.0.2)"
+  [ "$status" = 200 ] && [ "$remaining" = $((limit - 1)) ] ||
+    fail "a second client address got $status with $remaining left, expected 200 with $((limit - 1))"
+  echo "cluster smoke: a second client address counts apart"
+
+  # One offer cache: three offers through the proxy, one upstream offer.
+  for i in 1 2 3; do
+    status=$(curl -sS --max-time 30 --interface 127.0.0.3 -o /dev/null -w '%{http_code}' \
+      -X POST -H 'Content-Type: application/json' \
+      -d "{\"host\":\"127.0.0.1\",\"port\":$target_port}" "http://127.0.0.1:$proxy/api/offer")
+    [ "$status" = 200 ] || fail "offer $i: status $status"
+  done
+  local offers
+  offers=$(curl -fsS --max-time 5 "http://127.0.0.1:$target_port/_fake/stats" |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["offers"])')
+  [ "$offers" = 1 ] || fail "the target received $offers offers, expected 1"
+  echo "cluster smoke: three offers through the proxy, one upstream offer"
+  echo "cluster smoke: passed"
+}
+
+case ${1:-} in
+  up) up ;;
+  down) down ;;
+  smoke) smoke ;;
+  *)
+    echo "usage: tools/cluster.sh up|down|smoke" >&2
+    exit 2
+    ;;
+esac
