@@ -6,30 +6,9 @@
 #include <regex>
 #include <string>
 
-#include <boost/json.hpp>
-
 #include "support/http.hpp"
 
 using namespace netherscope::test;
-using namespace std::chrono_literals;
-
-namespace {
-
-http_reply post_offer(const service_process& svc, unsigned target_port,
-                      const header_list& extra_headers = {}) {
-  header_list headers{{"Content-Type", "application/json"}};
-  headers.insert(headers.end(), extra_headers.begin(), extra_headers.end());
-  auto body = R"({"host":"127.0.0.1","port":)" + std::to_string(target_port) + "}";
-  return http_request(svc.port(), "POST", "/api/offer", headers, body, 30s);
-}
-
-bool cached(const http_reply& reply) {
-  auto body = reply.json();
-  return body.is_object() && body.as_object().contains("cached")
-         && body.as_object().at("cached") == true;
-}
-
-} // namespace
 
 TEST_CASE("hit path e2e: cached offers are charged like any call and the target is asked "
           "once",
@@ -39,17 +18,17 @@ TEST_CASE("hit path e2e: cached offers are charged like any call and the target 
   auto hits_before = metric(svc, R"(netherscope_offer_cache_requests_total{result="hit"})");
   REQUIRE(hits_before);
 
-  auto first = post_offer(svc, fake.port());
+  auto first = offer_call(svc, fake.port());
   INFO(first.body);
   REQUIRE(first.status == 200);
-  CHECK_FALSE(cached(first));
+  CHECK_FALSE(served_from_cache(first));
   CHECK(first.header("x-ratelimit-remaining") == "2");
 
   for (std::string left : {"1", "0"}) {
-    auto hit = post_offer(svc, fake.port());
+    auto hit = offer_call(svc, fake.port());
     INFO(hit.body);
     CHECK(hit.status == 200);
-    CHECK(cached(hit));
+    CHECK(served_from_cache(hit));
     CHECK_FALSE(hit.header("age").empty());
     CHECK(hit.header("access-control-allow-origin") == "*");
     CHECK(hit.header("x-ratelimit-scope") == "ip");
@@ -57,13 +36,13 @@ TEST_CASE("hit path e2e: cached offers are charged like any call and the target 
     CHECK(hit.header("x-ratelimit-remaining") == left);
   }
 
-  auto refused = post_offer(svc, fake.port());
+  auto refused = offer_call(svc, fake.port());
   CHECK(refused.status == 429);
   CHECK(refused.code() == "quota_exhausted");
   CHECK_FALSE(refused.header("retry-after").empty());
   CHECK(refused.header("x-ratelimit-remaining") == "0");
 
-  auto unknown = post_offer(svc, fake.port(), {{"X-API-Key", "nsk_nope"}});
+  auto unknown = offer_call(svc, fake.port(), {{"X-API-Key", "nsk_nope"}});
   CHECK(unknown.status == 401);
   CHECK(unknown.code() == "unauthorized");
   CHECK(unknown.header("x-ratelimit-scope") == "ip");
@@ -71,10 +50,10 @@ TEST_CASE("hit path e2e: cached offers are charged like any call and the target 
   auto created = run_admin(svc.data_dir(), {"create-account", "--login", "dave"});
   std::smatch m;
   REQUIRE(std::regex_search(created, m, std::regex{"nsk_[A-Za-z0-9_-]+"}));
-  auto with_key = post_offer(svc, fake.port(), {{"X-API-Key", m[0]}});
+  auto with_key = offer_call(svc, fake.port(), {{"X-API-Key", m[0]}});
   INFO(with_key.body);
   CHECK(with_key.status == 200);
-  CHECK(cached(with_key));
+  CHECK(served_from_cache(with_key));
   CHECK(with_key.header("x-ratelimit-scope") == "key");
 
   // Three hits answered (the refused and unauthorized calls are not hits), one offer upstream.

@@ -64,6 +64,67 @@ http_reply offer(const service_process& svc, const std::string& body,
   return http_request(svc.port(), "POST", "/api/offer", headers, body);
 }
 
+
+/// What 8 clients saw when the service got a signal while they called it, and how it exited.
+struct interrupted_load {
+  /// Calls answered 400: counted, and the answer arrived.
+  long long answered = 0;
+  /// Calls answered 503 while the service drained.
+  long long drained = 0;
+  /// Calls sent and then cut off without a status (not a refused connect).
+  long long cut_off = 0;
+  bool loaded = false;
+  std::optional<int> exit_status;
+};
+
+/// Runs the service on data_dir, calls it (charged, invalid /api/info calls) from 8 clients
+/// until at least 300 were answered, then sends it sig and waits for its exit.
+interrupted_load interrupt_under_load(const std::string& data_dir, long long limit, int sig) {
+  std::atomic<long long> answered{0};
+  std::atomic<long long> drained{0};
+  std::atomic<long long> cut_off{0};
+  interrupted_load out;
+  service_process svc{{"--limit-info-ip", std::to_string(limit)}, {}, true, data_dir};
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 8; ++c) {
+    clients.emplace_back([&] {
+      // Bounded: at most 5000 calls per client, and the signal ends them sooner.
+      for (int i = 0; i < 5000 && !stop.load(); ++i) {
+        auto r = get_info(svc, "host=", 5s);
+        if (r.status == 400) {
+          answered.fetch_add(1);
+          continue;
+        }
+        if (r.status == 503)
+          drained.fetch_add(1);
+        else if (r.status == 0 && r.error.find("connect") == std::string::npos)
+          cut_off.fetch_add(1);
+        break;
+      }
+    });
+  }
+  // Signal it mid-stream: once a good number of calls were answered, every client has a call
+  // in flight or about to be. (No REQUIRE before the clients are joined: it would throw past
+  // joinable threads.)
+  out.loaded = wait_until([&] { return answered.load() >= 300; }, 30s);
+  svc.process().signal(sig);
+  out.exit_status = svc.process().wait(15s);
+  stop.store(true);
+  for (auto& t : clients)
+    t.join();
+  out.answered = answered.load();
+  out.drained = drained.load();
+  out.cut_off = cut_off.load();
+  return out;
+}
+
+/// How many calls the store counted: one more call on a service restarted on data_dir.
+long long counted_after_restart(const std::string& data_dir, long long limit) {
+  service_process again{{"--limit-info-ip", std::to_string(limit)}, {}, true, data_dir};
+  return limit - remaining(get_info(again, "host=")) - 1; // minus this call
+}
+
 } // namespace
 
 TEST_CASE("quota e2e: every API status carries the four headers", "[e2e][quota]") {
@@ -200,44 +261,15 @@ TEST_CASE("quota e2e: counts survive a restart", "[e2e][quota]") {
 TEST_CASE("quota e2e: kill -9 under load gives back no answered call", "[e2e][quota]") {
   temp_dir data;
   constexpr long long limit = 1000000;
-  std::atomic<long long> answered{0};
-  bool loaded = false;
-  {
-    service_process svc{{"--limit-info-ip", std::to_string(limit)}, {}, true, data.path()};
-    std::atomic<bool> stop{false};
-    std::vector<std::thread> clients;
-    for (int c = 0; c < 8; ++c) {
-      clients.emplace_back([&] {
-        // Bounded: at most 5000 calls per client, and the kill ends them sooner.
-        for (int i = 0; i < 5000 && !stop.load(); ++i) {
-          auto r = get_info(svc, "host=", 5s);
-          if (r.status == 400)
-            answered.fetch_add(1);
-          else
-            break;
-        }
-      });
-    }
-    // Kill it mid-stream: once a good number of calls were answered, every client has a call
-    // in flight or about to be. (No REQUIRE before the clients are joined: it would throw
-    // past joinable threads.)
-    loaded = wait_until([&] { return answered.load() >= 300; }, 30s);
-    svc.process().signal(SIGKILL);
-    stop.store(true);
-    for (auto& t : clients)
-      t.join();
-    svc.process().wait(10s);
-  }
-  INFO("answered before the kill: " << answered.load());
-  REQUIRE(loaded);
-  service_process again{{"--limit-info-ip", std::to_string(limit)}, {}, true, data.path()};
-  auto r = get_info(again, "host=");
-  auto counted = limit - remaining(r) - 1; // minus this call
-  INFO("answered " << answered.load() << " counted " << counted);
+  auto load = interrupt_under_load(data.path(), limit, SIGKILL);
+  INFO("answered before the kill: " << load.answered);
+  REQUIRE(load.loaded);
+  auto counted = counted_after_restart(data.path(), limit);
+  INFO("counted " << counted);
   // Every answered call was counted; at most the 8 in flight at the kill were counted
   // without their answer arriving.
-  CHECK(counted >= answered.load());
-  CHECK(counted <= answered.load() + 8);
+  CHECK(counted >= load.answered);
+  CHECK(counted <= load.answered + 8);
 }
 
 TEST_CASE("quota e2e: the account routes with a key", "[e2e][quota]") {
@@ -319,55 +351,19 @@ TEST_CASE("quota e2e: SIGTERM under load exits 0 and loses no answered charge",
           "[e2e][quota]") {
   temp_dir data;
   constexpr long long limit = 1000000;
-  std::atomic<long long> answered{0};
-  std::atomic<long long> unanswered{0};
-  std::atomic<long long> refused{0};
-  bool loaded = false;
-  std::optional<int> status;
-  {
-    service_process svc{{"--limit-info-ip", std::to_string(limit)}, {}, true, data.path()};
-    std::atomic<bool> stop{false};
-    std::vector<std::thread> clients;
-    for (int c = 0; c < 8; ++c) {
-      clients.emplace_back([&] {
-        // Bounded: at most 5000 calls per client; the shutdown ends them sooner.
-        for (int i = 0; i < 5000 && !stop.load(); ++i) {
-          auto r = get_info(svc, "host=", 5s);
-          if (r.status == 400) {
-            answered.fetch_add(1);
-          } else {
-            // After SIGTERM: a 503 while draining, or a refused connection once the listener
-            // closed. A call cut off after it was sent would be an error without a status.
-            if (r.status == 503)
-              refused.fetch_add(1);
-            else if (r.status == 0 && r.error.find("connect") == std::string::npos)
-              unanswered.fetch_add(1);
-            break;
-          }
-        }
-      });
-    }
-    loaded = wait_until([&] { return answered.load() >= 300; }, 30s);
-    svc.process().signal(SIGTERM);
-    status = svc.process().wait(15s);
-    stop.store(true);
-    for (auto& t : clients)
-      t.join();
-  }
-  INFO("answered " << answered.load() << ", 503 " << refused.load() << ", cut off "
-                   << unanswered.load());
-  REQUIRE(loaded);
-  CHECK(status == 0);
+  auto load = interrupt_under_load(data.path(), limit, SIGTERM);
+  INFO("answered " << load.answered << ", 503 " << load.drained << ", cut off "
+                   << load.cut_off);
+  REQUIRE(load.loaded);
+  CHECK(load.exit_status == 0);
   // A connection still in the listen backlog, or accepted with its request unread, when the
   // service stops is reset (as nginx's graceful stop does); its client retries. Each client
   // has at most one call cut off so, its last.
-  CHECK(unanswered.load() <= 8);
-  service_process again{{"--limit-info-ip", std::to_string(limit)}, {}, true, data.path()};
-  auto r = get_info(again, "host=");
-  auto counted = limit - remaining(r) - 1; // minus this call
+  CHECK(load.cut_off <= 8);
+  auto counted = counted_after_restart(data.path(), limit);
   INFO("counted " << counted);
   // The charges of every answered call were committed before the exit; at most the 8 in
   // flight when the listener closed were counted without an answer.
-  CHECK(counted >= answered.load());
-  CHECK(counted <= answered.load() + 8);
+  CHECK(counted >= load.answered);
+  CHECK(counted <= load.answered + 8);
 }

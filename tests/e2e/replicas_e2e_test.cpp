@@ -96,22 +96,6 @@ TEST_CASE("replicas e2e: with Redis gone the API answers 503 unavailable, never 
   CHECK(metric(svc, "netherscope_redis_up") == 1);
 }
 
-namespace {
-
-http_reply post_offer_to(const service_process& svc, unsigned target_port) {
-  auto body = R"({"host":"127.0.0.1","port":)" + std::to_string(target_port) + "}";
-  return http_request(svc.port(), "POST", "/api/offer", {{"Content-Type", "application/json"}},
-                      body, 30s);
-}
-
-bool served_from_cache(const http_reply& reply) {
-  auto body = reply.json();
-  return body.is_object() && body.as_object().contains("cached")
-         && body.as_object().at("cached") == true;
-}
-
-} // namespace
-
 TEST_CASE("replicas e2e: an offer one replica fetched is a cache hit on the other, with the "
           "same retrieval time",
           "[e2e][redis]") {
@@ -120,11 +104,11 @@ TEST_CASE("replicas e2e: an offer one replica fetched is a cache hit on the othe
   std::vector<std::string> args{"--store", redis.url()};
   service_process a{args};
   service_process b{args};
-  auto first = post_offer_to(a, fake.port());
+  auto first = offer_call(a, fake.port());
   INFO(first.body);
   REQUIRE(first.status == 200);
   CHECK_FALSE(served_from_cache(first));
-  auto second = post_offer_to(b, fake.port());
+  auto second = offer_call(b, fake.port());
   INFO(second.body);
   REQUIRE(second.status == 200);
   CHECK(served_from_cache(second));
@@ -146,7 +130,7 @@ TEST_CASE("replicas e2e: concurrent identical offers on two replicas reach the t
   std::vector<int> statuses(2 * per_replica, 0);
   for (int i = 0; i < 2 * per_replica; ++i)
     callers.emplace_back([&, i] {
-      statuses[i] = post_offer_to(i % 2 == 0 ? a : b, fake.port()).status;
+      statuses[i] = offer_call(i % 2 == 0 ? a : b, fake.port()).status;
     });
   for (auto& t : callers)
     t.join();

@@ -207,6 +207,20 @@ http_reply get_info(const service_process& svc, const std::string& query,
   return http_request(svc.port(), "GET", "/api/info?" + query, {}, {}, timeout);
 }
 
+http_reply offer_call(const service_process& svc, unsigned target_port,
+                      const header_list& extra_headers) {
+  header_list headers{{"Content-Type", "application/json"}};
+  headers.insert(headers.end(), extra_headers.begin(), extra_headers.end());
+  auto body = R"({"host":"127.0.0.1","port":)" + std::to_string(target_port) + "}";
+  return http_request(svc.port(), "POST", "/api/offer", headers, body, std::chrono::seconds(30));
+}
+
+bool served_from_cache(const http_reply& reply) {
+  auto body = reply.json();
+  return body.is_object() && body.as_object().contains("cached")
+         && body.as_object().at("cached") == true;
+}
+
 std::optional<std::int64_t> metric(const service_process& svc, const std::string& series) {
   auto reply = http_request(svc.port(), "GET", "/metrics", {}, {}, std::chrono::seconds(10));
   if (reply.status != 200)

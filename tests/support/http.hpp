@@ -97,6 +97,13 @@ std::string run_admin(const std::string& data_dir, std::vector<std::string> args
 http_reply get_info(const service_process& svc, const std::string& query,
                     std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
+/// POST /api/offer for the target 127.0.0.1:target_port, with extra request headers.
+http_reply offer_call(const service_process& svc, unsigned target_port,
+                      const header_list& extra_headers = {});
+
+/// Whether an offer reply says it came from the cache ("cached": true).
+bool served_from_cache(const http_reply& reply);
+
 /// The value of one series in the service's GET /metrics, named as it is written there, e.g.
 /// `netherscope_requests_total{route="/api/info",status="2xx"}`; nullopt when the series is
 /// absent or the metrics cannot be read.
