@@ -28,10 +28,10 @@ account_view store_failed(const caf::error& err) {
   return failed(error_code::unavailable, "the account store failed; try again shortly");
 }
 
-// Fills in usage and limits; the transaction is the one that made any change, so the view
-// and the change agree.
-account_view describe(storage::txn& t, const store_handles& store, const quota_limits& limits,
-                      const storage::account_record& account, std::int64_t now) {
+// Describes an account and its limits; add_usage fills in its usage once the record
+// transaction is over (the counters live outside the record tables on Redis).
+account_view describe(const quota_limits& limits, const storage::account_record& account,
+                      std::int64_t now) {
   auto window = storage::window_of(now);
   account_view view;
   view.user_id = account.user_id;
@@ -42,7 +42,14 @@ account_view describe(storage::txn& t, const store_handles& store, const quota_l
   view.info_limit = limits.info_key;
   view.offer_limit = limits.offer_key;
   view.key_active = !account.active_key_hash.empty();
-  auto used = storage::usage_of(t, store.usage, account.user_id, window.label);
+  return view;
+}
+
+// Fills in this month's usage of a view that describes an account.
+account_view add_usage(storage::store& store, account_view view) {
+  if (!view.error.ok() || view.month.empty())
+    return view;
+  auto used = storage::usage_of(store, view.user_id, view.month);
   if (!used)
     return store_failed(used.error());
   view.info_used = used->info;
@@ -50,19 +57,19 @@ account_view describe(storage::txn& t, const store_handles& store, const quota_l
   return view;
 }
 
-// Runs fn in a write transaction and commits when it succeeded. A refusal (a limit, a wrong
-// token) is an answer too, but nothing it may have written is kept.
+// Runs fn in one record transaction and keeps its writes when it succeeded. A refusal (a
+// limit, a wrong token) is an answer too, but nothing it may have written is kept. On Redis
+// fn may run again when another replica changed the records first.
 template <class F>
-account_view in_write_txn(const store_handles& store, F fn) {
-  auto t = storage::txn::begin(*store.env, true);
-  if (!t)
-    return store_failed(t.error());
-  auto view = fn(*t);
-  if (!view.error.ok())
-    return view;
-  if (auto err = t->commit())
+account_view in_records(storage::store& store, bool write, F fn) {
+  account_view view;
+  auto err = store.with_records(write, [&](storage::record_txn& t) -> caf::expected<bool> {
+    view = fn(t);
+    return view.error.ok();
+  });
+  if (err)
     return store_failed(err);
-  return view;
+  return add_usage(store, std::move(view));
 }
 
 account_view unknown_key() {
@@ -71,9 +78,8 @@ account_view unknown_key() {
 
 // Runs fn(account) for the account whose active key has this hash, or says why not.
 template <class F>
-account_view with_account(storage::txn& t, const store_handles& store,
-                          const std::string& key_hash, F fn) {
-  auto account = storage::account_by_key(t, store.accounts, key_hash);
+account_view with_account(storage::record_txn& t, const std::string& key_hash, F fn) {
+  auto account = storage::account_by_key(t, key_hash);
   if (!account)
     return store_failed(account.error());
   if (!*account)
@@ -82,45 +88,44 @@ account_view with_account(storage::txn& t, const store_handles& store,
 }
 
 // Issues a new key for an account within the hourly limit, and shows it once.
-account_view rotate(storage::txn& t, const store_handles& store, const keys_settings& cfg,
+account_view rotate(storage::record_txn& t, const keys_settings& cfg,
                     const storage::account_record& account, std::int64_t now) {
-  auto allowed = storage::take_rotation(t, store.usage, account.user_id, now,
-                                        cfg.rotations_per_hour);
+  auto allowed = storage::take_rotation(t, account.user_id, now, cfg.rotations_per_hour);
   if (!allowed)
     return store_failed(allowed.error());
   if (!allowed->ok())
     return failed(std::move(*allowed));
-  auto issued = storage::issue_key(t, store.accounts, account.user_id, account.login, now);
+  auto issued = storage::issue_key(t, account.user_id, account.login, now);
   if (!issued)
     return store_failed(issued.error());
-  auto view = describe(t, store, cfg.limits, issued->account, now);
+  auto view = describe(cfg.limits, issued->account, now);
   view.new_key = std::move(issued->key);
   return view;
 }
 
-account_view revoke(storage::txn& t, const store_handles& store, const keys_settings& cfg,
+account_view revoke(storage::record_txn& t, const keys_settings& cfg,
                     storage::account_record& account, std::int64_t now) {
-  auto revoked = storage::revoke_active_key(t, store.accounts, account.user_id, now);
+  auto revoked = storage::revoke_active_key(t, account.user_id, now);
   if (!revoked)
     return store_failed(revoked.error());
   account.active_key_hash.clear();
-  return describe(t, store, cfg.limits, account, now);
+  return describe(cfg.limits, account, now);
 }
 
-account_view sign_in(storage::txn& t, const store_handles& store, const keys_settings& cfg,
-                     std::uint64_t user_id, const std::string& login,
-                     const std::string& old_session_hash, std::int64_t now) {
-  auto result = storage::sign_in(t, store.accounts, user_id, login, now);
+account_view sign_in(storage::record_txn& t, const keys_settings& cfg, std::uint64_t user_id,
+                     const std::string& login, const std::string& old_session_hash,
+                     std::int64_t now) {
+  auto result = storage::sign_in(t, user_id, login, now);
   if (!result)
     return store_failed(result.error());
   // A new session id at every sign-in: a session id an attacker planted in this browser
   // before the sign-in (session fixation) ends here and never becomes signed in.
-  if (auto err = storage::end_session(t, store.auth, old_session_hash))
+  if (auto err = storage::end_session(t, old_session_hash))
     return store_failed(err);
-  auto session = storage::open_session(t, store.auth, user_id, now);
+  auto session = storage::open_session(t, user_id, now);
   if (!session)
     return store_failed(session.error());
-  auto view = describe(t, store, cfg.limits, result->account, now);
+  auto view = describe(cfg.limits, result->account, now);
   view.new_key = std::move(result->first_key);
   view.session = std::move(session->id);
   view.csrf = std::move(session->csrf);
@@ -134,9 +139,9 @@ account_view signed_out_page() {
 
 // One request of the account page, in one write transaction: the session is looked up in the
 // same transaction that acts on it, so a sign-out and an action never cross.
-account_view serve_page(storage::txn& t, const store_handles& store, const keys_settings& cfg,
+account_view serve_page(storage::record_txn& t, const keys_settings& cfg,
                         const page_request& req, std::int64_t now) {
-  auto session = storage::find_session(t, store.auth, req.session_hash, now);
+  auto session = storage::find_session(t, req.session_hash, now);
   if (!session)
     return store_failed(session.error());
   if (!*session)
@@ -147,11 +152,11 @@ account_view serve_page(storage::txn& t, const store_handles& store, const keys_
                   "this form is not from your current account page; reload the page and try "
                   "again");
   if (req.action == page_action::sign_out) {
-    if (auto err = storage::end_session(t, store.auth, req.session_hash))
+    if (auto err = storage::end_session(t, req.session_hash))
       return store_failed(err);
     return account_view{};
   }
-  auto account = storage::get_account(t, store.accounts, (*session)->user_id);
+  auto account = storage::get_account(t, (*session)->user_id);
   if (!account)
     return store_failed(account.error());
   if (!*account)
@@ -159,13 +164,13 @@ account_view serve_page(storage::txn& t, const store_handles& store, const keys_
   account_view view;
   switch (req.action) {
     case page_action::new_key:
-      view = rotate(t, store, cfg, **account, now);
+      view = rotate(t, cfg, **account, now);
       break;
     case page_action::revoke:
-      view = revoke(t, store, cfg, **account, now);
+      view = revoke(t, cfg, **account, now);
       break;
     default:
-      view = describe(t, store, cfg.limits, **account, now);
+      view = describe(cfg.limits, **account, now);
   }
   view.csrf = (*session)->csrf;
   return view;
@@ -183,36 +188,32 @@ void schedule_sweep(keys_pointer self, bool soon) {
 void sweep(keys_pointer self) {
   auto& st = self->state;
   auto now = st.settings.now();
-  auto t = storage::txn::begin(*st.store.env, true);
-  if (!t) {
-    store_failed(t.error());
+  storage::prune_report report;
+  auto err = st.store->with_records(true, [&](storage::record_txn& t) -> caf::expected<bool> {
+    auto pruned = storage::prune_expired(t, now, now - storage::revoked_key_retention_seconds,
+                                         st.settings.sweep_limit);
+    if (!pruned)
+      return pruned.error();
+    report = *pruned;
+    return report.total() > 0;
+  });
+  if (err) {
+    store_failed(err);
     return schedule_sweep(self, false);
   }
-  storage::prune_targets dbs{st.store.auth, st.store.accounts, st.store.usage};
-  auto report = storage::prune_expired(*t, dbs, now,
-                                       now - storage::revoked_key_retention_seconds,
-                                       st.settings.sweep_limit);
-  if (!report) {
-    store_failed(report.error());
-    return schedule_sweep(self, false);
-  }
-  if (report->total() > 0) {
-    if (auto err = t->commit()) {
-      store_failed(err);
-      return schedule_sweep(self, false);
-    }
+  if (report.total() > 0)
     log::write(log::level::debug, "keys_pruned",
-               {{"states", report->states},
-                {"sessions", report->sessions},
-                {"revoked_keys", report->revoked_keys},
-                {"counters", report->counters}});
-  }
-  schedule_sweep(self, report->more);
+               {{"states", report.states},
+                {"sessions", report.sessions},
+                {"revoked_keys", report.revoked_keys},
+                {"counters", report.counters}});
+  schedule_sweep(self, report.more);
 }
 
 } // namespace
 
-keys_actor::behavior_type keys(keys_pointer self, store_handles store, keys_settings settings) {
+keys_actor::behavior_type keys(keys_pointer self, std::shared_ptr<storage::store> store,
+                               keys_settings settings) {
   self->state.store = std::move(store);
   self->state.settings = std::move(settings);
   schedule_sweep(self, false);
@@ -220,66 +221,59 @@ keys_actor::behavior_type keys(keys_pointer self, store_handles store, keys_sett
     [=](signin_atom, std::uint64_t user_id, const std::string& login,
         const std::string& old_session_hash) {
       auto& st = self->state;
-      return in_write_txn(st.store, [&](storage::txn& t) {
-        return sign_in(t, st.store, st.settings, user_id, login, old_session_hash,
-                       st.settings.now());
+      return in_records(*st.store, true, [&](storage::record_txn& t) {
+        return sign_in(t, st.settings, user_id, login, old_session_hash, st.settings.now());
       });
     },
     [=](claim_atom, const std::string& canonical_state, std::int64_t expires) -> failure {
       auto& st = self->state;
-      auto t = storage::txn::begin(*st.store.env, true);
-      if (!t)
-        return store_failed(t.error()).error;
-      auto claimed = storage::claim_state(*t, st.store.auth, canonical_state, expires,
-                                          st.settings.now());
-      if (!claimed)
-        return store_failed(claimed.error()).error;
-      if (!*claimed)
-        return make_failure(error_code::invalid_input,
-                            "this sign-in was completed already; start again");
+      failure answer;
       // Committed before the code goes to the provider: a replica or a restarted service
       // that sees the same callback finds the state used.
-      if (auto err = t->commit())
+      auto err = st.store->with_records(true, [&](storage::record_txn& t) -> caf::expected<bool> {
+        auto claimed = storage::claim_state(t, canonical_state, expires, st.settings.now());
+        if (!claimed)
+          return claimed.error();
+        answer = *claimed ? failure{}
+                          : make_failure(error_code::invalid_input,
+                                         "this sign-in was completed already; start again");
+        return *claimed;
+      });
+      if (err)
         return store_failed(err).error;
-      return failure{};
+      return answer;
     },
     [=](account_atom, const std::string& key_hash) {
       auto& st = self->state;
-      auto t = storage::txn::begin(*st.store.env, false);
-      if (!t)
-        return store_failed(t.error());
-      return with_account(*t, st.store, key_hash, [&](storage::account_record& account) {
-        return describe(*t, st.store, st.settings.limits, account, st.settings.now());
+      return in_records(*st.store, false, [&](storage::record_txn& t) {
+        return with_account(t, key_hash, [&](storage::account_record& account) {
+          return describe(st.settings.limits, account, st.settings.now());
+        });
       });
     },
     [=](rotate_atom, const std::string& key_hash) {
       auto& st = self->state;
-      return in_write_txn(st.store, [&](storage::txn& t) {
-        return with_account(t, st.store, key_hash, [&](storage::account_record& account) {
-          return rotate(t, st.store, st.settings, account, st.settings.now());
+      return in_records(*st.store, true, [&](storage::record_txn& t) {
+        return with_account(t, key_hash, [&](storage::account_record& account) {
+          return rotate(t, st.settings, account, st.settings.now());
         });
       });
     },
     [=](revoke_atom, const std::string& key_hash) {
       auto& st = self->state;
-      return in_write_txn(st.store, [&](storage::txn& t) {
-        return with_account(t, st.store, key_hash, [&](storage::account_record& account) {
-          return revoke(t, st.store, st.settings, account, st.settings.now());
+      return in_records(*st.store, true, [&](storage::record_txn& t) {
+        return with_account(t, key_hash, [&](storage::account_record& account) {
+          return revoke(t, st.settings, account, st.settings.now());
         });
       });
     },
     [=](page_atom, const page_request& req) {
       auto& st = self->state;
       // Showing the page changes nothing, so it needs no writer lock.
-      if (req.action == page_action::view) {
-        auto t = storage::txn::begin(*st.store.env, false);
-        if (!t)
-          return store_failed(t.error());
-        return serve_page(*t, st.store, st.settings, req, st.settings.now());
-      }
-      return in_write_txn(st.store, [&](storage::txn& t) {
-        return serve_page(t, st.store, st.settings, req, st.settings.now());
-      });
+      return in_records(*st.store, req.action != page_action::view,
+                        [&](storage::record_txn& t) {
+                          return serve_page(t, st.settings, req, st.settings.now());
+                        });
     },
     [=](sweep_atom) { sweep(self); },
   };

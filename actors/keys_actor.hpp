@@ -1,11 +1,13 @@
 // The keys actor: accounts and their API keys, used sign-in states and the account page's
-// sessions, in LMDB. Runs detached: commits block on disk.
+// sessions, in the store's record tables (LMDB or Redis). Runs detached: commits block on
+// disk or on a round trip.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 
 #include "actors/messages.hpp"
 #include "actors/quota_actor.hpp"
@@ -32,12 +34,13 @@ struct keys_settings {
 /// State of the keys actor.
 struct keys_state {
   static inline const char* name = "keys";
-  store_handles store;
+  std::shared_ptr<storage::store> store;
   keys_settings settings;
 };
 
 /// Implements keys_actor over the store; spawn it detached.
 keys_actor::behavior_type keys(keys_actor::stateful_pointer<keys_state> self,
-                               store_handles store, keys_settings settings);
+                               std::shared_ptr<storage::store> store,
+                               keys_settings settings);
 
 } // namespace netherscope

@@ -296,6 +296,7 @@ std::shared_ptr<storage::store> lmdb_store_of(const store_handles& handles) {
   parts.main = handles.env;
   parts.usage = handles.usage;
   parts.accounts = handles.accounts;
+  parts.auth = handles.auth;
   return std::make_shared<storage::lmdb_store>(std::move(parts));
 }
 

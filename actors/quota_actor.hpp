@@ -84,7 +84,7 @@ quota_actor::behavior_type quota_on(quota_actor::stateful_pointer<quota_state> s
 quota_actor::behavior_type quota(quota_actor::stateful_pointer<quota_state> self,
                                  store_handles store, quota_settings settings);
 
-/// The store over the LMDB databases of handles (the usage and accounts databases).
+/// The store over the LMDB databases of handles (the usage, accounts and auth databases).
 std::shared_ptr<storage::store> lmdb_store_of(const store_handles& handles);
 
 /// Answers a batch of charges with one key lookup and one counter batch on the store; a

@@ -15,7 +15,9 @@
 #include "app/options.hpp"
 #include "storage/accounts.hpp"
 #include "storage/auth_records.hpp"
+#include "storage/lmdb_store.hpp"
 #include "storage/records.hpp"
+#include "storage/redis_store.hpp"
 
 namespace netherscope {
 
@@ -23,13 +25,15 @@ namespace po = boost::program_options;
 
 namespace {
 
-constexpr const char* usage_text = R"(usage: netherscope admin [--data-dir DIR] COMMAND [ARGS]
+constexpr const char* usage_text = R"(usage: netherscope admin [--data-dir DIR | --store redis://...] COMMAND [ARGS]
        netherscope admin --help | --version
 
-Works on the service's LMDB store; safe while the service runs (LMDB allows several
-processes, and every change is one transaction). --data-dir and --store-map-size-mb also
-come from NETHERSCOPE_DATA_DIR and NETHERSCOPE_STORE_MAP_SIZE_MB, as for the service.
-Exit status: 0 done, 1 the store refused or the account is unknown, 2 a bad command line.
+Works on the service's store: LMDB under --data-dir, or Redis when --store names it, as
+for the service. Safe while the service runs: every change is one transaction (on Redis
+one MULTI/EXEC, run again if a replica changed the accounts meanwhile). --data-dir,
+--store and --store-map-size-mb also come from NETHERSCOPE_DATA_DIR, NETHERSCOPE_STORE and
+NETHERSCOPE_STORE_MAP_SIZE_MB. Exit status: 0 done, 1 the store refused or the account is
+unknown, 2 a bad command line.
 
 commands:
   create-account --login NAME
@@ -38,23 +42,27 @@ commands:
                            digits or inner hyphens, and no account may have it yet
   accounts                 list accounts: user id, login, created, whether a key is active,
                            and this month's usage
-  usage [YYYY-MM]          every usage counter of a month (default: this month, UTC)
+  usage [YYYY-MM]          every usage counter of a month (default: this month, UTC);
+                           LMDB only (on Redis: redis-cli --scan --pattern 'ns1:u:*')
   issue-key LOGIN|ID       issue a new key for an account (the old one stops working);
                            the key is printed once
   revoke-key LOGIN|ID      revoke the account's active key
   prune-usage YYYY-MM      delete usage counters of months before YYYY-MM (they are only
-                           history once their month is over)
+                           history once their month is over); LMDB only, Redis counters
+                           expire with their month
   prune [--revoked-days N] delete what has expired: used sign-in states, account page
                            sessions, hourly counters of past hours, and revoked key records
                            older than N days (default 90); the service does the same every
                            10 minutes, this does it at once
 )";
 
+/// What admin works on: the store's record tables and counters, and on LMDB the usage
+/// database itself, which the usage listings walk.
 struct store {
+  std::shared_ptr<storage::store> records;
+  /// Null on Redis.
   std::shared_ptr<storage::env> env;
   MDB_dbi usage = 0;
-  MDB_dbi accounts = 0;
-  MDB_dbi auth = 0;
 };
 
 /// Records one prune transaction deletes at most: each is one write transaction, and the
@@ -98,17 +106,17 @@ bool is_login(std::string_view name) {
 
 // Finds an account by numeric id or by login. Digits that are no 64-bit id (too many of
 // them) can still be a login, so they are looked up as one rather than refused.
-caf::expected<std::optional<storage::account_record>> find(storage::txn& t, const store& s,
+caf::expected<std::optional<storage::account_record>> find(storage::record_txn& t,
                                                            const std::string& who) {
   std::uint64_t id = 0;
   const auto* end = who.data() + who.size();
   const auto [stop, ec] = std::from_chars(who.data(), end, id);
   if (!who.empty() && ec == std::errc{} && stop == end) {
-    auto by_id = storage::get_account(t, s.accounts, id);
+    auto by_id = storage::get_account(t, id);
     if (!by_id || *by_id)
       return by_id;
   }
-  return storage::find_by_login(t, s.accounts, who);
+  return storage::find_by_login(t, who);
 }
 
 // Whether text is a month as the usage keys write it, YYYY-MM with a month of 01 to 12; keys
@@ -124,17 +132,21 @@ bool is_month(std::string_view text) {
 }
 
 int list_accounts(const store& s) {
-  auto t = storage::txn::begin(*s.env, false);
-  if (!t)
-    return fail(caf::to_string(t.error()));
-  auto all = storage::list_accounts(*t, s.accounts);
-  if (!all)
-    return fail(caf::to_string(all.error()));
+  std::vector<storage::account_record> all;
+  auto err = s.records->with_records(false, [&](storage::record_txn& t) -> caf::expected<bool> {
+    auto listed = storage::list_accounts(t);
+    if (!listed)
+      return listed.error();
+    all = std::move(*listed);
+    return true;
+  });
+  if (err)
+    return fail(caf::to_string(err));
   auto month = storage::window_of(std::time(nullptr)).label;
   std::printf("%-12s %-39s %-10s %-4s %8s %8s\n", "user_id", "login", "created", "key",
               "info", "offer");
-  for (auto& a : *all) {
-    auto used = storage::usage_of(*t, s.usage, a.user_id, month);
+  for (auto& a : all) {
+    auto used = storage::usage_of(*s.records, a.user_id, month);
     if (!used)
       return fail(caf::to_string(used.error()));
     std::printf("%-12llu %-39s %-10s %-4s %8llu %8llu\n",
@@ -151,6 +163,8 @@ int show_usage(const store& s, std::string month) {
     month = storage::window_of(std::time(nullptr)).label;
   if (!is_month(month))
     return fail("usage takes a month as YYYY-MM");
+  if (!s.env)
+    return fail("usage lists the LMDB store's counters; on Redis they are the keys ns1:u:*");
   auto t = storage::txn::begin(*s.env, false);
   if (!t)
     return fail(caf::to_string(t.error()));
@@ -184,6 +198,8 @@ int prune_usage(const store& s, const std::string& before) {
     return fail("prune-usage takes a month as YYYY-MM");
   if (before > storage::window_of(std::time(nullptr)).label)
     return fail("refusing to delete the counters of the current month");
+  if (!s.env)
+    return fail("counters on Redis expire with their month; nothing to prune");
   auto t = storage::txn::begin(*s.env, true);
   if (!t)
     return fail(caf::to_string(t.error()));
@@ -205,29 +221,38 @@ int prune_usage(const store& s, const std::string& before) {
 }
 
 int create_account(const store& s, const std::string& login) {
-  auto t = storage::txn::begin(*s.env, true);
-  if (!t)
-    return fail(caf::to_string(t.error()));
-  auto existing = storage::find_by_login(*t, s.accounts, login);
-  if (!existing)
-    return fail(caf::to_string(existing.error()));
-  if (*existing)
-    return fail("an account named '" + login + "' exists (user id "
-                + std::to_string((*existing)->user_id) + "); issue-key gives it a new key");
-  auto all = storage::list_accounts(*t, s.accounts);
-  if (!all)
-    return fail(caf::to_string(all.error()));
-  auto id = first_local_user_id;
-  for (const auto& a : *all)
-    if (a.user_id >= id)
-      id = a.user_id + 1;
-  auto made = storage::sign_in(*t, s.accounts, id, login, std::time(nullptr));
-  if (!made)
-    return fail(caf::to_string(made.error()));
-  if (auto err = t->commit())
+  std::string refused;
+  storage::signed_in made;
+  std::uint64_t id = first_local_user_id;
+  auto err = s.records->with_records(true, [&](storage::record_txn& t) -> caf::expected<bool> {
+    refused.clear();
+    auto existing = storage::find_by_login(t, login);
+    if (!existing)
+      return existing.error();
+    if (*existing) {
+      refused = "an account named '" + login + "' exists (user id "
+                + std::to_string((*existing)->user_id) + "); issue-key gives it a new key";
+      return false;
+    }
+    auto all = storage::list_accounts(t);
+    if (!all)
+      return all.error();
+    id = first_local_user_id;
+    for (const auto& a : *all)
+      if (a.user_id >= id)
+        id = a.user_id + 1;
+    auto signed_in = storage::sign_in(t, id, login, std::time(nullptr));
+    if (!signed_in)
+      return signed_in.error();
+    made = std::move(*signed_in);
+    return true;
+  });
+  if (err)
     return fail(caf::to_string(err));
+  if (!refused.empty())
+    return fail(refused);
   // The key on stdout alone, so a script can capture it; the note goes to stderr.
-  std::printf("%s\n", made->first_key.c_str());
+  std::printf("%s\n", made.first_key.c_str());
   std::fflush(stdout);
   std::fprintf(stderr, "created account %s (user id %llu); the key above is shown only once\n",
                login.c_str(), static_cast<unsigned long long>(id));
@@ -235,56 +260,66 @@ int create_account(const store& s, const std::string& login) {
 }
 
 int change_key(const store& s, const std::string& who, bool issue) {
-  auto t = storage::txn::begin(*s.env, true);
-  if (!t)
-    return fail(caf::to_string(t.error()));
-  auto account = find(*t, s, who);
-  if (!account)
-    return fail(caf::to_string(account.error()));
-  if (!*account)
+  bool found = false;
+  std::string login;
+  std::string key;
+  bool revoked = false;
+  auto err = s.records->with_records(true, [&](storage::record_txn& t) -> caf::expected<bool> {
+    auto account = find(t, who);
+    if (!account)
+      return account.error();
+    found = account->has_value();
+    if (!found)
+      return false;
+    login = (*account)->login;
+    if (issue) {
+      auto issued = storage::issue_key(t, (*account)->user_id, login, std::time(nullptr));
+      if (!issued)
+        return issued.error();
+      key = std::move(issued->key);
+      return true;
+    }
+    auto done = storage::revoke_active_key(t, (*account)->user_id, std::time(nullptr));
+    if (!done)
+      return done.error();
+    revoked = *done;
+    return true;
+  });
+  if (err)
+    return fail(caf::to_string(err));
+  if (!found)
     return fail("no account '" + who + "' (accounts are created by signing in)");
   if (issue) {
-    auto issued = storage::issue_key(*t, s.accounts, (*account)->user_id, (*account)->login,
-                                     std::time(nullptr));
-    if (!issued)
-      return fail(caf::to_string(issued.error()));
-    if (auto err = t->commit())
-      return fail(caf::to_string(err));
-    std::printf("%s\n", issued->key.c_str());
+    std::printf("%s\n", key.c_str());
     std::fprintf(stderr, "issued a new key for %s; the previous key no longer works\n",
-                 (*account)->login.c_str());
+                 login.c_str());
     return 0;
   }
-  auto revoked = storage::revoke_active_key(*t, s.accounts, (*account)->user_id,
-                                           std::time(nullptr));
-  if (!revoked)
-    return fail(caf::to_string(revoked.error()));
-  if (auto err = t->commit())
-    return fail(caf::to_string(err));
-  std::printf("%s\n", *revoked ? "revoked" : "no active key");
+  std::printf("%s\n", revoked ? "revoked" : "no active key");
   return 0;
 }
 
 // Prunes in batches until nothing due is left, so a large backlog never becomes one huge
 // write transaction.
 int prune(const store& s, std::int64_t revoked_days) {
-  storage::prune_targets dbs{s.auth, s.accounts, s.usage};
   storage::prune_report total;
   for (;;) {
     auto now = static_cast<std::int64_t>(std::time(nullptr));
-    auto t = storage::txn::begin(*s.env, true);
-    if (!t)
-      return fail(caf::to_string(t.error()));
-    auto report = storage::prune_expired(*t, dbs, now, now - revoked_days * 86400, prune_batch);
-    if (!report)
-      return fail(caf::to_string(report.error()));
-    if (auto err = t->commit())
+    storage::prune_report report;
+    auto err = s.records->with_records(true, [&](storage::record_txn& t) -> caf::expected<bool> {
+      auto pruned = storage::prune_expired(t, now, now - revoked_days * 86400, prune_batch);
+      if (!pruned)
+        return pruned.error();
+      report = *pruned;
+      return true;
+    });
+    if (err)
       return fail(caf::to_string(err));
-    total.states += report->states;
-    total.sessions += report->sessions;
-    total.revoked_keys += report->revoked_keys;
-    total.counters += report->counters;
-    if (!report->more)
+    total.states += report.states;
+    total.sessions += report.sessions;
+    total.revoked_keys += report.revoked_keys;
+    total.counters += report.counters;
+    if (!report.more)
       break;
   }
   std::printf("deleted %zu used states, %zu sessions, %zu revoked keys, %zu hourly counters\n",
@@ -292,10 +327,18 @@ int prune(const store& s, std::int64_t revoked_days) {
   return 0;
 }
 
-// Opens the store the service uses: LMDB under --data-dir. This is the one place admin picks
-// a backend, so the Redis store (--store redis://..., NETHERSCOPE_STORE) plugs in here once
-// storage/ offers it.
+// Opens the store the service uses: Redis when --store names it, else LMDB under --data-dir.
 caf::expected<store> open_store(const po::variables_map& vm) {
+  if (vm.count("store") && !vm["store"].as<std::string>().empty()) {
+    // run_admin refused a URL that does not parse.
+    storage::redis_settings cfg;
+    cfg.address = *storage::parse_redis_url(vm["store"].as<std::string>());
+    cfg.connections = 1;
+    auto redis = std::make_shared<storage::redis_store>(std::move(cfg));
+    if (auto err = redis->ping())
+      return err;
+    return store{std::move(redis), nullptr, 0};
+  }
   storage::env_options options;
   options.map_size = std::size_t{vm["store-map-size-mb"].as<unsigned>()} << 20;
   auto env = storage::env::open(vm["data-dir"].as<std::string>(), options);
@@ -306,7 +349,12 @@ caf::expected<store> open_store(const po::variables_map& vm) {
   auto auth = (*env)->open_db("auth");
   if (!usage || !accounts || !auth)
     return caf::make_error(caf::sec::runtime_error, "cannot open the store's databases");
-  return store{*env, *usage, *accounts, *auth};
+  storage::lmdb_parts parts;
+  parts.main = *env;
+  parts.usage = *usage;
+  parts.accounts = *accounts;
+  parts.auth = *auth;
+  return store{std::make_shared<storage::lmdb_store>(std::move(parts)), *env, *usage};
 }
 
 } // namespace
@@ -316,6 +364,7 @@ int run_admin(int argc, const char* const* argv) {
   po::options_description desc;
   desc.add_options()("help", "")("version", "")(
     "data-dir", po::value<std::string>()->default_value(defaults.data_dir), "")(
+    "store", po::value<std::string>(), "")(
     "store-map-size-mb", po::value<unsigned>()->default_value(defaults.store_map_size >> 20),
     "")("revoked-days", po::value<unsigned>(), "")("login", po::value<std::string>(), "")(
     "command", po::value<std::vector<std::string>>(), "");
@@ -323,11 +372,12 @@ int run_admin(int argc, const char* const* argv) {
   positional.add("command", -1);
   // The store's options come from the environment as they do for the service (the container
   // image sets NETHERSCOPE_DATA_DIR), so both open the same store. The service's other
-  // variables are its business: they are neither used nor refused here. The Redis store's
-  // NETHERSCOPE_STORE joins this list when admin learns to open it.
+  // variables are its business: they are neither used nor refused here.
   auto store_option = [](const std::string& variable) -> std::string {
     auto name = option_for_variable(variable);
-    return name && (*name == "data-dir" || *name == "store-map-size-mb") ? *name : "";
+    return name && (*name == "data-dir" || *name == "store" || *name == "store-map-size-mb")
+             ? *name
+             : "";
   };
   po::variables_map vm;
   try {
@@ -388,6 +438,11 @@ int run_admin(int argc, const char* const* argv) {
   if ((command == "prune-usage" || (command == "usage" && arguments == 1))
       && !is_month(words[1]))
     return usage_error(command + " takes a month as YYYY-MM");
+  if (vm.count("store")) {
+    auto problem = storage::redis_url_problem(vm["store"].as<std::string>());
+    if (!vm["store"].as<std::string>().empty() && !problem.empty())
+      return usage_error("--store: " + problem);
+  }
 
   auto opened = open_store(vm);
   if (!opened)

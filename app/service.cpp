@@ -165,8 +165,8 @@ struct opened_store {
   /// quota commits of the main store.
   std::shared_ptr<storage::env> targets_env;
   MDB_dbi targets = 0;
-  /// The store the quota and memory actors and the identity use: LMDB over the databases
-  /// above, or Redis when --store names one (keys and accounts stay in LMDB for now).
+  /// The store the quota, keys and memory actors and the identity use: LMDB over the
+  /// databases above, or Redis when --store names one.
   std::shared_ptr<storage::store> shared;
 };
 
@@ -176,6 +176,7 @@ std::shared_ptr<storage::store> make_shared_store(const config& cfg, opened_stor
   parts.main = opened.env;
   parts.usage = opened.handles.usage;
   parts.accounts = opened.handles.accounts;
+  parts.auth = opened.handles.auth;
   parts.meta = opened.meta;
   parts.has_meta = true;
   parts.targets_env = opened.targets_env;
@@ -186,7 +187,6 @@ std::shared_ptr<storage::store> make_shared_store(const config& cfg, opened_stor
   // options.cpp refused a URL that does not parse.
   storage::redis_settings redis_cfg;
   redis_cfg.address = *storage::parse_redis_url(cfg.store_url);
-  redis_cfg.accounts = local;
   log::write(log::level::info, "store",
              {{"backend", "redis"}, {"url", storage::redacted_store_url(cfg.store_url)}});
   return std::make_shared<storage::redis_store>(std::move(redis_cfg));
@@ -482,7 +482,7 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
   keys_cfg.limits = limits;
   keys_cfg.rotations_per_hour = cfg.limit_key_rotations_per_hour;
   keys_cfg.now = unix_now;
-  peers.accounts = system.spawn<caf::detached>(keys, store.handles, std::move(keys_cfg));
+  peers.accounts = system.spawn<caf::detached>(keys, store.shared, std::move(keys_cfg));
   peers.signin = system.spawn(auth, make_oauth_settings(cfg), clients.provider);
   auto front_cfg = make_front_settings(cfg, secrets);
   for (unsigned i = 0; i < cfg.actor_threads; ++i)

@@ -15,30 +15,30 @@ namespace {
 // revoked keys; the record stays, so a revoked key is told apart from an unknown one. The
 // oldest records past keep_revoked_keys are deleted here, so rotating in a loop cannot grow
 // the store. The caller writes the account back.
-caf::error mark_revoked(txn& t, MDB_dbi accounts, account_record& account,
+caf::error mark_revoked(record_txn& t, account_record& account,
                         const std::string& key_hash, std::int64_t now_unix) {
-  auto old = get_key(t, accounts, key_hash);
+  auto old = get_key(t, key_hash);
   if (!old)
     return old.error();
   if (*old) {
     (*old)->revoked = true;
     (*old)->revoked_unix = now_unix;
-    if (auto err = t.put(accounts, key_key(key_hash), encode(**old)))
+    if (auto err = t.put(record_table::accounts, key_key(key_hash), encode(**old)))
       return err;
     account.revoked_key_hashes.push_back(key_hash);
   }
   auto& kept = account.revoked_key_hashes;
   while (kept.size() > keep_revoked_keys) {
-    if (auto err = t.del(accounts, key_key(kept.front())))
+    if (auto err = t.del(record_table::accounts, key_key(kept.front())))
       return err;
     kept.erase(kept.begin());
   }
   return {};
 }
 
-caf::expected<account_record> load_or_new(txn& t, MDB_dbi accounts, std::uint64_t user_id,
+caf::expected<account_record> load_or_new(record_txn& t, std::uint64_t user_id,
                                           std::int64_t now_unix) {
-  auto existing = get_account(t, accounts, user_id);
+  auto existing = get_account(t, user_id);
   if (!existing)
     return existing.error();
   if (*existing)
@@ -51,10 +51,10 @@ caf::expected<account_record> load_or_new(txn& t, MDB_dbi accounts, std::uint64_
 
 // Issues a key to an account in memory and stores the key's record; the caller writes the
 // account.
-caf::expected<std::string> add_key(txn& t, MDB_dbi accounts, account_record& account,
+caf::expected<std::string> add_key(record_txn& t, account_record& account,
                                    std::int64_t now_unix) {
   if (!account.active_key_hash.empty()) {
-    if (auto err = mark_revoked(t, accounts, account, account.active_key_hash, now_unix))
+    if (auto err = mark_revoked(t, account, account.active_key_hash, now_unix))
       return err;
   }
   auto key = net::make_api_key();
@@ -64,35 +64,35 @@ caf::expected<std::string> add_key(txn& t, MDB_dbi accounts, account_record& acc
   key_record record;
   record.user_id = account.user_id;
   record.created_unix = now_unix;
-  if (auto err = t.put(accounts, key_key(account.active_key_hash), encode(record)))
+  if (auto err = t.put(record_table::accounts, key_key(account.active_key_hash), encode(record)))
     return err;
   return std::move(*key);
 }
 
 } // namespace
 
-caf::expected<issued_key> issue_key(txn& t, MDB_dbi accounts, std::uint64_t user_id,
+caf::expected<issued_key> issue_key(record_txn& t, std::uint64_t user_id,
                                     const std::string& login, std::int64_t now_unix) {
-  auto account = load_or_new(t, accounts, user_id, now_unix);
+  auto account = load_or_new(t, user_id, now_unix);
   if (!account)
     return account.error();
   // Logins can be renamed on the provider; the numeric id is the account.
   account->login = login;
-  auto key = add_key(t, accounts, *account, now_unix);
+  auto key = add_key(t, *account, now_unix);
   if (!key)
     return key.error();
-  if (auto err = t.put(accounts, account_key(user_id), encode(*account)))
+  if (auto err = t.put(record_table::accounts, account_key(user_id), encode(*account)))
     return err;
   return issued_key{std::move(*key), std::move(*account)};
 }
 
-caf::expected<signed_in> sign_in(txn& t, MDB_dbi accounts, std::uint64_t user_id,
+caf::expected<signed_in> sign_in(record_txn& t, std::uint64_t user_id,
                                  const std::string& login, std::int64_t now_unix) {
-  auto existing = get_account(t, accounts, user_id);
+  auto existing = get_account(t, user_id);
   if (!existing)
     return existing.error();
   if (!*existing) {
-    auto issued = issue_key(t, accounts, user_id, login, now_unix);
+    auto issued = issue_key(t, user_id, login, now_unix);
     if (!issued)
       return issued.error();
     return signed_in{std::move(issued->account), std::move(issued->key)};
@@ -100,33 +100,33 @@ caf::expected<signed_in> sign_in(txn& t, MDB_dbi accounts, std::uint64_t user_id
   auto account = std::move(**existing);
   if (account.login != login) {
     account.login = login;
-    if (auto err = t.put(accounts, account_key(user_id), encode(account)))
+    if (auto err = t.put(record_table::accounts, account_key(user_id), encode(account)))
       return err;
   }
   return signed_in{std::move(account), {}};
 }
 
-caf::expected<bool> revoke_active_key(txn& t, MDB_dbi accounts, std::uint64_t user_id,
+caf::expected<bool> revoke_active_key(record_txn& t, std::uint64_t user_id,
                                       std::int64_t now_unix) {
-  auto existing = get_account(t, accounts, user_id);
+  auto existing = get_account(t, user_id);
   if (!existing)
     return existing.error();
   if (!*existing || (*existing)->active_key_hash.empty())
     return false;
   auto account = std::move(**existing);
-  if (auto err = mark_revoked(t, accounts, account, account.active_key_hash, now_unix))
+  if (auto err = mark_revoked(t, account, account.active_key_hash, now_unix))
     return err;
   account.active_key_hash.clear();
-  if (auto err = t.put(accounts, account_key(user_id), encode(account)))
+  if (auto err = t.put(record_table::accounts, account_key(user_id), encode(account)))
     return err;
   return true;
 }
 
-caf::expected<failure> take_rotation(txn& t, MDB_dbi usage, std::uint64_t user_id,
+caf::expected<failure> take_rotation(record_txn& t, std::uint64_t user_id,
                                      std::int64_t now_unix, std::uint64_t limit) {
   auto hour = hour_of(now_unix);
   auto key = usage_key("rotate", "key", std::to_string(user_id), hour.label);
-  auto used = read_count(t, usage, key);
+  auto used = read_count(t, key);
   if (!used)
     return used.error();
   if (*used >= limit) {
@@ -137,16 +137,16 @@ caf::expected<failure> take_rotation(txn& t, MDB_dbi usage, std::uint64_t user_i
       1, hour.reset_unix - now_unix));
     return refused;
   }
-  if (auto err = write_count(t, usage, key, *used + 1))
+  if (auto err = write_count(t, key, *used + 1))
     return err;
   return failure{};
 }
 
-caf::expected<std::size_t> prune_revoked_keys(txn& t, MDB_dbi accounts, std::int64_t cutoff_unix,
+caf::expected<std::size_t> prune_revoked_keys(record_txn& t, std::int64_t cutoff_unix,
                                               std::size_t budget) {
   std::vector<std::string> doomed;
   bool corrupt = false;
-  auto err = t.for_each_prefix(accounts, "k|", [&](std::string_view key, std::string_view value) {
+  auto visit = [&](std::string_view key, std::string_view value) {
     if (doomed.size() >= budget)
       return false;
     auto record = decode_key(value);
@@ -157,7 +157,8 @@ caf::expected<std::size_t> prune_revoked_keys(txn& t, MDB_dbi accounts, std::int
     if (record->revoked && record->revoked_unix < cutoff_unix)
       doomed.emplace_back(key);
     return true;
-  });
+  };
+  auto err = t.for_each_prefix(record_table::accounts, "k|", visit);
   if (err)
     return err;
   if (corrupt)
@@ -165,48 +166,49 @@ caf::expected<std::size_t> prune_revoked_keys(txn& t, MDB_dbi accounts, std::int
   // Collected first: deleting under an open cursor would move it. An account's list may keep
   // a hash whose record is gone; it falls out of the list as newer keys are revoked.
   for (auto& key : doomed)
-    if (auto del = t.del(accounts, key))
+    if (auto del = t.del(record_table::accounts, key))
       return del;
   return doomed.size();
 }
 
-caf::expected<std::size_t> prune_hourly_counters(txn& t, MDB_dbi usage, std::int64_t now_unix,
+caf::expected<std::size_t> prune_hourly_counters(record_txn& t, std::int64_t now_unix,
                                                  std::size_t budget) {
   auto current = hour_of(now_unix).label;
   std::vector<std::string> doomed;
   // Hourly counters are the only ones whose window label has a 'T' (2026-11-23T14).
   for (std::string_view prefix : {"u|rotate|", "u|signin|"}) {
-    auto err = t.for_each_prefix(usage, prefix, [&](std::string_view key, std::string_view) {
+    auto visit = [&](std::string_view key, std::string_view) {
       if (doomed.size() >= budget)
         return false;
       auto label = key.substr(key.rfind('|') + 1);
       if (label.find('T') != std::string_view::npos && label < current)
         doomed.emplace_back(key);
       return true;
-    });
+    };
+    auto err = t.for_each_prefix(record_table::usage, prefix, visit);
     if (err)
       return err;
   }
   for (auto& key : doomed)
-    if (auto del = t.del(usage, key))
+    if (auto del = t.del(record_table::usage, key))
       return del;
   return doomed.size();
 }
 
-caf::expected<std::optional<account_record>> account_by_key(txn& t, MDB_dbi accounts,
+caf::expected<std::optional<account_record>> account_by_key(record_txn& t,
                                                             const std::string& key_hash) {
-  auto key = get_key(t, accounts, key_hash);
+  auto key = get_key(t, key_hash);
   if (!key)
     return key.error();
   if (!*key || (*key)->revoked)
     return std::optional<account_record>{};
-  return get_account(t, accounts, (*key)->user_id);
+  return get_account(t, (*key)->user_id);
 }
 
-caf::expected<std::vector<account_record>> list_accounts(txn& t, MDB_dbi accounts) {
+caf::expected<std::vector<account_record>> list_accounts(record_txn& t) {
   std::vector<account_record> result;
   bool corrupt = false;
-  auto err = t.for_each_prefix(accounts, "a|", [&](std::string_view, std::string_view value) {
+  auto visit = [&](std::string_view, std::string_view value) {
     auto record = decode_account(value);
     if (!record) {
       corrupt = true;
@@ -214,7 +216,8 @@ caf::expected<std::vector<account_record>> list_accounts(txn& t, MDB_dbi account
     }
     result.push_back(std::move(*record));
     return true;
-  });
+  };
+  auto err = t.for_each_prefix(record_table::accounts, "a|", visit);
   if (err)
     return err;
   if (corrupt)
@@ -222,9 +225,9 @@ caf::expected<std::vector<account_record>> list_accounts(txn& t, MDB_dbi account
   return result;
 }
 
-caf::expected<std::optional<account_record>> find_by_login(txn& t, MDB_dbi accounts,
+caf::expected<std::optional<account_record>> find_by_login(record_txn& t,
                                                            const std::string& login) {
-  auto all = list_accounts(t, accounts);
+  auto all = list_accounts(t);
   if (!all)
     return all.error();
   auto same = [&](const account_record& a) {
@@ -240,16 +243,21 @@ caf::expected<std::optional<account_record>> find_by_login(txn& t, MDB_dbi accou
   return std::optional<account_record>{std::move(*i)};
 }
 
-caf::expected<account_usage> usage_of(txn& t, MDB_dbi usage, std::uint64_t user_id,
+caf::expected<account_usage> usage_of(store& s, std::uint64_t user_id,
                                       const std::string& month) {
   auto subject = std::to_string(user_id);
-  auto info = read_count(t, usage, usage_key("info", "key", subject, month));
-  if (!info)
-    return info.error();
-  auto offer = read_count(t, usage, usage_key("offer", "key", subject, month));
-  if (!offer)
-    return offer.error();
-  return account_usage{*info, *offer};
+  std::vector<counter_op> ops(2);
+  ops[0].endpoint = "info";
+  ops[1].endpoint = "offer";
+  for (auto& op : ops) {
+    op.scope = "key";
+    op.subject = subject;
+    op.window = month;
+  }
+  auto used = s.read_counters(ops);
+  if (!used)
+    return used.error();
+  return account_usage{(*used)[0], (*used)[1]};
 }
 
 } // namespace netherscope::storage

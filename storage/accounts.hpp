@@ -1,4 +1,5 @@
-// Account and key operations inside a transaction, shared by the keys actor and the admin CLI.
+// Account and key operations inside a record transaction (storage/record_txn.hpp), shared by
+// the keys actor and the admin CLI, on either store.
 #pragma once
 
 #include <cstdint>
@@ -9,8 +10,9 @@
 #include <caf/expected.hpp>
 
 #include "net/api/failure.hpp"
-#include "storage/lmdb.hpp"
+#include "storage/record_txn.hpp"
 #include "storage/records.hpp"
+#include "storage/store.hpp"
 
 namespace netherscope::storage {
 
@@ -22,11 +24,11 @@ struct issued_key {
 
 /// Creates the account if needed (updating its login), revokes its active key and issues a
 /// new one: one active key per account.
-caf::expected<issued_key> issue_key(txn& t, MDB_dbi accounts, std::uint64_t user_id,
+caf::expected<issued_key> issue_key(record_txn& t, std::uint64_t user_id,
                                     const std::string& login, std::int64_t now_unix);
 
 /// Revokes the account's active key; false when it had none.
-caf::expected<bool> revoke_active_key(txn& t, MDB_dbi accounts, std::uint64_t user_id,
+caf::expected<bool> revoke_active_key(record_txn& t, std::uint64_t user_id,
                                       std::int64_t now_unix);
 
 /// What a sign-in did to the account.
@@ -39,35 +41,34 @@ struct signed_in {
 /// Signs a user in: a new account gets its first key; an existing one only has its login
 /// brought up to date. Signing in never revokes or replaces a key, so a link that signs a
 /// visitor in again cannot break their integrations.
-caf::expected<signed_in> sign_in(txn& t, MDB_dbi accounts, std::uint64_t user_id,
+caf::expected<signed_in> sign_in(record_txn& t, std::uint64_t user_id,
                                  const std::string& login, std::int64_t now_unix);
 
 /// Counts one key issued for the account this hour against limit (the counter lives in the
 /// usage database under "rotate"). Returns a rotation_limited failure with its Retry-After
 /// when the account already had limit keys this hour, and no failure when it may go ahead.
-caf::expected<failure> take_rotation(txn& t, MDB_dbi usage, std::uint64_t user_id,
+caf::expected<failure> take_rotation(record_txn& t, std::uint64_t user_id,
                                      std::int64_t now_unix, std::uint64_t limit);
 
 /// Deletes up to budget revoked key records revoked before cutoff_unix (records from before
 /// revocation times were kept count as revoked at 0). Returns how many went.
-caf::expected<std::size_t> prune_revoked_keys(txn& t, MDB_dbi accounts, std::int64_t cutoff_unix,
+caf::expected<std::size_t> prune_revoked_keys(record_txn& t, std::int64_t cutoff_unix,
                                               std::size_t budget);
 
 /// Deletes up to budget hourly counters (sign-in attempts, key rotations) of hours before the
 /// one containing now_unix. Returns how many went.
-caf::expected<std::size_t> prune_hourly_counters(txn& t, MDB_dbi usage, std::int64_t now_unix,
+caf::expected<std::size_t> prune_hourly_counters(record_txn& t, std::int64_t now_unix,
                                                  std::size_t budget);
 
 /// The account whose active key has this hash; nullopt for unknown or revoked keys.
-caf::expected<std::optional<account_record>> account_by_key(txn& t, MDB_dbi accounts,
+caf::expected<std::optional<account_record>> account_by_key(record_txn& t,
                                                             const std::string& key_hash);
 
 /// Every account, in user id order (as text).
-caf::expected<std::vector<account_record>> list_accounts(txn& t, MDB_dbi accounts);
+caf::expected<std::vector<account_record>> list_accounts(record_txn& t);
 
 /// The account with this login (case-insensitive), if any.
-caf::expected<std::optional<account_record>> find_by_login(txn& t, MDB_dbi accounts,
-                                                           const std::string& login);
+caf::expected<std::optional<account_record>> find_by_login(record_txn& t, const std::string& login);
 
 /// Calls counted against an account this month, per endpoint.
 struct account_usage {
@@ -75,7 +76,8 @@ struct account_usage {
   std::uint64_t offer = 0;
 };
 
-caf::expected<account_usage> usage_of(txn& t, MDB_dbi usage, std::uint64_t user_id,
+/// Reads them from the quota counters, wherever the store keeps those.
+caf::expected<account_usage> usage_of(store& s, std::uint64_t user_id,
                                       const std::string& month);
 
 } // namespace netherscope::storage

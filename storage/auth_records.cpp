@@ -49,33 +49,34 @@ caf::error corrupt(std::string_view what) {
 // Deletes up to budget records under prefix whose expiry (read by expiry_of) is at or before
 // now_unix; an unreadable record is deleted too, since nothing could ever use it.
 template <class ExpiryOf>
-caf::expected<std::size_t> prune_prefix(txn& t, MDB_dbi db, std::string_view prefix,
+caf::expected<std::size_t> prune_prefix(record_txn& t, std::string_view prefix,
                                         std::int64_t now_unix, std::size_t budget,
                                         ExpiryOf expiry_of) {
   std::vector<std::string> doomed;
-  auto err = t.for_each_prefix(db, prefix, [&](std::string_view key, std::string_view value) {
+  auto visit = [&](std::string_view key, std::string_view value) {
     if (doomed.size() >= budget)
       return false;
     auto expires = expiry_of(value);
     if (!expires || *expires <= now_unix)
       doomed.emplace_back(key);
     return true;
-  });
+  };
+  auto err = t.for_each_prefix(record_table::auth, prefix, visit);
   if (err)
     return err;
   // Collected first: deleting under an open cursor would move it.
   for (auto& key : doomed)
-    if (auto del = t.del(db, key))
+    if (auto del = t.del(record_table::auth, key))
       return del;
   return doomed.size();
 }
 
 } // namespace
 
-caf::expected<bool> claim_state(txn& t, MDB_dbi auth, std::string_view canonical_state,
+caf::expected<bool> claim_state(record_txn& t, std::string_view canonical_state,
                                 std::int64_t expires_unix, std::int64_t now_unix) {
   auto key = used_state_key(canonical_state);
-  auto stored = t.get(auth, key);
+  auto stored = t.get(record_table::auth, key);
   if (!stored)
     return stored.error();
   if (*stored) {
@@ -84,7 +85,7 @@ caf::expected<bool> claim_state(txn& t, MDB_dbi auth, std::string_view canonical
     if (!expires || *expires > now_unix)
       return false;
   }
-  if (auto err = t.put(auth, key, encode_expiry(expires_unix)))
+  if (auto err = t.put(record_table::auth, key, encode_expiry(expires_unix)))
     return err;
   return true;
 }
@@ -121,7 +122,7 @@ std::string session_id_hash(std::string_view id) {
   return net::sha256(id);
 }
 
-caf::expected<opened_session> open_session(txn& t, MDB_dbi auth, std::uint64_t user_id,
+caf::expected<opened_session> open_session(record_txn& t, std::uint64_t user_id,
                                            std::int64_t now_unix) {
   auto id = net::random_bytes(session_id_bytes);
   auto csrf = net::random_bytes(csrf_bytes);
@@ -135,17 +136,16 @@ caf::expected<opened_session> open_session(txn& t, MDB_dbi auth, std::uint64_t u
   if (hash.empty())
     return caf::make_error(caf::sec::runtime_error, "cannot hash a session id");
   session_record record{user_id, now_unix, opened.expires_unix, opened.csrf};
-  if (auto err = t.put(auth, session_key(hash), encode(record)))
+  if (auto err = t.put(record_table::auth, session_key(hash), encode(record)))
     return err;
   return opened;
 }
 
-caf::expected<std::optional<session_record>> find_session(txn& t, MDB_dbi auth,
-                                                          std::string_view id_hash,
+caf::expected<std::optional<session_record>> find_session(record_txn& t, std::string_view id_hash,
                                                           std::int64_t now_unix) {
   if (id_hash.empty())
     return std::optional<session_record>{};
-  auto stored = t.get(auth, session_key(id_hash));
+  auto stored = t.get(record_table::auth, session_key(id_hash));
   if (!stored)
     return stored.error();
   if (!*stored)
@@ -158,21 +158,21 @@ caf::expected<std::optional<session_record>> find_session(txn& t, MDB_dbi auth,
   return std::optional<session_record>{std::move(*record)};
 }
 
-caf::error end_session(txn& t, MDB_dbi auth, std::string_view id_hash) {
+caf::error end_session(record_txn& t, std::string_view id_hash) {
   if (id_hash.empty())
     return {};
-  return t.del(auth, session_key(id_hash));
+  return t.del(record_table::auth, session_key(id_hash));
 }
 
-caf::expected<prune_report> prune_expired(txn& t, const prune_targets& dbs, std::int64_t now_unix,
+caf::expected<prune_report> prune_expired(record_txn& t, std::int64_t now_unix,
                                           std::int64_t revoked_cutoff_unix, std::size_t budget) {
   prune_report report;
   auto left = [&] { return budget - std::min(budget, report.total()); };
-  auto states = prune_prefix(t, dbs.auth, "o|", now_unix, left(), decode_expiry);
+  auto states = prune_prefix(t, "o|", now_unix, left(), decode_expiry);
   if (!states)
     return states.error();
   report.states = *states;
-  auto sessions = prune_prefix(t, dbs.auth, "s|", now_unix, left(),
+  auto sessions = prune_prefix(t, "s|", now_unix, left(),
                                [](std::string_view value) -> std::optional<std::int64_t> {
                                  auto record = decode_session(value);
                                  if (!record)
@@ -182,11 +182,11 @@ caf::expected<prune_report> prune_expired(txn& t, const prune_targets& dbs, std:
   if (!sessions)
     return sessions.error();
   report.sessions = *sessions;
-  auto keys = prune_revoked_keys(t, dbs.accounts, revoked_cutoff_unix, left());
+  auto keys = prune_revoked_keys(t, revoked_cutoff_unix, left());
   if (!keys)
     return keys.error();
   report.revoked_keys = *keys;
-  auto counters = prune_hourly_counters(t, dbs.usage, now_unix, left());
+  auto counters = prune_hourly_counters(t, now_unix, left());
   if (!counters)
     return counters.error();
   report.counters = *counters;

@@ -1,10 +1,9 @@
 // What sign-in keeps in the store: the states already used and the account page's sessions,
-// in the "auth" database, and the one pass that prunes everything that expires.
+// in the auth table of a record transaction (storage/record_txn.hpp), and the one pass that
+// prunes everything that expires.
 //
 // Both live in the store, not in a process's memory, so replicas sharing the store and a
 // restarted service agree on them: a used state stays used everywhere until it expires.
-// Every operation is a get, put or delete of one key, or a walk over one prefix, which a
-// Redis store can provide as well (SET NX EX for a claim, SCAN for the walk).
 #pragma once
 
 #include <cstddef>
@@ -16,7 +15,7 @@
 #include <caf/expected.hpp>
 
 #include "net/api/signin_times.hpp"
-#include "storage/lmdb.hpp"
+#include "storage/record_txn.hpp"
 
 namespace netherscope::storage {
 
@@ -25,7 +24,7 @@ namespace netherscope::storage {
 /// Records a sign-in state as used ("o|<decoded state bytes>" → its expiry), in the caller's
 /// write transaction. True when it was claimed now; false when it had been used already (and
 /// has not expired since). States are compared in the one decoded form the edge accepts.
-caf::expected<bool> claim_state(txn& t, MDB_dbi auth, std::string_view canonical_state,
+caf::expected<bool> claim_state(record_txn& t, std::string_view canonical_state,
                                 std::int64_t expires_unix, std::int64_t now_unix);
 
 // -- account page sessions --------------------------------------------------------
@@ -56,16 +55,15 @@ struct opened_session {
 std::string session_id_hash(std::string_view id);
 
 /// Opens a new session for an account, with a new random id and token.
-caf::expected<opened_session> open_session(txn& t, MDB_dbi auth, std::uint64_t user_id,
+caf::expected<opened_session> open_session(record_txn& t, std::uint64_t user_id,
                                            std::int64_t now_unix);
 
 /// The live session whose id has this SHA-256; nullopt when unknown or expired.
-caf::expected<std::optional<session_record>> find_session(txn& t, MDB_dbi auth,
-                                                          std::string_view id_hash,
+caf::expected<std::optional<session_record>> find_session(record_txn& t, std::string_view id_hash,
                                                           std::int64_t now_unix);
 
 /// Ends a session (sign-out, or a new sign-in in the same browser); unknown ones are no error.
-caf::error end_session(txn& t, MDB_dbi auth, std::string_view id_hash);
+caf::error end_session(record_txn& t, std::string_view id_hash);
 
 // -- pruning ------------------------------------------------------------------------
 
@@ -87,18 +85,11 @@ struct prune_report {
   }
 };
 
-/// Where pruning looks: the auth, accounts and usage databases.
-struct prune_targets {
-  MDB_dbi auth = 0;
-  MDB_dbi accounts = 0;
-  MDB_dbi usage = 0;
-};
-
 /// Deletes, in the caller's write transaction and at most budget records in all: expired
 /// used states and sessions, key records revoked before revoked_cutoff_unix, and hourly
 /// counters of past hours. The keys actor runs it every few minutes; `netherscope admin
 /// prune` runs it until nothing is left.
-caf::expected<prune_report> prune_expired(txn& t, const prune_targets& dbs, std::int64_t now_unix,
+caf::expected<prune_report> prune_expired(record_txn& t, std::int64_t now_unix,
                                           std::int64_t revoked_cutoff_unix, std::size_t budget);
 
 } // namespace netherscope::storage

@@ -105,6 +105,44 @@ bool lmdb_store::defers_durability() const noexcept {
   return parts_.main && parts_.main->syncs();
 }
 
+caf::expected<std::vector<std::uint64_t>>
+lmdb_store::read_counters(const std::vector<counter_op>& ops) {
+  if (!parts_.main)
+    return missing("usage database");
+  // A read transaction: it sees every committed batch, deferred or not, and takes no lock
+  // the quota actor's commits wait for.
+  auto t = txn::begin(*parts_.main, false);
+  if (!t)
+    return t.error();
+  std::vector<std::uint64_t> out;
+  out.reserve(ops.size());
+  for (auto& op : ops) {
+    auto used = read_count(*t, parts_.usage, usage_key(op.endpoint, op.scope, op.subject,
+                                                        op.window));
+    if (!used)
+      return used.error();
+    out.push_back(*used);
+  }
+  return out;
+}
+
+caf::error lmdb_store::with_records(bool write, const record_work& work) {
+  if (!parts_.main)
+    return missing("accounts database");
+  auto t = txn::begin(*parts_.main, write);
+  if (!t)
+    return t.error();
+  lmdb_record_txn records{*t, parts_.accounts, parts_.auth, parts_.usage};
+  auto keep = work(records);
+  if (!keep)
+    return keep.error();
+  // A full commit: its fsync also makes any quota batch still deferred durable, which only
+  // costs the quota actor a sync it no longer needs.
+  if (write && *keep)
+    return t->commit();
+  return {};
+}
+
 caf::expected<std::vector<std::optional<key_record>>>
 lmdb_store::find_keys(const std::vector<std::string>& key_hashes) {
   if (!parts_.main)

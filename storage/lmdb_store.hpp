@@ -17,6 +17,8 @@ struct lmdb_parts {
   std::shared_ptr<env> main;
   MDB_dbi usage = 0;
   MDB_dbi accounts = 0;
+  /// Used sign-in states and sessions (storage/auth_records.hpp).
+  MDB_dbi auth = 0;
   MDB_dbi meta = 0;
   bool has_meta = false;
   /// The target memory lives in an environment of its own (see app/service.cpp).
@@ -35,6 +37,9 @@ public:
   caf::error ping() override;
   caf::expected<std::vector<counter_result>>
   apply_counters(const std::vector<counter_op>& ops) override;
+  caf::expected<std::vector<std::uint64_t>>
+  read_counters(const std::vector<counter_op>& ops) override;
+  caf::error with_records(bool write, const record_work& work) override;
   caf::expected<std::vector<std::optional<key_record>>>
   find_keys(const std::vector<std::string>& key_hashes) override;
   caf::expected<target_memory> recall_target(std::string_view host, std::uint16_t port,
@@ -64,6 +69,37 @@ private:
   /// A counter batch was committed with commit_deferred and settle_counters has not synced it
   /// yet. Written only by the thread that calls apply_counters and settle_counters.
   std::atomic<bool> unsynced_{false};
+};
+
+/// The record tables of an LMDB transaction: each table is a database of the main environment.
+class lmdb_record_txn final : public record_txn {
+public:
+  lmdb_record_txn(txn& t, MDB_dbi accounts, MDB_dbi auth, MDB_dbi usage)
+    : t_(t), dbs_{accounts, auth, usage} {
+    // nop
+  }
+
+  caf::expected<std::optional<std::string_view>> get(record_table table,
+                                                     std::string_view key) override {
+    return t_.get(db(table), key);
+  }
+  caf::error put(record_table table, std::string_view key, std::string_view value) override {
+    return t_.put(db(table), key, value);
+  }
+  caf::error del(record_table table, std::string_view key) override {
+    return t_.del(db(table), key);
+  }
+  caf::error for_each_prefix(record_table table, std::string_view prefix,
+                             const visitor& fn) override {
+    return t_.for_each_prefix(db(table), prefix, fn);
+  }
+
+private:
+  MDB_dbi db(record_table table) const noexcept {
+    return dbs_[static_cast<std::size_t>(table)];
+  }
+  txn& t_;
+  MDB_dbi dbs_[3];
 };
 
 /// Applies one counter operation in an open write transaction (shared with the admin CLI's

@@ -87,8 +87,9 @@ std::string usage_key(std::string_view endpoint, std::string_view scope,
   return key;
 }
 
-caf::expected<std::uint64_t> read_count(txn& t, MDB_dbi db, std::string_view key) {
-  auto value = t.get(db, key);
+namespace {
+
+caf::expected<std::uint64_t> count_of(caf::expected<std::optional<std::string_view>> value) {
   if (!value)
     return value.error();
   if (!*value)
@@ -100,11 +101,29 @@ caf::expected<std::uint64_t> read_count(txn& t, MDB_dbi db, std::string_view key
   return count;
 }
 
-caf::error write_count(txn& t, MDB_dbi db, std::string_view key, std::uint64_t count) {
+std::string encode_count(std::uint64_t count) {
   std::string value;
   value.push_back(static_cast<char>(counter_version));
   put_u64(value, count);
-  return t.put(db, key, value);
+  return value;
+}
+
+} // namespace
+
+caf::expected<std::uint64_t> read_count(txn& t, MDB_dbi db, std::string_view key) {
+  return count_of(t.get(db, key));
+}
+
+caf::error write_count(txn& t, MDB_dbi db, std::string_view key, std::uint64_t count) {
+  return t.put(db, key, encode_count(count));
+}
+
+caf::expected<std::uint64_t> read_count(record_txn& t, std::string_view key) {
+  return count_of(t.get(record_table::usage, key));
+}
+
+caf::error write_count(record_txn& t, std::string_view key, std::uint64_t count) {
+  return t.put(record_table::usage, key, encode_count(count));
 }
 
 std::string encode(const account_record& x) {
@@ -194,29 +213,42 @@ std::string key_key(std::string_view key_hash) {
   return "k|" + std::string{key_hash};
 }
 
-caf::expected<std::optional<account_record>> get_account(txn& t, MDB_dbi db,
-                                                         std::uint64_t user_id) {
-  auto value = t.get(db, account_key(user_id));
+namespace {
+
+// A stored record decoded, nullopt when absent, an error when unreadable.
+template <class Record, class Decode>
+caf::expected<std::optional<Record>>
+decoded(caf::expected<std::optional<std::string_view>> value, Decode decode,
+        std::string_view what) {
   if (!value)
     return value.error();
   if (!*value)
-    return std::optional<account_record>{};
-  auto record = decode_account(**value);
+    return std::optional<Record>{};
+  auto record = decode(**value);
   if (!record)
-    return corrupt("account");
-  return std::optional<account_record>{std::move(*record)};
+    return corrupt(what);
+  return std::optional<Record>{std::move(*record)};
+}
+
+} // namespace
+
+caf::expected<std::optional<account_record>> get_account(txn& t, MDB_dbi db,
+                                                         std::uint64_t user_id) {
+  return decoded<account_record>(t.get(db, account_key(user_id)), decode_account, "account");
 }
 
 caf::expected<std::optional<key_record>> get_key(txn& t, MDB_dbi db, std::string_view key_hash) {
-  auto value = t.get(db, key_key(key_hash));
-  if (!value)
-    return value.error();
-  if (!*value)
-    return std::optional<key_record>{};
-  auto record = decode_key(**value);
-  if (!record)
-    return corrupt("key");
-  return std::optional<key_record>{std::move(*record)};
+  return decoded<key_record>(t.get(db, key_key(key_hash)), decode_key, "key");
+}
+
+caf::expected<std::optional<account_record>> get_account(record_txn& t, std::uint64_t user_id) {
+  return decoded<account_record>(t.get(record_table::accounts, account_key(user_id)),
+                                 decode_account, "account");
+}
+
+caf::expected<std::optional<key_record>> get_key(record_txn& t, std::string_view key_hash) {
+  return decoded<key_record>(t.get(record_table::accounts, key_key(key_hash)), decode_key,
+                             "key");
 }
 
 } // namespace netherscope::storage

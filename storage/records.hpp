@@ -13,6 +13,7 @@
 #include <caf/expected.hpp>
 
 #include "storage/lmdb.hpp"
+#include "storage/record_txn.hpp"
 
 namespace netherscope::storage {
 
@@ -52,6 +53,10 @@ caf::expected<std::uint64_t> read_count(txn& t, MDB_dbi db, std::string_view key
 
 /// Writes a counter.
 caf::error write_count(txn& t, MDB_dbi db, std::string_view key, std::uint64_t count);
+
+/// The same in a record transaction's usage table (the hourly counters).
+caf::expected<std::uint64_t> read_count(record_txn& t, std::string_view key);
+caf::error write_count(record_txn& t, std::string_view key, std::uint64_t count);
 
 // -- accounts and keys --------------------------------------------------------
 
@@ -96,5 +101,9 @@ caf::expected<std::optional<account_record>> get_account(txn& t, MDB_dbi db,
 
 /// Reads a key record by hash.
 caf::expected<std::optional<key_record>> get_key(txn& t, MDB_dbi db, std::string_view key_hash);
+
+/// The same in a record transaction's accounts table.
+caf::expected<std::optional<account_record>> get_account(record_txn& t, std::uint64_t user_id);
+caf::expected<std::optional<key_record>> get_key(record_txn& t, std::string_view key_hash);
 
 } // namespace netherscope::storage

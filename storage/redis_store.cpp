@@ -1,7 +1,10 @@
 #include "storage/redis_store.hpp"
 
 #include <atomic>
+#include <charconv>
+#include <map>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include <boost/url/parse.hpp>
@@ -252,6 +255,23 @@ struct redis_store::pool {
     return replies;
   }
 
+  /// Runs fn(slot) on a free connection (connected first), for work that needs several round
+  /// trips on one connection (WATCH ... EXEC).
+  template <class F>
+  caf::error with_slot(F fn) {
+    auto& s = slots[next.fetch_add(1, std::memory_order_relaxed) % slots.size()];
+    std::lock_guard<std::mutex> guard{s.mutex};
+    if (!s.ctx) {
+      if (auto err = connect(s)) {
+        process_telemetry().set_redis_up(false);
+        return err;
+      }
+    }
+    auto err = fn(s);
+    process_telemetry().set_redis_up(s.ctx != nullptr);
+    return err;
+  }
+
   caf::expected<reply_ptr> exec_one(std::vector<std::string> cmd) {
     auto replies = exec({std::move(cmd)});
     if (!replies)
@@ -265,6 +285,177 @@ struct redis_store::pool {
   std::vector<slot> slots;
   std::atomic<std::size_t> next{0};
 };
+
+// -- account records ----------------------------------------------------------------
+
+namespace {
+
+// The record tables are three hashes under one hash tag, so one transaction can reach all of
+// them in a Redis Cluster too. Accounts change rarely (sign-ins, new keys): one slot is plenty.
+const std::string record_hashes[] = {
+  std::string{key_prefix} + "{accounts}:accounts",
+  std::string{key_prefix} + "{accounts}:auth",
+  std::string{key_prefix} + "{accounts}:usage",
+};
+
+const std::string& hash_of(record_table table) {
+  return record_hashes[static_cast<std::size_t>(table)];
+}
+
+// A MATCH pattern for the fields starting with prefix: glob characters in it are escaped.
+std::string prefix_pattern(std::string_view prefix) {
+  std::string out;
+  for (char c : prefix) {
+    if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\')
+      out.push_back('\\');
+    out.push_back(c);
+  }
+  out.push_back('*');
+  return out;
+}
+
+// HSCAN rounds of one walk at most: 4096 rounds of COUNT 256 is about a million fields, far
+// past what the account tables hold; a walk that reaches it fails rather than loop forever.
+constexpr int max_scan_rounds = 4096;
+
+/// One record transaction on a Redis connection. Reads go to Redis (and are remembered, so a
+/// value read twice is the same); writes stay here until commit sends them as one MULTI/EXEC,
+/// which Redis refuses when another client changed a watched table in between.
+class redis_record_txn final : public record_txn {
+public:
+  redis_record_txn(redis_store::pool& p, redis_store::pool::slot& s, bool write)
+    : pool_(p), slot_(s), write_(write) {
+    // nop
+  }
+
+  caf::expected<std::optional<std::string_view>> get(record_table table,
+                                                     std::string_view key) override {
+    auto name = entry_name(table, key);
+    auto i = entries_.find(name);
+    if (i == entries_.end()) {
+      auto r = call({"HGET", hash_of(table), std::string{key}});
+      if (!r)
+        return r.error();
+      entry e;
+      if ((*r)->type == REDIS_REPLY_STRING)
+        e.value = std::string{text_of(r->get())};
+      else if ((*r)->type != REDIS_REPLY_NIL)
+        return redis_error("HGET answered something else than a value");
+      i = entries_.emplace(std::move(name), std::move(e)).first;
+    }
+    if (!i->second.value)
+      return std::optional<std::string_view>{};
+    return std::optional<std::string_view>{*i->second.value};
+  }
+
+  caf::error put(record_table table, std::string_view key, std::string_view value) override {
+    return change(table, key, std::string{value});
+  }
+
+  caf::error del(record_table table, std::string_view key) override {
+    return change(table, key, std::nullopt);
+  }
+
+  caf::error for_each_prefix(record_table table, std::string_view prefix,
+                             const visitor& fn) override {
+    std::map<std::string, std::string> found;
+    std::string cursor = "0";
+    auto pattern = prefix_pattern(prefix);
+    for (int round = 0;; ++round) {
+      if (round == max_scan_rounds)
+        return redis_error("a walk over " + hash_of(table) + " did not end");
+      auto r = call({"HSCAN", hash_of(table), cursor, "MATCH", pattern, "COUNT", "256"});
+      if (!r)
+        return r.error();
+      auto* reply = r->get();
+      if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2
+          || reply->element[0]->type != REDIS_REPLY_STRING
+          || reply->element[1]->type != REDIS_REPLY_ARRAY)
+        return redis_error("HSCAN answered something else than a cursor and fields");
+      auto* fields = reply->element[1];
+      for (std::size_t i = 0; i + 1 < fields->elements; i += 2) {
+        auto field = text_of(fields->element[i]);
+        if (field.substr(0, prefix.size()) == prefix)
+          found[std::string{field}] = std::string{text_of(fields->element[i + 1])};
+      }
+      cursor = std::string{text_of(reply->element[0])};
+      if (cursor == "0")
+        break;
+    }
+    // This transaction's own writes win over what Redis holds.
+    auto first = entry_name(table, prefix);
+    for (auto i = entries_.lower_bound(first);
+         i != entries_.end() && i->first.compare(0, first.size(), first) == 0; ++i) {
+      if (!i->second.dirty)
+        continue;
+      auto field = i->first.substr(1);
+      if (i->second.value)
+        found[field] = *i->second.value;
+      else
+        found.erase(field);
+    }
+    for (auto& [key, value] : found)
+      if (!fn(key, value))
+        break;
+    return {};
+  }
+
+  /// The commands that apply this transaction's writes; empty when it wrote nothing.
+  std::vector<std::vector<std::string>> writes() const {
+    std::vector<std::vector<std::string>> cmds;
+    for (auto& [name, e] : entries_) {
+      if (!e.dirty)
+        continue;
+      auto table = static_cast<record_table>(name[0] - '0');
+      if (e.value)
+        cmds.push_back({"HSET", hash_of(table), name.substr(1), *e.value});
+      else
+        cmds.push_back({"HDEL", hash_of(table), name.substr(1)});
+    }
+    return cmds;
+  }
+
+private:
+  struct entry {
+    std::optional<std::string> value;
+    bool dirty = false;
+  };
+
+  static std::string entry_name(record_table table, std::string_view key) {
+    std::string out;
+    out.push_back(static_cast<char>('0' + static_cast<int>(table)));
+    out += key;
+    return out;
+  }
+
+  caf::error change(record_table table, std::string_view key, std::optional<std::string> value) {
+    if (!write_)
+      return redis_error("a write in a read-only record transaction");
+    auto& e = entries_[entry_name(table, key)];
+    e.value = std::move(value);
+    e.dirty = true;
+    return {};
+  }
+
+  caf::expected<reply_ptr> call(std::vector<std::string> cmd) {
+    // A connection lost earlier in this transaction was dropped; nothing more goes out.
+    if (!slot_.ctx)
+      return redis_error("connection lost");
+    auto r = pool_.run(slot_, std::move(cmd));
+    if (!r)
+      return r.error();
+    if (auto err = reply_error(r->get()))
+      return err;
+    return r;
+  }
+
+  redis_store::pool& pool_;
+  redis_store::pool::slot& slot_;
+  bool write_;
+  std::map<std::string, entry> entries_;
+};
+
+} // namespace
 
 // -- URLs -----------------------------------------------------------------------
 
@@ -384,11 +575,110 @@ redis_store::apply_counters(const std::vector<counter_op>& ops) {
   return out;
 }
 
+caf::expected<std::vector<std::uint64_t>>
+redis_store::read_counters(const std::vector<counter_op>& ops) {
+  std::vector<std::vector<std::string>> cmds;
+  for (auto& op : ops)
+    cmds.push_back({"GET", redis_counter_key(op)});
+  if (cmds.empty())
+    return std::vector<std::uint64_t>{};
+  auto replies = pool_->exec(cmds);
+  if (!replies)
+    return replies.error();
+  std::vector<std::uint64_t> out;
+  for (auto& r : *replies) {
+    if (auto err = reply_error(r.get()))
+      return err;
+    std::uint64_t used = 0;
+    if (r->type == REDIS_REPLY_STRING) {
+      auto text = text_of(r.get());
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), used);
+      if (ec != std::errc{} || end != text.data() + text.size())
+        return redis_error("a counter holds something else than a count");
+    } else if (r->type != REDIS_REPLY_NIL) {
+      return redis_error("GET answered something else than a value");
+    }
+    out.push_back(used);
+  }
+  return out;
+}
+
+caf::error redis_store::with_records(bool write, const record_work& work) {
+  // Each round watches the tables, runs work and sends its writes as one MULTI/EXEC; Redis
+  // refuses the EXEC when another replica changed a table in between, and work runs again on
+  // what that replica wrote. Account changes are rare and quick, so a few rounds are plenty;
+  // a pause that grows, and differs by thread, keeps two losers from meeting again.
+  constexpr int rounds = 16;
+  auto jitter = std::hash<std::thread::id>{}(std::this_thread::get_id()) % 500;
+  for (int round = 0; round < rounds; ++round) {
+    if (round > 0)
+      std::this_thread::sleep_for(std::chrono::microseconds(200 * round + jitter));
+    bool lost_race = false;
+    auto err = pool_->with_slot([&](pool::slot& s) -> caf::error {
+      if (write) {
+        auto watched = pool_->run(s, {"WATCH", record_hashes[0], record_hashes[1],
+                                      record_hashes[2]});
+        if (!watched)
+          return watched.error();
+        if (auto err = reply_error(watched->get()))
+          return err;
+      }
+      redis_record_txn records{*pool_, s, write};
+      auto keep = work(records);
+      auto cmds = keep && *keep && write ? records.writes()
+                                         : std::vector<std::vector<std::string>>{};
+      if (cmds.empty()) {
+        if (write && s.ctx)
+          pool_->run(s, {"UNWATCH"});
+        return keep ? caf::error{} : keep.error();
+      }
+      cmds.insert(cmds.begin(), {"MULTI"});
+      cmds.push_back({"EXEC"});
+      auto replies = pool_->pipeline(s, cmds);
+      if (!replies)
+        return replies.error();
+      auto& exec = replies->back();
+      if (exec->type == REDIS_REPLY_NIL) {
+        lost_race = true;
+        return {};
+      }
+      for (auto& r : *replies)
+        if (auto err = reply_error(r.get()))
+          return err;
+      return {};
+    });
+    if (err || !lost_race)
+      return err;
+  }
+  return redis_error("the account records kept changing under us; try again");
+}
+
 caf::expected<std::vector<std::optional<key_record>>>
 redis_store::find_keys(const std::vector<std::string>& key_hashes) {
-  if (settings_.accounts)
-    return settings_.accounts->find_keys(key_hashes);
-  return std::vector<std::optional<key_record>>(key_hashes.size());
+  std::vector<std::optional<key_record>> out;
+  if (key_hashes.empty())
+    return out;
+  std::vector<std::string> cmd{"HMGET", hash_of(record_table::accounts)};
+  for (auto& hash : key_hashes)
+    cmd.push_back(key_key(hash));
+  auto r = pool_->exec_one(std::move(cmd));
+  if (!r)
+    return r.error();
+  auto* reply = r->get();
+  if (reply->type != REDIS_REPLY_ARRAY || reply->elements != key_hashes.size())
+    return redis_error("HMGET answered something else than one value per key");
+  for (std::size_t i = 0; i < reply->elements; ++i) {
+    auto* value = reply->element[i];
+    if (value->type != REDIS_REPLY_STRING) {
+      out.emplace_back();
+      continue;
+    }
+    auto record = decode_key(text_of(value));
+    if (!record)
+      return redis_error("an unreadable key record");
+    out.emplace_back(std::move(*record));
+  }
+  return out;
 }
 
 caf::expected<target_memory> redis_store::recall_target(std::string_view host,

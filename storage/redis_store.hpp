@@ -1,5 +1,6 @@
-// The store on Redis (--store redis://...): shared by every replica, so quotas, target
-// memory and the service's identity are one across them.
+// The store on Redis (--store redis://...): shared by every replica, so quotas, accounts and
+// keys, sign-in states and sessions, target memory, the offer cache and the service's identity
+// are one across them.
 //
 // hiredis 0.14 (Debian's libhiredis-dev) with a small pool of synchronous connections: the
 // actors that use a store run detached, so a blocking round trip stalls only their own
@@ -54,9 +55,6 @@ struct redis_settings {
   unsigned connections = 4;
   /// Limit of a connect and of one command's round trip.
   std::chrono::milliseconds timeout{1000};
-  /// Where key records are looked up: keys and accounts stay in the local LMDB for now (see
-  /// README "Replicas on Redis"); null means every key is unknown.
-  std::shared_ptr<store> accounts;
 };
 
 /// The store on Redis.
@@ -73,6 +71,9 @@ public:
   caf::error ping() override;
   caf::expected<std::vector<counter_result>>
   apply_counters(const std::vector<counter_op>& ops) override;
+  caf::expected<std::vector<std::uint64_t>>
+  read_counters(const std::vector<counter_op>& ops) override;
+  caf::error with_records(bool write, const record_work& work) override;
   caf::expected<std::vector<std::optional<key_record>>>
   find_keys(const std::vector<std::string>& key_hashes) override;
   caf::expected<target_memory> recall_target(std::string_view host, std::uint16_t port,

@@ -24,6 +24,7 @@
 #include "net/api/target.hpp"
 #include "net/api/target_memory.hpp"
 #include "net/api/telemetry.hpp"
+#include "storage/record_txn.hpp"
 #include "storage/records.hpp"
 
 namespace netherscope::storage {
@@ -86,7 +87,7 @@ std::optional<shared_offer> decode_shared_offer(std::string_view record);
 using record_decision
   = std::function<caf::expected<std::optional<std::string>>(std::optional<std::string_view>)>;
 
-/// Shared state: quota counters, key lookups, target memory and named records.
+/// Shared state: quota counters, accounts and keys, target memory and named records.
 class store {
 public:
   virtual ~store() = default;
@@ -115,6 +116,17 @@ public:
   virtual caf::error settle_counters() {
     return flush();
   }
+
+  /// The values of these counters (as peeks; nothing is written and nothing synced), for the
+  /// account view and the admin CLI.
+  virtual caf::expected<std::vector<std::uint64_t>>
+  read_counters(const std::vector<counter_op>& ops) = 0;
+
+  /// Runs work in one transaction over the account records (storage/record_txn.hpp): a read
+  /// when write is false, else a write whose changes are kept, all or none, when work
+  /// returns true. Durable before returning. Every replica on the store sees the same
+  /// accounts, keys, used sign-in states and sessions.
+  virtual caf::error with_records(bool write, const record_work& work) = 0;
 
   /// The key records of these SHA-256 hashes, in the same order (nullopt for unknown ones).
   virtual caf::expected<std::vector<std::optional<key_record>>>

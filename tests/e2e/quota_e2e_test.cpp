@@ -13,6 +13,7 @@
 #include <boost/json.hpp>
 
 #include "storage/accounts.hpp"
+#include "storage/lmdb_store.hpp"
 #include "storage/records.hpp"
 #include "support/http.hpp"
 #include "support/wait.hpp"
@@ -33,7 +34,8 @@ std::string issue_key(const std::string& data_dir, std::uint64_t user_id,
   REQUIRE(accounts);
   auto t = storage::txn::begin(**env, true);
   REQUIRE(t);
-  auto issued = storage::issue_key(*t, *accounts, user_id, login, std::time(nullptr));
+  storage::lmdb_record_txn records{*t, *accounts, 0, 0};
+  auto issued = storage::issue_key(records, user_id, login, std::time(nullptr));
   REQUIRE(issued);
   REQUIRE_FALSE(t->commit());
   return issued->key;

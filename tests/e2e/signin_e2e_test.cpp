@@ -10,9 +10,11 @@
 #include "storage/accounts.hpp"
 #include "storage/auth_records.hpp"
 #include "storage/lmdb.hpp"
+#include "storage/lmdb_store.hpp"
 #include "storage/records.hpp"
 #include "support/fake_oauth.hpp"
 #include "support/http.hpp"
+#include "support/redis_server.hpp"
 
 using namespace netherscope::test;
 using namespace std::chrono_literals;
@@ -339,6 +341,44 @@ TEST_CASE("signin e2e: a replayed callback is refused, wherever it arrives", "[e
   CHECK(provider.tokens_issued() == 1);
 }
 
+TEST_CASE("signin e2e: on Redis a callback used on one replica is refused by another, and "
+          "the session it opened works on both",
+          "[e2e][signin][redis]") {
+  fake_oauth_options o;
+  o.accept_reused_code = true;
+  fake_oauth_provider provider{o};
+  redis_server redis;
+  // Two replicas with data directories of their own: only Redis joins them.
+  auto a = signin_service(provider, {"--store", redis.url()});
+  auto b = signin_service(provider, {"--store", redis.url()});
+  auto trip = sign_in(a);
+  REQUIRE(trip.page.status == 200);
+  auto key = key_on_page(trip.page.body);
+  REQUIRE_FALSE(key.empty());
+  auto again = http_request(b.port(), "GET", local_target(trip.callback),
+                            {{"Cookie", trip.cookie}});
+  CHECK(again.status == 400);
+  CHECK(code_on_page(again.body) == "invalid_input");
+  CHECK(provider.tokens_issued() == 1);
+  // The session opened on a shows the account on b, and b's form acts on the same account.
+  auto session = cookie_set(trip.page, "ns_session");
+  REQUIRE_FALSE(session.empty());
+  auto page = http_request(b.port(), "GET", "/account", {{"Cookie", "ns_session=" + session}});
+  REQUIRE(page.status == 200);
+  auto csrf = csrf_on_page(page.body);
+  REQUIRE(csrf == csrf_on_page(trip.page.body));
+  auto rotated = page_post(b, "/account/key", session, csrf);
+  REQUIRE(rotated.status == 200);
+  auto fresh = key_on_page(rotated.body);
+  REQUIRE_FALSE(fresh.empty());
+  CHECK(account_status(a, key) == 401);
+  CHECK(account_status(a, fresh) == 200);
+  // Signed out on a: b no longer knows the session.
+  CHECK(page_post(a, "/auth/signout", session, csrf).status < 400);
+  CHECK(http_request(b.port(), "GET", "/account", {{"Cookie", "ns_session=" + session}}).status
+        == 401);
+}
+
 TEST_CASE("signin e2e: a sign-in cancelled at the provider", "[e2e][signin]") {
   options o;
   o.authorize = options::authorize_mode::deny;
@@ -570,19 +610,18 @@ TEST_CASE("signin e2e: netherscope admin prune deletes what expired", "[e2e][sig
     REQUIRE((auth && accounts && usage));
     auto t = storage::txn::begin(**env, true);
     REQUIRE(t);
-    REQUIRE(*storage::claim_state(*t, *auth, std::string(24, 'a'), now - 3600, now - 4000));
-    REQUIRE(*storage::claim_state(*t, *auth, std::string(24, 'b'), now + 600, now));
-    REQUIRE(storage::open_session(*t, *auth, 1, now - 7200));
-    REQUIRE(storage::open_session(*t, *auth, 1, now));
-    REQUIRE(storage::issue_key(*t, *accounts, 1, "old", now - 200 * 86400));
-    REQUIRE(*storage::revoke_active_key(*t, *accounts, 1, now - 100 * 86400));
-    REQUIRE(storage::issue_key(*t, *accounts, 2, "new", now));
-    REQUIRE(*storage::revoke_active_key(*t, *accounts, 2, now));
-    REQUIRE(storage::issue_key(*t, *accounts, 2, "new", now));
-    REQUIRE_FALSE(storage::write_count(*t, *usage,
-                                       storage::usage_key("rotate", "key", "2",
-                                                          storage::hour_of(now - 3600).label),
-                                       3));
+    storage::lmdb_record_txn r{*t, *accounts, *auth, *usage};
+    REQUIRE(*storage::claim_state(r, std::string(24, 'a'), now - 3600, now - 4000));
+    REQUIRE(*storage::claim_state(r, std::string(24, 'b'), now + 600, now));
+    REQUIRE(storage::open_session(r, 1, now - 7200));
+    REQUIRE(storage::open_session(r, 1, now));
+    REQUIRE(storage::issue_key(r, 1, "old", now - 200 * 86400));
+    REQUIRE(*storage::revoke_active_key(r, 1, now - 100 * 86400));
+    REQUIRE(storage::issue_key(r, 2, "new", now));
+    REQUIRE(*storage::revoke_active_key(r, 2, now));
+    REQUIRE(storage::issue_key(r, 2, "new", now));
+    REQUIRE_FALSE(storage::write_count(
+      r, storage::usage_key("rotate", "key", "2", storage::hour_of(now - 3600).label), 3));
     REQUIRE_FALSE(t->commit());
   }
   auto out = run_admin(data.path(), {"prune"});

@@ -1,5 +1,5 @@
 // Keys, sessions, used sign-in states and pruning: the keys actor and the storage functions
-// under it, with a real LMDB file and an injected clock.
+// under it, on both stores (a real LMDB file and a real redis-server) with an injected clock.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -10,8 +10,11 @@
 #include "net/api/api_key.hpp"
 #include "storage/accounts.hpp"
 #include "storage/auth_records.hpp"
+#include "storage/lmdb_store.hpp"
 #include "storage/records.hpp"
+#include "storage/redis_store.hpp"
 #include "support/process.hpp"
+#include "support/redis_server.hpp"
 
 using namespace netherscope;
 
@@ -22,23 +25,23 @@ constexpr std::int64_t nov_22 = 1795348800;
 
 const auto fail_on_error = [](caf::error& err) { FAIL("error reply: " << caf::to_string(err)); };
 
-/// A store in a temp dir and a keys actor whose clock the test sets.
+/// A store of the backend a case asks for and a keys actor whose clock the test sets.
 struct keys_fixture {
   test::temp_dir dir;
+  std::unique_ptr<test::redis_server> redis;
+  /// The LMDB environment, when the backend is LMDB.
   std::shared_ptr<storage::env> env;
-  store_handles handles;
+  MDB_dbi accounts_db = 0;
+  std::shared_ptr<storage::store> store;
   std::shared_ptr<std::atomic<std::int64_t>> clock
     = std::make_shared<std::atomic<std::int64_t>>(nov_22);
   caf::actor_system_config cfg;
   std::unique_ptr<caf::actor_system> system;
   keys_actor actor;
 
-  explicit keys_fixture(std::uint64_t rotations_per_hour = 5) {
-    auto opened = storage::env::open(dir.path(), {});
-    REQUIRE(opened);
-    env = *opened;
-    handles = store_handles{env, *env->open_db("usage"), *env->open_db("accounts"),
-                            *env->open_db("auth")};
+  explicit keys_fixture(const std::string& backend = "lmdb",
+                        std::uint64_t rotations_per_hour = 5) {
+    store = backend == "lmdb" ? open_lmdb() : open_redis();
     cfg.set("scheduler.max-threads", 2);
     system = std::make_unique<caf::actor_system>(cfg);
     keys_settings settings;
@@ -47,7 +50,36 @@ struct keys_fixture {
     settings.now = [c = clock] { return c->load(); };
     // Pruning runs when a test sends sweep_atom, not on a timer.
     settings.sweep_interval = std::chrono::milliseconds{0};
-    actor = system->spawn<caf::detached>(keys, handles, settings);
+    actor = system->spawn<caf::detached>(keys, store, settings);
+  }
+
+  std::shared_ptr<storage::store> open_lmdb() {
+    auto opened = storage::env::open(dir.path(), {});
+    REQUIRE(opened);
+    env = *opened;
+    storage::lmdb_parts parts;
+    parts.main = env;
+    parts.usage = *env->open_db("usage");
+    parts.accounts = accounts_db = *env->open_db("accounts");
+    parts.auth = *env->open_db("auth");
+    return std::make_shared<storage::lmdb_store>(std::move(parts));
+  }
+
+  std::shared_ptr<storage::store> open_redis() {
+    redis = std::make_unique<test::redis_server>();
+    storage::redis_settings cfg;
+    cfg.address = *storage::parse_redis_url(redis->url());
+    return std::make_shared<storage::redis_store>(std::move(cfg));
+  }
+
+  /// Runs fn in a record transaction of the store, as another process would.
+  template <class F>
+  void in_records(bool write, F fn) {
+    auto err = store->with_records(write, [&](storage::record_txn& t) -> caf::expected<bool> {
+      fn(t);
+      return true;
+    });
+    REQUIRE_FALSE(err);
   }
 
   ~keys_fixture() {
@@ -88,20 +120,22 @@ struct keys_fixture {
     ask(account_atom::value, std::string{"sync"});
   }
 
-  /// Records under a prefix of a database.
-  std::size_t count(MDB_dbi db, std::string_view prefix) {
-    auto t = storage::txn::begin(*env, false);
-    REQUIRE(t);
+  /// Records under a prefix of a table.
+  std::size_t count(storage::record_table table, std::string_view prefix) {
     std::size_t n = 0;
-    REQUIRE_FALSE(t->for_each_prefix(db, prefix, [&](std::string_view, std::string_view) {
-      ++n;
-      return true;
-    }));
+    in_records(false, [&](storage::record_txn& t) {
+      n = 0;
+      REQUIRE_FALSE(t.for_each_prefix(table, prefix, [&](std::string_view, std::string_view) {
+        ++n;
+        return true;
+      }));
+    });
     return n;
   }
 
   /// Entries of a database, and the pages the environment has in use, as LMDB counts them.
   std::pair<std::size_t, std::size_t> stat(MDB_dbi db) {
+    REQUIRE(env);
     auto t = storage::txn::begin(*env, false);
     REQUIRE(t);
     MDB_stat st{};
@@ -119,7 +153,7 @@ struct keys_fixture {
 } // namespace
 
 TEST_CASE("keys: the first sign-in shows a key, later ones never touch it", "[keys]") {
-  keys_fixture f;
+  keys_fixture f{GENERATE(as<std::string>{}, "lmdb", "redis")};
   auto first = f.sign_in();
   REQUIRE(first.error.ok());
   CHECK(first.new_key.rfind("nsk_", 0) == 0);
@@ -143,7 +177,7 @@ TEST_CASE("keys: the first sign-in shows a key, later ones never touch it", "[ke
 }
 
 TEST_CASE("keys: a sign-in ends the session the browser had", "[keys]") {
-  keys_fixture f;
+  keys_fixture f{GENERATE(as<std::string>{}, "lmdb", "redis")};
   auto planted = f.sign_in(1, "attacker");
   auto mine = f.sign_in(4242, "octocat", storage::session_id_hash(planted.session));
   CHECK(f.page(planted.session, page_action::view).error.code == error_code::unauthorized);
@@ -151,7 +185,7 @@ TEST_CASE("keys: a sign-in ends the session the browser had", "[keys]") {
 }
 
 TEST_CASE("keys: the account page's actions need the session's token", "[keys]") {
-  keys_fixture f;
+  keys_fixture f{GENERATE(as<std::string>{}, "lmdb", "redis")};
   auto in = f.sign_in();
   REQUIRE(in.error.ok());
   auto view = f.page(in.session, page_action::view);
@@ -193,7 +227,7 @@ TEST_CASE("keys: the account page's actions need the session's token", "[keys]")
 }
 
 TEST_CASE("keys: sessions expire", "[keys]") {
-  keys_fixture f;
+  keys_fixture f{GENERATE(as<std::string>{}, "lmdb", "redis")};
   auto in = f.sign_in();
   f.clock->store(nov_22 + session_lifetime_seconds - 1);
   CHECK(f.page(in.session, page_action::view).error.ok());
@@ -203,7 +237,7 @@ TEST_CASE("keys: sessions expire", "[keys]") {
 }
 
 TEST_CASE("keys: new keys are limited per account and hour", "[keys]") {
-  keys_fixture f;
+  keys_fixture f{GENERATE(as<std::string>{}, "lmdb", "redis")};
   auto key = f.sign_in().new_key;
   REQUIRE_FALSE(key.empty());
   // The first key of a new account is not a rotation; five more are allowed this hour.
@@ -231,7 +265,7 @@ TEST_CASE("keys: new keys are limited per account and hour", "[keys]") {
 
 TEST_CASE("keys: rotating in a loop leaves the store bounded", "[keys]") {
   // No hourly limit to speak of: the bound must come from pruning alone.
-  keys_fixture f{1000000};
+  keys_fixture f{"lmdb", 1000000};
   auto key = f.sign_in().new_key;
   std::vector<std::string> keys{key};
   std::pair<std::size_t, std::size_t> after_warmup{};
@@ -241,11 +275,11 @@ TEST_CASE("keys: rotating in a loop leaves the store bounded", "[keys]") {
     key = rotated.new_key;
     keys.push_back(key);
     if (i == 99)
-      after_warmup = f.stat(f.handles.accounts);
+      after_warmup = f.stat(f.accounts_db);
   }
   // One account, its active key and the newest revoked ones: nothing else.
-  CHECK(f.count(f.handles.accounts, "k|") == storage::keep_revoked_keys + 1);
-  auto [entries, pages] = f.stat(f.handles.accounts);
+  CHECK(f.count(storage::record_table::accounts, "k|") == storage::keep_revoked_keys + 1);
+  auto [entries, pages] = f.stat(f.accounts_db);
   CHECK(entries == storage::keep_revoked_keys + 2);
   CHECK(entries == after_warmup.first);
   // LMDB reuses freed pages: 500 more rotations did not make the file grow beyond a few
@@ -254,59 +288,59 @@ TEST_CASE("keys: rotating in a loop leaves the store bounded", "[keys]") {
   // The newest revoked keys still say "revoked"; older ones are unknown now.
   auto t = storage::txn::begin(*f.env, false);
   REQUIRE(t);
-  auto recent = storage::get_key(*t, f.handles.accounts, net::hash_api_key(keys[keys.size() - 2]));
+  auto recent = storage::get_key(*t, f.accounts_db, net::hash_api_key(keys[keys.size() - 2]));
   REQUIRE(recent);
   REQUIRE(*recent);
   CHECK((*recent)->revoked);
   CHECK((*recent)->revoked_unix == nov_22);
-  auto old = storage::get_key(*t, f.handles.accounts, net::hash_api_key(keys.front()));
+  auto old = storage::get_key(*t, f.accounts_db, net::hash_api_key(keys.front()));
   REQUIRE(old);
   CHECK_FALSE(*old);
 }
 
 TEST_CASE("keys: a sign-in state is claimed once, in the store", "[keys]") {
-  keys_fixture f;
+  keys_fixture f{GENERATE(as<std::string>{}, "lmdb", "redis")};
   std::string state(24, 's');
   CHECK(f.claim(state, nov_22 + 600).ok());
   CHECK(f.claim(state, nov_22 + 600).code == error_code::invalid_input);
   CHECK(f.claim(std::string(24, 't'), nov_22 + 600).ok());
-  // Another process on the same store sees the claim: it is in the file, not in memory.
-  auto t = storage::txn::begin(*f.env, true);
-  REQUIRE(t);
-  auto again = storage::claim_state(*t, f.handles.auth, state, nov_22 + 600, nov_22);
-  REQUIRE(again);
-  CHECK_FALSE(*again);
+  // Another process on the same store sees the claim: it is in the store, not in memory.
+  f.in_records(true, [&](storage::record_txn& t) {
+    auto again = storage::claim_state(t, state, nov_22 + 600, nov_22);
+    REQUIRE(again);
+    CHECK_FALSE(*again);
+  });
 }
 
 TEST_CASE("keys: pruning deletes what expired and keeps what lives", "[keys]") {
-  keys_fixture f{1000};
+  keys_fixture f{GENERATE(as<std::string>{}, "lmdb", "redis"), 1000};
   auto in = f.sign_in();
   auto key = in.new_key;
   for (int i = 0; i < 3; ++i)
     key = f.ask(rotate_atom::value, net::hash_api_key(key)).new_key;
   REQUIRE(f.claim(std::string(24, 'a'), nov_22 + 600).ok());
   REQUIRE(f.claim(std::string(24, 'b'), nov_22 + 7200).ok());
-  CHECK(f.count(f.handles.auth, "o|") == 2);
-  CHECK(f.count(f.handles.auth, "s|") == 1);
-  CHECK(f.count(f.handles.accounts, "k|") == 4);
-  CHECK(f.count(f.handles.usage, "u|rotate|") == 1);
+  CHECK(f.count(storage::record_table::auth, "o|") == 2);
+  CHECK(f.count(storage::record_table::auth, "s|") == 1);
+  CHECK(f.count(storage::record_table::accounts, "k|") == 4);
+  CHECK(f.count(storage::record_table::usage, "u|rotate|") == 1);
   // Nothing is due yet.
   f.sweep();
-  CHECK(f.count(f.handles.auth, "o|") == 2);
-  CHECK(f.count(f.handles.auth, "s|") == 1);
-  CHECK(f.count(f.handles.usage, "u|rotate|") == 1);
+  CHECK(f.count(storage::record_table::auth, "o|") == 2);
+  CHECK(f.count(storage::record_table::auth, "s|") == 1);
+  CHECK(f.count(storage::record_table::usage, "u|rotate|") == 1);
   // An hour and a bit later: the first state, the session and the past hour's counter.
   f.clock->store(nov_22 + 3700);
   f.sweep();
-  CHECK(f.count(f.handles.auth, "o|") == 1);
-  CHECK(f.count(f.handles.auth, "s|") == 0);
-  CHECK(f.count(f.handles.usage, "u|rotate|") == 0);
-  CHECK(f.count(f.handles.accounts, "k|") == 4);
+  CHECK(f.count(storage::record_table::auth, "o|") == 1);
+  CHECK(f.count(storage::record_table::auth, "s|") == 0);
+  CHECK(f.count(storage::record_table::usage, "u|rotate|") == 0);
+  CHECK(f.count(storage::record_table::accounts, "k|") == 4);
   // Past the retention, revoked keys go; the active one stays.
   f.clock->store(nov_22 + storage::revoked_key_retention_seconds + 1);
   f.sweep();
-  CHECK(f.count(f.handles.auth, "o|") == 0);
-  CHECK(f.count(f.handles.accounts, "k|") == 1);
+  CHECK(f.count(storage::record_table::auth, "o|") == 0);
+  CHECK(f.count(storage::record_table::accounts, "k|") == 1);
   CHECK(f.key_works(key));
 }
 

@@ -13,6 +13,7 @@
 #include "net/api/api_key.hpp"
 #include "storage/accounts.hpp"
 #include "storage/lmdb.hpp"
+#include "storage/lmdb_store.hpp"
 #include "support/process.hpp"
 
 using namespace netherscope;
@@ -415,7 +416,8 @@ TEST_CASE("admin: create-account prints a working key once and stores only its h
     REQUIRE(accounts);
     auto t = storage::txn::begin(**env, false);
     REQUIRE(t);
-    auto found = storage::account_by_key(*t, *accounts, net::hash_api_key(key));
+    storage::lmdb_record_txn records{*t, *accounts, 0, 0};
+    auto found = storage::account_by_key(records, net::hash_api_key(key));
     REQUIRE(found);
     REQUIRE(*found);
     CHECK((*found)->login == "ops-bot");

@@ -12,6 +12,7 @@
 #include "actors/quota_actor.hpp"
 #include "net/api/api_key.hpp"
 #include "storage/accounts.hpp"
+#include "storage/lmdb_store.hpp"
 #include "storage/records.hpp"
 #include "support/process.hpp"
 
@@ -77,7 +78,8 @@ struct quota_fixture {
   std::string new_key(std::uint64_t user, const std::string& login) {
     auto t = storage::txn::begin(*env, true);
     REQUIRE(t);
-    auto issued = storage::issue_key(*t, handles.accounts, user, login, clock->load());
+    storage::lmdb_record_txn records{*t, handles.accounts, handles.auth, handles.usage};
+    auto issued = storage::issue_key(records, user, login, clock->load());
     REQUIRE(issued);
     REQUIRE_FALSE(t->commit());
     return issued->key;
@@ -268,7 +270,7 @@ TEST_CASE("keys actor: sign-in issues a key and one key is active", "[quota]") {
   cfg.limits = f.limits;
   cfg.now = [c = f.clock] { return c->load(); };
   cfg.sweep_interval = std::chrono::milliseconds{0};
-  auto accounts = f.system->spawn<caf::detached>(keys, f.handles, cfg);
+  auto accounts = f.system->spawn<caf::detached>(keys, lmdb_store_of(f.handles), cfg);
   caf::scoped_actor self{*f.system};
   account_view first;
   self->request(accounts, caf::infinite, signin_atom::value, std::uint64_t{4242},
@@ -374,7 +376,8 @@ TEST_CASE("quota: a refund goes back to the counter that was charged", "[quota]"
   {
     auto t = storage::txn::begin(*f.env, true);
     REQUIRE(t);
-    REQUIRE(*storage::revoke_active_key(*t, f.handles.accounts, 4242, f.clock->load()));
+    storage::lmdb_record_txn records{*t, f.handles.accounts, f.handles.auth, f.handles.usage};
+    REQUIRE(*storage::revoke_active_key(records, 4242, f.clock->load()));
     REQUIRE_FALSE(t->commit());
   }
   // The per-target limit refuses the offer: the refund names the key's counter.

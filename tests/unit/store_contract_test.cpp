@@ -8,6 +8,8 @@
 #include <thread>
 
 #include "actors/quota_actor.hpp"
+#include "net/api/api_key.hpp"
+#include "storage/accounts.hpp"
 #include "storage/lmdb_store.hpp"
 #include "storage/redis_store.hpp"
 #include "support/process.hpp"
@@ -51,6 +53,7 @@ struct store_under_test {
     parts.main = *e;
     parts.usage = *(*e)->open_db("usage");
     parts.accounts = *(*e)->open_db("accounts");
+    parts.auth = *(*e)->open_db("auth");
     parts.meta = *(*e)->open_db("meta");
     parts.has_meta = true;
     parts.targets_env = *e;
@@ -306,7 +309,7 @@ TEST_CASE("redis store: counters expire at the end of their window, under versio
   CHECK(seconds <= 3600);
   // The counter went to database 3, as the URL asked.
   auto db0 = storage::redis_store{storage::redis_settings{
-    *storage::parse_redis_url(redis.url()), 1, std::chrono::milliseconds{1000}, nullptr}};
+    *storage::parse_redis_url(redis.url()), 1, std::chrono::milliseconds{1000}}};
   auto absent = db0.command_text({"EXISTS", key});
   REQUIRE(absent);
   CHECK(*absent == "0");
@@ -407,4 +410,184 @@ TEST_CASE("lmdb store: offers are not shared through the disk; each process cach
           "[store]") {
   store_under_test s{"lmdb"};
   CHECK_FALSE(s.first->shared_across_hosts());
+}
+
+// -- the account records ----------------------------------------------------------
+
+namespace {
+
+using storage::record_table;
+using storage::record_txn;
+
+/// The keys under prefix in a table, in the order a walk gives them, read by s.
+std::vector<std::string> walk(storage::store& s, record_table table, std::string_view prefix) {
+  std::vector<std::string> keys;
+  auto err = s.with_records(false, [&](record_txn& t) -> caf::expected<bool> {
+    keys.clear();
+    auto walked = t.for_each_prefix(table, prefix, [&](std::string_view key, std::string_view) {
+      keys.emplace_back(key);
+      return true;
+    });
+    if (walked)
+      return walked;
+    return true;
+  });
+  REQUIRE_FALSE(err);
+  return keys;
+}
+
+std::optional<std::string> read(storage::store& s, record_table table, std::string_view key) {
+  std::optional<std::string> out;
+  auto err = s.with_records(false, [&](record_txn& t) -> caf::expected<bool> {
+    auto got = t.get(table, key);
+    if (!got)
+      return got.error();
+    out = *got ? std::optional<std::string>{std::string{**got}} : std::nullopt;
+    return true;
+  });
+  REQUIRE_FALSE(err);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("store contract: a record transaction keeps all its writes or none, and sees its own",
+          "[store]") {
+  auto backend = GENERATE(as<std::string>{}, "lmdb", "redis");
+  store_under_test st{backend};
+  INFO(backend);
+  // Binary keys and values, and a key with a glob character, as states and hashes have.
+  const std::string binary_key = std::string{"o|\0\xff*?[x]\\", 10} + "end";
+  auto err = st.first->with_records(true, [&](record_txn& t) -> caf::expected<bool> {
+    for (auto [key, value] : {std::pair{"a|2", "two"}, std::pair{"a|1", "one"},
+                              std::pair{"a|3", "three"}, std::pair{"b|1", "other"}})
+      if (auto put = t.put(record_table::accounts, key, value))
+        return put;
+    if (auto put = t.put(record_table::auth, binary_key, std::string{"\0v\0", 3}))
+      return put;
+    if (auto gone = t.del(record_table::accounts, "a|3"))
+      return gone;
+    // The transaction reads what it wrote, before anything is committed.
+    auto got = t.get(record_table::accounts, "a|1");
+    REQUIRE(got);
+    REQUIRE(*got);
+    CHECK(**got == "one");
+    std::vector<std::string> seen;
+    auto walked = t.for_each_prefix(record_table::accounts, "a|",
+                                    [&](std::string_view key, std::string_view) {
+                                      seen.emplace_back(key);
+                                      return true;
+                                    });
+    REQUIRE_FALSE(walked);
+    CHECK(seen == std::vector<std::string>{"a|1", "a|2"});
+    return true;
+  });
+  REQUIRE_FALSE(err);
+  // The other handle sees the commit, in key order, and the tables apart.
+  CHECK(walk(*st.second, record_table::accounts, "a|") == std::vector<std::string>{"a|1", "a|2"});
+  CHECK(walk(*st.second, record_table::auth, "a|").empty());
+  CHECK(read(*st.second, record_table::auth, binary_key) == std::string{"\0v\0", 3});
+  // A prefix with glob characters matches them literally.
+  CHECK(walk(*st.second, record_table::auth, binary_key.substr(0, 6))
+        == std::vector<std::string>{binary_key});
+  CHECK(walk(*st.second, record_table::auth, std::string{"o|\0\xffx", 5}).empty());
+  // A transaction that declines, or fails, keeps nothing it wrote.
+  err = st.first->with_records(true, [&](record_txn& t) -> caf::expected<bool> {
+    REQUIRE_FALSE(t.put(record_table::accounts, "a|9", "nine"));
+    REQUIRE_FALSE(t.del(record_table::accounts, "a|1"));
+    return false;
+  });
+  REQUIRE_FALSE(err);
+  err = st.first->with_records(true, [&](record_txn& t) -> caf::expected<bool> {
+    REQUIRE_FALSE(t.put(record_table::accounts, "a|8", "eight"));
+    return caf::make_error(caf::sec::runtime_error, "the work failed");
+  });
+  CHECK(err);
+  CHECK(walk(*st.second, record_table::accounts, "a|") == std::vector<std::string>{"a|1", "a|2"});
+  // A read transaction cannot write.
+  err = st.first->with_records(false, [&](record_txn& t) -> caf::expected<bool> {
+    if (auto put = t.put(record_table::accounts, "a|7", "seven"))
+      return put;
+    return true;
+  });
+  CHECK(err);
+  CHECK_FALSE(read(*st.second, record_table::accounts, "a|7"));
+}
+
+TEST_CASE("store contract: concurrent record transactions from two handles lose no update",
+          "[store]") {
+  auto backend = GENERATE(as<std::string>{}, "lmdb", "redis");
+  store_under_test st{backend};
+  INFO(backend);
+  constexpr int per_thread = 40;
+  const std::string key = "u|rotate|key|7|2026-11-22T12";
+  std::atomic<int> failed{0};
+  std::vector<std::thread> threads;
+  for (auto* handle : {st.first.get(), st.second.get()}) {
+    threads.emplace_back([&, handle] {
+      for (int i = 0; i < per_thread; ++i) {
+        auto err = handle->with_records(true, [&](record_txn& t) -> caf::expected<bool> {
+          auto n = storage::read_count(t, key);
+          if (!n)
+            return n.error();
+          if (auto put = storage::write_count(t, key, *n + 1))
+            return put;
+          return true;
+        });
+        if (err)
+          ++failed;
+      }
+    });
+  }
+  for (auto& t : threads)
+    t.join();
+  CHECK(failed == 0);
+  std::uint64_t total = 0;
+  REQUIRE_FALSE(st.first->with_records(false, [&](record_txn& t) -> caf::expected<bool> {
+    auto n = storage::read_count(t, key);
+    if (!n)
+      return n.error();
+    total = *n;
+    return true;
+  }));
+  CHECK(total == 2 * per_thread);
+}
+
+TEST_CASE("store contract: a key issued on one handle is found and counted on the other",
+          "[store]") {
+  auto backend = GENERATE(as<std::string>{}, "lmdb", "redis");
+  store_under_test st{backend};
+  INFO(backend);
+  std::string key;
+  REQUIRE_FALSE(st.first->with_records(true, [&](record_txn& t) -> caf::expected<bool> {
+    auto issued = storage::issue_key(t, 4242, "octocat", nov_22);
+    if (!issued)
+      return issued.error();
+    key = issued->key;
+    return true;
+  }));
+  auto hash = net::hash_api_key(key);
+  auto found = st.second->find_keys({hash, net::hash_api_key("nsk_unknown")});
+  REQUIRE(found);
+  REQUIRE(found->size() == 2);
+  REQUIRE((*found)[0]);
+  CHECK((*found)[0]->user_id == 4242);
+  CHECK_FALSE((*found)[0]->revoked);
+  CHECK_FALSE((*found)[1]);
+  // The account's usage is read from the quota counters, wherever the store keeps them.
+  auto charge = op("4242", 10, counter_mode::count);
+  charge.scope = "key";
+  REQUIRE(st.first->apply_counters({charge, charge, charge}));
+  auto usage = storage::usage_of(*st.second, 4242, charge.window);
+  REQUIRE(usage);
+  CHECK(usage->offer == 3);
+  CHECK(usage->info == 0);
+  // Revoked on the second handle: the first handle's lookup says so.
+  REQUIRE_FALSE(st.second->with_records(true, [&](record_txn& t) -> caf::expected<bool> {
+    return storage::revoke_active_key(t, 4242, nov_22 + 1);
+  }));
+  found = st.first->find_keys({hash});
+  REQUIRE(found);
+  REQUIRE(found->front());
+  CHECK(found->front()->revoked);
 }
