@@ -15,6 +15,7 @@
 #include "storage/lmdb.hpp"
 #include "storage/lmdb_store.hpp"
 #include "support/process.hpp"
+#include "support/redis_server.hpp"
 
 using namespace netherscope;
 
@@ -450,12 +451,32 @@ TEST_CASE("admin: a bad command line exits 2 before any store is made", "[option
          {"usage", "2020-13"},
          {"prune-usage", "2020/01"},
          {"--data", data, "accounts"},
+         {"--store", "rediss://127.0.0.1:6379", "accounts"},
+         {"--store", "http://127.0.0.1:6379", "accounts"},
          {"--no-such-flag", "accounts"}}) {
     args.insert(args.begin(), {"--data-dir", data});
     INFO((args.size() > 2 ? args[2] : std::string{"(none)"}));
     CHECK(admin(args) == 2);
     CHECK_FALSE(std::filesystem::exists(data));
   }
+}
+
+TEST_CASE("admin: a Redis store that does not answer exits 1 with the reason, and keeps the "
+          "password out of it",
+          "[options][admin]") {
+  test::temp_dir dir;
+  // Port 1 on loopback: nothing listens there.
+  auto out = run_binary({"admin", "--store", "redis://:s3cret-pass@127.0.0.1:1", "accounts"},
+                        {"NETHERSCOPE_DATA_DIR=" + dir.path()});
+  CHECK(out.status == 1);
+  CHECK(out.output.find("cannot connect") != std::string::npos);
+  CHECK(out.output.find("s3cret-pass") == std::string::npos);
+  // On Redis the LMDB-only listings say why they do not apply.
+  test::redis_server redis;
+  auto usage = run_binary({"admin", "--store", redis.url(), "usage"},
+                          {"NETHERSCOPE_DATA_DIR=" + dir.path()});
+  CHECK(usage.status == 1);
+  CHECK(usage.output.find("ns1:u:") != std::string::npos);
 }
 
 TEST_CASE("admin: --help lists the commands and --version the version",
