@@ -214,10 +214,6 @@ caf::behavior shared_offers(caf::event_based_actor* self, std::shared_ptr<storag
   };
 }
 
-namespace {
-
-} // namespace
-
 cache_actor::behavior_type cache(cache_pointer self, probe_registry_actor registry,
                                  cache_settings settings) {
   self->state.cache = offer_cache{settings.limits};

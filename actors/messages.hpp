@@ -6,9 +6,11 @@
 // be read in one place. Nothing here knows about HTTP: the edge maps these values to statuses.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
@@ -50,6 +52,8 @@ using reached_atom = caf::atom_constant<caf::atom("reached")>;
 using shared_atom = caf::atom_constant<caf::atom("shared")>;
 using lookup_atom = caf::atom_constant<caf::atom("lookup")>;
 using publish_atom = caf::atom_constant<caf::atom("publish")>;
+using gate_atom = caf::atom_constant<caf::atom("gate")>;
+using release_atom = caf::atom_constant<caf::atom("release")>;
 
 // -- messages that only actors exchange ----------------------------------------
 
@@ -211,6 +215,17 @@ using quota_actor
                      caf::reacts_to<charge_atom, quota_charge, verdict_fn>,
                      caf::reacts_to<flush_atom>>;
 
+/// Hears whether an offer may go under the per-target limit replicas share: how long to wait,
+/// zero to go. Called on the gate's thread, so it must only hand the answer on.
+using gate_fn = std::function<void(std::chrono::seconds)>;
+
+/// Starts an offer to servers ("address:port") under the limit every replica on the store
+/// shares, for an owner (gate_atom), and ends it (release_atom). Only a store shared across
+/// hosts has one (storage::store::take_offer_slot).
+using offer_gate_actor
+  = caf::typed_actor<caf::reacts_to<gate_atom, std::vector<std::string>, std::string, gate_fn>,
+                     caf::reacts_to<release_atom, std::vector<std::string>, std::string>>;
+
 /// Creates accounts at sign-in, issues and revokes keys, shows an account's usage, records
 /// used sign-in states, and keeps the account page's sessions. Sign-in (user id, login, the
 /// SHA-256 of the browser's previous session cookie, which it ends) opens a new session; a
@@ -245,3 +260,4 @@ using memory_actor
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::api_call)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::api_outcome)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::verdict_fn)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::gate_fn)

@@ -19,6 +19,7 @@
 #include "actors/edge_bridge.hpp"
 #include "actors/front_actor.hpp"
 #include "actors/keys_actor.hpp"
+#include "actors/offer_gate.hpp"
 #include "actors/quota_actor.hpp"
 #include "actors/probe_registry.hpp"
 #include "actors/target_memory_actor.hpp"
@@ -411,13 +412,16 @@ struct service_actors {
   front_peers peers;
   std::vector<front_actor> fronts;
   memory_actor memory;
+  /// The per-target offer limit replicas share; none unless the store is shared across hosts.
+  offer_gate_actor gate;
   /// The cache's fresh answers, for the bridge's cache-hit path (actors/hit_board.hpp).
   std::shared_ptr<hit_board> board;
 };
 
 /// What every probe shares.
 probe_deps make_probe_deps(const config& cfg, const upstream_clients& clients,
-                           const stored_secrets& secrets, memory_actor memory) {
+                           const stored_secrets& secrets, memory_actor memory,
+                           offer_gate_actor gate) {
   probe_deps deps;
   deps.settings.connect_timeout = cfg.connect_timeout;
   deps.settings.status_timeout = cfg.status_timeout;
@@ -427,6 +431,8 @@ probe_deps make_probe_deps(const config& cfg, const upstream_clients& clients,
   deps.settings.scheme_lifetime = cfg.scheme_memory;
   deps.memory = std::move(memory);
   deps.limiter = std::make_shared<net::offer_limiter>(cfg.offers_per_target_per_minute);
+  if (gate)
+    deps.limiter->share(gate_through(std::move(gate)));
   deps.client = clients.targets;
   deps.checker = clients.checks;
   deps.identity = secrets.identity;
@@ -467,8 +473,16 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
   memory_cfg.now = unix_now;
   memory_cfg.store = store.shared;
   actors.memory = system.spawn<caf::detached>(memory, std::move(memory_cfg));
-  peers.registry = system.spawn(probe_registry,
-                                make_probe_deps(cfg, clients, secrets, actors.memory));
+  if (store.shared->shared_across_hosts()) {
+    // Detached: each start is a round trip to Redis. A mark lives as long as a fetch may.
+    offer_gate_settings gate_cfg;
+    gate_cfg.per_minute = cfg.offers_per_target_per_minute;
+    gate_cfg.in_flight_ttl = std::chrono::duration_cast<std::chrono::milliseconds>(
+      cfg.connect_timeout + cfg.answer_timeout + std::chrono::seconds(5));
+    actors.gate = system.spawn<caf::detached>(offer_gate, store.shared, gate_cfg);
+  }
+  peers.registry = system.spawn(probe_registry, make_probe_deps(cfg, clients, secrets,
+                                                                actors.memory, actors.gate));
   auto cache_cfg = make_cache_settings(cfg, store.shared);
   actors.board = std::make_shared<hit_board>(cache_cfg.limits, cache_cfg.now);
   cache_cfg.board = actors.board;
@@ -525,6 +539,8 @@ void stop_actors(net::server_context& ctx, service_actors& actors) {
   caf::anon_send_exit(actors.peers.signin, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(actors.peers.registry, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(actors.memory, caf::exit_reason::user_shutdown);
+  if (actors.gate)
+    caf::anon_send_exit(actors.gate, caf::exit_reason::user_shutdown);
   actors.fronts.clear();
 }
 

@@ -226,6 +226,16 @@ caf::error lmdb_store::unlock_flight(const target&, bool, std::string_view) {
   return {};
 }
 
+caf::expected<std::chrono::seconds>
+lmdb_store::take_offer_slot(const std::vector<std::string>&, unsigned, std::string_view,
+                            std::chrono::milliseconds) {
+  return std::chrono::seconds::zero();
+}
+
+caf::error lmdb_store::release_offer_slot(const std::vector<std::string>&, std::string_view) {
+  return {};
+}
+
 caf::error lmdb_store::flush() {
   // Commits are durable per the environment's sync option; without sync this is the moment
   // the pending pages reach the disk.

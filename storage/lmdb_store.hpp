@@ -60,6 +60,12 @@ public:
   caf::expected<bool> lock_flight(const target& where, bool probe, std::string_view owner,
                                   std::chrono::milliseconds ttl) override;
   caf::error unlock_flight(const target& where, bool probe, std::string_view owner) override;
+  caf::expected<std::chrono::seconds> take_offer_slot(const std::vector<std::string>& servers,
+                                                      unsigned per_minute, std::string_view owner,
+                                                      std::chrono::milliseconds in_flight_ttl)
+    override;
+  caf::error release_offer_slot(const std::vector<std::string>& servers,
+                                std::string_view owner) override;
   caf::error flush() override;
   bool defers_durability() const noexcept override;
   caf::error settle_counters() override;

@@ -119,6 +119,52 @@ end
 return 0
 )lua";
 
+// The per-target offer limit of every replica, per server as connected to: KEYS are two per
+// server (the times of its offers in the last minute, a sorted set; its in-flight mark),
+// ARGV the limit, the owner and the mark's lifetime in ms. Redis's own clock decides, so
+// replicas whose clocks differ still agree. Returns 0 when the offer may go (and records it
+// on every server), else the wait in ms.
+constexpr std::string_view offer_slot_script = R"lua(
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local limit = tonumber(ARGV[1])
+local wait = 0
+for i = 1, #KEYS, 2 do
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - 60000)
+  if redis.call('EXISTS', KEYS[i + 1]) == 1 then
+    wait = math.max(wait, 1000)
+  end
+  if redis.call('ZCARD', KEYS[i]) >= limit then
+    local oldest = redis.call('ZRANGE', KEYS[i], 0, 0, 'WITHSCORES')
+    wait = math.max(wait, tonumber(oldest[2]) + 60000 - now)
+  end
+end
+if wait > 0 then
+  return wait
+end
+for i = 1, #KEYS, 2 do
+  redis.call('ZADD', KEYS[i], now, ARGV[2])
+  redis.call('PEXPIRE', KEYS[i], 60000)
+  redis.call('SET', KEYS[i + 1], ARGV[2], 'PX', ARGV[3])
+end
+return 0
+)lua";
+
+// Frees the in-flight marks the owner holds.
+constexpr std::string_view offer_release_script = R"lua(
+for i = 1, #KEYS do
+  if redis.call('GET', KEYS[i]) == ARGV[1] then
+    redis.call('DEL', KEYS[i])
+  end
+end
+return 0
+)lua";
+
+// A server's keys carry its address and port as their hash tag.
+std::string server_tag(std::string_view server) {
+  return std::string{key_prefix} + "a:{" + std::string{server} + "}";
+}
+
 } // namespace
 
 // -- the pool -------------------------------------------------------------------
@@ -818,6 +864,46 @@ caf::expected<bool> redis_store::lock_flight(const target& where, bool probe,
 caf::error redis_store::unlock_flight(const target& where, bool probe, std::string_view owner) {
   auto r = pool_->exec_one({"EVAL", std::string{unlock_script}, "1", flight_key(where, probe),
                             std::string{owner}});
+  if (!r)
+    return r.error();
+  return {};
+}
+
+caf::expected<std::chrono::seconds>
+redis_store::take_offer_slot(const std::vector<std::string>& servers, unsigned per_minute,
+                             std::string_view owner, std::chrono::milliseconds in_flight_ttl) {
+  if (servers.empty())
+    return std::chrono::seconds::zero();
+  std::vector<std::string> cmd{"EVAL", std::string{offer_slot_script},
+                               std::to_string(2 * servers.size())};
+  for (auto& server : servers) {
+    cmd.push_back(server_tag(server) + ":sent");
+    cmd.push_back(server_tag(server) + ":inflight");
+  }
+  cmd.push_back(std::to_string(per_minute));
+  cmd.push_back(std::string{owner});
+  cmd.push_back(std::to_string(std::max<std::int64_t>(1, in_flight_ttl.count())));
+  auto r = pool_->exec_one(std::move(cmd));
+  if (!r)
+    return r.error();
+  if ((*r)->type != REDIS_REPLY_INTEGER || (*r)->integer < 0)
+    return redis_error("the offer limit script answered something else than a wait");
+  if ((*r)->integer == 0)
+    return std::chrono::seconds::zero();
+  // Whole seconds, rounded up, and at least one, as the local limiter says them.
+  return std::chrono::seconds{((*r)->integer + 999) / 1000};
+}
+
+caf::error redis_store::release_offer_slot(const std::vector<std::string>& servers,
+                                           std::string_view owner) {
+  if (servers.empty())
+    return {};
+  std::vector<std::string> cmd{"EVAL", std::string{offer_release_script},
+                               std::to_string(servers.size())};
+  for (auto& server : servers)
+    cmd.push_back(server_tag(server) + ":inflight");
+  cmd.push_back(std::string{owner});
+  auto r = pool_->exec_one(std::move(cmd));
   if (!r)
     return r.error();
   return {};

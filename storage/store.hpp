@@ -172,6 +172,22 @@ public:
   /// Frees the lock if owner still holds it.
   virtual caf::error unlock_flight(const target& where, bool probe, std::string_view owner) = 0;
 
+  /// Starts one offer to these servers ("address:port", as connected to) for every replica
+  /// on the store: when none of them has an offer in flight and each had fewer than
+  /// per_minute in the last minute, records it (owner holds each server's in-flight mark
+  /// until release_offer_slot, or for in_flight_ttl at most) and returns zero; otherwise
+  /// records nothing and returns how long to wait. A store not shared across hosts returns
+  /// zero: each process's own limit (net/upstream/offer_limiter) is the whole limit there.
+  virtual caf::expected<std::chrono::seconds>
+  take_offer_slot(const std::vector<std::string>& servers, unsigned per_minute,
+                  std::string_view owner, std::chrono::milliseconds in_flight_ttl)
+    = 0;
+
+  /// Frees the in-flight marks owner holds on these servers.
+  virtual caf::error release_offer_slot(const std::vector<std::string>& servers,
+                                        std::string_view owner)
+    = 0;
+
   /// Makes everything written so far durable (at exit, and for batches whose durability was
   /// deferred); a no-op where every write already is.
   virtual caf::error flush() = 0;

@@ -6,10 +6,12 @@
 #include <boost/asio/connect.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/ip/address.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/field.hpp>
 
 #include "net/api/host_port.hpp"
+#include "net/base/crypto.hpp"
 
 namespace netherscope::net {
 
@@ -206,17 +208,58 @@ void fetch_op::use_endpoints(std::vector<tcp::endpoint> candidates) {
     for (auto& ep : endpoints_)
       servers.push_back(host_for_url(ep.address().to_string()) + ":" + std::to_string(ep.port()));
     auto wait = req_.limiter->try_start(servers, clock_type::now());
-    if (wait > std::chrono::seconds::zero()) {
-      fetch_result result;
-      result.error = make_failure(error_code::target_rate_limited,
-                                  "at most " + std::to_string(req_.limiter->per_minute())
-                                    + " fresh offers per minute, one at a time, go to the server "
-                                      "at " + servers.front() + "; retry in "
-                                    + std::to_string(wait.count()) + " s");
-      result.error.retry_after = static_cast<std::uint32_t>(wait.count());
-      return finish(std::move(result));
-    }
+    if (wait > std::chrono::seconds::zero())
+      return refuse_for_limit(servers.front(), wait);
     limited_ = std::move(servers);
+    if (req_.limiter->gate().start)
+      return ask_shared_gate();
+  }
+  next_attempt();
+}
+
+void fetch_op::refuse_for_limit(const std::string& server, std::chrono::seconds wait) {
+  fetch_result result;
+  result.error = make_failure(error_code::target_rate_limited,
+                              "at most " + std::to_string(req_.limiter->per_minute())
+                                + " fresh offers per minute, one at a time, go to the server at "
+                                + server + "; retry in " + std::to_string(wait.count()) + " s");
+  result.error.retry_after = static_cast<std::uint32_t>(wait.count());
+  finish(std::move(result));
+}
+
+void fetch_op::ask_shared_gate() {
+  // The other replicas' offers count too: one round trip to the shared store, made by a
+  // worker off this thread, whose answer is posted back to this fetch's strand. The connect
+  // deadline bounds the wait, as it bounds the lookup.
+  auto token = random_bytes(12);
+  gate_owner_ = base64url_encode(token ? *token : std::string{});
+  gating_ = true;
+  resolve_timer_.expires_after(connect_budget());
+  resolve_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+    if (!ec && self->gating_)
+      self->fail(error_code::upstream_timeout,
+                 "the shared per-target limit did not answer within "
+                   + ms_text(self->req_.connect_timeout));
+  });
+  req_.limiter->gate().start(
+    limited_, gate_owner_, [self = shared_from_this()](std::chrono::seconds wait) {
+      asio::post(self->strand_, [self, wait] { self->on_shared_gate(wait); });
+    });
+}
+
+void fetch_op::on_shared_gate(std::chrono::seconds wait) {
+  gating_ = false;
+  // The deadline may have ended the fetch already; finish freed what the gate holds.
+  if (finished_)
+    return;
+  resolve_timer_.cancel();
+  if (wait > std::chrono::seconds::zero()) {
+    // Refused for every replica: this process's own record of the start goes too.
+    req_.limiter->cancel(limited_);
+    auto server = limited_.front();
+    limited_.clear();
+    gate_owner_.clear();
+    return refuse_for_limit(server, wait);
   }
   next_attempt();
 }
@@ -341,8 +384,11 @@ void fetch_op::finish(fetch_result&& result) {
   if (finished_)
     return;
   finished_ = true;
-  if (!limited_.empty())
+  if (!limited_.empty()) {
     req_.limiter->finish(limited_);
+    if (!gate_owner_.empty())
+      req_.limiter->gate().finish(limited_, gate_owner_);
+  }
   // No TLS close_notify exchange: the response is complete, and a peer that never answers
   // close_notify would hold the connection until the deadline.
   beast::error_code ignored;

@@ -62,6 +62,11 @@ private:
   void resolve();
   void on_resolved(dns_answer answer);
   void use_endpoints(std::vector<tcp::endpoint> candidates);
+  /// Answers target_rate_limited for server, to retry after wait.
+  void refuse_for_limit(const std::string& server, std::chrono::seconds wait);
+  /// Asks the limit replicas share (offer_limiter::gate) before connecting.
+  void ask_shared_gate();
+  void on_shared_gate(std::chrono::seconds wait);
   void next_attempt();
   void on_connected(beast::error_code ec, const tcp::endpoint& ep);
   void send_plain();
@@ -107,6 +112,10 @@ private:
   std::vector<tcp::endpoint> endpoints_;
   /// The servers the limiter recorded this offer against, released when it ends.
   std::vector<std::string> limited_;
+  /// Who holds the shared in-flight marks of limited_ (empty when no shared gate was asked).
+  std::string gate_owner_;
+  /// Whether the shared gate's answer is awaited.
+  bool gating_ = false;
   /// Whether each remaining attempt uses TLS, in order.
   std::deque<bool> attempts_;
   bool using_tls_ = false;

@@ -49,6 +49,21 @@ void offer_limiter::finish(const std::vector<std::string>& servers) {
   }
 }
 
+void offer_limiter::cancel(const std::vector<std::string>& servers) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  for (auto& name : servers) {
+    auto i = servers_.find(name);
+    if (i == servers_.end())
+      continue;
+    auto& s = i->second;
+    if (s.in_flight > 0)
+      --s.in_flight;
+    // try_start appended the newest time; this start no longer counts.
+    if (!s.sent.empty())
+      s.sent.pop_back();
+  }
+}
+
 std::size_t offer_limiter::tracked() {
   std::lock_guard<std::mutex> guard{mutex_};
   forget_old(clock_type::now());

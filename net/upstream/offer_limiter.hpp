@@ -1,4 +1,5 @@
-// The per-target limit on upstream offers, keyed by the address actually connected to.
+// The per-target limit on upstream offers, keyed by the address actually connected to; on a
+// store shared across hosts, the replicas' own limits are followed by one they share.
 //
 // Keying by the caller's spelling of a target would let "127.0.0.1", "::ffff:127.0.0.1",
 // "localhost" and every name a wildcard DNS zone offers each have their own allowance, and
@@ -9,12 +10,25 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
 #include <vector>
 
 namespace netherscope::net {
+
+/// The part of the limit that replicas on a shared store (Redis) keep together, wired by
+/// app/: start asks whether an offer to these servers may go, for every replica at once, and
+/// calls done, on any thread, with how long to wait (zero: go; owner then holds each server's
+/// in-flight mark until finish frees it, or until it expires by itself).
+struct shared_offer_gate {
+  using done_fn = std::function<void(std::chrono::seconds wait)>;
+  std::function<void(const std::vector<std::string>& servers, const std::string& owner,
+                     done_fn done)>
+    start;
+  std::function<void(const std::vector<std::string>& servers, const std::string& owner)> finish;
+};
 
 /// Thread-safe: fetches on different io threads share it.
 class offer_limiter {
@@ -34,6 +48,20 @@ public:
   /// Ends the offer started for these servers (in flight no more).
   void finish(const std::vector<std::string>& servers);
 
+  /// Takes back a start that the shared gate refused: as if it had never been recorded.
+  void cancel(const std::vector<std::string>& servers);
+
+  /// Lets a shared gate have the last word after this process's own limit (set once, before
+  /// any fetch).
+  void share(shared_offer_gate gate) {
+    gate_ = std::move(gate);
+  }
+
+  /// The shared gate, when replicas share the limit; null start otherwise.
+  const shared_offer_gate& gate() const noexcept {
+    return gate_;
+  }
+
   unsigned per_minute() const noexcept {
     return per_minute_;
   }
@@ -50,6 +78,7 @@ private:
   void forget_old(clock_type::time_point now);
 
   unsigned per_minute_;
+  shared_offer_gate gate_;
   std::mutex mutex_;
   std::map<std::string, server> servers_;
   clock_type::time_point last_sweep_{};

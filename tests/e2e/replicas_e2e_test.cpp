@@ -193,3 +193,28 @@ TEST_CASE("replicas e2e: accounts and keys live in Redis: a key made by admin wo
   CHECK(run_admin(a.data_dir(), {"--store", redis.url(), "accounts"}).find("ops-bot")
         != std::string::npos);
 }
+
+TEST_CASE("replicas e2e: the per-target offer limit is one for every replica on Redis",
+          "[e2e][redis]") {
+  // Every offer fails (a truncated answer), so no answer is ever cached and each call past
+  // the first would be a fresh offer, were the limit per replica.
+  redis_server redis;
+  fake_target_process fake{{"--offer-fault", "close-mid-body"}};
+  std::vector<std::string> args{"--store", redis.url(), "--offers-per-target-per-minute", "1"};
+  service_process a{args};
+  service_process b{args};
+  auto first = offer_call(a, fake.port());
+  INFO("first: " << first.status << " " << first.body);
+  CHECK(first.code() == "upstream_failure");
+  for (auto* svc : {&b, &a}) {
+    auto limited = offer_call(*svc, fake.port());
+    INFO(limited.status << " " << limited.body);
+    CHECK(limited.status == 429);
+    CHECK(limited.code() == "target_rate_limited");
+    auto retry = limited.header("retry-after");
+    REQUIRE_FALSE(retry.empty());
+    CHECK(std::stoi(retry) >= 1);
+    CHECK(std::stoi(retry) <= 61);
+  }
+  CHECK(fake.stats().at("offers").as_int64() == 1);
+}

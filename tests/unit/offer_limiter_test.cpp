@@ -57,3 +57,17 @@ TEST_CASE("offer limiter: idle servers are forgotten", "[offer_limiter]") {
   // A minute and more later, nothing is left of them.
   CHECK(limiter.tracked() == 0);
 }
+
+TEST_CASE("offer limiter: a start the shared gate refused is taken back whole",
+          "[offer_limiter]") {
+  offer_limiter limiter{1};
+  auto t0 = offer_limiter::clock_type::now();
+  std::vector<std::string> server{"203.0.113.7:19132"};
+  CHECK(limiter.try_start(server, t0) == 0s);
+  // Another replica had the server's offer: this one never went, so it neither holds the
+  // server nor uses up its minute.
+  limiter.cancel(server);
+  CHECK(limiter.try_start(server, t0 + 1s) == 0s);
+  limiter.finish(server);
+  CHECK(limiter.try_start(server, t0 + 2s) > 0s);
+}

@@ -591,3 +591,40 @@ TEST_CASE("store contract: a key issued on one handle is found and counted on th
   REQUIRE(found->front());
   CHECK(found->front()->revoked);
 }
+
+TEST_CASE("store contract: the shared per-target offer limit holds across handles on Redis, "
+          "and LMDB leaves it to each process",
+          "[store]") {
+  auto backend = GENERATE(as<std::string>{}, "lmdb", "redis");
+  store_under_test st{backend};
+  INFO(backend);
+  const std::vector<std::string> server{"192.0.2.7:19132"};
+  const auto ttl = std::chrono::milliseconds{20000};
+  auto take = [&](storage::store& s, const std::vector<std::string>& servers,
+                  const std::string& owner) {
+    auto wait = s.take_offer_slot(servers, 2, owner, ttl);
+    REQUIRE(wait);
+    return wait->count();
+  };
+  if (backend == "lmdb") {
+    for (int i = 0; i < 5; ++i)
+      CHECK(take(*st.first, server, "o" + std::to_string(i)) == 0);
+    return;
+  }
+  CHECK(take(*st.first, server, "one") == 0);
+  // One in flight: the other replica waits a second, for that server and any set naming it.
+  CHECK(take(*st.second, server, "two") == 1);
+  CHECK(take(*st.second, {"198.51.100.1:19132", "192.0.2.7:19132"}, "two") == 1);
+  // A refused start recorded nothing: another server is free.
+  CHECK(take(*st.second, {"198.51.100.1:19132"}, "three") == 0);
+  // Only the owner frees its mark.
+  REQUIRE_FALSE(st.second->release_offer_slot(server, "someone-else"));
+  CHECK(take(*st.second, server, "two") == 1);
+  REQUIRE_FALSE(st.first->release_offer_slot(server, "one"));
+  CHECK(take(*st.second, server, "two") == 0);
+  REQUIRE_FALSE(st.second->release_offer_slot(server, "two"));
+  // Two in the last minute: the third waits for the first to leave the window.
+  auto wait = take(*st.first, server, "four");
+  CHECK(wait >= 55);
+  CHECK(wait <= 61);
+}

@@ -1,0 +1,44 @@
+#include "actors/offer_gate.hpp"
+
+#include <caf/all.hpp>
+
+#include "net/base/log.hpp"
+
+namespace netherscope {
+
+offer_gate_actor::behavior_type offer_gate(std::shared_ptr<storage::store> store,
+                                           offer_gate_settings settings) {
+  return {
+    [=](gate_atom, const std::vector<std::string>& servers, const std::string& owner,
+        const gate_fn& done) {
+      auto wait = store->take_offer_slot(servers, settings.per_minute, owner,
+                                         settings.in_flight_ttl);
+      if (!wait) {
+        // Refusing every offer while the store is away would take the whole API down with
+        // it for a limit each replica still keeps on its own.
+        log::write(log::level::warn, "offer_gate_failed",
+                   {{"error", caf::to_string(wait.error())}});
+        return done(std::chrono::seconds::zero());
+      }
+      done(*wait);
+    },
+    [=](release_atom, const std::vector<std::string>& servers, const std::string& owner) {
+      if (auto err = store->release_offer_slot(servers, owner))
+        log::write(log::level::warn, "offer_gate_failed", {{"error", caf::to_string(err)}});
+    },
+  };
+}
+
+net::shared_offer_gate gate_through(offer_gate_actor gate) {
+  net::shared_offer_gate out;
+  out.start = [gate](const std::vector<std::string>& servers, const std::string& owner,
+                     net::shared_offer_gate::done_fn done) {
+    caf::anon_send(gate, gate_atom::value, servers, owner, gate_fn{std::move(done)});
+  };
+  out.finish = [gate](const std::vector<std::string>& servers, const std::string& owner) {
+    caf::anon_send(gate, release_atom::value, servers, owner);
+  };
+  return out;
+}
+
+} // namespace netherscope
