@@ -1,8 +1,8 @@
 // netherscope: a JSON API that looks into Minecraft Bedrock servers speaking NetherNet.
 #include <malloc.h>
 
+#include <csignal>
 #include <cstdio>
-
 #include <cstring>
 
 #include "app/admin.hpp"
@@ -10,6 +10,10 @@
 #include "app/service.hpp"
 
 int main(int argc, char** argv) {
+  // A peer that closed its end (Redis restarted, a TLS tunnel's other side gone) must be an
+  // EPIPE error on that connection, not a signal that ends the process: hiredis and OpenSSL
+  // write to their sockets with plain write(), which raises SIGPIPE otherwise.
+  std::signal(SIGPIPE, SIG_IGN);
   if (argc > 1 && std::strcmp(argv[1], "admin") == 0)
     return netherscope::run_admin(argc - 1, argv + 1);
   auto parsed = netherscope::parse_options(argc, argv);

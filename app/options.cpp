@@ -102,8 +102,8 @@ po::options_description make_description() {
     ("store-map-size-mb", po::value<unsigned>()->default_value(d.store_map_size >> 20),
      "the largest the LMDB data file may grow, in MiB")
     ("store", po::value<std::string>()->default_value(""),
-     "shared store for replicas: redis://[:PASSWORD@]HOST[:PORT][/DB]; empty: LMDB under "
-     "--data-dir")
+     "shared store for replicas: redis://[:PASSWORD@]HOST[:PORT][/DB], or rediss:// for TLS "
+     "(?ssl_ca_certs=PEM to name its CAs); empty: LMDB under --data-dir")
     ("store-sync", po::value<bool>()->default_value(true)->implicit_value(true),
      "fsync each commit: charges survive power loss; false: they survive a crash of the "
      "process but not of the machine")

@@ -13,6 +13,7 @@
 #include <hiredis.h>
 
 #include "net/api/telemetry.hpp"
+#include "storage/redis_tls.hpp"
 #include "storage/target_records.hpp"
 
 namespace netherscope::storage {
@@ -174,6 +175,8 @@ struct redis_store::pool {
   struct slot {
     std::mutex mutex;
     redisContext* ctx = nullptr;
+    /// The TLS tunnel whose plain end ctx reads and writes (rediss:// only).
+    std::unique_ptr<redis_tls_tunnel> tunnel;
     std::chrono::steady_clock::time_point next_try{};
     std::chrono::milliseconds backoff{0};
   };
@@ -191,6 +194,7 @@ struct redis_store::pool {
   static void drop(slot& s) {
     redisFree(s.ctx);
     s.ctx = nullptr;
+    s.tunnel.reset();
   }
 
   // Connects, authenticates and selects the database; the error says which step failed,
@@ -201,16 +205,26 @@ struct redis_store::pool {
       return redis_error("unreachable (next reconnect attempt within "
                          + std::to_string(s.backoff.count()) + " ms)");
     auto& a = settings.address;
-    auto* ctx = redisConnectWithTimeout(a.host.c_str(), a.port, to_timeval(settings.timeout));
+    redisContext* ctx = nullptr;
     auto fail = [&](std::string why) {
       if (ctx)
         redisFree(ctx);
+      s.tunnel.reset();
       // 100 ms, then doubling up to 1 s: a Redis that comes back is found within a second.
       s.backoff = std::min(std::chrono::milliseconds{1000},
                            std::max(std::chrono::milliseconds{100}, s.backoff * 2));
       s.next_try = std::chrono::steady_clock::now() + s.backoff;
       return redis_error(std::move(why));
     };
+    if (a.tls) {
+      std::string problem;
+      s.tunnel = redis_tls_tunnel::open({a.host, a.port, a.ca_file, settings.timeout}, problem);
+      if (!s.tunnel)
+        return fail(problem);
+      ctx = redisConnectFd(s.tunnel->take_client_fd());
+    } else {
+      ctx = redisConnectWithTimeout(a.host.c_str(), a.port, to_timeval(settings.timeout));
+    }
     if (!ctx)
       return fail("cannot allocate a connection");
     if (ctx->err)
@@ -514,12 +528,10 @@ std::optional<redis_address> read_redis_url(std::string_view url, std::string& p
   if (!parsed)
     return refuse("--store is not a URL; expected redis://HOST:PORT[/DB]");
   auto& u = *parsed;
-  if (u.scheme() == "rediss")
-    return refuse("--store rediss:// (TLS) needs hiredis with TLS, which Debian's "
-                  "hiredis 0.14 lacks; use redis:// on a trusted network");
-  if (u.scheme() != "redis")
-    return refuse("--store must be a redis:// URL");
+  if (u.scheme() != "redis" && u.scheme() != "rediss")
+    return refuse("--store must be a redis:// or rediss:// URL");
   redis_address out;
+  out.tls = u.scheme() == "rediss";
   out.host = u.host_address();
   if (out.host.empty())
     return refuse("--store names no host");
@@ -539,8 +551,17 @@ std::optional<redis_address> read_redis_url(std::string_view url, std::string& p
   }
   if (u.has_password())
     out.password = u.password();
-  if (u.has_query() || u.has_fragment())
-    return refuse("--store takes no query or fragment");
+  if (u.has_fragment())
+    return refuse("--store takes no fragment");
+  // rediss:// may name the CAs to trust, as redis-py's URLs do; nothing else is read.
+  for (auto param : u.params()) {
+    if (!out.tls || param.key != "ssl_ca_certs" || !param.has_value || param.value.empty()
+        || !out.ca_file.empty())
+      return refuse("--store takes no query but ?ssl_ca_certs=PATH, once, on rediss://");
+    out.ca_file = param.value;
+  }
+  if (u.has_query() && u.params().empty())
+    return refuse("--store takes no query but ?ssl_ca_certs=PATH, once, on rediss://");
   return out;
 }
 

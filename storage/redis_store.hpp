@@ -31,10 +31,14 @@ struct redis_address {
   unsigned db = 0;
   /// Sent with AUTH after connecting; empty for none. Never logged.
   std::string password;
+  /// rediss://: TLS through storage/redis_tls, the certificate checked against ca_file (the
+  /// system's CAs when empty).
+  bool tls = false;
+  std::string ca_file;
 };
 
-/// Parses redis://[:PASSWORD@]HOST[:PORT][/DB]. rediss:// (TLS) is refused with a reason:
-/// Debian's hiredis 0.14 has no TLS.
+/// Parses redis://[:PASSWORD@]HOST[:PORT][/DB] and
+/// rediss://[:PASSWORD@]HOST[:PORT][/DB][?ssl_ca_certs=PATH].
 caf::expected<redis_address> parse_redis_url(std::string_view url);
 
 /// The same, with the reason a URL is refused as text; nullopt and a problem when refused.

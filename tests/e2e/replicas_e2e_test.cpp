@@ -218,3 +218,22 @@ TEST_CASE("replicas e2e: the per-target offer limit is one for every replica on 
   }
   CHECK(fake.stats().at("offers").as_int64() == 1);
 }
+
+TEST_CASE("replicas e2e: over rediss:// two replicas share one quota", "[e2e][redis]") {
+  temp_dir dir;
+  redis_server redis{make_redis_tls_files(dir.path())};
+  fake_target_process fake;
+  std::vector<std::string> args{"--store", redis.url(), "--limit-info-ip", "3"};
+  service_process a{args};
+  service_process b{args};
+  auto ready = http_request(a.port(), "GET", "/readyz");
+  CHECK(ready.status == 200);
+  auto query = "host=127.0.0.1&port=" + std::to_string(fake.port());
+  int ok = 0;
+  for (int i = 0; i < 5; ++i) {
+    auto reply = get_info(i % 2 == 0 ? a : b, query);
+    INFO(reply.status << " " << reply.body);
+    ok += reply.status == 200;
+  }
+  CHECK(ok == 3);
+}

@@ -3,25 +3,39 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "support/process.hpp"
 
 namespace netherscope::test {
 
+/// PEM files for a Redis that speaks TLS: a CA made for the occasion, and a certificate for
+/// IP 127.0.0.1 that it signed.
+struct redis_tls_files {
+  std::string ca;
+  std::string cert;
+  std::string key;
+};
+
+/// Makes them in dir with the openssl command (ECDSA P-256, valid for a day); throws
+/// std::runtime_error when openssl fails.
+redis_tls_files make_redis_tls_files(const std::string& dir, const std::string& name = "redis");
+
 /// A redis-server child process (Debian's redis-server, which tools/setup.sh installs).
 class redis_server {
 public:
-  /// Starts one on a free 127.0.0.1 port and waits until it answers PING; throws
-  /// std::runtime_error when it never does.
-  redis_server();
+  /// Starts one on a free 127.0.0.1 port and waits until it answers PING (with tls, until
+  /// its TLS port accepts, and then it has no plain port); throws std::runtime_error when it
+  /// never does.
+  explicit redis_server(std::optional<redis_tls_files> tls = std::nullopt);
   ~redis_server();
 
   unsigned port() const noexcept {
     return port_;
   }
 
-  /// redis://127.0.0.1:PORT
+  /// redis://127.0.0.1:PORT, or rediss://127.0.0.1:PORT?ssl_ca_certs=CA with tls.
   std::string url() const;
 
   /// Ends the server with SIGKILL (a crash, as far as clients can tell) and waits for it.
@@ -35,6 +49,7 @@ public:
 
 private:
   unsigned port_ = 0;
+  std::optional<redis_tls_files> tls_;
   std::unique_ptr<child_process> process_;
 };
 

@@ -92,7 +92,7 @@ TEST_CASE("candidate warnings in the situations owners meet", "[candidates]") {
         == list{"udp_not_public", "ipv6_only", "signalling_port_reused"});
 }
 
-TEST_CASE("no candidate lines: one warning; malformed lines only: none of these", "[candidates]") {
+TEST_CASE("no candidate lines: one warning, malformed lines only: none of these", "[candidates]") {
   parsed_answer empty;
   CHECK(codes(empty) == list{"no_candidates"});
   parsed_answer malformed;

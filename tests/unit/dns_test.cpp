@@ -189,7 +189,7 @@ TEST_CASE("dns: a long TTL is capped, and a cache of zero seconds is off", "[dns
   CHECK(uncached.server.queries("long.example.test") == 4);
 }
 
-TEST_CASE("dns: no such name is cached briefly; timeouts are not", "[dns]") {
+TEST_CASE("dns: no such name is cached briefly, timeouts are not", "[dns]") {
   auto settings = quick_settings();
   settings.negative_ttl = 1s;
   rig r{settings};

@@ -113,7 +113,7 @@ TEST_CASE("explain: every entry cites public sources and says how well it is fou
   CHECK(codewords >= 1);
 }
 
-TEST_CASE("explain: numbers, names and codewords match in any case; codewords take a number",
+TEST_CASE("explain: numbers, names and codewords match in any case, codewords take a number",
           "[explain]") {
   CHECK(explained("037").at("code") == "37");
   CHECK(explained("0").at("code") == "0");
@@ -188,7 +188,7 @@ TEST_CASE("explain route: answered at once, outside the quotas, with CORS", "[ex
   }
 }
 
-TEST_CASE("explain route: an unknown code is 404 unknown_code; other methods are refused",
+TEST_CASE("explain route: an unknown code is 404 unknown_code, other methods are refused",
           "[explain][router]") {
   route_context ctx;
   auto missing = route(make_request(http::verb::get, "/api/explain/%3Cnope%3E"), ctx);

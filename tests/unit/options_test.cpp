@@ -451,7 +451,7 @@ TEST_CASE("admin: a bad command line exits 2 before any store is made", "[option
          {"usage", "2020-13"},
          {"prune-usage", "2020/01"},
          {"--data", data, "accounts"},
-         {"--store", "rediss://127.0.0.1:6379", "accounts"},
+         {"--store", "rediss://127.0.0.1:6379?x=1", "accounts"},
          {"--store", "http://127.0.0.1:6379", "accounts"},
          {"--no-such-flag", "accounts"}}) {
     args.insert(args.begin(), {"--data-dir", data});

@@ -231,7 +231,7 @@ TEST_CASE("page: the session answer says who is signed in, and never the key or 
   CHECK(res.count(http::field::set_cookie) == 0);
 }
 
-TEST_CASE("page: not signed in is a 200 that clears a dead session; other errors stay errors",
+TEST_CASE("page: not signed in is a 200 that clears a dead session, other errors stay errors",
           "[page]") {
   api_outcome dead;
   dead.error = make_failure(error_code::unauthorized, "not signed in");

@@ -175,7 +175,7 @@ TEST_CASE("reachability: an invalid answer plans nothing", "[reachability]") {
   CHECK(make_checks(plan, 1).checks.empty());
 }
 
-TEST_CASE("reachability: duplicates share a check; TCP and component 2 are not checked",
+TEST_CASE("reachability: duplicates share a check, TCP and component 2 are not checked",
           "[reachability]") {
   std::string answer = "v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n"
                        "m=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\n"
@@ -232,7 +232,7 @@ TEST_CASE("reachability: results land on their candidates in the body", "[reacha
   CHECK(with_reachability("oops", plan, run, results, 1) == "oops");
 }
 
-TEST_CASE("ice_check: a peer with the key is reachable; loopback only when allowed",
+TEST_CASE("ice_check: a peer with the key is reachable, loopback only when allowed",
           "[reachability][ice_check]") {
   responder peer{"the-key"};
   SECTION("allowed and answered") {

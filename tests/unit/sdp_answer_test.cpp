@@ -312,7 +312,7 @@ TEST_CASE("mDNS .local address", "[sdp]") {
   CHECK(fqdn.address == "turn.example.com");
 }
 
-TEST_CASE("transport, type and tcptype are lower-cased; raw keeps the case", "[sdp]") {
+TEST_CASE("transport, type and tcptype are lower-cased, raw keeps the case", "[sdp]") {
   auto c = good("a=candidate:1 1 UDP 2130706431 192.0.2.1 19132 typ HOST");
   CHECK(c.transport == "udp");
   CHECK(c.type == "host");

@@ -328,7 +328,7 @@ TEST_CASE("redis URLs: parsed, refused with a reason, and logged without the pas
   CHECK(plain->host == "::1");
   CHECK(plain->port == 6379);
   CHECK(plain->db == 0);
-  for (auto bad : {"http://127.0.0.1:6379", "rediss://127.0.0.1:6379", "redis://127.0.0.1/x",
+  for (auto bad : {"http://127.0.0.1:6379", "rediss://127.0.0.1:6379?y", "redis://127.0.0.1/x",
                    "redis://127.0.0.1:0", "redis://", "not a url", "redis://h/1?x=1"}) {
     INFO(bad);
     auto parsed = storage::parse_redis_url(bad);
@@ -406,7 +406,7 @@ TEST_CASE("redis store: one flight lock per target, freed only by its holder, an
     std::chrono::seconds(3)));
 }
 
-TEST_CASE("lmdb store: offers are not shared through the disk; each process caches its own",
+TEST_CASE("lmdb store: offers are not shared through the disk, each process caches its own",
           "[store]") {
   store_under_test s{"lmdb"};
   CHECK_FALSE(s.first->shared_across_hosts());
@@ -627,4 +627,63 @@ TEST_CASE("store contract: the shared per-target offer limit holds across handle
   auto wait = take(*st.first, server, "four");
   CHECK(wait >= 55);
   CHECK(wait <= 61);
+}
+
+TEST_CASE("redis store over TLS: rediss:// with the CA that signed Redis's certificate works, "
+          "another CA and a plain URL do not",
+          "[store][redis]") {
+  test::temp_dir dir;
+  auto files = test::make_redis_tls_files(dir.path());
+  test::redis_server redis{files};
+  auto open = [](const std::string& url) {
+    storage::redis_settings cfg;
+    auto address = storage::parse_redis_url(url);
+    REQUIRE(address);
+    cfg.address = *address;
+    return std::make_shared<storage::redis_store>(std::move(cfg));
+  };
+  auto s = open(redis.url());
+  REQUIRE_FALSE(s->ping());
+  auto counted = s->apply_counters({op("tls", 5, counter_mode::count)});
+  REQUIRE(counted);
+  CHECK(counted->front().used == 1);
+  // A record transaction's several round trips on one connection, and a larger reply.
+  REQUIRE_FALSE(s->with_records(true, [&](storage::record_txn& t) -> caf::expected<bool> {
+    for (int i = 0; i < 200; ++i)
+      if (auto err = t.put(storage::record_table::auth, "s|" + std::to_string(i),
+                           std::string(500, 'x')))
+        return err;
+    return true;
+  }));
+  CHECK(walk(*s, storage::record_table::auth, "s|").size() == 200);
+  // A CA that did not sign the certificate: the handshake fails and says why.
+  auto other = test::make_redis_tls_files(dir.path(), "other");
+  auto url = redis.url();
+  auto distrusting = open(url.substr(0, url.find('?')) + "?ssl_ca_certs=" + other.ca);
+  auto refused = distrusting->ping();
+  REQUIRE(refused);
+  CHECK(caf::to_string(refused).find("certificate") != std::string::npos);
+  // Plain redis:// to the TLS port gets no answer it can read.
+  auto plain = open("redis://127.0.0.1:" + std::to_string(redis.port()));
+  CHECK(plain->ping());
+}
+
+TEST_CASE("redis URLs: rediss:// may name its CAs, nothing else goes in a query", "[store]") {
+  auto tls = storage::parse_redis_url("rediss://:pw@127.0.0.1:6380/2?ssl_ca_certs=/etc/ca.pem");
+  REQUIRE(tls);
+  CHECK(tls->tls);
+  CHECK(tls->ca_file == "/etc/ca.pem");
+  CHECK(tls->port == 6380);
+  CHECK(tls->db == 2);
+  CHECK(tls->password == "pw");
+  auto system_cas = storage::parse_redis_url("rediss://redis.example");
+  REQUIRE(system_cas);
+  CHECK(system_cas->tls);
+  CHECK(system_cas->ca_file.empty());
+  for (auto bad : {"redis://127.0.0.1?ssl_ca_certs=/etc/ca.pem", "rediss://127.0.0.1?x=1",
+                   "rediss://127.0.0.1?ssl_ca_certs=", "rediss://127.0.0.1?",
+                   "rediss://127.0.0.1?ssl_ca_certs=a&ssl_ca_certs=b", "http://127.0.0.1"}) {
+    INFO(bad);
+    CHECK_FALSE(storage::redis_url_problem(bad).empty());
+  }
 }
