@@ -219,9 +219,11 @@ TEST_CASE("replicas e2e: the per-target offer limit is one for every replica on 
   CHECK(fake.stats().at("offers").as_int64() == 1);
 }
 
-TEST_CASE("replicas e2e: over rediss:// two replicas share one quota", "[e2e][redis]") {
+TEST_CASE("replicas e2e: over rediss:// with a password two replicas share one quota, and "
+          "the password is never logged",
+          "[e2e][redis]") {
   temp_dir dir;
-  redis_server redis{make_redis_tls_files(dir.path())};
+  redis_server redis{make_redis_tls_files(dir.path()), "s3cret-pass"};
   fake_target_process fake;
   std::vector<std::string> args{"--store", redis.url(), "--limit-info-ip", "3"};
   service_process a{args};
@@ -236,4 +238,7 @@ TEST_CASE("replicas e2e: over rediss:// two replicas share one quota", "[e2e][re
     ok += reply.status == 200;
   }
   CHECK(ok == 3);
+  for (auto* svc : {&a, &b})
+    for (auto& line : svc->process().lines())
+      CHECK(line.find("s3cret-pass") == std::string::npos);
 }

@@ -55,8 +55,8 @@ redis_tls_files make_redis_tls_files(const std::string& dir, const std::string& 
   return out;
 }
 
-redis_server::redis_server(std::optional<redis_tls_files> tls)
-  : port_(free_port()), tls_(std::move(tls)) {
+redis_server::redis_server(std::optional<redis_tls_files> tls, std::string password)
+  : port_(free_port()), tls_(std::move(tls)), password_(std::move(password)) {
   start();
 }
 
@@ -66,9 +66,11 @@ redis_server::~redis_server() {
 }
 
 std::string redis_server::url() const {
+  auto auth = password_.empty() ? std::string{} : ":" + password_ + "@";
   if (tls_)
-    return "rediss://127.0.0.1:" + std::to_string(port_) + "?ssl_ca_certs=" + tls_->ca;
-  return "redis://127.0.0.1:" + std::to_string(port_);
+    return "rediss://" + auth + "127.0.0.1:" + std::to_string(port_) + "?ssl_ca_certs="
+           + tls_->ca;
+  return "redis://" + auth + "127.0.0.1:" + std::to_string(port_);
 }
 
 void redis_server::start() {
@@ -84,6 +86,10 @@ void redis_server::start() {
   } else {
     argv.push_back("--port");
     argv.push_back(std::to_string(port_));
+  }
+  if (!password_.empty()) {
+    argv.push_back("--requirepass");
+    argv.push_back(password_);
   }
   process_ = std::make_unique<child_process>(argv);
   if (!wait_until([this] { return answers(); }, std::chrono::seconds(10)))
@@ -112,6 +118,10 @@ bool redis_server::answers() const {
   if (!ctx)
     return false;
   bool pong = false;
+  if (!ctx->err && !password_.empty()) {
+    if (auto* r = static_cast<redisReply*>(redisCommand(ctx, "AUTH %s", password_.c_str())))
+      freeReplyObject(r);
+  }
   if (!ctx->err) {
     if (auto* r = static_cast<redisReply*>(redisCommand(ctx, "PING"))) {
       pong = r->type == REDIS_REPLY_STATUS && std::string{r->str, r->len} == "PONG";

@@ -28,14 +28,16 @@ public:
   /// Starts one on a free 127.0.0.1 port and waits until it answers PING (with tls, until
   /// its TLS port accepts, and then it has no plain port); throws std::runtime_error when it
   /// never does.
-  explicit redis_server(std::optional<redis_tls_files> tls = std::nullopt);
+  /// A password makes it require AUTH (requirepass), and url() carries it.
+  explicit redis_server(std::optional<redis_tls_files> tls = std::nullopt,
+                        std::string password = {});
   ~redis_server();
 
   unsigned port() const noexcept {
     return port_;
   }
 
-  /// redis://127.0.0.1:PORT, or rediss://127.0.0.1:PORT?ssl_ca_certs=CA with tls.
+  /// redis://[:PASSWORD@]127.0.0.1:PORT, or rediss://...?ssl_ca_certs=CA with tls.
   std::string url() const;
 
   /// Ends the server with SIGKILL (a crash, as far as clients can tell) and waits for it.
@@ -50,6 +52,7 @@ public:
 private:
   unsigned port_ = 0;
   std::optional<redis_tls_files> tls_;
+  std::string password_;
   std::unique_ptr<child_process> process_;
 };
 

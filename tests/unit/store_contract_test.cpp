@@ -687,3 +687,25 @@ TEST_CASE("redis URLs: rediss:// may name its CAs, nothing else goes in a query"
     CHECK_FALSE(storage::redis_url_problem(bad).empty());
   }
 }
+
+TEST_CASE("redis store: a password is sent with AUTH, and a missing or wrong one is refused "
+          "without showing it",
+          "[store][redis]") {
+  test::redis_server redis{std::nullopt, "s3cret-pass"};
+  auto open = [](const std::string& url) {
+    storage::redis_settings cfg;
+    cfg.address = *storage::parse_redis_url(url);
+    return std::make_shared<storage::redis_store>(std::move(cfg));
+  };
+  auto good = open(redis.url());
+  REQUIRE_FALSE(good->ping());
+  REQUIRE(good->apply_counters({op("auth", 5, counter_mode::count)}));
+  auto port = std::to_string(redis.port());
+  auto missing = open("redis://127.0.0.1:" + port)->ping();
+  REQUIRE(missing);
+  CHECK(caf::to_string(missing).find("NOAUTH") != std::string::npos);
+  auto wrong = open("redis://:not-it@127.0.0.1:" + port)->ping();
+  REQUIRE(wrong);
+  CHECK(caf::to_string(wrong).find("AUTH") != std::string::npos);
+  CHECK(caf::to_string(wrong).find("not-it") == std::string::npos);
+}
