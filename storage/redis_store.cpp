@@ -299,24 +299,9 @@ struct redis_store::pool {
     return std::move(replies->front());
   }
 
-  /// Runs the commands on a free connection (connecting it if needed).
-  caf::expected<std::vector<reply_ptr>> exec(const std::vector<std::vector<std::string>>& cmds) {
-    auto& s = slots[next.fetch_add(1, std::memory_order_relaxed) % slots.size()];
-    std::lock_guard<std::mutex> guard{s.mutex};
-    if (!s.ctx) {
-      if (auto err = connect(s)) {
-        process_telemetry().set_redis_up(false);
-        return err;
-      }
-    }
-    // Redis is up when a round trip on a connection came back, whatever the commands said.
-    auto replies = pipeline(s, cmds);
-    process_telemetry().set_redis_up(static_cast<bool>(replies));
-    return replies;
-  }
-
-  /// Runs fn(slot) on a free connection (connected first), for work that needs several round
-  /// trips on one connection (WATCH ... EXEC).
+  /// Runs fn(slot) on a free connection, connected first: one round trip or several on one
+  /// connection (WATCH ... EXEC). Redis is up when the connection survived them, whatever the
+  /// commands said.
   template <class F>
   caf::error with_slot(F fn) {
     auto& s = slots[next.fetch_add(1, std::memory_order_relaxed) % slots.size()];
@@ -330,6 +315,21 @@ struct redis_store::pool {
     auto err = fn(s);
     process_telemetry().set_redis_up(s.ctx != nullptr);
     return err;
+  }
+
+  /// Runs the commands on a free connection in one round trip.
+  caf::expected<std::vector<reply_ptr>> exec(const std::vector<std::vector<std::string>>& cmds) {
+    std::vector<reply_ptr> out;
+    auto err = with_slot([&](slot& s) -> caf::error {
+      auto replies = pipeline(s, cmds);
+      if (!replies)
+        return replies.error();
+      out = std::move(*replies);
+      return {};
+    });
+    if (err)
+      return err;
+    return out;
   }
 
   caf::expected<reply_ptr> exec_one(std::vector<std::string> cmd) {

@@ -2,10 +2,12 @@
 
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <thread>
 
 #include <netdb.h>
+#include <pthread.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -106,7 +108,7 @@ struct redis_tls_tunnel::impl {
   // Writes all of data to the plain end; false when hiredis went away.
   bool write_plain(const char* data, std::size_t size) {
     while (size > 0) {
-      auto n = write(ours, data, size);
+      auto n = send(ours, data, size, MSG_NOSIGNAL);
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
@@ -203,7 +205,11 @@ std::unique_ptr<redis_tls_tunnel> redis_tls_tunnel::open(const redis_tls_setting
   SSL_set_fd(x->ssl, x->tcp);
   if (SSL_connect(x->ssl) != 1)
     return refuse("handshake with " + cfg.host + ":" + std::to_string(cfg.port)
-                     + " failed: " + openssl_reason(x->ssl));
+                  + " failed: " + openssl_reason(x->ssl));
+  // TLS 1.3 servers send session tickets after the handshake. With auto-retry, a read that
+  // finds only a ticket waits on for application data, which never comes while the command
+  // that would bring it sits unforwarded: the read must return instead (SSL_ERROR_WANT_READ).
+  SSL_clear_mode(x->ssl, SSL_MODE_AUTO_RETRY);
   int pair[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
     return refuse(std::string{"socketpair: "} + std::strerror(errno));
@@ -211,6 +217,12 @@ std::unique_ptr<redis_tls_tunnel> redis_tls_tunnel::open(const redis_tls_setting
   x->theirs = pair[1];
   auto* raw = x.get();
   x->pump = std::thread{[raw] {
+    // A peer that hung up makes a write fail with EPIPE on this thread, not a SIGPIPE that
+    // ends the process (OpenSSL writes to the socket with write()).
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
     raw->run();
     // Either side ended: the other learns it from a closed socket.
     shutdown(raw->ours, SHUT_RDWR);
