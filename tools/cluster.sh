@@ -5,7 +5,8 @@
 #
 #   tools/cluster.sh up      start it; prints the proxy's URL; state in $CLUSTER_DIR
 #   tools/cluster.sh down    end exactly the processes `up` started (by their PIDs)
-#   tools/cluster.sh smoke   up, check one quota and one offer cache across the replicas
+#   tools/cluster.sh smoke   up, check one quota, one offer cache and one set of keys across
+#                            the replicas
 #                            through the proxy, then down; exits non-zero on any failure
 #
 # CLUSTER_DIR (default build/cluster) holds the logs, data dirs and PIDs. REPLICA_ARGS adds
@@ -49,6 +50,7 @@ up() {
   : >"$dir/pids"
   local redis_port proxy_port
   redis_port=$(free_port)
+  echo "$redis_port" >"$dir/redis.port"
   start redis redis-server --bind 127.0.0.1 --port "$redis_port" --save '' --appendonly no
   for _ in $(seq 1 100); do
     redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break
@@ -193,6 +195,21 @@ smoke() {
     python3 -c 'import json, sys; print(json.load(sys.stdin)["offers"])')
   [ "$offers" = 1 ] || fail "the target received $offers offers, expected 1"
   echo "cluster smoke: three offers through the proxy, one upstream offer"
+
+  # One set of accounts: a key made with admin on the cluster's Redis works through every
+  # replica, and its key quota is one across them.
+  local key store="redis://127.0.0.1:$(cat "$dir/redis.port")"
+  key=$(build/netherscope admin --data-dir "$dir/admin" --store "$store" create-account \
+    --login cluster-smoke 2>/dev/null)
+  [ -n "$key" ] || fail "admin create-account on the cluster's Redis printed no key"
+  local keyed=0
+  for i in $(seq 1 6); do
+    status=$(curl -sS --max-time 10 --interface 127.0.0.4 -o /dev/null -w '%{http_code}' \
+      -H "X-API-Key: $key" "http://127.0.0.1:$proxy/api/account")
+    [ "$status" = 200 ] && keyed=$((keyed + 1))
+  done
+  [ "$keyed" = 6 ] || fail "the key worked for $keyed of 6 account calls through the proxy"
+  echo "cluster smoke: a key made by admin works through every replica"
   echo "cluster smoke: passed"
 }
 
