@@ -10,6 +10,7 @@
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/bind_handler.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -29,6 +30,7 @@
 #include "net/http/framing.hpp"
 #include "net/http/listener.hpp"
 #include "net/http/router.hpp"
+#include "net/http/wire.hpp"
 
 namespace netherscope::net {
 
@@ -467,7 +469,9 @@ private:
     // Sets only the write timer when a read is pending; a timer left in the past would
     // fail the write at once.
     stream_.expires_after(ctx_.settings().write_timeout);
-    http::async_write(stream_, res,
+    // One contiguous buffer instead of Beast's chain of field buffers (net/http/wire.hpp).
+    write_wire(res, wire_);
+    asio::async_write(stream_, asio::buffer(wire_),
                       beast::bind_front_handler(&session::on_write, shared_from_this()));
   }
 
@@ -549,6 +553,8 @@ private:
   std::uint64_t next_id_ = 0;
   bool reading_ = false;
   bool writing_ = false;
+  /// The response being written, as its bytes (kept for its capacity between responses).
+  std::string wire_;
   bool closing_ = false;
   bool closed_ = false;
   /// A header read is pending: no request has begun to be served since the last one.

@@ -1,0 +1,23 @@
+// A response as the bytes that go on the wire, in one buffer.
+//
+// Beast's serializer hands the socket a chain of small buffers (the status line, then each
+// field's name, separator, value and line end) and walks that chain on every write. Measured
+// under 64 connections of cached offers, walking it was about 8% of the io threads' time
+// (tools/bench, docs/BENCHMARKS.md 2026-11-26); one contiguous buffer costs a single append
+// per piece. The bytes are the ones Beast writes: the test holds the two side by side.
+#pragma once
+
+#include <string>
+
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+namespace netherscope::net {
+
+/// Writes res (header, then its body as it stands) into out, replacing what out held and
+/// keeping its capacity for the next response. Content-Length and Connection are fields the
+/// caller set (prepare_payload, keep_alive); a HEAD answer is one whose body was cleared.
+void write_wire(const boost::beast::http::response<boost::beast::http::string_body>& res,
+                std::string& out);
+
+} // namespace netherscope::net
