@@ -26,6 +26,14 @@ listener::listener(asio::io_context& ioc, const tcp::endpoint& endpoint, server_
     acceptor_.listen(asio::socket_base::max_listen_connections, ec);
 }
 
+reply_inbox& listener::inbox_of(tcp::socket& socket) {
+  auto& owner = asio::query(socket.get_executor(), asio::execution::context);
+  for (auto* context : session_contexts_)
+    if (static_cast<asio::execution_context*>(context) == &owner)
+      return asio::use_service<reply_inbox>(*context);
+  return asio::use_service<reply_inbox>(ioc_);
+}
+
 void listener::run() {
   do_accept();
 }
@@ -90,7 +98,7 @@ void listener::admit(tcp::socket&& socket, const asio::ip::address& peer) {
       log_pressure();
       [[fallthrough]];
     case admission_verdict::admitted:
-      start_session(std::move(socket), ctx_, peer, admission.id);
+      start_session(std::move(socket), ctx_, inbox_of(socket), peer, admission.id);
       return;
     case admission_verdict::refused_source_full:
     case admission_verdict::refused_over_fair_share:

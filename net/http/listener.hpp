@@ -10,6 +10,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/system/error_code.hpp>
 
+#include "net/http/reply_inbox.hpp"
 #include "net/http/server_context.hpp"
 
 namespace netherscope::net {
@@ -37,6 +38,8 @@ private:
   void do_accept();
   void on_accept(boost::system::error_code ec, boost::asio::ip::tcp::socket socket);
   void admit(boost::asio::ip::tcp::socket&& socket, const boost::asio::ip::address& peer);
+  /// The reply inbox of the io_context the socket was accepted onto.
+  reply_inbox& inbox_of(boost::asio::ip::tcp::socket& socket);
   void log_pressure();
 
   boost::asio::io_context& ioc_;
@@ -51,7 +54,7 @@ private:
 
 /// Starts serving one accepted connection from peer, which holds the slot ticket (released
 /// when the session ends).
-void start_session(boost::asio::ip::tcp::socket&& socket, server_context& ctx,
+void start_session(boost::asio::ip::tcp::socket&& socket, server_context& ctx, reply_inbox& inbox,
                    const boost::asio::ip::address& peer, connection_slots::ticket ticket);
 
 /// Answers an accepted connection with a 503 that says why, and closes it.

@@ -130,11 +130,12 @@ struct slot {
 
 class session : public std::enable_shared_from_this<session> {
 public:
-  session(tcp::socket&& socket, server_context& ctx, const asio::ip::address& peer,
-          connection_slots::ticket ticket)
+  session(tcp::socket&& socket, server_context& ctx, reply_inbox& inbox,
+          const asio::ip::address& peer, connection_slots::ticket ticket)
     : stream_(std::move(socket)),
       idle_timer_(stream_.get_executor()),
       ctx_(ctx),
+      inbox_(inbox),
       connection_(ctx.connections),
       peer_(peer),
       ticket_(ticket) {
@@ -400,12 +401,14 @@ private:
     call.reply = guarded([self = shared_from_this(), id = s.id, kind = call.kind,
                   version = req.version(), keep_alive = req.keep_alive()](api_outcome&& outcome) {
       // Runs on whichever thread finished the call (an actor's, or the quota actor's for a
-      // cached offer): hop onto the connection's strand first and render there, so the io
-      // threads share the rendering and the quota actor's thread only hands verdicts on.
-      asio::post(self->stream_.get_executor(),
-                 [self, id, kind, version, keep_alive, outcome = std::move(outcome)]() mutable {
-                   self->render_reply(id, kind, version, keep_alive, std::move(outcome));
-                 });
+      // cached offer): hop onto the connection's io thread first and render there, so the io
+      // threads share the rendering and the quota actor's thread only hands verdicts on. The
+      // inbox wakes the io thread once per batch of replies, not once per reply; its io_context
+      // has that one thread, so the reply never runs beside the session's own handlers.
+      auto work = std::make_shared<api_outcome>(std::move(outcome));
+      self->inbox_.push([self, id, kind, version, keep_alive, work] {
+        self->render_reply(id, kind, version, keep_alive, std::move(*work));
+      });
     }, ctx_.pending);
     queue_.push_back(std::move(s));
     ctx_.submit(std::move(call));
@@ -543,6 +546,8 @@ private:
   asio::steady_timer idle_timer_;
   beast::flat_buffer buffer_;
   server_context& ctx_;
+  /// Where replies finished on other threads come back to this session's io thread.
+  reply_inbox& inbox_;
   counted connection_;
   asio::ip::address peer_;
   connection_slots::ticket ticket_;
@@ -565,9 +570,9 @@ private:
 
 } // namespace
 
-void start_session(tcp::socket&& socket, server_context& ctx, const asio::ip::address& peer,
-                   connection_slots::ticket ticket) {
-  std::make_shared<session>(std::move(socket), ctx, peer, ticket)->run();
+void start_session(tcp::socket&& socket, server_context& ctx, reply_inbox& inbox,
+                   const asio::ip::address& peer, connection_slots::ticket ticket) {
+  std::make_shared<session>(std::move(socket), ctx, inbox, peer, ticket)->run();
 }
 
 void reject_connection(tcp::socket&& socket, std::string why) {
