@@ -42,14 +42,16 @@ public:
 
 private:
   void drain() {
-    std::vector<std::function<void()>> batch;
+    // Only the io thread drains, so draining_ needs no lock; swapping keeps both vectors'
+    // capacity, and a batch costs no allocation once they have grown.
     {
       std::lock_guard<std::mutex> guard{mutex_};
-      batch.swap(waiting_);
+      draining_.swap(waiting_);
       drain_posted_ = false;
     }
-    for (auto& work : batch)
+    for (auto& work : draining_)
       work();
+    draining_.clear();
   }
 
   void shutdown() override {
@@ -62,6 +64,7 @@ private:
   boost::asio::io_context& ioc_;
   std::mutex mutex_;
   std::vector<std::function<void()>> waiting_;
+  std::vector<std::function<void()>> draining_;
   bool drain_posted_ = false;
 };
 
