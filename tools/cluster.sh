@@ -144,7 +144,7 @@ smoke() {
   : >"$dir/pids"
   start target build/tools/fake_target/fake_target
   for _ in $(seq 1 100); do
-    target_port=$(sed -nE 's/.*"port":([0-9]+).*/\1/p' "$dir/target.log" | head -1)
+    target_port=$(sed -nE 's/.*"port":([0-9]+).*/\1/p;T;q' "$dir/target.log")
     [ -n "$target_port" ] && break
     sleep 0.1
   done

@@ -142,8 +142,12 @@ tsan() {
   cmake --build "$dir" -j"$jobs"
   stage "tsan tests"
   local caf_lib=$PWD/$dir/caf/build/lib
-  # Refuse to run against Debian's uninstrumented CAF by mistake.
-  if ! LD_LIBRARY_PATH=$caf_lib ldd "$dir/tests/netherscope_tests" | grep -q "$caf_lib/libcaf_core"; then
+  # Refuse to run against Debian's uninstrumented CAF by mistake. ldd's output is read whole
+  # first: `ldd | grep -q` under pipefail fails whenever grep exits on its match while ldd is
+  # still writing (SIGPIPE), which is how CI once refused a good build.
+  local libs
+  libs=$(LD_LIBRARY_PATH=$caf_lib ldd "$dir/tests/netherscope_tests")
+  if [[ "$libs" != *"$caf_lib/libcaf_core"* ]]; then
     echo "tsan: the tests would not load the TSan build of CAF in $caf_lib" >&2
     return 1
   fi
