@@ -126,10 +126,19 @@ void serve_check(front_pointer self, const front_peers& peers, const front_setti
     .then(
       [=, call = std::move(call)](quota_verdict& info_verdict) mutable {
         if (info_verdict.error.code == error_code::unavailable) {
-          call.reply(failed(info_verdict.error));
+          // Nothing was counted. A check shows the offer quota, so its limit and reset are
+          // looked up for the headers (the look-up fails alike and still carries them).
+          quota_charge look_up{endpoint::offer, call.client, call.key_hash, false, false};
+          self->request(peers.quotas, caf::infinite, charge_atom::value, std::move(look_up))
+            .then(
+              [reply, error = info_verdict.error](quota_verdict& offer_verdict) {
+                reply(with_quota(failed(error), offer_verdict));
+              },
+              [reply, error = info_verdict.error](caf::error&) { reply(failed(error)); });
           return;
         }
         if (!info_verdict.error.ok()) {
+          // Refused by the info quota: that quota's headers say why.
           call.reply(with_quota(failed(info_verdict.error), info_verdict));
           return;
         }
@@ -137,13 +146,9 @@ void serve_check(front_pointer self, const front_peers& peers, const front_setti
         self->request(peers.quotas, caf::infinite, charge_atom::value, std::move(offer_charge))
           .then(
             [=](quota_verdict& verdict) {
-              if (verdict.error.code == error_code::unavailable) {
-                give_back(self, peers, settings, endpoint::info, call, info_verdict,
-                          failed(verdict.error), false);
-                return;
-              }
               if (!verdict.error.ok()) {
-                // Refused by the offer quota: the info call it was counted for is not made.
+                // Refused by the offer quota, or its store failed: the info call it was
+                // counted for is not made.
                 give_back(self, peers, settings, endpoint::info, call, info_verdict,
                           with_quota(failed(verdict.error), verdict), false);
                 return;

@@ -50,8 +50,16 @@ account_view add_usage(storage::store& store, account_view view) {
   if (!view.error.ok() || view.month.empty())
     return view;
   auto used = storage::usage_of(store, view.user_id, view.month);
-  if (!used)
-    return store_failed(used.error());
+  if (!used) {
+    // A change that was committed (a key issued, a session opened) is shown whatever the
+    // usage read does: failing the reply would lose a key that is already the account's only
+    // one, or a session whose cookie is never set.
+    if (view.new_key.empty() && view.session.empty())
+      return store_failed(used.error());
+    log::write(log::level::warn, "account_usage_unread", {{"error", caf::to_string(used.error())}});
+    view.usage_known = false;
+    return view;
+  }
   view.info_used = used->info;
   view.offer_used = used->offer;
   return view;

@@ -144,7 +144,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, account_view& x) {
   return f(caf::meta::type_name("account_view"), x.error, x.user_id, x.login, x.created,
            x.month, x.info_used, x.info_limit, x.offer_used, x.offer_limit, x.reset,
-           x.new_key, x.key_active, x.session, x.csrf);
+           x.usage_known, x.new_key, x.key_active, x.session, x.csrf);
 }
 
 template <class Inspector>

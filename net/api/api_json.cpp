@@ -164,10 +164,14 @@ std::string render_account(const account_view& account) {
   body["userId"] = account.user_id;
   body["month"] = account.month;
   body["reset"] = account.reset;
-  boost::json::object endpoints;
-  endpoints["info"] = usage(account.info_used, account.info_limit);
-  endpoints["offer"] = usage(account.offer_used, account.offer_limit);
-  body["usage"] = std::move(endpoints);
+  // Absent only when a reply that issued a key could not read the usage after (the key is
+  // never withheld for it).
+  if (account.usage_known) {
+    boost::json::object endpoints;
+    endpoints["info"] = usage(account.info_used, account.info_limit);
+    endpoints["offer"] = usage(account.offer_used, account.offer_limit);
+    body["usage"] = std::move(endpoints);
+  }
   // A key appears exactly once: in the reply that issued it.
   if (!account.new_key.empty())
     body["key"] = account.new_key;

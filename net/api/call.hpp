@@ -134,7 +134,9 @@ using call_sink = std::function<void(api_call&&)>;
 inline endpoint endpoint_of(call_kind kind) {
   if (kind == call_kind::signin_finish)
     return endpoint::signin;
-  return kind == call_kind::offer ? endpoint::offer : endpoint::info;
+  // A check counts against both quotas and shows the offer quota, the scarcer of the two
+  // (docs/API.md), so a refusal decided before it ran shows that one too.
+  return kind == call_kind::offer || kind == call_kind::check ? endpoint::offer : endpoint::info;
 }
 
 } // namespace netherscope

@@ -62,6 +62,10 @@ struct account_view {
   std::uint64_t offer_used = 0;
   std::uint64_t offer_limit = 0;
   std::int64_t reset = 0;
+  /// Whether info_used and offer_used were read. False only on a reply whose change was
+  /// committed (a new key, a new session) when the usage could not be read after it: the
+  /// reply still shows what was committed, without usage, rather than failing and losing it.
+  bool usage_known = true;
   /// A newly issued key, shown once; empty otherwise.
   std::string new_key;
   /// Whether the account has an active key (the account page says so).

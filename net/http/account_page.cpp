@@ -147,8 +147,13 @@ std::string render_account_page(const account_view& account, std::string_view no
           "<table class=\"usage\"><thead><tr><th scope=\"col\">Calls</th>"
           "<th scope=\"col\" class=\"number\">Used</th><th scope=\"col\" class=\"number\">Limit"
           "</th><th scope=\"col\" class=\"number\">Left</th></tr></thead>\n<tbody>\n";
-  page += row("Status checks", account.info_used, account.info_limit);
-  page += row("Offers", account.offer_used, account.offer_limit);
+  if (account.usage_known) {
+    page += row("Status checks", account.info_used, account.info_limit);
+    page += row("Offers", account.offer_used, account.offer_limit);
+  } else {
+    page += "<tr><td colspan=\"4\">This month's usage could not be read just now; reload the "
+            "page to see it.</td></tr>\n";
+  }
   page += "</tbody></table>\n<p class=\"hint\">Status checks are <code>/api/info</code> calls, "
           "offers <code>/api/offer</code> calls; both reset at the start of each month (UTC). "
           "<code>GET /api/account</code> with your key shows this as JSON; "
@@ -193,8 +198,9 @@ std::string render_session_json(const account_view& account, bool signed_in) {
   body["keyActive"] = account.key_active;
   body["month"] = account.month;
   body["reset"] = account.reset;
-  body["usage"] = boost::json::object{{"info", usage(account.info_used, account.info_limit)},
-                                      {"offer", usage(account.offer_used, account.offer_limit)}};
+  if (account.usage_known)
+    body["usage"] = boost::json::object{{"info", usage(account.info_used, account.info_limit)},
+                                        {"offer", usage(account.offer_used, account.offer_limit)}};
   // Neither the form token nor a key goes here: the key is shown once, on the server's own
   // page, and the token belongs in that page's forms only.
   return boost::json::serialize(body);

@@ -647,7 +647,7 @@ route_decision route(const request& req, const route_context& ctx) {
     if (method != http::verb::get)
       return api_method_not_allowed(check_route, call_kind::check, "GET", req, ctx);
     if (ctx.draining)
-      return shutting_down(check_route, req);
+      return refused_call(check_route, call_kind::check, req, ctx, shutdown_failure());
     return info_call(req, url, ctx, check_route, call_kind::check);
   }
   if (path == account_route) {

@@ -12,6 +12,7 @@
 
 #include "net/api/host_port.hpp"
 #include "net/base/crypto.hpp"
+#include "net/base/log.hpp"
 
 namespace netherscope::net {
 
@@ -230,16 +231,27 @@ void fetch_op::refuse_for_limit(const std::string& server, std::chrono::seconds 
 void fetch_op::ask_shared_gate() {
   // The other replicas' offers count too: one round trip to the shared store, made by a
   // worker off this thread, whose answer is posted back to this fetch's strand. The connect
-  // deadline bounds the wait, as it bounds the lookup.
+  // deadline bounds the wait, as it bounds the lookup. A store that answers late is treated
+  // as one that failed: the offer goes on under this replica's own limit, which it already
+  // passed. Failing it would blame the target (a 504) for our store's slowness.
   auto token = random_bytes(12);
-  gate_owner_ = base64url_encode(token ? *token : std::string{});
+  if (!token) {
+    // Without a token of its own the fetch could not free the mark it takes (every such
+    // fetch would share one), so it does not ask.
+    log::write(log::level::warn, "offer_gate_skipped", {{"reason", "no random bytes"}});
+    return next_attempt();
+  }
+  gate_owner_ = base64url_encode(*token);
   gating_ = true;
-  resolve_timer_.expires_after(connect_budget());
-  resolve_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
-    if (!ec && self->gating_)
-      self->fail(error_code::upstream_timeout,
-                 "the shared per-target limit did not answer within "
-                   + ms_text(self->req_.connect_timeout));
+  auto budget = std::chrono::duration_cast<std::chrono::milliseconds>(connect_budget());
+  resolve_timer_.expires_after(budget);
+  resolve_timer_.async_wait([self = shared_from_this(), budget](beast::error_code ec) {
+    if (ec || !self->gating_ || self->finished_)
+      return;
+    self->gating_ = false;
+    log::write(log::level::warn, "offer_gate_slow",
+               {{"server", self->limited_.front()}, {"waited_ms", budget.count()}});
+    self->next_attempt();
   });
   req_.limiter->gate().start(
     limited_, gate_owner_, [self = shared_from_this()](std::chrono::seconds wait) {
@@ -248,10 +260,12 @@ void fetch_op::ask_shared_gate() {
 }
 
 void fetch_op::on_shared_gate(std::chrono::seconds wait) {
-  gating_ = false;
-  // The deadline may have ended the fetch already; finish freed what the gate holds.
-  if (finished_)
+  // The deadline may have ended the fetch already (finish freed what the gate holds), or the
+  // wait for this answer ran out and the offer went on without it; a slot it took is freed
+  // by finish, since the owner token stays.
+  if (!gating_ || finished_)
     return;
+  gating_ = false;
   resolve_timer_.cancel();
   if (wait > std::chrono::seconds::zero()) {
     // Refused for every replica: this process's own record of the start goes too.

@@ -62,7 +62,7 @@ TEST_CASE("replicas e2e: with Redis gone the API answers 503 unavailable, never 
           "[e2e][redis]") {
   redis_server redis;
   fake_target_process fake;
-  service_process svc{{"--store", redis.url(), "--limit-info-ip", "100"}};
+  service_process svc{{"--store", redis.url(), "--limit-info-ip", "100", "--limit-offer-ip", "7"}};
   auto query = "host=127.0.0.1&port=" + std::to_string(fake.port());
   REQUIRE(get_info(svc, query).status == 200);
   CHECK(http_request(svc.port(), "GET", "/readyz").status == 200);
@@ -77,6 +77,14 @@ TEST_CASE("replicas e2e: with Redis gone the API answers 503 unavailable, never 
   // The headers it can still give: the scope, the limit and the reset.
   CHECK(down.header("x-ratelimit-limit") == "100");
   CHECK(down.header("x-ratelimit-scope") == "ip");
+  // A check shows the offer quota, the scarcer of its two, and fails the same way.
+  auto check_down = http_request(svc.port(), "GET", "/api/check?" + query);
+  INFO(check_down.body);
+  CHECK(check_down.status == 503);
+  CHECK(check_down.code() == "unavailable");
+  CHECK(check_down.header("x-ratelimit-limit") == "7");
+  CHECK(check_down.header("x-ratelimit-scope") == "ip");
+  CHECK(check_down.header("x-ratelimit-remaining").empty());
   auto not_ready = http_request(svc.port(), "GET", "/readyz");
   CHECK(not_ready.status == 503);
   CHECK(not_ready.code() == "unavailable");

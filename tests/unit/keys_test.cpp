@@ -25,6 +25,92 @@ constexpr std::int64_t nov_22 = 1795348800;
 
 const auto fail_on_error = [](caf::error& err) { FAIL("error reply: " << caf::to_string(err)); };
 
+/// A real store whose counter reads fail while fail_reads is set, as a Redis connection that
+/// broke between a committed record transaction and the usage read after it would. Everything
+/// else goes to the store underneath.
+class unreadable_usage_store : public storage::store {
+public:
+  explicit unreadable_usage_store(std::shared_ptr<storage::store> inner)
+    : inner_(std::move(inner)) {
+    // nop
+  }
+
+  std::atomic<bool> fail_reads{false};
+
+  store_backend backend() const noexcept override {
+    return inner_->backend();
+  }
+  caf::error ping() override {
+    return inner_->ping();
+  }
+  caf::expected<std::vector<storage::counter_result>>
+  apply_counters(const std::vector<storage::counter_op>& ops) override {
+    return inner_->apply_counters(ops);
+  }
+  caf::expected<std::vector<std::uint64_t>>
+  read_counters(const std::vector<storage::counter_op>& ops) override {
+    if (fail_reads)
+      return caf::make_error(caf::sec::runtime_error, "counter read failed (injected)");
+    return inner_->read_counters(ops);
+  }
+  caf::error with_records(bool write, const storage::record_work& work) override {
+    return inner_->with_records(write, work);
+  }
+  caf::expected<std::vector<std::optional<storage::key_record>>>
+  find_keys(const std::vector<std::string>& key_hashes) override {
+    return inner_->find_keys(key_hashes);
+  }
+  caf::expected<target_memory> recall_target(std::string_view host, std::uint16_t port,
+                                                      std::int64_t now_unix) override {
+    return inner_->recall_target(host, port, now_unix);
+  }
+  caf::error remember_target(std::string_view host, std::uint16_t port,
+                             const target_memory_update& update,
+                             std::int64_t now_unix) override {
+    return inner_->remember_target(host, port, update, now_unix);
+  }
+  caf::expected<std::size_t> sweep_targets(std::int64_t now_unix, std::size_t limit) override {
+    return inner_->sweep_targets(now_unix, limit);
+  }
+  caf::expected<std::string> load_or_replace_record(std::string_view name,
+                                                    const storage::record_decision& decide) override {
+    return inner_->load_or_replace_record(name, decide);
+  }
+  bool shared_across_hosts() const noexcept override {
+    return inner_->shared_across_hosts();
+  }
+  caf::expected<std::optional<storage::shared_offer>> get_offer(const target& where,
+                                                                bool probe) override {
+    return inner_->get_offer(where, probe);
+  }
+  caf::error put_offer(const target& where, const storage::shared_offer& offer,
+                       std::chrono::seconds ttl) override {
+    return inner_->put_offer(where, offer, ttl);
+  }
+  caf::expected<bool> lock_flight(const target& where, bool probe, std::string_view owner,
+                                  std::chrono::milliseconds ttl) override {
+    return inner_->lock_flight(where, probe, owner, ttl);
+  }
+  caf::error unlock_flight(const target& where, bool probe, std::string_view owner) override {
+    return inner_->unlock_flight(where, probe, owner);
+  }
+  caf::expected<std::chrono::seconds>
+  take_offer_slot(const std::vector<std::string>& servers, unsigned per_minute,
+                  std::string_view owner, std::chrono::milliseconds in_flight_ttl) override {
+    return inner_->take_offer_slot(servers, per_minute, owner, in_flight_ttl);
+  }
+  caf::error release_offer_slot(const std::vector<std::string>& servers,
+                                std::string_view owner) override {
+    return inner_->release_offer_slot(servers, owner);
+  }
+  caf::error flush() override {
+    return inner_->flush();
+  }
+
+private:
+  std::shared_ptr<storage::store> inner_;
+};
+
 /// A store of the backend a case asks for and a keys actor whose clock the test sets.
 struct keys_fixture {
   test::temp_dir dir;
@@ -39,9 +125,13 @@ struct keys_fixture {
   std::unique_ptr<caf::actor_system> system;
   keys_actor actor;
 
+  /// The store the actor uses: the real one behind a switch that fails counter reads.
+  std::shared_ptr<unreadable_usage_store> switchable;
+
   explicit keys_fixture(const std::string& backend = "lmdb",
                         std::uint64_t rotations_per_hour = 5) {
     store = backend == "lmdb" ? open_lmdb() : open_redis();
+    switchable = std::make_shared<unreadable_usage_store>(store);
     cfg.set("scheduler.max-threads", 2);
     system = std::make_unique<caf::actor_system>(cfg);
     keys_settings settings;
@@ -50,7 +140,8 @@ struct keys_fixture {
     settings.now = [c = clock] { return c->load(); };
     // Pruning runs when a test sends sweep_atom, not on a timer.
     settings.sweep_interval = std::chrono::milliseconds{0};
-    actor = system->spawn<caf::detached>(keys, store, settings);
+    actor = system->spawn<caf::detached>(keys, std::shared_ptr<storage::store>{switchable},
+                                         settings);
   }
 
   std::shared_ptr<storage::store> open_lmdb() {
@@ -261,6 +352,31 @@ TEST_CASE("keys: new keys are limited per account and hour", "[keys]") {
   CHECK(later.error.retry_after == 1800);
   f.clock->store(nov_22 + 3600);
   CHECK(f.ask(rotate_atom::value, net::hash_api_key(key)).error.ok());
+}
+
+TEST_CASE("keys: a key or session committed before the usage read failed is still shown",
+          "[keys]") {
+  keys_fixture f{GENERATE(as<std::string>{}, "lmdb", "redis")};
+  f.switchable->fail_reads = true;
+  // A first sign-in: the key is the account's only one and is shown only here.
+  auto first = f.sign_in();
+  REQUIRE(first.error.ok());
+  CHECK(first.new_key.rfind("nsk_", 0) == 0);
+  CHECK(first.session.size() == 43);
+  CHECK_FALSE(first.usage_known);
+  // A rotation: the old key is revoked by the same commit that made the new one.
+  auto rotated = f.ask(rotate_atom::value, net::hash_api_key(first.new_key));
+  REQUIRE(rotated.error.ok());
+  CHECK(rotated.new_key.rfind("nsk_", 0) == 0);
+  CHECK_FALSE(rotated.usage_known);
+  // A plain look-up changed nothing, so it fails as the store did.
+  CHECK(f.ask(account_atom::value, net::hash_api_key(rotated.new_key)).error.code
+        == error_code::unavailable);
+  f.switchable->fail_reads = false;
+  auto view = f.ask(account_atom::value, net::hash_api_key(rotated.new_key));
+  REQUIRE(view.error.ok());
+  CHECK(view.usage_known);
+  CHECK_FALSE(f.key_works(first.new_key));
 }
 
 TEST_CASE("keys: rotating in a loop leaves the store bounded", "[keys]") {

@@ -155,7 +155,8 @@ TEST_CASE("router: draining refuses API calls with 503, uncounted, and closes", 
     call_kind kind;
   };
   for (auto r : {row{http::verb::get, "/api/info?host=a.com", call_kind::info},
-                 row{http::verb::post, "/api/offer", call_kind::offer}}) {
+                 row{http::verb::post, "/api/offer", call_kind::offer},
+                 row{http::verb::get, "/api/check?host=a.com", call_kind::check}}) {
     INFO(r.target);
     auto req = make_request(r.method, r.target);
     req.set(http::field::content_type, "application/json");

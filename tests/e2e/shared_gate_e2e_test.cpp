@@ -1,0 +1,150 @@
+// End to end: the service's HTTP client against the fake target (a real process on
+// loopback) with a shared per-target gate that answers in time, late, or never. The gate
+// stands for the replicas' Redis (actors/offer_gate); what is under test is how a fetch
+// treats its answer, so the gate here is a function the test controls.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "net/base/cidr.hpp"
+#include "net/upstream/http_client.hpp"
+#include "net/upstream/offer_limiter.hpp"
+#include "support/http.hpp"
+
+using namespace netherscope;
+using namespace netherscope::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// Whom the gate let start and whom it was told finished.
+struct gate_log {
+  std::mutex mutex;
+  std::vector<std::string> owners_started;
+  std::vector<std::string> owners_finished;
+};
+
+struct gate_run {
+  net::fetch_result result;
+  std::shared_ptr<gate_log> log;
+  std::shared_ptr<net::offer_limiter> limiter;
+};
+
+/// One fetch of the target's join status under a limiter whose shared gate calls answer(done)
+/// when asked; answer may keep done to call later, or never.
+gate_run fetch_gated(unsigned port,
+                     std::function<void(boost::asio::io_context&, net::shared_offer_gate::done_fn)>
+                       answer) {
+  boost::asio::io_context ioc;
+  net::client_settings settings;
+  settings.policy = net::address_policy{{*net::parse_cidr("127.0.0.0/8")}, {}};
+  std::string error;
+  auto client = net::http_client::make(ioc, settings, error);
+  REQUIRE(client);
+  auto log = std::make_shared<gate_log>();
+  auto limiter = std::make_shared<net::offer_limiter>(10);
+  net::shared_offer_gate gate;
+  gate.start = [&ioc, log, answer](const std::vector<std::string>&, const std::string& owner,
+                                   net::shared_offer_gate::done_fn done) {
+    {
+      std::lock_guard<std::mutex> guard{log->mutex};
+      log->owners_started.push_back(owner);
+    }
+    answer(ioc, std::move(done));
+  };
+  gate.finish = [log](const std::vector<std::string>&, const std::string& owner) {
+    std::lock_guard<std::mutex> guard{log->mutex};
+    log->owners_finished.push_back(owner);
+  };
+  limiter->share(std::move(gate));
+  net::fetch_request req;
+  req.where = target{"127.0.0.1", static_cast<std::uint16_t>(port), tls_mode::off};
+  req.connect_timeout = 400ms;
+  req.total_timeout = 5000ms;
+  req.limiter = limiter;
+  std::optional<net::fetch_result> result;
+  client->fetch(std::move(req), [&](net::fetch_result&& r) { result = std::move(r); });
+  ioc.run_for(10s);
+  client->stop();
+  REQUIRE(result);
+  return {std::move(*result), log, limiter};
+}
+
+} // namespace
+
+TEST_CASE("shared gate e2e: a gate that says go lets the fetch through and is freed after",
+          "[e2e][redis]") {
+  fake_target_process fake;
+  auto run = fetch_gated(fake.port(), [](boost::asio::io_context&,
+                                         net::shared_offer_gate::done_fn done) {
+    done(std::chrono::seconds{0});
+  });
+  INFO(run.result.error.message);
+  CHECK(run.result.error.ok());
+  CHECK(run.result.status == 200);
+  REQUIRE(run.log->owners_started.size() == 1);
+  CHECK_FALSE(run.log->owners_started[0].empty());
+  CHECK(run.log->owners_finished == run.log->owners_started);
+}
+
+TEST_CASE("shared gate e2e: a gate that says wait refuses the fetch with target_rate_limited",
+          "[e2e][redis]") {
+  fake_target_process fake;
+  auto run = fetch_gated(fake.port(), [](boost::asio::io_context&,
+                                         net::shared_offer_gate::done_fn done) {
+    done(std::chrono::seconds{17});
+  });
+  CHECK(run.result.error.code == error_code::target_rate_limited);
+  CHECK(run.result.error.retry_after == 17);
+  // Nothing reached the target, and this process's own record of the start was taken back.
+  CHECK(fake.stats().at("status_requests").to_number<std::int64_t>() == 0);
+  CHECK(run.limiter->try_start({"127.0.0.1:" + std::to_string(fake.port())},
+                               net::offer_limiter::clock_type::now())
+        == std::chrono::seconds::zero());
+}
+
+TEST_CASE("shared gate e2e: a gate that never answers costs the connect deadline, and the "
+          "fetch goes on under the local limit instead of blaming the target",
+          "[e2e][redis]") {
+  fake_target_process fake;
+  auto started = std::chrono::steady_clock::now();
+  // done is dropped uncalled (keeping it past the io_context would outlive the fetch's strand).
+  auto run = fetch_gated(fake.port(), [](boost::asio::io_context&,
+                                         net::shared_offer_gate::done_fn) {});
+  auto took = std::chrono::steady_clock::now() - started;
+  INFO(run.result.error.message);
+  CHECK(run.result.error.ok());
+  CHECK(run.result.status == 200);
+  CHECK(took >= 400ms);
+  CHECK(took < 4s);
+  CHECK(fake.stats().at("status_requests").to_number<std::int64_t>() == 1);
+  // The slot a late answer may still take is freed by its owner.
+  REQUIRE(run.log->owners_started.size() == 1);
+  CHECK(run.log->owners_finished == run.log->owners_started);
+}
+
+TEST_CASE("shared gate e2e: an answer that comes after the fetch went on is ignored",
+          "[e2e][redis]") {
+  // The target holds its answer, so the late refusal arrives while the fetch is in flight.
+  fake_target_process fake{{"--fault", "delay", "--delay-ms", "1200"}};
+  auto run = fetch_gated(fake.port(), [](boost::asio::io_context& ioc,
+                                         net::shared_offer_gate::done_fn done) {
+    auto late = std::make_shared<boost::asio::steady_timer>(ioc, 700ms);
+    late->async_wait([late, done](const boost::system::error_code&) {
+      done(std::chrono::seconds{30});
+    });
+  });
+  INFO(run.result.error.message);
+  CHECK(run.result.error.ok());
+  CHECK(run.result.status == 200);
+  CHECK(fake.stats().at("status_requests").to_number<std::int64_t>() == 1);
+  CHECK(run.log->owners_finished == run.log->owners_started);
+}
