@@ -102,7 +102,7 @@ po::options_description make_description() {
     ("store-map-size-mb", po::value<unsigned>()->default_value(d.store_map_size >> 20),
      "the largest the LMDB data file may grow, in MiB")
     ("store", po::value<std::string>()->default_value(""),
-     "shared store for replicas: redis://[:PASSWORD@]HOST[:PORT][/DB], or rediss:// for TLS "
+     "shared store for replicas: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], or rediss:// for TLS "
      "(?ssl_ca_certs=PEM to name its CAs); empty: LMDB under --data-dir")
     ("store-sync", po::value<bool>()->default_value(true)->implicit_value(true),
      "fsync each commit: charges survive power loss; false: they survive a crash of the "
@@ -321,7 +321,8 @@ parse_result parse_options(int argc, const char* const* argv) {
       std::ostringstream text;
       // The admin CLI shares the binary; without this line nothing tells an operator it exists.
       text << "usage: netherscope [options]\n"
-              "       netherscope admin [--data-dir DIR] COMMAND   accounts, keys and usage in "
+              "       netherscope admin [--data-dir DIR | --store URL] COMMAND   accounts, keys and "
+              "usage in "
               "the store;\n"
               "         COMMAND: create-account --login NAME, accounts, usage [YYYY-MM],\n"
               "         issue-key LOGIN|ID, revoke-key LOGIN|ID, prune-usage YYYY-MM, prune;\n"

@@ -233,7 +233,8 @@ struct redis_store::pool {
     redisSetTimeout(ctx, to_timeval(settings.timeout));
     s.ctx = ctx;
     if (!a.password.empty()) {
-      auto r = run(s, {"AUTH", a.password});
+      auto r = a.user.empty() ? run(s, {"AUTH", a.password})
+                              : run(s, {"AUTH", a.user, a.password});
       if (!r) {
         ctx = nullptr; // run dropped it on an I/O error, or it is still in s.ctx
         if (s.ctx)
@@ -549,8 +550,14 @@ std::optional<redis_address> read_redis_url(std::string_view url, std::string& p
       return refuse("--store's path must be a database number, as in redis://host/2");
     out.db = static_cast<unsigned>(std::stoul(std::string{digits}));
   }
-  if (u.has_password())
-    out.password = u.password();
+  if (u.has_userinfo()) {
+    out.user = u.user();
+    if (u.has_password())
+      out.password = u.password();
+    if (!out.user.empty() && out.password.empty())
+      return refuse("--store names a user but no password: write redis://USER:PASSWORD@host, "
+                    "or redis://:PASSWORD@host for the default user");
+  }
   if (u.has_fragment())
     return refuse("--store takes no fragment");
   // rediss:// may name the CAs to trust, as redis-py's URLs do; nothing else is read.
@@ -586,6 +593,8 @@ std::string redacted_store_url(std::string_view url) {
   boost::urls::url copy{*parsed};
   if (copy.has_password())
     copy.set_password("REDACTED");
+  if (!copy.user().empty())
+    copy.set_user("REDACTED");
   return std::string{copy.buffer()};
 }
 
@@ -712,6 +721,13 @@ caf::error redis_store::with_records(bool write, const record_work& work) {
       for (auto& r : *replies)
         if (auto err = reply_error(r.get()))
           return err;
+      // EXEC answers with one reply per queued command, and a command that failed there
+      // (a wrong type) is an error inside that array: Redis applied the others, so this must
+      // not be reported as a success.
+      if (exec->type == REDIS_REPLY_ARRAY)
+        for (std::size_t i = 0; i < exec->elements; ++i)
+          if (auto err = reply_error(exec->element[i]))
+            return err;
       return {};
     });
     if (err || !lost_race)

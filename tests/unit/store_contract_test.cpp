@@ -7,6 +7,8 @@
 #include <set>
 #include <thread>
 
+#include <hiredis/hiredis.h>
+
 #include "actors/quota_actor.hpp"
 #include "net/api/api_key.hpp"
 #include "storage/accounts.hpp"
@@ -708,4 +710,92 @@ TEST_CASE("redis store: a password is sent with AUTH, and a missing or wrong one
   REQUIRE(wrong);
   CHECK(caf::to_string(wrong).find("AUTH") != std::string::npos);
   CHECK(caf::to_string(wrong).find("not-it") == std::string::npos);
+}
+
+namespace {
+
+/// Runs one command on a Redis directly (hiredis, not the code under test) and returns its
+/// reply as text: the status or bulk string, an error's message, or the integer.
+std::string redis_command(unsigned port, const std::vector<std::string>& args,
+                          const std::string& password = {}) {
+  auto* ctx = redisConnect("127.0.0.1", static_cast<int>(port));
+  REQUIRE(ctx);
+  REQUIRE(ctx->err == 0);
+  auto run = [&](const std::vector<std::string>& cmd) {
+    std::vector<const char*> argv;
+    std::vector<std::size_t> lens;
+    for (auto& a : cmd) {
+      argv.push_back(a.data());
+      lens.push_back(a.size());
+    }
+    auto* r = static_cast<redisReply*>(
+      redisCommandArgv(ctx, static_cast<int>(argv.size()), argv.data(), lens.data()));
+    REQUIRE(r);
+    std::string out = r->type == REDIS_REPLY_INTEGER ? std::to_string(r->integer)
+                      : r->str                        ? std::string{r->str, r->len}
+                                                      : std::string{};
+    freeReplyObject(r);
+    return out;
+  };
+  if (!password.empty())
+    REQUIRE(run({"AUTH", password}) == "OK");
+  auto out = run(args);
+  redisFree(ctx);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("redis store: a URL's user is sent with AUTH as an ACL user, and a user without a "
+          "password is refused before anything connects or is logged",
+          "[store][redis]") {
+  test::redis_server redis{std::nullopt, "admin-pass"};
+  REQUIRE(redis_command(redis.port(),
+                        {"ACL", "SETUSER", "app", "on", ">app-pass", "~*", "&*", "+@all"},
+                        "admin-pass")
+          == "OK");
+  auto open = [](const std::string& url) {
+    storage::redis_settings cfg;
+    auto address = storage::parse_redis_url(url);
+    REQUIRE(address);
+    cfg.address = *address;
+    return std::make_shared<storage::redis_store>(std::move(cfg));
+  };
+  auto port = std::to_string(redis.port());
+  auto as_app = open("redis://app:app-pass@127.0.0.1:" + port);
+  REQUIRE_FALSE(as_app->ping());
+  REQUIRE(as_app->apply_counters({op("acl", 5, counter_mode::count)}));
+  // The same password for the default user is wrong: the user was sent.
+  auto as_default = open("redis://:app-pass@127.0.0.1:" + port)->ping();
+  REQUIRE(as_default);
+  CHECK(caf::to_string(as_default).find("app-pass") == std::string::npos);
+  auto wrong = open("redis://app:nope@127.0.0.1:" + port)->ping();
+  REQUIRE(wrong);
+  CHECK(caf::to_string(wrong).find("nope") == std::string::npos);
+  // A password written without its colon reads as a user: refused, and the problem does
+  // not repeat it.
+  std::string problem;
+  CHECK_FALSE(storage::read_redis_url("redis://app-pass@127.0.0.1:" + port, problem));
+  CHECK(problem.find("user but no password") != std::string::npos);
+  CHECK(problem.find("app-pass") == std::string::npos);
+  CHECK(storage::redacted_store_url("redis://app:app-pass@127.0.0.1:6380/2")
+        == "redis://REDACTED:REDACTED@127.0.0.1:6380/2");
+}
+
+TEST_CASE("redis store: a record write that fails inside EXEC is an error, not a success",
+          "[store][redis]") {
+  test::redis_server redis;
+  storage::redis_settings cfg;
+  cfg.address = *storage::parse_redis_url(redis.url());
+  storage::redis_store s{std::move(cfg)};
+  // The accounts hash's key holds a string, so HSET on it fails with WRONGTYPE when EXEC
+  // runs it, after MULTI queued it without complaint.
+  REQUIRE(redis_command(redis.port(), {"SET", "ns1:{accounts}:accounts", "not a hash"}) == "OK");
+  auto err = s.with_records(true, [&](record_txn& t) -> caf::expected<bool> {
+    if (auto put = t.put(record_table::accounts, "a|1", "one"))
+      return put;
+    return true;
+  });
+  REQUIRE(err);
+  CHECK(caf::to_string(err).find("WRONGTYPE") != std::string::npos);
 }
