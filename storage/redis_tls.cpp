@@ -195,13 +195,14 @@ std::unique_ptr<redis_tls_tunnel> redis_tls_tunnel::open(const redis_tls_setting
   // DNS SAN (and sent as SNI).
   boost::system::error_code not_ip;
   boost::asio::ip::make_address(cfg.host, not_ip);
+  // Either setting failing would leave no name to check, and any certificate a trusted CA
+  // signed would pass: refuse instead.
   auto* param = SSL_get0_param(x->ssl);
-  if (!not_ip) {
-    X509_VERIFY_PARAM_set1_ip_asc(param, cfg.host.c_str());
-  } else {
-    SSL_set_tlsext_host_name(x->ssl, cfg.host.c_str());
-    X509_VERIFY_PARAM_set1_host(param, cfg.host.c_str(), 0);
-  }
+  bool named = !not_ip ? X509_VERIFY_PARAM_set1_ip_asc(param, cfg.host.c_str()) == 1
+                       : SSL_set_tlsext_host_name(x->ssl, cfg.host.c_str()) == 1
+                           && X509_VERIFY_PARAM_set1_host(param, cfg.host.c_str(), 0) == 1;
+  if (!named)
+    return refuse("cannot ask TLS to check the name " + cfg.host + ": " + openssl_reason(nullptr));
   SSL_set_fd(x->ssl, x->tcp);
   if (SSL_connect(x->ssl) != 1)
     return refuse("handshake with " + cfg.host + ":" + std::to_string(cfg.port)

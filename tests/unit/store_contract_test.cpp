@@ -632,7 +632,7 @@ TEST_CASE("store contract: the shared per-target offer limit holds across handle
 }
 
 TEST_CASE("redis store over TLS: rediss:// with the CA that signed Redis's certificate works, "
-          "another CA and a plain URL do not",
+          "another CA, another name and a plain URL do not",
           "[store][redis]") {
   test::temp_dir dir;
   auto files = test::make_redis_tls_files(dir.path());
@@ -665,6 +665,12 @@ TEST_CASE("redis store over TLS: rediss:// with the CA that signed Redis's certi
   auto refused = distrusting->ping();
   REQUIRE(refused);
   CHECK(caf::to_string(refused).find("certificate") != std::string::npos);
+  // The right CA, but a name the certificate does not carry (it names only 127.0.0.1):
+  // refused, so a certificate is never taken for another host's.
+  auto misnamed = open("rediss://localhost:" + std::to_string(redis.port()) + url.substr(url.find('?')));
+  auto mismatch = misnamed->ping();
+  REQUIRE(mismatch);
+  CHECK(caf::to_string(mismatch).find("mismatch") != std::string::npos);
   // Plain redis:// to the TLS port gets no answer it can read.
   auto plain = open("redis://127.0.0.1:" + std::to_string(redis.port()));
   CHECK(plain->ping());
