@@ -197,6 +197,26 @@ struct redis_store::pool {
     s.tunnel.reset();
   }
 
+  // 100 ms, then doubling up to 1 s: a Redis that comes back is found within a second.
+  static void back_off(slot& s) {
+    s.backoff = std::min(std::chrono::milliseconds{1000},
+                         std::max(std::chrono::milliseconds{100}, s.backoff * 2));
+    s.next_try = std::chrono::steady_clock::now() + s.backoff;
+  }
+
+  // Errors after which this connection is the wrong one: the server became a replica
+  // (a failover moved the primary, often behind the same DNS name), is loading its data, or
+  // lost its primary. Dropping it makes the next call connect, and resolve, again.
+  static bool wrong_server(const redisReply* r) {
+    if (r->type != REDIS_REPLY_ERROR)
+      return false;
+    auto text = std::string_view{r->str, r->len};
+    for (std::string_view prefix : {"READONLY", "LOADING", "MASTERDOWN"})
+      if (text.substr(0, prefix.size()) == prefix)
+        return true;
+    return false;
+  }
+
   // Connects, authenticates and selects the database; the error says which step failed,
   // never with the password.
   caf::error connect(slot& s) {
@@ -210,10 +230,7 @@ struct redis_store::pool {
       if (ctx)
         redisFree(ctx);
       s.tunnel.reset();
-      // 100 ms, then doubling up to 1 s: a Redis that comes back is found within a second.
-      s.backoff = std::min(std::chrono::milliseconds{1000},
-                           std::max(std::chrono::milliseconds{100}, s.backoff * 2));
-      s.next_try = std::chrono::steady_clock::now() + s.backoff;
+      back_off(s);
       return redis_error(std::move(why));
     };
     if (a.tls) {
@@ -256,8 +273,8 @@ struct redis_store::pool {
         return fail("SELECT " + std::to_string(a.db) + " failed");
       }
     }
-    s.backoff = std::chrono::milliseconds{0};
-    s.next_try = {};
+    // The backoff ends once a command was answered (with_slot): a server that accepts
+    // connections but never answers must not cost every call a fresh connect and a timeout.
     return {};
   }
 
@@ -290,6 +307,11 @@ struct redis_store::pool {
       }
       replies.emplace_back(static_cast<redisReply*>(raw));
     }
+    for (auto& r : replies)
+      if (wrong_server(r.get())) {
+        drop(s);
+        break;
+      }
     return replies;
   }
 
@@ -305,15 +327,41 @@ struct redis_store::pool {
   /// commands said.
   template <class F>
   caf::error with_slot(F fn) {
-    auto& s = slots[next.fetch_add(1, std::memory_order_relaxed) % slots.size()];
-    std::lock_guard<std::mutex> guard{s.mutex};
+    // The first free connection from a rotating start, so one long call (a record
+    // transaction, a sweep) holds up no other caller while another connection is free; when
+    // all are busy, wait for the one at the start.
+    auto start = next.fetch_add(1, std::memory_order_relaxed) % slots.size();
+    std::unique_lock<std::mutex> guard;
+    slot* chosen = nullptr;
+    for (std::size_t i = 0; i < slots.size() && !chosen; ++i) {
+      auto& candidate = slots[(start + i) % slots.size()];
+      std::unique_lock<std::mutex> attempt{candidate.mutex, std::try_to_lock};
+      if (attempt.owns_lock()) {
+        guard = std::move(attempt);
+        chosen = &candidate;
+      }
+    }
+    if (!chosen) {
+      chosen = &slots[start];
+      guard = std::unique_lock<std::mutex>{chosen->mutex};
+    }
+    auto& s = *chosen;
+    bool fresh = false;
     if (!s.ctx) {
       if (auto err = connect(s)) {
         process_telemetry().set_redis_up(false);
         return err;
       }
+      fresh = true;
     }
     auto err = fn(s);
+    if (s.ctx) {
+      s.backoff = std::chrono::milliseconds{0};
+      s.next_try = {};
+    } else if (fresh) {
+      // Connected, then lost before any answer: back off as for a refused connect.
+      back_off(s);
+    }
     process_telemetry().set_redis_up(s.ctx != nullptr);
     return err;
   }

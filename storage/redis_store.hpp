@@ -52,15 +52,15 @@ std::optional<redis_address> read_redis_url(std::string_view url, std::string& p
 /// Why url is refused, or "" when it is a usable redis:// URL (for option checks).
 std::string redis_url_problem(std::string_view url);
 
-/// The URL with its user and password replaced, fit for logs; the input unchanged when it has none or
-/// does not parse (an unparsable URL is refused before anything is logged).
+/// The URL with its user and password replaced, fit for logs; the input unchanged when it has
+/// none or does not parse (an unparsable URL is refused before anything is logged).
 std::string redacted_store_url(std::string_view url);
 
 /// Settings of the Redis store.
 struct redis_settings {
   redis_address address;
-  /// Connections in the pool: the quota and memory actors and start-up each hold one at a
-  /// time.
+  /// Connections in the pool. Each caller (the quota, memory and keys actors, the offer gate,
+  /// the cache's shared-offers worker, start-up) holds one at a time, the first free one.
   unsigned connections = 4;
   /// Limit of a connect and of one command's round trip.
   std::chrono::milliseconds timeout{1000};

@@ -4,8 +4,13 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <set>
 #include <thread>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
 
 #include <hiredis/hiredis.h>
 
@@ -804,4 +809,139 @@ TEST_CASE("redis store: a record write that fails inside EXEC is an error, not a
   });
   REQUIRE(err);
   CHECK(caf::to_string(err).find("WRONGTYPE") != std::string::npos);
+}
+
+TEST_CASE("redis store: a long call on one connection holds up no caller while another "
+          "connection is free",
+          "[store][redis]") {
+  test::redis_server redis;
+  storage::redis_settings cfg;
+  cfg.address = *storage::parse_redis_url(redis.url());
+  cfg.connections = 2;
+  storage::redis_store s{std::move(cfg)};
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool holding = false;
+  bool release = false;
+  bool waited_out = false;
+  // A record transaction that keeps its connection until the test lets it go (5 s at most).
+  std::thread long_call([&] {
+    auto err = s.with_records(false, [&](record_txn&) -> caf::expected<bool> {
+      std::unique_lock<std::mutex> lock{mutex};
+      holding = true;
+      changed.notify_all();
+      waited_out = !changed.wait_for(lock, std::chrono::seconds{5}, [&] { return release; });
+      return true;
+    });
+    CHECK_FALSE(err);
+  });
+  {
+    std::unique_lock<std::mutex> lock{mutex};
+    REQUIRE(changed.wait_for(lock, std::chrono::seconds{5}, [&] { return holding; }));
+  }
+  // Round robin alone would send one of these to the busy connection and wait for it.
+  for (int i = 0; i < 4; ++i)
+    REQUIRE(s.apply_counters({op("free-" + std::to_string(i), 5, counter_mode::count)}));
+  {
+    std::lock_guard<std::mutex> lock{mutex};
+    release = true;
+  }
+  changed.notify_all();
+  long_call.join();
+  CHECK_FALSE(waited_out);
+}
+
+namespace {
+
+/// A TCP server on loopback that accepts connections and never answers, as a stopped or
+/// overloaded Redis behind a live socket does; counts what it accepted.
+class silent_server {
+public:
+  silent_server() {
+    acceptor_.open(boost::asio::ip::tcp::v4());
+    acceptor_.bind({boost::asio::ip::make_address("127.0.0.1"), 0});
+    acceptor_.listen();
+    acceptor_.non_blocking(true);
+    worker_ = std::thread([this] {
+      // Bounded: 10 ms turns until stopped, 30 s at most.
+      for (int turn = 0; turn < 3000 && !stop_; ++turn) {
+        boost::system::error_code ec;
+        boost::asio::ip::tcp::socket peer{ioc_};
+        acceptor_.accept(peer, ec);
+        if (!ec) {
+          accepted_.fetch_add(1);
+          held_.push_back(std::move(peer));
+        } else {
+          std::this_thread::sleep_for(std::chrono::milliseconds{10});
+        }
+      }
+    });
+  }
+
+  ~silent_server() {
+    stop_ = true;
+    worker_.join();
+  }
+
+  unsigned port() const {
+    return acceptor_.local_endpoint().port();
+  }
+
+  int accepted() const {
+    return accepted_.load();
+  }
+
+private:
+  boost::asio::io_context ioc_;
+  boost::asio::ip::tcp::acceptor acceptor_{ioc_};
+  std::vector<boost::asio::ip::tcp::socket> held_;
+  std::atomic<int> accepted_{0};
+  std::atomic<bool> stop_{false};
+  std::thread worker_;
+};
+
+} // namespace
+
+TEST_CASE("redis store: a server that accepts connections and never answers is backed off "
+          "from, not connected to again on every call",
+          "[store][redis]") {
+  silent_server silent;
+  storage::redis_settings cfg;
+  cfg.address = *storage::parse_redis_url("redis://127.0.0.1:" + std::to_string(silent.port()));
+  cfg.connections = 1;
+  cfg.timeout = std::chrono::milliseconds{200};
+  storage::redis_store s{std::move(cfg)};
+  CHECK(s.ping());
+  REQUIRE(test::wait_until([&] { return silent.accepted() == 1; }, std::chrono::seconds{2}));
+  // At once again: the connection that never answered put the pool in its backoff.
+  CHECK(s.ping());
+  CHECK(s.ping());
+  CHECK(silent.accepted() == 1);
+}
+
+TEST_CASE("redis store: a connection to a server that became a replica is dropped, so the next "
+          "call connects afresh",
+          "[store][redis]") {
+  test::redis_server redis;
+  storage::redis_settings cfg;
+  cfg.address = *storage::parse_redis_url(redis.url());
+  cfg.connections = 1;
+  storage::redis_store s{std::move(cfg)};
+  REQUIRE(s.apply_counters({op("before", 5, counter_mode::count)}));
+  auto connections = [&] {
+    auto info = redis_command(redis.port(), {"INFO", "stats"});
+    auto at = info.find("total_connections_received:");
+    REQUIRE(at != std::string::npos);
+    return std::stoi(info.substr(at + 27));
+  };
+  // A failover demoted it: writes are refused with READONLY. Port 1 has no primary, so it
+  // stays a replica until told otherwise.
+  REQUIRE(redis_command(redis.port(), {"REPLICAOF", "127.0.0.1", "1"}) == "OK");
+  auto refused = s.apply_counters({op("during", 5, counter_mode::count)});
+  REQUIRE_FALSE(refused);
+  CHECK(caf::to_string(refused.error()).find("READONLY") != std::string::npos);
+  REQUIRE(redis_command(redis.port(), {"REPLICAOF", "NO", "ONE"}) == "OK");
+  auto before = connections();
+  REQUIRE(s.apply_counters({op("after", 5, counter_mode::count)}));
+  CHECK(connections() == before + 2); // the store's new connection and this look-up's own
 }
