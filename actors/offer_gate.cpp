@@ -8,6 +8,9 @@ namespace netherscope {
 
 offer_gate_actor::behavior_type offer_gate(std::shared_ptr<storage::store> store,
                                            offer_gate_settings settings) {
+  // While the store is away every offer fails here: one line per 10 s says so, with how many
+  // it stands for.
+  auto failures = std::make_shared<log::sampler>(std::chrono::seconds{10});
   return {
     [=](gate_atom, const std::vector<std::string>& servers, const std::string& owner,
         const gate_fn& done) {
@@ -16,15 +19,16 @@ offer_gate_actor::behavior_type offer_gate(std::shared_ptr<storage::store> store
       if (!wait) {
         // Refusing every offer while the store is away would take the whole API down with
         // it for a limit each replica still keeps on its own.
-        log::write(log::level::warn, "offer_gate_failed",
-                   {{"error", caf::to_string(wait.error())}});
+        log::write_sampled(*failures, log::level::warn, "offer_gate_failed",
+                           {{"error", caf::to_string(wait.error())}});
         return done(std::chrono::seconds::zero());
       }
       done(*wait);
     },
     [=](release_atom, const std::vector<std::string>& servers, const std::string& owner) {
       if (auto err = store->release_offer_slot(servers, owner))
-        log::write(log::level::warn, "offer_gate_failed", {{"error", caf::to_string(err)}});
+        log::write_sampled(*failures, log::level::warn, "offer_gate_failed",
+                           {{"error", caf::to_string(err)}});
     },
   };
 }

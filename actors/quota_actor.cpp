@@ -14,7 +14,10 @@ namespace {
 using quota_pointer = quota_actor::stateful_pointer<quota_state>;
 
 void log_store_failure(const caf::error& err) {
-  log::write(log::level::error, "quota_store_failed", {{"error", caf::to_string(err)}});
+  // A store that is down fails every batch: one line per 10 s, with how many it stands for.
+  static log::sampler failures{std::chrono::seconds{10}};
+  log::write_sampled(failures, log::level::error, "quota_store_failed",
+                     {{"error", caf::to_string(err)}});
 }
 
 // The store failed and nothing was counted. What is still known comes along so the reply can

@@ -89,4 +89,28 @@ void write(level lvl, std::string_view event, boost::json::object fields) {
   }
 }
 
+std::optional<std::uint64_t> sampler::admit(clock_type::time_point now) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  if (written_ && now - last_ < period_) {
+    ++held_;
+    return std::nullopt;
+  }
+  written_ = true;
+  last_ = now;
+  auto held = held_;
+  held_ = 0;
+  return held;
+}
+
+void write_sampled(sampler& sampled, level lvl, std::string_view event,
+                   boost::json::object fields) {
+  if (!enabled(lvl))
+    return;
+  auto held = sampled.admit();
+  if (!held)
+    return;
+  fields["suppressed"] = *held;
+  write(lvl, event, std::move(fields));
+}
+
 } // namespace netherscope::log

@@ -249,8 +249,10 @@ void fetch_op::ask_shared_gate() {
     if (ec || !self->gating_ || self->finished_)
       return;
     self->gating_ = false;
-    log::write(log::level::warn, "offer_gate_slow",
-               {{"server", self->limited_.front()}, {"waited_ms", budget.count()}});
+    // A store that hangs makes every offer wait: one line per 10 s, with how many it stands for.
+    static log::sampler slow{std::chrono::seconds{10}};
+    log::write_sampled(slow, log::level::warn, "offer_gate_slow",
+                       {{"server", self->limited_.front()}, {"waited_ms", budget.count()}});
     self->next_attempt();
   });
   req_.limiter->gate().start(
