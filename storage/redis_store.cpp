@@ -1,5 +1,6 @@
 #include "storage/redis_store.hpp"
 
+#include <array>
 #include <atomic>
 #include <charconv>
 #include <map>
@@ -442,6 +443,8 @@ public:
     auto name = entry_name(table, key);
     auto i = entries_.find(name);
     if (i == entries_.end()) {
+      if (auto err = watch(table))
+        return err;
       auto r = call({"HGET", hash_of(table), std::string{key}});
       if (!r)
         return r.error();
@@ -467,6 +470,8 @@ public:
 
   caf::error for_each_prefix(record_table table, std::string_view prefix,
                              const visitor& fn) override {
+    if (auto err = watch(table))
+      return err;
     std::map<std::string, std::string> found;
     std::string cursor = "0";
     auto pattern = prefix_pattern(prefix);
@@ -546,6 +551,21 @@ private:
     return {};
   }
 
+  // A write transaction watches a table before its first read of it, and only the tables it
+  // reads: its EXEC then fails exactly when what it read changed, and a change to a table it
+  // only writes (or does not touch) costs it no round. Writes need no watch: MULTI/EXEC
+  // applies them all or none.
+  caf::error watch(record_table table) {
+    auto index = static_cast<std::size_t>(table);
+    if (!write_ || watched_[index])
+      return {};
+    auto r = call({"WATCH", hash_of(table)});
+    if (!r)
+      return r.error();
+    watched_[index] = true;
+    return {};
+  }
+
   caf::expected<reply_ptr> call(std::vector<std::string> cmd) {
     // A connection lost earlier in this transaction was dropped; nothing more goes out.
     if (!slot_.ctx)
@@ -561,6 +581,7 @@ private:
   redis_store::pool& pool_;
   redis_store::pool::slot& slot_;
   bool write_;
+  std::array<bool, 3> watched_{};
   std::map<std::string, entry> entries_;
 };
 
@@ -728,9 +749,9 @@ redis_store::read_counters(const std::vector<counter_op>& ops) {
 }
 
 caf::error redis_store::with_records(bool write, const record_work& work) {
-  // Each round watches the tables, runs work and sends its writes as one MULTI/EXEC; Redis
-  // refuses the EXEC when another replica changed a table in between, and work runs again on
-  // what that replica wrote. Account changes are rare and quick, so a few rounds are plenty;
+  // Each round runs work, which watches the tables it reads, and sends its writes as one
+  // MULTI/EXEC; Redis refuses the EXEC when another replica changed one of those tables in
+  // between, and work runs again on what that replica wrote. Account changes are rare and quick, so a few rounds are plenty;
   // a pause that grows, and differs by thread, keeps two losers from meeting again.
   constexpr int rounds = 16;
   auto jitter = std::hash<std::thread::id>{}(std::this_thread::get_id()) % 500;
@@ -739,14 +760,7 @@ caf::error redis_store::with_records(bool write, const record_work& work) {
       std::this_thread::sleep_for(std::chrono::microseconds(200 * round + jitter));
     bool lost_race = false;
     auto err = pool_->with_slot([&](pool::slot& s) -> caf::error {
-      if (write) {
-        auto watched = pool_->run(s, {"WATCH", record_hashes[0], record_hashes[1],
-                                      record_hashes[2]});
-        if (!watched)
-          return watched.error();
-        if (auto err = reply_error(watched->get()))
-          return err;
-      }
+      // The transaction watches each table as it first reads it (redis_record_txn::watch).
       redis_record_txn records{*pool_, s, write};
       auto keep = work(records);
       auto cmds = keep && *keep && write ? records.writes()

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -944,4 +945,85 @@ TEST_CASE("redis store: a connection to a server that became a replica is droppe
   auto before = connections();
   REQUIRE(s.apply_counters({op("after", 5, counter_mode::count)}));
   CHECK(connections() == before + 2); // the store's new connection and this look-up's own
+}
+
+namespace {
+
+/// One record's value as s reads it; nullopt when there is none.
+std::optional<std::string> read_record(storage::store& s, record_table table,
+                                       const std::string& key) {
+  std::optional<std::string> out;
+  auto err = s.with_records(false, [&](record_txn& t) -> caf::expected<bool> {
+    auto got = t.get(table, key);
+    if (!got)
+      return got.error();
+    out = *got ? std::optional<std::string>{std::string{**got}} : std::nullopt;
+    return true;
+  });
+  REQUIRE_FALSE(err);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("redis store: a record transaction runs again when a table it read changed under it, "
+          "and keeps both changes",
+          "[store][redis]") {
+  store_under_test st{"redis"};
+  REQUIRE_FALSE(st.first->with_records(true, [&](record_txn& t) -> caf::expected<bool> {
+    return t.put(record_table::accounts, "a|count", "1") ? caf::expected<bool>{false} : true;
+  }));
+  int runs = 0;
+  auto err = st.first->with_records(true, [&](record_txn& t) -> caf::expected<bool> {
+    ++runs;
+    auto got = t.get(record_table::accounts, "a|count");
+    REQUIRE(got);
+    REQUIRE(*got);
+    auto value = std::stoi(std::string{**got});
+    if (runs == 1) {
+      // Another replica changes the record between this read and this commit.
+      REQUIRE_FALSE(st.second->with_records(true, [&](record_txn& other) -> caf::expected<bool> {
+        if (auto put = other.put(record_table::accounts, "a|other", "x"))
+          return put;
+        return true;
+      }));
+    }
+    if (auto put = t.put(record_table::accounts, "a|count", std::to_string(value + 1)))
+      return put;
+    return true;
+  });
+  REQUIRE_FALSE(err);
+  CHECK(runs == 2);
+  CHECK(read_record(*st.first, record_table::accounts, "a|count") == "2");
+  CHECK(read_record(*st.first, record_table::accounts, "a|other") == "x");
+}
+
+TEST_CASE("redis store: a change to a table a record transaction did not read costs it no "
+          "round",
+          "[store][redis]") {
+  store_under_test st{"redis"};
+  int runs = 0;
+  auto err = st.first->with_records(true, [&](record_txn& t) -> caf::expected<bool> {
+    ++runs;
+    auto got = t.get(record_table::accounts, "a|1");
+    REQUIRE(got);
+    if (runs == 1) {
+      // A sign-in on another replica writes a session: the auth table, not read here.
+      REQUIRE_FALSE(st.second->with_records(true, [&](record_txn& other) -> caf::expected<bool> {
+        if (auto put = other.put(record_table::auth, "s|x", "session"))
+          return put;
+        return true;
+      }));
+    }
+    // Written, not read: a blind write needs no watch to be all or nothing.
+    if (auto put = t.put(record_table::usage, "u|rotate|1", "1"))
+      return put;
+    if (auto put = t.put(record_table::accounts, "a|1", "one"))
+      return put;
+    return true;
+  });
+  REQUIRE_FALSE(err);
+  CHECK(runs == 1);
+  CHECK(read_record(*st.first, record_table::accounts, "a|1") == "one");
+  CHECK(read_record(*st.first, record_table::usage, "u|rotate|1") == "1");
 }
