@@ -283,6 +283,9 @@ struct redis_store::pool {
   // connection, so the next call starts with a fresh one.
   caf::expected<std::vector<reply_ptr>> pipeline(slot& s,
                                                  const std::vector<std::vector<std::string>>& cmds) {
+    // An earlier command of the same call may have dropped the connection.
+    if (!s.ctx)
+      return redis_error("connection lost");
     for (auto& cmd : cmds) {
       std::vector<const char*> argv;
       std::vector<size_t> lens;

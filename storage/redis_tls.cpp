@@ -22,13 +22,15 @@ namespace netherscope::storage {
 
 namespace {
 
-
 // The newest OpenSSL error as text, with the verification result when that is what failed.
+// Either way the thread's error queue is left empty, so no later message reads a stale entry.
 std::string openssl_reason(SSL* ssl) {
   if (ssl) {
     auto verified = SSL_get_verify_result(ssl);
-    if (verified != X509_V_OK)
+    if (verified != X509_V_OK) {
+      ERR_clear_error();
       return std::string{"certificate: "} + X509_verify_cert_error_string(verified);
+    }
   }
   char buf[256] = {0};
   auto code = ERR_get_error();
