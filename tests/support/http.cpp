@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 
 #include <boost/asio/connect.hpp>
@@ -169,15 +171,29 @@ service_process::service_process(std::vector<std::string> extra_args,
 }
 
 fake_target_process::fake_target_process(std::vector<std::string> args) {
+  // Every fake in one test run gets a port no earlier fake had. A service outlives the fakes
+  // a test starts one after another, and it remembers targets by host and port (the offer
+  // cache, the scheme and identity memory): a port the kernel handed out again would make the
+  // new fake look like the old one, and the test would read the old one's cached answer. A
+  // test that names the port (--port) wants exactly that, and gets it.
+  static std::mutex mutex;
+  static std::set<unsigned> used;
+  bool chosen = std::find(args.begin(), args.end(), "--port") != args.end();
   std::vector<std::string> argv{FAKE_TARGET_BIN};
   argv.insert(argv.end(), args.begin(), args.end());
-  proc_ = std::make_unique<child_process>(argv);
-  auto line = proc_->wait_for_line(
-    [](const std::string& l) { return l.find("\"event\":\"listening\"") != std::string::npos; },
-    std::chrono::seconds(20));
-  if (!line)
-    throw std::runtime_error("fake_target did not start");
-  port_ = port_from_line(*line);
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    proc_ = std::make_unique<child_process>(argv);
+    auto line = proc_->wait_for_line(
+      [](const std::string& l) { return l.find("\"event\":\"listening\"") != std::string::npos; },
+      std::chrono::seconds(20));
+    if (!line)
+      throw std::runtime_error("fake_target did not start");
+    port_ = port_from_line(*line);
+    std::lock_guard<std::mutex> guard{mutex};
+    if (used.insert(port_).second || chosen)
+      return;
+  }
+  throw std::runtime_error("fake_target got only ports earlier fakes had");
 }
 
 boost::json::object fake_target_process::stats(bool tls) {
