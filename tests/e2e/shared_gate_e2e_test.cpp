@@ -14,10 +14,10 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
-#include "net/base/cidr.hpp"
 #include "net/upstream/http_client.hpp"
 #include "net/upstream/offer_limiter.hpp"
 #include "support/http.hpp"
+#include "support/loopback_client.hpp"
 
 using namespace netherscope;
 using namespace netherscope::test;
@@ -44,11 +44,7 @@ gate_run fetch_gated(unsigned port,
                      std::function<void(boost::asio::io_context&, net::shared_offer_gate::done_fn)>
                        answer) {
   boost::asio::io_context ioc;
-  net::client_settings settings;
-  settings.policy = net::address_policy{{*net::parse_cidr("127.0.0.0/8")}, {}};
-  std::string error;
-  auto client = net::http_client::make(ioc, settings, error);
-  REQUIRE(client);
+  auto client = loopback_client(ioc);
   auto log = std::make_shared<gate_log>();
   auto limiter = std::make_shared<net::offer_limiter>(10);
   net::shared_offer_gate gate;
@@ -78,15 +74,17 @@ gate_run fetch_gated(unsigned port,
   return {std::move(*result), log, limiter};
 }
 
+/// A gate that answers at once: go (zero) or wait this long.
+auto answers_at_once(std::chrono::seconds wait) {
+  return [wait](boost::asio::io_context&, net::shared_offer_gate::done_fn done) { done(wait); };
+}
+
 } // namespace
 
 TEST_CASE("shared gate e2e: a gate that says go lets the fetch through and is freed after",
           "[e2e][redis]") {
   fake_target_process fake;
-  auto run = fetch_gated(fake.port(), [](boost::asio::io_context&,
-                                         net::shared_offer_gate::done_fn done) {
-    done(std::chrono::seconds{0});
-  });
+  auto run = fetch_gated(fake.port(), answers_at_once(std::chrono::seconds{0}));
   INFO(run.result.error.message);
   CHECK(run.result.error.ok());
   CHECK(run.result.status == 200);
@@ -98,10 +96,7 @@ TEST_CASE("shared gate e2e: a gate that says go lets the fetch through and is fr
 TEST_CASE("shared gate e2e: a gate that says wait refuses the fetch with target_rate_limited",
           "[e2e][redis]") {
   fake_target_process fake;
-  auto run = fetch_gated(fake.port(), [](boost::asio::io_context&,
-                                         net::shared_offer_gate::done_fn done) {
-    done(std::chrono::seconds{17});
-  });
+  auto run = fetch_gated(fake.port(), answers_at_once(std::chrono::seconds{17}));
   CHECK(run.result.error.code == error_code::target_rate_limited);
   CHECK(run.result.error.retry_after == 17);
   // Nothing reached the target, and this process's own record of the start was taken back.

@@ -20,12 +20,12 @@
 #include <boost/json.hpp>
 
 #include "app/service.hpp"
-#include "net/base/cidr.hpp"
 #include "net/base/text.hpp"
 #include "net/nethernet/identity_check.hpp"
 #include "net/report/certificate.hpp"
 #include "net/upstream/http_client.hpp"
 #include "support/http.hpp"
+#include "support/loopback_client.hpp"
 #include "support/wait.hpp"
 
 using namespace netherscope;
@@ -111,11 +111,7 @@ std::chrono::milliseconds timed(F fn) {
 /// One fetch with the service's own HTTP client, run on an io_context of its own.
 net::fetch_result fetch_once(const target& where, bool accept_untrusted) {
   boost::asio::io_context ioc;
-  net::client_settings settings;
-  settings.policy = net::address_policy{{*net::parse_cidr("127.0.0.0/8")}, {}};
-  std::string error;
-  auto client = net::http_client::make(ioc, settings, error);
-  REQUIRE(client);
+  auto client = loopback_client(ioc);
   net::fetch_request req;
   req.where = where;
   req.accept_untrusted_certificate = accept_untrusted;

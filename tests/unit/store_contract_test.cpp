@@ -457,6 +457,15 @@ std::optional<std::string> read(storage::store& s, record_table table, std::stri
   return out;
 }
 
+/// Writes one record through s in a transaction of its own.
+void write(storage::store& s, record_table table, std::string_view key, std::string_view value) {
+  REQUIRE_FALSE(s.with_records(true, [&](record_txn& t) -> caf::expected<bool> {
+    if (auto put = t.put(table, key, value))
+      return put;
+    return true;
+  }));
+}
+
 } // namespace
 
 TEST_CASE("store contract: a record transaction keeps all its writes or none, and sees its own",
@@ -756,6 +765,16 @@ std::string redis_command(unsigned port, const std::vector<std::string>& args,
   return out;
 }
 
+/// A Redis store at url with this many connections.
+std::shared_ptr<storage::redis_store> redis_at(const std::string& url, unsigned connections = 4) {
+  storage::redis_settings cfg;
+  auto address = storage::parse_redis_url(url);
+  REQUIRE(address);
+  cfg.address = *address;
+  cfg.connections = connections;
+  return std::make_shared<storage::redis_store>(std::move(cfg));
+}
+
 } // namespace
 
 TEST_CASE("redis store: a URL's user is sent with AUTH as an ACL user, and a user without a "
@@ -766,13 +785,7 @@ TEST_CASE("redis store: a URL's user is sent with AUTH as an ACL user, and a use
                         {"ACL", "SETUSER", "app", "on", ">app-pass", "~*", "&*", "+@all"},
                         "admin-pass")
           == "OK");
-  auto open = [](const std::string& url) {
-    storage::redis_settings cfg;
-    auto address = storage::parse_redis_url(url);
-    REQUIRE(address);
-    cfg.address = *address;
-    return std::make_shared<storage::redis_store>(std::move(cfg));
-  };
+  auto open = [](const std::string& url) { return redis_at(url); };
   auto port = std::to_string(redis.port());
   auto as_app = open("redis://app:app-pass@127.0.0.1:" + port);
   REQUIRE_FALSE(as_app->ping());
@@ -797,9 +810,8 @@ TEST_CASE("redis store: a URL's user is sent with AUTH as an ACL user, and a use
 TEST_CASE("redis store: a record write that fails inside EXEC is an error, not a success",
           "[store][redis]") {
   test::redis_server redis;
-  storage::redis_settings cfg;
-  cfg.address = *storage::parse_redis_url(redis.url());
-  storage::redis_store s{std::move(cfg)};
+  auto store = redis_at(redis.url());
+  auto& s = *store;
   // The accounts hash's key holds a string, so HSET on it fails with WRONGTYPE when EXEC
   // runs it, after MULTI queued it without complaint.
   REQUIRE(redis_command(redis.port(), {"SET", "ns1:{accounts}:accounts", "not a hash"}) == "OK");
@@ -816,10 +828,8 @@ TEST_CASE("redis store: a long call on one connection holds up no caller while a
           "connection is free",
           "[store][redis]") {
   test::redis_server redis;
-  storage::redis_settings cfg;
-  cfg.address = *storage::parse_redis_url(redis.url());
-  cfg.connections = 2;
-  storage::redis_store s{std::move(cfg)};
+  auto store = redis_at(redis.url(), 2);
+  auto& s = *store;
   std::mutex mutex;
   std::condition_variable changed;
   bool holding = false;
@@ -924,10 +934,8 @@ TEST_CASE("redis store: a connection to a server that became a replica is droppe
           "call connects afresh",
           "[store][redis]") {
   test::redis_server redis;
-  storage::redis_settings cfg;
-  cfg.address = *storage::parse_redis_url(redis.url());
-  cfg.connections = 1;
-  storage::redis_store s{std::move(cfg)};
+  auto store = redis_at(redis.url(), 1);
+  auto& s = *store;
   REQUIRE(s.apply_counters({op("before", 5, counter_mode::count)}));
   auto connections = [&] {
     auto info = redis_command(redis.port(), {"INFO", "stats"});
@@ -947,32 +955,11 @@ TEST_CASE("redis store: a connection to a server that became a replica is droppe
   CHECK(connections() == before + 2); // the store's new connection and this look-up's own
 }
 
-namespace {
-
-/// One record's value as s reads it; nullopt when there is none.
-std::optional<std::string> read_record(storage::store& s, record_table table,
-                                       const std::string& key) {
-  std::optional<std::string> out;
-  auto err = s.with_records(false, [&](record_txn& t) -> caf::expected<bool> {
-    auto got = t.get(table, key);
-    if (!got)
-      return got.error();
-    out = *got ? std::optional<std::string>{std::string{**got}} : std::nullopt;
-    return true;
-  });
-  REQUIRE_FALSE(err);
-  return out;
-}
-
-} // namespace
-
 TEST_CASE("redis store: a record transaction runs again when a table it read changed under it, "
           "and keeps both changes",
           "[store][redis]") {
   store_under_test st{"redis"};
-  REQUIRE_FALSE(st.first->with_records(true, [&](record_txn& t) -> caf::expected<bool> {
-    return t.put(record_table::accounts, "a|count", "1") ? caf::expected<bool>{false} : true;
-  }));
+  write(*st.first, record_table::accounts, "a|count", "1");
   int runs = 0;
   auto err = st.first->with_records(true, [&](record_txn& t) -> caf::expected<bool> {
     ++runs;
@@ -982,11 +969,7 @@ TEST_CASE("redis store: a record transaction runs again when a table it read cha
     auto value = std::stoi(std::string{**got});
     if (runs == 1) {
       // Another replica changes the record between this read and this commit.
-      REQUIRE_FALSE(st.second->with_records(true, [&](record_txn& other) -> caf::expected<bool> {
-        if (auto put = other.put(record_table::accounts, "a|other", "x"))
-          return put;
-        return true;
-      }));
+      write(*st.second, record_table::accounts, "a|other", "x");
     }
     if (auto put = t.put(record_table::accounts, "a|count", std::to_string(value + 1)))
       return put;
@@ -994,8 +977,8 @@ TEST_CASE("redis store: a record transaction runs again when a table it read cha
   });
   REQUIRE_FALSE(err);
   CHECK(runs == 2);
-  CHECK(read_record(*st.first, record_table::accounts, "a|count") == "2");
-  CHECK(read_record(*st.first, record_table::accounts, "a|other") == "x");
+  CHECK(read(*st.first, record_table::accounts, "a|count") == "2");
+  CHECK(read(*st.first, record_table::accounts, "a|other") == "x");
 }
 
 TEST_CASE("redis store: a change to a table a record transaction did not read costs it no "
@@ -1009,11 +992,7 @@ TEST_CASE("redis store: a change to a table a record transaction did not read co
     REQUIRE(got);
     if (runs == 1) {
       // A sign-in on another replica writes a session: the auth table, not read here.
-      REQUIRE_FALSE(st.second->with_records(true, [&](record_txn& other) -> caf::expected<bool> {
-        if (auto put = other.put(record_table::auth, "s|x", "session"))
-          return put;
-        return true;
-      }));
+      write(*st.second, record_table::auth, "s|x", "session");
     }
     // Written, not read: a blind write needs no watch to be all or nothing.
     if (auto put = t.put(record_table::usage, "u|rotate|1", "1"))
@@ -1024,6 +1003,6 @@ TEST_CASE("redis store: a change to a table a record transaction did not read co
   });
   REQUIRE_FALSE(err);
   CHECK(runs == 1);
-  CHECK(read_record(*st.first, record_table::accounts, "a|1") == "one");
-  CHECK(read_record(*st.first, record_table::usage, "u|rotate|1") == "1");
+  CHECK(read(*st.first, record_table::accounts, "a|1") == "one");
+  CHECK(read(*st.first, record_table::usage, "u|rotate|1") == "1");
 }

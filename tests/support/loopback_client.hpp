@@ -1,0 +1,26 @@
+// The service's own HTTP client, set up as the tests that drive it directly need it: on the
+// caller's io_context, allowed to reach loopback targets only.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <boost/asio/io_context.hpp>
+#include <catch2/catch.hpp>
+
+#include "net/base/cidr.hpp"
+#include "net/upstream/http_client.hpp"
+
+namespace netherscope::test {
+
+inline std::shared_ptr<net::http_client> loopback_client(boost::asio::io_context& ioc) {
+  net::client_settings settings;
+  settings.policy = net::address_policy{{*net::parse_cidr("127.0.0.0/8")}, {}};
+  std::string error;
+  auto client = net::http_client::make(ioc, settings, error);
+  INFO(error);
+  REQUIRE(client);
+  return client;
+}
+
+} // namespace netherscope::test
