@@ -126,15 +126,11 @@ void serve_check(front_pointer self, const front_peers& peers, const front_setti
     .then(
       [=, call = std::move(call)](quota_verdict& info_verdict) mutable {
         if (info_verdict.error.code == error_code::unavailable) {
-          // Nothing was counted. A check shows the offer quota, so its limit and reset are
-          // looked up for the headers (the look-up fails alike and still carries them).
-          quota_charge look_up{endpoint::offer, call.client, call.key_hash, false, false};
-          self->request(peers.quotas, caf::infinite, charge_atom::value, std::move(look_up))
-            .then(
-              [reply, error = info_verdict.error](quota_verdict& offer_verdict) {
-                reply(with_quota(failed(error), offer_verdict));
-              },
-              [reply, error = info_verdict.error](caf::error&) { reply(failed(error)); });
+          // Nothing was counted. A check shows the offer quota: the same scope and month,
+          // the offer's limit.
+          auto shown = info_verdict;
+          shown.limit = settings.limits.of(endpoint::offer, shown.scope);
+          call.reply(with_quota(failed(info_verdict.error), shown));
           return;
         }
         if (!info_verdict.error.ok()) {

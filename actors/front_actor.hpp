@@ -24,6 +24,8 @@ struct front_settings {
   net::oauth_settings oauth;
   /// The key that signs sign-in states (kept in the store, shared by replicas).
   std::string state_key;
+  /// The quotas, for the headers of a check whose charge the store could not record.
+  quota_limits limits;
 };
 
 /// The actors the front asks.

@@ -56,7 +56,8 @@ account_view add_usage(storage::store& store, account_view view) {
     // one, or a session whose cookie is never set.
     if (view.new_key.empty() && view.session.empty())
       return store_failed(used.error());
-    log::write(log::level::warn, "account_usage_unread", {{"error", caf::to_string(used.error())}});
+    log::write(log::level::warn, "account_usage_unread",
+               {{"error", caf::to_string(used.error())}});
     view.usage_known = false;
     return view;
   }

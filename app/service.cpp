@@ -173,6 +173,14 @@ struct opened_store {
 
 /// The shared store of --store: Redis when it names one, else LMDB over the opened databases.
 std::shared_ptr<storage::store> make_shared_store(const config& cfg, opened_store& opened) {
+  if (!cfg.store_url.empty()) {
+    // options.cpp refused a URL that does not parse.
+    storage::redis_settings redis_cfg;
+    redis_cfg.address = *storage::parse_redis_url(cfg.store_url);
+    log::write(log::level::info, "store",
+               {{"backend", "redis"}, {"url", storage::redacted_store_url(cfg.store_url)}});
+    return std::make_shared<storage::redis_store>(std::move(redis_cfg));
+  }
   storage::lmdb_parts parts;
   parts.main = opened.env;
   parts.usage = opened.handles.usage;
@@ -182,15 +190,7 @@ std::shared_ptr<storage::store> make_shared_store(const config& cfg, opened_stor
   parts.has_meta = true;
   parts.targets_env = opened.targets_env;
   parts.targets = opened.targets;
-  auto local = std::make_shared<storage::lmdb_store>(std::move(parts));
-  if (cfg.store_url.empty())
-    return local;
-  // options.cpp refused a URL that does not parse.
-  storage::redis_settings redis_cfg;
-  redis_cfg.address = *storage::parse_redis_url(cfg.store_url);
-  log::write(log::level::info, "store",
-             {{"backend", "redis"}, {"url", storage::redacted_store_url(cfg.store_url)}});
-  return std::make_shared<storage::redis_store>(std::move(redis_cfg));
+  return std::make_shared<storage::lmdb_store>(std::move(parts));
 }
 
 /// The target memory's map: about 200k records of ~300 bytes, far beyond what honest use makes.
@@ -452,8 +452,10 @@ cache_settings make_cache_settings(const config& cfg,
 }
 
 /// The fronts' deadlines and sign-in settings.
-front_settings make_front_settings(const config& cfg, const stored_secrets& secrets) {
+front_settings make_front_settings(const config& cfg, const stored_secrets& secrets,
+                                   const quota_limits& limits) {
   front_settings front_cfg;
+  front_cfg.limits = limits;
   front_cfg.info_deadline = cfg.status_timeout + std::chrono::seconds(5);
   front_cfg.signin_deadline = 2 * cfg.status_timeout + std::chrono::seconds(5);
   front_cfg.oauth = make_oauth_settings(cfg);
@@ -498,7 +500,7 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
   keys_cfg.now = unix_now;
   peers.accounts = system.spawn<caf::detached>(keys, store.shared, std::move(keys_cfg));
   peers.signin = system.spawn(auth, make_oauth_settings(cfg), clients.provider);
-  auto front_cfg = make_front_settings(cfg, secrets);
+  auto front_cfg = make_front_settings(cfg, secrets, limits);
   for (unsigned i = 0; i < cfg.actor_threads; ++i)
     actors.fronts.push_back(system.spawn(front, peers, front_cfg));
   return actors;

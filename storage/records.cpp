@@ -232,11 +232,6 @@ decoded(caf::expected<std::optional<std::string_view>> value, Decode decode,
 
 } // namespace
 
-caf::expected<std::optional<account_record>> get_account(txn& t, MDB_dbi db,
-                                                         std::uint64_t user_id) {
-  return decoded<account_record>(t.get(db, account_key(user_id)), decode_account, "account");
-}
-
 caf::expected<std::optional<key_record>> get_key(txn& t, MDB_dbi db, std::string_view key_hash) {
   return decoded<key_record>(t.get(db, key_key(key_hash)), decode_key, "key");
 }

@@ -95,14 +95,10 @@ std::optional<key_record> decode_key(std::string_view record);
 std::string account_key(std::uint64_t user_id);
 std::string key_key(std::string_view key_hash);
 
-/// Reads an account; nullopt when absent; an error when unreadable.
-caf::expected<std::optional<account_record>> get_account(txn& t, MDB_dbi db,
-                                                         std::uint64_t user_id);
-
-/// Reads a key record by hash.
+/// Reads a key record by hash; nullopt when absent; an error when unreadable.
 caf::expected<std::optional<key_record>> get_key(txn& t, MDB_dbi db, std::string_view key_hash);
 
-/// The same in a record transaction's accounts table.
+/// An account, and a key record by hash, in a record transaction's accounts table.
 caf::expected<std::optional<account_record>> get_account(record_txn& t, std::uint64_t user_id);
 caf::expected<std::optional<key_record>> get_key(record_txn& t, std::string_view key_hash);
 

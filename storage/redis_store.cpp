@@ -446,9 +446,7 @@ public:
     auto name = entry_name(table, key);
     auto i = entries_.find(name);
     if (i == entries_.end()) {
-      if (auto err = watch(table))
-        return err;
-      auto r = call({"HGET", hash_of(table), std::string{key}});
+      auto r = read(table, {"HGET", hash_of(table), std::string{key}});
       if (!r)
         return r.error();
       entry e;
@@ -473,15 +471,13 @@ public:
 
   caf::error for_each_prefix(record_table table, std::string_view prefix,
                              const visitor& fn) override {
-    if (auto err = watch(table))
-      return err;
     std::map<std::string, std::string> found;
     std::string cursor = "0";
     auto pattern = prefix_pattern(prefix);
     for (int round = 0;; ++round) {
       if (round == max_scan_rounds)
         return redis_error("a walk over " + hash_of(table) + " did not end");
-      auto r = call({"HSCAN", hash_of(table), cursor, "MATCH", pattern, "COUNT", "256"});
+      auto r = read(table, {"HSCAN", hash_of(table), cursor, "MATCH", pattern, "COUNT", "256"});
       if (!r)
         return r.error();
       auto* reply = r->get();
@@ -554,25 +550,26 @@ private:
     return {};
   }
 
-  // A write transaction watches a table before its first read of it, and only the tables it
-  // reads: its EXEC then fails exactly when what it read changed, and a change to a table it
-  // only writes (or does not touch) costs it no round. Writes need no watch: MULTI/EXEC
-  // applies them all or none.
-  caf::error watch(record_table table) {
+  // A read of table. A write transaction watches a table with its first read of it (in the
+  // same round trip), and only the tables it reads: its EXEC then fails exactly when what it
+  // read changed, and a change to a table it only writes (or does not touch) costs it no
+  // round. Writes need no watch: MULTI/EXEC applies them all or none.
+  caf::expected<reply_ptr> read(record_table table, std::vector<std::string> cmd) {
     auto index = static_cast<std::size_t>(table);
     if (!write_ || watched_[index])
-      return {};
-    auto r = call({"WATCH", hash_of(table)});
-    if (!r)
-      return r.error();
+      return call(std::move(cmd));
+    auto replies = pool_.pipeline(slot_, {{"WATCH", hash_of(table)}, std::move(cmd)});
+    if (!replies)
+      return replies.error();
+    for (auto& r : *replies)
+      if (auto err = reply_error(r.get()))
+        return err;
     watched_[index] = true;
-    return {};
+    return std::move(replies->back());
   }
 
   caf::expected<reply_ptr> call(std::vector<std::string> cmd) {
-    // A connection lost earlier in this transaction was dropped; nothing more goes out.
-    if (!slot_.ctx)
-      return redis_error("connection lost");
+    // A connection lost earlier in this transaction was dropped; pipeline sends nothing then.
     auto r = pool_.run(slot_, std::move(cmd));
     if (!r)
       return r.error();
@@ -754,8 +751,9 @@ redis_store::read_counters(const std::vector<counter_op>& ops) {
 caf::error redis_store::with_records(bool write, const record_work& work) {
   // Each round runs work, which watches the tables it reads, and sends its writes as one
   // MULTI/EXEC; Redis refuses the EXEC when another replica changed one of those tables in
-  // between, and work runs again on what that replica wrote. Account changes are rare and quick, so a few rounds are plenty;
-  // a pause that grows, and differs by thread, keeps two losers from meeting again.
+  // between, and work runs again on what that replica wrote. Account changes are rare and
+  // quick, so a few rounds are plenty; a pause that grows, and differs by thread, keeps two
+  // losers from meeting again.
   constexpr int rounds = 16;
   auto jitter = std::hash<std::thread::id>{}(std::this_thread::get_id()) % 500;
   for (int round = 0; round < rounds; ++round) {

@@ -27,11 +27,9 @@ listener::listener(asio::io_context& ioc, const tcp::endpoint& endpoint, server_
 }
 
 reply_inbox& listener::inbox_of(tcp::socket& socket) {
+  // do_accept made every socket on a strand of one of session_contexts_, all io_contexts.
   auto& owner = asio::query(socket.get_executor(), asio::execution::context);
-  for (auto* context : session_contexts_)
-    if (static_cast<asio::execution_context*>(context) == &owner)
-      return asio::use_service<reply_inbox>(*context);
-  return asio::use_service<reply_inbox>(ioc_);
+  return asio::use_service<reply_inbox>(static_cast<asio::io_context&>(owner));
 }
 
 void listener::run() {

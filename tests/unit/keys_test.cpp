@@ -72,8 +72,8 @@ public:
   caf::expected<std::size_t> sweep_targets(std::int64_t now_unix, std::size_t limit) override {
     return inner_->sweep_targets(now_unix, limit);
   }
-  caf::expected<std::string> load_or_replace_record(std::string_view name,
-                                                    const storage::record_decision& decide) override {
+  caf::expected<std::string>
+  load_or_replace_record(std::string_view name, const storage::record_decision& decide) override {
     return inner_->load_or_replace_record(name, decide);
   }
   bool shared_across_hosts() const noexcept override {

@@ -682,7 +682,8 @@ TEST_CASE("redis store over TLS: rediss:// with the CA that signed Redis's certi
   CHECK(caf::to_string(refused).find("certificate") != std::string::npos);
   // The right CA, but a name the certificate does not carry (it names only 127.0.0.1):
   // refused, so a certificate is never taken for another host's.
-  auto misnamed = open("rediss://localhost:" + std::to_string(redis.port()) + url.substr(url.find('?')));
+  auto misnamed
+    = open("rediss://localhost:" + std::to_string(redis.port()) + url.substr(url.find('?')));
   auto mismatch = misnamed->ping();
   REQUIRE(mismatch);
   CHECK(caf::to_string(mismatch).find("mismatch") != std::string::npos);
