@@ -144,9 +144,12 @@ struct io_pool {
       c->stop();
   }
 
-  asio::io_context main{1};
   std::vector<std::unique_ptr<asio::io_context>> extra;
   std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards;
+  // Declared last, so destroyed first: the listener's accept still pending on it holds a
+  // socket on a strand of one of the extra contexts, and abandoning it touches that strand,
+  // which must still exist (TSan saw the reverse order use a destroyed strand's mutex).
+  asio::io_context main{1};
 };
 
 // -- the steps of run_service, in the order it takes them --
