@@ -209,11 +209,12 @@ using cache_actor
 using verdict_fn = std::function<void(quota_verdict&&)>;
 
 /// Counts a call or reports where a caller stands. A charge with a verdict_fn is answered by
-/// calling it instead of with a reply message (the cache-hit path of actors/edge_bridge).
+/// calling it instead of with a reply message (the cache-hit path of actors/edge_bridge). It
+/// sends itself flush_atom to commit a batch and sweep_atom to give back idle reservations.
 using quota_actor
   = caf::typed_actor<caf::replies_to<charge_atom, quota_charge>::with<quota_verdict>,
                      caf::reacts_to<charge_atom, quota_charge, verdict_fn>,
-                     caf::reacts_to<flush_atom>>;
+                     caf::reacts_to<flush_atom>, caf::reacts_to<sweep_atom>>;
 
 /// Hears whether an offer may go under the per-target limit replicas share: how long to wait,
 /// zero to go. Called on the gate's thread, so it must only hand the answer on.

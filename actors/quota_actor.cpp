@@ -143,13 +143,142 @@ void count_refusal(telemetry& counters, const quota_verdict& verdict) {
     counters.count_refusal(refusal_scope::signin);
 }
 
-// Answers every caller of a batch with its verdict, in order.
-void deliver(std::vector<quota_state::waiting>& callers, std::vector<quota_verdict>& verdicts) {
+// The reservation a charge may use, refill or give a call back to: one per endpoint and caller
+// (an address, or a key by its hash). Sign-ins are never counted ahead.
+std::string reservation_id(const quota_charge& charge) {
+  if (charge.what == endpoint::signin)
+    return {};
+  // A refund goes to the counter its call was charged to, which is the address's when the
+  // key was refused.
+  auto by_key = charge.refund ? charge.charged_scope == quota_scope::key
+                              : !charge.key_hash.empty();
+  auto name = endpoint_name(charge.what);
+  std::string id;
+  id.reserve(name.size() + 5 + (by_key ? charge.key_hash.size() : charge.client.size()));
+  id.append(name).append(by_key ? "|key|" : "|ip|");
+  id.append(by_key ? charge.key_hash : charge.client);
+  return id;
+}
+
+void schedule_flush(quota_pointer self) {
+  auto& st = self->state;
+  // The flush message queues behind every charge already in the mailbox, so all of them
+  // share its batch: group commit without a timer.
+  if (!st.flush_scheduled) {
+    st.flush_scheduled = true;
+    self->send(self, flush_atom::value);
+  }
+}
+
+void schedule_sweep(quota_pointer self) {
+  auto& st = self->state;
+  if (!st.sweep_scheduled) {
+    st.sweep_scheduled = true;
+    self->delayed_send(self, st.settings.reserve_ttl, sweep_atom::value);
+  }
+}
+
+// Queues the unused part of a reservation to be given back with the next batch. Losing it to
+// a crash or a failed batch only keeps calls counted that were never made.
+void give_back(quota_state& st, quota_state::reservation& r) {
+  if (r.unused == 0)
+    return;
+  auto op = r.counter;
+  op.mode = storage::counter_mode::refund;
+  op.amount = r.unused;
+  st.give_back.push_back(std::move(op));
+  r.unused = 0;
+}
+
+// The size of the next reservation for a caller: twice the last, from 4, such that no more than
+// reserve_max calls (and the limit's share) are counted ahead at once; none while one is still
+// on its way to the store.
+std::uint64_t next_reservation(const quota_settings& settings, quota_state::reservation& r) {
+  if (r.in_flight > 0)
+    return 0;
+  auto most = settings.reserve_max;
+  if (r.verdict.limit > 0)
+    most = std::min(most, r.verdict.limit / reserve_share);
+  auto target = std::min(most, std::max<std::uint64_t>(4, 2 * r.last_size));
+  r.last_size = target;
+  auto size = most > r.unused ? std::min(target, most - r.unused) : 0;
+  r.in_flight = size;
+  return size;
+}
+
+// A reservation that may still answer calls: within its time and its month.
+bool usable(const quota_state::reservation& r, std::chrono::steady_clock::time_point now,
+            std::int64_t now_unix) {
+  return now < r.expires && now_unix < r.verdict.reset;
+}
+
+// Hands one verdict to whoever waits for it; a refill has nobody.
+void answer(quota_state::waiting& entry, quota_verdict&& verdict) {
+  if (entry.then)
+    entry.then(std::move(verdict));
+  else if (entry.promise.pending())
+    entry.promise.deliver(std::move(verdict));
+}
+
+// Adds what the store counted ahead for a caller to its reservation, once the batch is durable.
+void credit(quota_pointer self, const quota_state::waiting& entry, const quota_verdict& verdict,
+            const charged_batch& charged, std::size_t i) {
+  auto& st = self->state;
+  auto it = st.reservations.find(entry.reservation);
+  if (it != st.reservations.end())
+    it->second.in_flight -= std::min(it->second.in_flight, entry.reserve);
+  if (verdict.error.code != error_code::none || charged.results.empty()) {
+    // Refused or not counted: nothing was reserved. A key that no longer works loses what it
+    // had reserved, so a revoked key stops at once.
+    if (it != st.reservations.end() && verdict.error.code == error_code::unauthorized) {
+      give_back(st, it->second);
+      st.reservations.erase(it);
+    }
+    return;
+  }
+  if (it == st.reservations.end())
+    it = st.reservations.emplace(entry.reservation, quota_state::reservation{}).first;
+  auto& r = it->second;
+  auto now = std::chrono::steady_clock::now();
+  if (r.verdict.reset != verdict.reset)
+    r.unused = 0; // Counted ahead in a month that is over: nothing to give back.
+  else if (now >= r.expires)
+    give_back(st, r);
+  r.unused += charged.reserved[i];
+  r.counted = charged.results[i].used;
+  r.verdict = verdict;
+  r.counter = charged.counters[i];
+  r.charge = entry.charge;
+  r.expires = now + st.settings.reserve_ttl;
+  schedule_sweep(self);
+}
+
+// Answers every caller of a durable batch with its verdict, in order, and credits what it
+// counted ahead to the callers' reservations.
+void deliver(quota_pointer self, std::vector<quota_state::waiting>& callers,
+             charged_batch& charged) {
+  auto& st = self->state;
   for (std::size_t i = 0; i < callers.size(); ++i) {
-    if (callers[i].then)
-      callers[i].then(std::move(verdicts[i]));
-    else
-      callers[i].promise.deliver(std::move(verdicts[i]));
+    auto& entry = callers[i];
+    auto& verdict = charged.verdicts[i];
+    if (!entry.reservation.empty()) {
+      if (entry.charge.count)
+        credit(self, entry, verdict, charged, i);
+      // A caller with calls counted ahead has used only what it was answered: the unused
+      // part of its reservation still counts as remaining.
+      auto it = st.reservations.find(entry.reservation);
+      if (it != st.reservations.end() && verdict.error.code == error_code::none
+          && it->second.verdict.reset == verdict.reset) {
+        auto& r = it->second;
+        if (entry.charge.count) {
+          auto used = r.counted - r.unused;
+          verdict.remaining = used >= verdict.limit ? 0 : verdict.limit - used;
+        } else {
+          verdict.remaining = std::min(verdict.limit, verdict.remaining + r.unused);
+        }
+      }
+    }
+    answer(entry, std::move(verdict));
   }
 }
 
@@ -167,20 +296,11 @@ void release_held(quota_pointer self, bool durable) {
       log_store_failure(err);
       auto now = st.settings.now();
       for (std::size_t i = 0; i < held.charges.size(); ++i)
-        held.verdicts[i] = store_failed(held.charges[i], st.settings.limits, now);
+        held.charged.verdicts[i] = store_failed(held.charges[i], st.settings.limits, now);
+      held.charged.results.clear();
     }
   }
-  deliver(held.callers, held.verdicts);
-}
-
-void schedule_flush(quota_pointer self) {
-  auto& st = self->state;
-  // The flush message queues behind every charge already in the mailbox, so all of them
-  // share its batch: group commit without a timer.
-  if (!st.flush_scheduled) {
-    st.flush_scheduled = true;
-    self->send(self, flush_atom::value);
-  }
+  deliver(self, held.callers, held.charged);
 }
 
 void flush(quota_pointer self) {
@@ -190,42 +310,137 @@ void flush(quota_pointer self) {
   st.pending.clear();
   // The next batch is likely as large as this one: grown once, not doubling per charge.
   st.pending.reserve(batch.size());
-  if (batch.empty()) {
+  auto returned = std::move(st.give_back);
+  st.give_back.clear();
+  if (batch.empty() && returned.empty()) {
     // No charge came while the held batch waited: make it durable now.
     release_held(self, false);
     return;
   }
   std::vector<quota_charge> charges;
+  std::vector<std::uint64_t> reserve;
+  std::vector<bool> with_caller;
   charges.reserve(batch.size());
-  for (auto& entry : batch)
+  reserve.reserve(batch.size());
+  with_caller.reserve(batch.size());
+  for (auto& entry : batch) {
     charges.push_back(entry.charge);
-  auto verdicts = apply_charges(*st.store, st.settings.limits, charges, st.settings.now());
+    reserve.push_back(entry.reserve);
+    with_caller.push_back(entry.has_caller());
+  }
+  auto charged = apply_charges(*st.store, st.settings.limits, charges, reserve, with_caller,
+                               returned, st.settings.now());
   // The batch is one store operation (one transaction or one script call); a failed one
   // answered every charge unavailable and counted nothing.
   auto& counters = process_telemetry();
-  bool failed = !verdicts.empty() && verdicts.front().error.code == error_code::unavailable;
+  bool failed = charged.results.empty();
   counters.count_store(st.store->backend(), failed);
   if (!failed)
-    for (const auto& verdict : verdicts)
-      count_refusal(counters, verdict);
+    for (std::size_t i = 0; i < batch.size(); ++i)
+      if (batch[i].has_caller())
+        count_refusal(counters, charged.verdicts[i]);
   if (!st.store->defers_durability() || failed) {
     // A failed batch made nothing durable, the held one included.
     release_held(self, !failed);
-    deliver(batch, verdicts);
+    deliver(self, batch, charged);
     return;
   }
   // This batch's commit made the held one durable; this one waits for the next commit, or
   // for the flush scheduled here when no charge comes before it. Under load each batch so
   // costs one fsync instead of two; an idle service pays the second one at once.
   release_held(self, true);
-  st.held = {std::move(batch), std::move(charges), std::move(verdicts)};
+  st.held = {std::move(batch), std::move(charges), std::move(charged)};
   schedule_flush(self);
 }
 
-// Adds a charge to the next batch.
+// Answers a charge from its caller's reservation when one is durable and unused, and asks for
+// the next reservation early, when half of this one is used, so a busy caller rarely waits.
+bool answer_from_reservation(quota_pointer self, quota_state::waiting& entry) {
+  auto& st = self->state;
+  auto it = st.reservations.find(entry.reservation);
+  if (it == st.reservations.end())
+    return false;
+  auto& r = it->second;
+  if (r.unused == 0 || !usable(r, std::chrono::steady_clock::now(), st.settings.now()))
+    return false;
+  --r.unused;
+  auto verdict = r.verdict;
+  auto used = r.counted - r.unused;
+  verdict.remaining = used >= verdict.limit ? 0 : verdict.limit - used;
+  if (r.unused <= r.last_size / 2) {
+    if (auto size = next_reservation(st.settings, r)) {
+      st.pending.push_back({r.charge, {}, nullptr, entry.reservation, size});
+      schedule_flush(self);
+    }
+  }
+  answer(entry, std::move(verdict));
+  return true;
+}
+
+// Gives a refunded call back to its caller's reservation, when the refund names the counter
+// that reservation counts ahead on: the store keeps it counted, and the next call uses it.
+bool refund_to_reservation(quota_pointer self, quota_state::waiting& entry) {
+  auto& st = self->state;
+  auto it = st.reservations.find(entry.reservation);
+  if (it == st.reservations.end())
+    return false;
+  auto& r = it->second;
+  auto& charge = entry.charge;
+  if (!usable(r, std::chrono::steady_clock::now(), st.settings.now())
+      || r.verdict.reset != charge.charged_reset || r.verdict.scope != charge.charged_scope
+      || (charge.charged_scope == quota_scope::key && r.verdict.user_id != charge.charged_user_id)
+      || r.counted - r.unused == 0)
+    return false;
+  ++r.unused;
+  auto verdict = r.verdict;
+  auto used = r.counted - r.unused;
+  verdict.remaining = used >= verdict.limit ? 0 : verdict.limit - used;
+  answer(entry, std::move(verdict));
+  return true;
+}
+
+// Adds a charge to the next batch, unless its caller's reservation answers it at once.
 void enqueue(quota_pointer self, quota_state::waiting&& entry) {
-  self->state.pending.push_back(std::move(entry));
+  auto& st = self->state;
+  if (st.settings.reserve_max > 0) {
+    entry.reservation = reservation_id(entry.charge);
+    if (entry.charge.refund && !entry.reservation.empty()) {
+      if (refund_to_reservation(self, entry))
+        return;
+    } else if (entry.charge.count && !entry.reservation.empty()) {
+      if (answer_from_reservation(self, entry))
+        return;
+      // A caller counted within reserve_ttl is busy: count some of its next calls ahead.
+      auto it = st.reservations.find(entry.reservation);
+      if (it != st.reservations.end()
+          && usable(it->second, std::chrono::steady_clock::now(), st.settings.now()))
+        entry.reserve = next_reservation(st.settings, it->second);
+    }
+  }
+  st.pending.push_back(std::move(entry));
   schedule_flush(self);
+}
+
+// Gives back the reservations nobody used within reserve_ttl.
+void sweep(quota_pointer self) {
+  auto& st = self->state;
+  st.sweep_scheduled = false;
+  auto now = std::chrono::steady_clock::now();
+  auto now_unix = st.settings.now();
+  for (auto it = st.reservations.begin(); it != st.reservations.end();) {
+    auto& r = it->second;
+    if (now < r.expires || r.in_flight > 0) {
+      ++it;
+      continue;
+    }
+    if (now_unix < r.verdict.reset)
+      give_back(st, r);
+    it = st.reservations.erase(it);
+  }
+  if (!st.give_back.empty())
+    schedule_flush(self);
+  if (!st.reservations.empty())
+    schedule_sweep(self);
 }
 
 } // namespace
@@ -245,12 +460,27 @@ std::string_view endpoint_name(endpoint what) {
 std::vector<quota_verdict> apply_charges(storage::store& store, const quota_limits& limits,
                                          const std::vector<quota_charge>& charges,
                                          std::int64_t now_unix) {
+  return apply_charges(store, limits, charges, {}, std::vector<bool>(charges.size(), true), {},
+                       now_unix)
+    .verdicts;
+}
+
+charged_batch apply_charges(storage::store& store, const quota_limits& limits,
+                            const std::vector<quota_charge>& charges,
+                            const std::vector<std::uint64_t>& reserve,
+                            const std::vector<bool>& with_caller,
+                            const std::vector<storage::counter_op>& extra,
+                            std::int64_t now_unix) {
+  charged_batch out;
   auto all_failed = [&](const caf::error& err) {
     log_store_failure(err);
-    std::vector<quota_verdict> out;
+    out.verdicts.clear();
     for (auto& charge : charges)
-      out.push_back(store_failed(charge, limits, now_unix));
-    return out;
+      out.verdicts.push_back(store_failed(charge, limits, now_unix));
+    out.counters.clear();
+    out.results.clear();
+    out.reserved.assign(charges.size(), 0);
+    return std::move(out);
   };
   // The key lookups of the whole batch in one call.
   std::vector<std::string> hashes;
@@ -272,25 +502,47 @@ std::vector<quota_verdict> apply_charges(storage::store& store, const quota_limi
   // The month is the same for the whole batch: worked out once (it formats a date).
   auto month = storage::window_of(now_unix);
   std::vector<planned_charge> plans;
-  std::vector<storage::counter_op> ops;
   plans.reserve(charges.size());
-  ops.reserve(charges.size());
+  out.counters.reserve(charges.size() + extra.size());
   for (std::size_t i = 0; i < charges.size(); ++i) {
     const std::optional<storage::key_record>* key = key_index[i] == SIZE_MAX
                                                       ? nullptr
                                                       : &keys[key_index[i]];
     plans.push_back(plan(limits, charges[i], key, now_unix, month));
-    ops.push_back(plans.back().op);
+    auto& op = plans.back().op;
+    if (op.mode == storage::counter_mode::count) {
+      // Calls counted ahead, never more than the limit's share; a charge without a caller
+      // counts only those, and nothing at all against an address its key fell back to.
+      auto ahead = i < reserve.size() ? std::min(reserve[i], op.limit / reserve_share) : 0;
+      if (!plans.back().key_refusal.empty())
+        ahead = 0;
+      op.amount = (with_caller[i] ? 1 : 0) + ahead;
+      if (op.amount == 0)
+        op.mode = storage::counter_mode::peek;
+    }
+    out.counters.push_back(op);
   }
+  out.counters.insert(out.counters.end(), extra.begin(), extra.end());
   // One batch, acknowledged by the store before any reply leaves. A failed batch counted
   // nothing, so every charge of it gets the same answer.
-  auto counted = store.apply_counters(ops);
+  auto counted = store.apply_counters(out.counters);
   if (!counted)
     return all_failed(counted.error());
-  std::vector<quota_verdict> out;
-  out.reserve(charges.size());
-  for (std::size_t i = 0; i < charges.size(); ++i)
-    out.push_back(verdict_of(charges[i], plans[i], (*counted)[i], now_unix));
+  out.counters.resize(charges.size());
+  out.results = std::move(*counted);
+  out.results.resize(charges.size());
+  out.verdicts.reserve(charges.size());
+  out.reserved.reserve(charges.size());
+  for (std::size_t i = 0; i < charges.size(); ++i) {
+    auto& result = out.results[i];
+    auto own = with_caller[i] && result.granted > 0 ? 1 : 0;
+    auto reserved = plans[i].op.mode == storage::counter_mode::count ? result.granted - own : 0;
+    out.reserved.push_back(reserved);
+    // The verdict shows the calls made, not the ones counted ahead.
+    auto made = result;
+    made.used -= std::min(made.used, reserved);
+    out.verdicts.push_back(verdict_of(charges[i], plans[i], made, now_unix));
+  }
   return out;
 }
 
@@ -308,8 +560,14 @@ quota_actor::behavior_type quota_on(quota_pointer self, std::shared_ptr<storage:
   self->state.store = std::move(store);
   self->state.settings = std::move(settings);
   // Charges still waiting when the service stops are committed before the actor goes, so a
-  // call that was answered is never lost to a SIGTERM.
+  // call that was answered is never lost to a SIGTERM, and unused reservations are given back.
   self->set_exit_handler([self](const caf::exit_msg& msg) {
+    // What was counted ahead and not used goes back with the last batch.
+    auto& st = self->state;
+    auto now_unix = st.settings.now();
+    for (auto& [id, r] : st.reservations)
+      if (now_unix < r.verdict.reset)
+        give_back(st, r);
     flush(self);
     release_held(self, false);
     if (auto err = self->state.store->flush())
@@ -319,13 +577,14 @@ quota_actor::behavior_type quota_on(quota_pointer self, std::shared_ptr<storage:
   return {
     [=](charge_atom, quota_charge& charge) -> caf::typed_response_promise<quota_verdict> {
       auto promise = self->make_response_promise<quota_verdict>();
-      enqueue(self, {std::move(charge), promise, nullptr});
+      enqueue(self, {std::move(charge), promise, nullptr, {}, 0});
       return promise;
     },
     [=](charge_atom, quota_charge& charge, verdict_fn& then) {
-      enqueue(self, {std::move(charge), {}, std::move(then)});
+      enqueue(self, {std::move(charge), {}, std::move(then), {}, 0});
     },
     [=](flush_atom) { flush(self); },
+    [=](sweep_atom) { sweep(self); },
   };
 }
 

@@ -117,6 +117,10 @@ po::options_description make_description() {
      "monthly /api/offer calls per API key")
     ("limit-signin-per-hour", po::value<std::uint64_t>()->default_value(d.limit_signin_per_hour),
      "sign-in callbacks per client IP (IPv6: per /64) and hour")
+    ("quota-reserve", po::value<std::uint64_t>()->default_value(d.quota_reserve),
+     "calls counted ahead for a busy caller, at most 1/64 of its limit, answered without "
+     "waiting for the disk; a crash can cost a caller these, never give any back; 0: count "
+     "each call on its own")
     ("limit-key-rotations-per-hour",
      po::value<std::uint64_t>()->default_value(d.limit_key_rotations_per_hour),
      "new API keys per account and hour (API and account page together)")
@@ -428,6 +432,7 @@ parse_result parse_options(int argc, const char* const* argv) {
   cfg.limit_offer_ip = vm["limit-offer-ip"].as<std::uint64_t>();
   cfg.limit_offer_key = vm["limit-offer-key"].as<std::uint64_t>();
   cfg.limit_signin_per_hour = vm["limit-signin-per-hour"].as<std::uint64_t>();
+  cfg.quota_reserve = vm["quota-reserve"].as<std::uint64_t>();
   cfg.limit_key_rotations_per_hour = vm["limit-key-rotations-per-hour"].as<std::uint64_t>();
   cfg.public_base_url = vm["public-base-url"].as<std::string>();
   cfg.github_client_id = vm["github-client-id"].as<std::string>();

@@ -103,6 +103,9 @@ struct config {
   /// New keys per account and clock hour (POST /api/account/key and the account page
   /// together); every new key leaves a revoked record behind for a while.
   std::uint64_t limit_key_rotations_per_hour = 5;
+  /// The most calls counted ahead for one busy caller (actors/quota_actor.hpp,
+  /// "Reservations"); 0 counts every call on its own.
+  std::uint64_t quota_reserve = 1024;
 
   // -- sign-in ----------------------------------------------------------------
   /// Our address as browsers see it; the OAuth callback is below it.

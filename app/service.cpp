@@ -495,8 +495,9 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
   quota_limits limits{cfg.limit_info_ip, cfg.limit_info_key, cfg.limit_offer_ip,
                       cfg.limit_offer_key, cfg.limit_signin_per_hour};
   // Detached: a commit waits for the disk, and that must not stall the scheduler's workers.
-  peers.quotas = system.spawn<caf::detached>(quota_on, store.shared,
-                                             quota_settings{limits, unix_now});
+  quota_settings quota_cfg{limits, unix_now};
+  quota_cfg.reserve_max = cfg.quota_reserve;
+  peers.quotas = system.spawn<caf::detached>(quota_on, store.shared, std::move(quota_cfg));
   keys_settings keys_cfg;
   keys_cfg.limits = limits;
   keys_cfg.rotations_per_hour = cfg.limit_key_rotations_per_hour;

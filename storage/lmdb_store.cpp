@@ -1,5 +1,7 @@
 #include "storage/lmdb_store.hpp"
 
+#include <algorithm>
+
 #include <caf/sec.hpp>
 
 #include "storage/meta_records.hpp"
@@ -21,12 +23,12 @@ caf::expected<counter_result> apply_counter(txn& t, MDB_dbi usage, const counter
   auto used = read_count(t, usage, key);
   if (!used)
     return used.error();
-  counter_result out{*used, false};
+  counter_result out{*used, false, 0};
   switch (op.mode) {
     case counter_mode::peek:
       return out;
     case counter_mode::refund:
-      out.used = *used > 0 ? *used - 1 : 0;
+      out.granted = std::min(*used, op.amount);
       break;
     case counter_mode::count:
       // A full counter is never incremented, so a refused call costs nothing.
@@ -34,9 +36,12 @@ caf::expected<counter_result> apply_counter(txn& t, MDB_dbi usage, const counter
         out.refused = true;
         return out;
       }
-      out.used = *used + 1;
+      out.granted = std::min(op.amount, op.limit - *used);
       break;
   }
+  if (out.granted == 0)
+    return out;
+  out.used = op.mode == counter_mode::count ? *used + out.granted : *used - out.granted;
   if (auto err = write_count(t, usage, key, out.used))
     return err;
   return out;

@@ -61,29 +61,36 @@ bool integer_at(const redisReply* r, std::size_t i, long long& out) {
   return true;
 }
 
-// The counters of one batch, atomically: KEYS are the counters, ARGV three values per counter
-// (mode c/p/r, limit, expiry as Unix seconds). A full counter is never incremented; every
-// write sets the expiry at the end of its window, so counters of past months go by themselves.
+// The counters of one batch, atomically: KEYS are the counters, ARGV four values per counter
+// (mode c/p/r, limit, expiry as Unix seconds, amount). A full counter is never incremented, and
+// a count adds at most what the limit leaves; every write sets the expiry at the end of its
+// window, so counters of past months go by themselves. Each counter answers three integers:
+// its value after, whether it was refused, and how many were added or taken back.
 constexpr std::string_view counter_script = R"lua(
 local out = {}
 for i, k in ipairs(KEYS) do
-  local mode = ARGV[3 * i - 2]
-  local limit = tonumber(ARGV[3 * i - 1])
+  local mode = ARGV[4 * i - 3]
+  local limit = tonumber(ARGV[4 * i - 2])
+  local amount = tonumber(ARGV[4 * i])
   local used = tonumber(redis.call('GET', k) or '0')
   local refused = 0
+  local granted = 0
   if mode == 'c' then
     if used >= limit then
       refused = 1
     else
-      used = redis.call('INCR', k)
-      redis.call('EXPIREAT', k, ARGV[3 * i])
+      granted = math.min(amount, limit - used)
+      used = redis.call('INCRBY', k, granted)
+      redis.call('EXPIREAT', k, ARGV[4 * i - 1])
     end
   elseif mode == 'r' and used > 0 then
-    used = redis.call('DECR', k)
-    redis.call('EXPIREAT', k, ARGV[3 * i])
+    granted = math.min(amount, used)
+    used = redis.call('DECRBY', k, granted)
+    redis.call('EXPIREAT', k, ARGV[4 * i - 1])
   end
   out[#out + 1] = used
   out[#out + 1] = refused
+  out[#out + 1] = granted
 end
 return out
 )lua";
@@ -704,6 +711,7 @@ redis_store::apply_counters(const std::vector<counter_op>& ops) {
                                                    : "r");
     cmd.push_back(std::to_string(op.limit));
     cmd.push_back(std::to_string(op.expires_unix));
+    cmd.push_back(std::to_string(op.amount));
   }
   auto r = pool_->exec_one(std::move(cmd));
   if (!r)
@@ -712,10 +720,12 @@ redis_store::apply_counters(const std::vector<counter_op>& ops) {
   for (std::size_t i = 0; i < ops.size(); ++i) {
     long long used = 0;
     long long refused = 0;
-    if (!integer_at(r->get(), 2 * i, used) || !integer_at(r->get(), 2 * i + 1, refused)
-        || used < 0)
+    long long granted = 0;
+    if (!integer_at(r->get(), 3 * i, used) || !integer_at(r->get(), 3 * i + 1, refused)
+        || !integer_at(r->get(), 3 * i + 2, granted) || used < 0 || granted < 0)
       return redis_error("the counter script answered something else than counts");
-    out.push_back(counter_result{static_cast<std::uint64_t>(used), refused != 0});
+    out.push_back(counter_result{static_cast<std::uint64_t>(used), refused != 0,
+                                 static_cast<std::uint64_t>(granted)});
   }
   return out;
 }

@@ -33,11 +33,12 @@ namespace netherscope::storage {
 
 /// What one counter operation does.
 enum class counter_mode : std::uint8_t {
-  /// Adds one unless the counter already reached its limit.
+  /// Adds amount, or as much of it as the limit leaves, unless the counter already reached
+  /// its limit.
   count,
   /// Only reads.
   peek,
-  /// Takes one back (never below zero).
+  /// Takes amount back (never below zero).
   refund,
 };
 
@@ -55,6 +56,9 @@ struct counter_op {
   std::int64_t expires_unix = 0;
   std::uint64_t limit = 0;
   counter_mode mode = counter_mode::count;
+  /// How many calls a count adds or a refund takes back: more than one when the quota actor
+  /// counts calls ahead for a busy caller (quota_actor.hpp, "Reservations").
+  std::uint64_t amount = 1;
 };
 
 /// The outcome of one counter operation.
@@ -63,6 +67,9 @@ struct counter_result {
   std::uint64_t used = 0;
   /// A count refused because the counter had reached its limit (nothing was added).
   bool refused = false;
+  /// How many a count added (at most its amount, fewer when the limit came first) or a refund
+  /// took back.
+  std::uint64_t granted = 0;
 };
 
 // -- offers shared across replicas -------------------------------------------------

@@ -128,6 +128,44 @@ TEST_CASE("store contract: counters stop at the limit, peeks change nothing, ref
   CHECK(used(*st.second, "a") == 1);
 }
 
+TEST_CASE("store contract: a count of several adds what the limit leaves, a refund of several "
+          "stops at zero",
+          "[store]") {
+  auto backend = GENERATE(as<std::string>{}, "lmdb", "redis");
+  store_under_test st{backend};
+  auto& s = *st.first;
+  INFO(backend);
+  auto many = [](std::uint64_t limit, counter_mode mode, std::uint64_t amount) {
+    auto o = op("m", limit, mode);
+    o.amount = amount;
+    return o;
+  };
+  auto counted = s.apply_counters({many(10, counter_mode::count, 4),
+                                   many(10, counter_mode::count, 5),
+                                   many(10, counter_mode::count, 4),
+                                   many(10, counter_mode::count, 1)});
+  REQUIRE(counted);
+  REQUIRE(counted->size() == 4);
+  CHECK((*counted)[0].used == 4);
+  CHECK((*counted)[0].granted == 4);
+  CHECK((*counted)[1].used == 9);
+  CHECK((*counted)[1].granted == 5);
+  // Only one was left under the limit: it is added, and the count is not refused.
+  CHECK((*counted)[2].used == 10);
+  CHECK((*counted)[2].granted == 1);
+  CHECK_FALSE((*counted)[2].refused);
+  CHECK((*counted)[3].refused);
+  CHECK((*counted)[3].granted == 0);
+  auto back = s.apply_counters({many(10, counter_mode::refund, 7),
+                                many(10, counter_mode::refund, 7)});
+  REQUIRE(back);
+  CHECK((*back)[0].used == 3);
+  CHECK((*back)[0].granted == 7);
+  CHECK((*back)[1].used == 0);
+  CHECK((*back)[1].granted == 3);
+  CHECK(used(*st.second, "m") == 0);
+}
+
 TEST_CASE("store contract: concurrent counting from two handles stops exactly at the limit",
           "[store]") {
   auto backend = GENERATE(as<std::string>{}, "lmdb", "redis");

@@ -1,0 +1,279 @@
+// Reservations of the quota actor (actors/quota_actor.hpp): a busy caller's calls counted
+// ahead on a real LMDB file, with the store read after every answer.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include <caf/all.hpp>
+
+#include "actors/quota_actor.hpp"
+#include "net/api/api_key.hpp"
+#include "storage/accounts.hpp"
+#include "storage/lmdb_store.hpp"
+#include "storage/records.hpp"
+#include "support/process.hpp"
+#include "support/wait.hpp"
+
+using namespace netherscope;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// A real LMDB store that counts the counter batches it applies.
+class counting_store : public storage::lmdb_store {
+public:
+  using lmdb_store::lmdb_store;
+
+  caf::expected<std::vector<storage::counter_result>>
+  apply_counters(const std::vector<storage::counter_op>& ops) override {
+    ++batches;
+    return lmdb_store::apply_counters(ops);
+  }
+
+  std::atomic<int> batches{0};
+};
+
+/// An LMDB file, a store on it (shared by every quota actor the test starts, as replicas share
+/// --data-dir) and an actor system.
+struct reserve_fixture {
+  test::temp_dir dir;
+  std::shared_ptr<storage::env> env;
+  store_handles handles;
+  std::shared_ptr<counting_store> store;
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> system;
+
+  reserve_fixture() {
+    auto opened = storage::env::open(dir.path(), {});
+    REQUIRE(opened);
+    env = *opened;
+    handles = store_handles{env, *env->open_db("usage"), *env->open_db("accounts"),
+                            *env->open_db("auth")};
+    storage::lmdb_parts parts;
+    parts.main = env;
+    parts.usage = handles.usage;
+    parts.accounts = handles.accounts;
+    parts.auth = handles.auth;
+    store = std::make_shared<counting_store>(std::move(parts));
+    cfg.set("scheduler.max-threads", 2);
+    system = std::make_unique<caf::actor_system>(cfg);
+  }
+
+  quota_actor start(std::uint64_t offer_limit, std::uint64_t reserve_max,
+                    std::chrono::milliseconds ttl = 1000ms) {
+    quota_settings settings{quota_limits{1000, 1000, offer_limit, offer_limit},
+                            [] { return static_cast<std::int64_t>(std::time(nullptr)); }};
+    settings.reserve_max = reserve_max;
+    settings.reserve_ttl = ttl;
+    return system->spawn<caf::detached>(quota_on, store, settings);
+  }
+
+  /// Stops an actor and waits until it is gone (its exit handler gives reservations back).
+  void stop(const quota_actor& actor) {
+    caf::scoped_actor self{*system};
+    self->monitor(actor);
+    self->send_exit(actor, caf::exit_reason::user_shutdown);
+    self->receive([](const caf::down_msg&) {});
+  }
+
+  quota_verdict charge(const quota_actor& actor, quota_charge c) {
+    caf::scoped_actor self{*system};
+    quota_verdict result;
+    self->request(actor, caf::infinite, charge_atom::value, std::move(c))
+      .receive([&](quota_verdict& v) { result = std::move(v); },
+               [&](caf::error& err) { FAIL(caf::to_string(err)); });
+    return result;
+  }
+
+  /// What the file holds for the offer counter of an address this month.
+  std::uint64_t counted(const std::string& client) {
+    auto month = storage::window_of(std::time(nullptr));
+    storage::counter_op op;
+    op.endpoint = "offer";
+    op.scope = "ip";
+    op.subject = client;
+    op.window = month.label;
+    op.expires_unix = month.reset_unix;
+    auto read = store->read_counters({op});
+    REQUIRE(read);
+    return read->front();
+  }
+
+  std::string new_key(std::uint64_t user, const std::string& login) {
+    auto t = storage::txn::begin(*env, true);
+    REQUIRE(t);
+    storage::lmdb_record_txn records{*t, handles.accounts, handles.auth, handles.usage};
+    auto issued = storage::issue_key(records, user, login, std::time(nullptr));
+    REQUIRE(issued);
+    REQUIRE_FALSE(t->commit());
+    return issued->key;
+  }
+};
+
+quota_charge offer_by(const std::string& client, const std::string& key_hash = {}) {
+  return quota_charge{endpoint::offer, client, key_hash, true};
+}
+
+/// Sends calls charges from as many requesters at once and counts the verdicts that let the
+/// call go on.
+int charge_at_once(caf::actor_system& system, const quota_actor& actor, int calls,
+                   const std::string& client) {
+  struct collected {
+    std::mutex mutex;
+    std::condition_variable changed;
+    int answered = 0;
+    int allowed = 0;
+  };
+  auto results = std::make_shared<collected>();
+  for (int i = 0; i < calls; ++i)
+    system.spawn([=](caf::event_based_actor* a) {
+      a->request(actor, caf::infinite, charge_atom::value, offer_by(client))
+        .then(
+          [=](quota_verdict& v) {
+            std::lock_guard<std::mutex> guard{results->mutex};
+            ++results->answered;
+            results->allowed += v.error.ok() ? 1 : 0;
+            results->changed.notify_all();
+          },
+          [=](caf::error&) {
+            std::lock_guard<std::mutex> guard{results->mutex};
+            ++results->answered;
+            results->changed.notify_all();
+          });
+    });
+  std::unique_lock<std::mutex> lock{results->mutex};
+  bool all = results->changed.wait_for(lock, 20s, [&] { return results->answered == calls; });
+  REQUIRE(all);
+  return results->allowed;
+}
+
+} // namespace
+
+TEST_CASE("quota reserve: a busy caller is answered from calls counted ahead, and the file "
+          "never holds fewer than were answered",
+          "[quota][reserve]") {
+  reserve_fixture f;
+  auto actor = f.start(1000000, 64);
+  constexpr int calls = 600;
+  std::uint64_t last_remaining = 1000000;
+  for (int i = 1; i <= calls; ++i) {
+    auto verdict = f.charge(actor, offer_by("198.51.100.7"));
+    REQUIRE(verdict.error.ok());
+    // The caller sees every call it made, and none counted ahead.
+    CHECK(verdict.remaining == last_remaining - 1);
+    last_remaining = verdict.remaining;
+    // Durable before the reply: the file already counts this call.
+    REQUIRE(f.counted("198.51.100.7") >= static_cast<std::uint64_t>(i));
+    CHECK(f.counted("198.51.100.7") <= static_cast<std::uint64_t>(i) + 64);
+  }
+  // Far fewer store batches than calls: most were answered from a reservation.
+  INFO("store batches: " << f.store->batches.load());
+  CHECK(f.store->batches.load() < calls / 8);
+  // Stopping gives back what was counted ahead and not used.
+  f.stop(actor);
+  CHECK(f.counted("198.51.100.7") == calls);
+}
+
+TEST_CASE("quota reserve: without reservations every call is its own count", "[quota][reserve]") {
+  reserve_fixture f;
+  auto actor = f.start(1000000, 0);
+  for (int i = 1; i <= 50; ++i) {
+    REQUIRE(f.charge(actor, offer_by("198.51.100.8")).error.ok());
+    CHECK(f.counted("198.51.100.8") == static_cast<std::uint64_t>(i));
+  }
+  CHECK(f.store->batches.load() >= 50);
+  f.stop(actor);
+}
+
+TEST_CASE("quota reserve: the limit holds exactly, for one replica and for two on one file",
+          "[quota][reserve]") {
+  reserve_fixture f;
+  SECTION("one replica") {
+    auto actor = f.start(256, 64);
+    CHECK(charge_at_once(*f.system, actor, 400, "203.0.113.9") == 256);
+    f.stop(actor);
+    CHECK(f.counted("203.0.113.9") == 256);
+  }
+  SECTION("two replicas") {
+    auto one = f.start(256, 64);
+    auto two = f.start(256, 64);
+    int allowed = 0;
+    std::thread other{[&] { allowed += charge_at_once(*f.system, two, 300, "203.0.113.9"); }};
+    auto mine = charge_at_once(*f.system, one, 300, "203.0.113.9");
+    other.join();
+    CHECK(mine + allowed == 256);
+    f.stop(one);
+    f.stop(two);
+    CHECK(f.counted("203.0.113.9") == 256);
+  }
+}
+
+TEST_CASE("quota reserve: an unused reservation is given back after its time",
+          "[quota][reserve]") {
+  reserve_fixture f;
+  auto actor = f.start(1000000, 64, 100ms);
+  for (int i = 0; i < 20; ++i)
+    REQUIRE(f.charge(actor, offer_by("192.0.2.44")).error.ok());
+  CHECK(f.counted("192.0.2.44") > 20);
+  CHECK(test::wait_until([&] { return f.counted("192.0.2.44") == 20; }, 5s));
+  f.stop(actor);
+  CHECK(f.counted("192.0.2.44") == 20);
+}
+
+TEST_CASE("quota reserve: a refund gives the call back to the reservation", "[quota][reserve]") {
+  reserve_fixture f;
+  auto actor = f.start(1000000, 64);
+  quota_verdict last;
+  for (int i = 0; i < 10; ++i)
+    last = f.charge(actor, offer_by("192.0.2.45"));
+  REQUIRE(last.error.ok());
+  CHECK(last.remaining == 1000000 - 10);
+  auto refund = offer_by("192.0.2.45");
+  refund.count = false;
+  refund.refund = true;
+  refund.charged_scope = last.scope;
+  refund.charged_reset = last.reset;
+  auto after = f.charge(actor, refund);
+  CHECK(after.remaining == 1000000 - 9);
+  auto next = f.charge(actor, offer_by("192.0.2.45"));
+  CHECK(next.remaining == 1000000 - 10);
+  f.stop(actor);
+  CHECK(f.counted("192.0.2.45") == 10);
+}
+
+TEST_CASE("quota reserve: a key revoked on the store stops within the reservation's time",
+          "[quota][reserve]") {
+  reserve_fixture f;
+  auto actor = f.start(1000000, 64, 200ms);
+  auto key = f.new_key(31, "dana");
+  auto hash = net::hash_api_key(key);
+  for (int i = 0; i < 10; ++i) {
+    auto verdict = f.charge(actor, offer_by("192.0.2.46", hash));
+    REQUIRE(verdict.error.ok());
+    CHECK(verdict.scope == quota_scope::key);
+  }
+  {
+    auto t = storage::txn::begin(*f.env, true);
+    REQUIRE(t);
+    storage::lmdb_record_txn records{*t, f.handles.accounts, f.handles.auth, f.handles.usage};
+    auto revoked = storage::revoke_active_key(records, 31, std::time(nullptr));
+    REQUIRE(revoked);
+    REQUIRE(*revoked);
+    REQUIRE_FALSE(t->commit());
+  }
+  // Calls counted ahead may still be answered, at most reserve_max of them and only until
+  // the reservation's time is up; after that the key is looked up again and refused.
+  int allowed = 0;
+  quota_verdict verdict;
+  auto deadline = std::chrono::steady_clock::now() + 5s;
+  do {
+    verdict = f.charge(actor, offer_by("192.0.2.46", hash));
+    allowed += verdict.error.ok() ? 1 : 0;
+  } while (verdict.error.ok() && std::chrono::steady_clock::now() < deadline);
+  CHECK(verdict.error.code == error_code::unauthorized);
+  CHECK(allowed <= 64);
+  f.stop(actor);
+}
