@@ -367,6 +367,7 @@ bool answer_from_reservation(quota_pointer self, quota_state::waiting& entry) {
   auto verdict = r.verdict;
   auto used = r.counted - r.unused;
   verdict.remaining = used >= verdict.limit ? 0 : verdict.limit - used;
+  process_telemetry().count_reserved_call();
   if (r.unused <= r.last_size / 2) {
     if (auto size = next_reservation(st.settings, r)) {
       st.pending.push_back({r.charge, {}, nullptr, entry.reservation, size});

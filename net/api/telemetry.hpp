@@ -101,6 +101,11 @@ public:
     refusals_[index(scope)].fetch_add(1, std::memory_order_relaxed);
   }
 
+  /// Counts a call answered from calls counted ahead, without a store operation of its own.
+  void count_reserved_call() noexcept {
+    reserved_calls_.fetch_add(1, std::memory_order_relaxed);
+  }
+
   /// Counts one store operation (a transaction, or a round trip), and whether it failed.
   void count_store(store_backend backend, bool failed) noexcept {
     store_ops_[index(backend)].fetch_add(1, std::memory_order_relaxed);
@@ -135,6 +140,9 @@ public:
   std::uint64_t refusals(refusal_scope scope) const noexcept {
     return refusals_[index(scope)].load(std::memory_order_relaxed);
   }
+  std::uint64_t reserved_calls() const noexcept {
+    return reserved_calls_.load(std::memory_order_relaxed);
+  }
   std::uint64_t store_ops(store_backend backend) const noexcept {
     return store_ops_[index(backend)].load(std::memory_order_relaxed);
   }
@@ -158,6 +166,7 @@ private:
   std::atomic<std::uint64_t> cache_joins_{0};
   std::atomic<std::uint64_t> shared_hits_{0};
   std::array<std::atomic<std::uint64_t>, 3> refusals_{};
+  std::atomic<std::uint64_t> reserved_calls_{0};
   std::array<std::atomic<std::uint64_t>, 2> store_ops_{};
   std::array<std::atomic<std::uint64_t>, 2> store_errors_{};
   std::atomic<int> redis_up_{-1};

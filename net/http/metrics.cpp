@@ -94,6 +94,10 @@ void telemetry_families(std::string& out, const telemetry& t) {
     sample(out, "netherscope_quota_refusals_total",
            "{scope=\"" + std::string{to_string(scope)} + "\"}",
            std::to_string(t.refusals(scope)));
+  family(out, "netherscope_quota_reserved_calls_total", "counter",
+         "Calls answered from calls counted ahead for a busy caller, without a store "
+         "operation of their own.");
+  sample(out, "netherscope_quota_reserved_calls_total", "", std::to_string(t.reserved_calls()));
   family(out, "netherscope_store_operations_total", "counter",
          "Quota transactions (LMDB) or round trips (Redis) sent to the store, by backend.");
   family(out, "netherscope_store_errors_total", "counter",

@@ -68,6 +68,8 @@ TEST_CASE("metrics: telemetry families, and redis_up only with a Redis store", "
   t.count_refusal(refusal_scope::key);
   t.count_store(store_backend::lmdb, false);
   t.count_store(store_backend::lmdb, true);
+  for (int i = 0; i < 3; ++i)
+    t.count_reserved_call();
   net::metrics_snapshot m;
   m.counters = &t;
   auto text = net::render_metrics(m);
@@ -79,6 +81,7 @@ TEST_CASE("metrics: telemetry families, and redis_up only with a Redis store", "
   CHECK(has_line(text, "netherscope_quota_refusals_total{scope=\"key\"} 1"));
   CHECK(has_line(text, "netherscope_store_operations_total{backend=\"lmdb\"} 2"));
   CHECK(has_line(text, "netherscope_store_errors_total{backend=\"lmdb\"} 1"));
+  CHECK(has_line(text, "netherscope_quota_reserved_calls_total 3"));
   // An LMDB service has no Redis to be up or down: the gauge is absent, not 0.
   CHECK(text.find("netherscope_redis_up") == std::string::npos);
   t.set_redis_up(false);

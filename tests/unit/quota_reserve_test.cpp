@@ -11,6 +11,7 @@
 
 #include "actors/quota_actor.hpp"
 #include "net/api/api_key.hpp"
+#include "net/api/telemetry.hpp"
 #include "storage/accounts.hpp"
 #include "storage/lmdb_store.hpp"
 #include "storage/records.hpp"
@@ -157,6 +158,7 @@ TEST_CASE("quota reserve: a busy caller is answered from calls counted ahead, an
           "[quota][reserve]") {
   reserve_fixture f;
   auto actor = f.start(1000000, 64);
+  auto reserved_before = process_telemetry().reserved_calls();
   constexpr int calls = 600;
   std::uint64_t last_remaining = 1000000;
   for (int i = 1; i <= calls; ++i) {
@@ -172,6 +174,7 @@ TEST_CASE("quota reserve: a busy caller is answered from calls counted ahead, an
   // Far fewer store batches than calls: most were answered from a reservation.
   INFO("store batches: " << f.store->batches.load());
   CHECK(f.store->batches.load() < calls / 8);
+  CHECK(process_telemetry().reserved_calls() - reserved_before > calls / 2);
   // Stopping gives back what was counted ahead and not used.
   f.stop(actor);
   CHECK(f.counted("198.51.100.7") == calls);
