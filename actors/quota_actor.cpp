@@ -1,5 +1,7 @@
 #include "actors/quota_actor.hpp"
 
+#include <algorithm>
+
 #include <caf/all.hpp>
 
 #include "net/api/telemetry.hpp"
@@ -187,7 +189,30 @@ void give_back(quota_state& st, quota_state::reservation& r) {
   op.mode = storage::counter_mode::refund;
   op.amount = r.unused;
   st.give_back.push_back(std::move(op));
+  r.counted -= std::min(r.counted, r.unused);
   r.unused = 0;
+}
+
+// The calls a caller made as this replica knows them: what the store counted for it, less
+// what is counted ahead and unused (never below zero, should the counter have been reset).
+std::uint64_t made_calls(const quota_state::reservation& r) {
+  return r.counted > r.unused ? r.counted - r.unused : 0;
+}
+
+// The most calls counted ahead for a caller at once.
+std::uint64_t most_ahead(const quota_settings& settings, const quota_state::reservation& r) {
+  auto most = settings.reserve_max;
+  if (r.verdict.limit > 0)
+    most = std::min(most, r.verdict.limit / reserve_share);
+  return most;
+}
+
+// A verdict answered from a reservation: the last one the store gave, with the calls made.
+quota_verdict reserved_verdict(const quota_state::reservation& r) {
+  auto verdict = r.verdict;
+  auto used = made_calls(r);
+  verdict.remaining = used >= verdict.limit ? 0 : verdict.limit - used;
+  return verdict;
 }
 
 // The size of the next reservation for a caller: twice the last, from 4, such that no more than
@@ -196,9 +221,7 @@ void give_back(quota_state& st, quota_state::reservation& r) {
 std::uint64_t next_reservation(const quota_settings& settings, quota_state::reservation& r) {
   if (r.in_flight > 0)
     return 0;
-  auto most = settings.reserve_max;
-  if (r.verdict.limit > 0)
-    most = std::min(most, r.verdict.limit / reserve_share);
+  auto most = most_ahead(settings, r);
   auto target = std::min(most, std::max<std::uint64_t>(4, 2 * r.last_size));
   r.last_size = target;
   auto size = most > r.unused ? std::min(target, most - r.unused) : 0;
@@ -227,7 +250,7 @@ void credit(quota_pointer self, const quota_state::waiting& entry, const quota_v
   auto it = st.reservations.find(entry.reservation);
   if (it != st.reservations.end())
     it->second.in_flight -= std::min(it->second.in_flight, entry.reserve);
-  if (verdict.error.code != error_code::none || charged.results.empty()) {
+  if (verdict.error.code != error_code::none || charged.failed) {
     // Refused or not counted: nothing was reserved. A key that no longer works loses what it
     // had reserved, so a revoked key stops at once.
     if (it != st.reservations.end() && verdict.error.code == error_code::unauthorized) {
@@ -270,12 +293,25 @@ void deliver(quota_pointer self, std::vector<quota_state::waiting>& callers,
       if (it != st.reservations.end() && verdict.error.code == error_code::none
           && it->second.verdict.reset == verdict.reset) {
         auto& r = it->second;
+        // A refund the store took (the reservation had no room for it) lowered the counter
+        // this reservation counts on.
+        if (entry.charge.refund && !charged.failed && r.verdict.scope == verdict.scope)
+          r.counted = charged.results[i].used;
         if (entry.charge.count) {
-          auto used = r.counted - r.unused;
+          auto used = made_calls(r);
           verdict.remaining = used >= verdict.limit ? 0 : verdict.limit - used;
         } else {
           verdict.remaining = std::min(verdict.limit, verdict.remaining + r.unused);
         }
+      }
+      // The counter is full, but partly with this caller's own calls counted ahead (a refill
+      // ahead of it in the batch took the last ones): the call is one of those.
+      if (it != st.reservations.end() && entry.has_caller()
+          && verdict.error.code == error_code::quota_exhausted && it->second.unused > 0
+          && usable(it->second, std::chrono::steady_clock::now(), st.settings.now())) {
+        --it->second.unused;
+        process_telemetry().count_reserved_call();
+        verdict = reserved_verdict(it->second);
       }
     }
     answer(entry, std::move(verdict));
@@ -298,6 +334,7 @@ void release_held(quota_pointer self, bool durable) {
       for (std::size_t i = 0; i < held.charges.size(); ++i)
         held.charged.verdicts[i] = store_failed(held.charges[i], st.settings.limits, now);
       held.charged.results.clear();
+      held.charged.failed = true;
     }
   }
   deliver(self, held.callers, held.charged);
@@ -333,7 +370,7 @@ void flush(quota_pointer self) {
   // The batch is one store operation (one transaction or one script call); a failed one
   // answered every charge unavailable and counted nothing.
   auto& counters = process_telemetry();
-  bool failed = charged.results.empty();
+  bool failed = charged.failed;
   counters.count_store(st.store->backend(), failed);
   if (!failed)
     for (std::size_t i = 0; i < batch.size(); ++i)
@@ -364,9 +401,7 @@ bool answer_from_reservation(quota_pointer self, quota_state::waiting& entry) {
   if (r.unused == 0 || !usable(r, std::chrono::steady_clock::now(), st.settings.now()))
     return false;
   --r.unused;
-  auto verdict = r.verdict;
-  auto used = r.counted - r.unused;
-  verdict.remaining = used >= verdict.limit ? 0 : verdict.limit - used;
+  auto verdict = reserved_verdict(r);
   process_telemetry().count_reserved_call();
   if (r.unused <= r.last_size / 2) {
     if (auto size = next_reservation(st.settings, r)) {
@@ -390,13 +425,10 @@ bool refund_to_reservation(quota_pointer self, quota_state::waiting& entry) {
   if (!usable(r, std::chrono::steady_clock::now(), st.settings.now())
       || r.verdict.reset != charge.charged_reset || r.verdict.scope != charge.charged_scope
       || (charge.charged_scope == quota_scope::key && r.verdict.user_id != charge.charged_user_id)
-      || r.counted - r.unused == 0)
+      || made_calls(r) == 0 || r.unused + r.in_flight >= most_ahead(st.settings, r))
     return false;
   ++r.unused;
-  auto verdict = r.verdict;
-  auto used = r.counted - r.unused;
-  verdict.remaining = used >= verdict.limit ? 0 : verdict.limit - used;
-  answer(entry, std::move(verdict));
+  answer(entry, reserved_verdict(r));
   return true;
 }
 
@@ -411,11 +443,17 @@ void enqueue(quota_pointer self, quota_state::waiting&& entry) {
     } else if (entry.charge.count && !entry.reservation.empty()) {
       if (answer_from_reservation(self, entry))
         return;
-      // A caller counted within reserve_ttl is busy: count some of its next calls ahead.
+      // A caller counted within reserve_ttl is busy: count some of its next calls ahead. One
+      // whose reservation ran out of time gets its unused calls back first, in the same batch
+      // ahead of this charge, so they count for it rather than against it.
       auto it = st.reservations.find(entry.reservation);
-      if (it != st.reservations.end()
-          && usable(it->second, std::chrono::steady_clock::now(), st.settings.now()))
-        entry.reserve = next_reservation(st.settings, it->second);
+      if (it != st.reservations.end()) {
+        auto now_unix = st.settings.now();
+        if (usable(it->second, std::chrono::steady_clock::now(), now_unix))
+          entry.reserve = next_reservation(st.settings, it->second);
+        else if (now_unix < it->second.verdict.reset)
+          give_back(st, it->second);
+      }
     }
   }
   st.pending.push_back(std::move(entry));
@@ -481,6 +519,7 @@ charged_batch apply_charges(storage::store& store, const quota_limits& limits,
     out.counters.clear();
     out.results.clear();
     out.reserved.assign(charges.size(), 0);
+    out.failed = true;
     return std::move(out);
   };
   // The key lookups of the whole batch in one call.
@@ -504,7 +543,9 @@ charged_batch apply_charges(storage::store& store, const quota_limits& limits,
   auto month = storage::window_of(now_unix);
   std::vector<planned_charge> plans;
   plans.reserve(charges.size());
-  out.counters.reserve(charges.size() + extra.size());
+  // Give-backs go first, so a charge behind them in the batch may use what they free.
+  out.counters.reserve(extra.size() + charges.size());
+  out.counters = extra;
   for (std::size_t i = 0; i < charges.size(); ++i) {
     const std::optional<storage::key_record>* key = key_index[i] == SIZE_MAX
                                                       ? nullptr
@@ -523,15 +564,13 @@ charged_batch apply_charges(storage::store& store, const quota_limits& limits,
     }
     out.counters.push_back(op);
   }
-  out.counters.insert(out.counters.end(), extra.begin(), extra.end());
   // One batch, acknowledged by the store before any reply leaves. A failed batch counted
   // nothing, so every charge of it gets the same answer.
   auto counted = store.apply_counters(out.counters);
   if (!counted)
     return all_failed(counted.error());
-  out.counters.resize(charges.size());
-  out.results = std::move(*counted);
-  out.results.resize(charges.size());
+  out.counters.erase(out.counters.begin(), out.counters.begin() + extra.size());
+  out.results.assign(counted->begin() + extra.size(), counted->end());
   out.verdicts.reserve(charges.size());
   out.reserved.reserve(charges.size());
   for (std::size_t i = 0; i < charges.size(); ++i) {
@@ -563,8 +602,16 @@ quota_actor::behavior_type quota_on(quota_pointer self, std::shared_ptr<storage:
   // Charges still waiting when the service stops are committed before the actor goes, so a
   // call that was answered is never lost to a SIGTERM, and unused reservations are given back.
   self->set_exit_handler([self](const caf::exit_msg& msg) {
-    // What was counted ahead and not used goes back with the last batch.
+    // The last batch counts no more ahead (a refill has no caller to wait for it), and once it
+    // is durable what is counted ahead and unused goes back.
     auto& st = self->state;
+    st.pending.erase(std::remove_if(st.pending.begin(), st.pending.end(),
+                                    [](const quota_state::waiting& w) { return !w.has_caller(); }),
+                     st.pending.end());
+    for (auto& entry : st.pending)
+      entry.reserve = 0;
+    flush(self);
+    release_held(self, false);
     auto now_unix = st.settings.now();
     for (auto& [id, r] : st.reservations)
       if (now_unix < r.verdict.reset)

@@ -82,6 +82,8 @@ struct charged_batch {
   std::vector<storage::counter_result> results;
   /// Per charge: the calls counted ahead beyond the charge's own.
   std::vector<std::uint64_t> reserved;
+  /// The store failed: nothing was counted, and every verdict says unavailable.
+  bool failed = false;
 };
 
 /// State of the quota actor.

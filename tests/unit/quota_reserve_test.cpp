@@ -53,23 +53,29 @@ struct reserve_fixture {
     env = *opened;
     handles = store_handles{env, *env->open_db("usage"), *env->open_db("accounts"),
                             *env->open_db("auth")};
+    store = make_store();
+    cfg.set("scheduler.max-threads", 2);
+    system = std::make_unique<caf::actor_system>(cfg);
+  }
+
+  /// A store on the file; each quota actor gets its own, as each replica has its own.
+  std::shared_ptr<counting_store> make_store() {
     storage::lmdb_parts parts;
     parts.main = env;
     parts.usage = handles.usage;
     parts.accounts = handles.accounts;
     parts.auth = handles.auth;
-    store = std::make_shared<counting_store>(std::move(parts));
-    cfg.set("scheduler.max-threads", 2);
-    system = std::make_unique<caf::actor_system>(cfg);
+    return std::make_shared<counting_store>(std::move(parts));
   }
 
   quota_actor start(std::uint64_t offer_limit, std::uint64_t reserve_max,
-                    std::chrono::milliseconds ttl = 1000ms) {
+                    std::chrono::milliseconds ttl = 1000ms,
+                    std::shared_ptr<storage::store> on = nullptr) {
     quota_settings settings{quota_limits{1000, 1000, offer_limit, offer_limit},
                             [] { return static_cast<std::int64_t>(std::time(nullptr)); }};
     settings.reserve_max = reserve_max;
     settings.reserve_ttl = ttl;
-    return system->spawn<caf::detached>(quota_on, store, settings);
+    return system->spawn<caf::detached>(quota_on, on ? on : store, settings);
   }
 
   /// Stops an actor and waits until it is gone (its exit handler gives reservations back).
@@ -202,7 +208,7 @@ TEST_CASE("quota reserve: the limit holds exactly, for one replica and for two o
   }
   SECTION("two replicas") {
     auto one = f.start(256, 64);
-    auto two = f.start(256, 64);
+    auto two = f.start(256, 64, 1000ms, f.make_store());
     int allowed = 0;
     std::thread other{[&] { allowed += charge_at_once(*f.system, two, 300, "203.0.113.9"); }};
     auto mine = charge_at_once(*f.system, one, 300, "203.0.113.9");
@@ -279,4 +285,34 @@ TEST_CASE("quota reserve: a key revoked on the store stops within the reservatio
   CHECK(verdict.error.code == error_code::unauthorized);
   CHECK(allowed <= 64);
   f.stop(actor);
+}
+
+TEST_CASE("quota reserve: stopping under a burst gives back every call counted ahead",
+          "[quota][reserve]") {
+  reserve_fixture f;
+  auto actor = f.start(1000000, 64);
+  CHECK(charge_at_once(*f.system, actor, 300, "192.0.2.47") == 300);
+  // Refills may be on their way to the store as the actor stops: none stays counted.
+  f.stop(actor);
+  CHECK(f.counted("192.0.2.47") == 300);
+}
+
+TEST_CASE("quota reserve: a caller near its limit after a pause gets every call it has left",
+          "[quota][reserve]") {
+  reserve_fixture f;
+  // 256 calls a month, so at most 4 counted ahead; they last 100 ms.
+  auto actor = f.start(256, 64, 100ms);
+  for (int i = 0; i < 252; ++i)
+    REQUIRE(f.charge(actor, offer_by("192.0.2.48")).error.ok());
+  std::this_thread::sleep_for(150ms); // the reservation's time runs out: the point of the test
+  for (int i = 0; i < 4; ++i) {
+    auto verdict = f.charge(actor, offer_by("192.0.2.48"));
+    INFO("call " << 253 + i);
+    REQUIRE(verdict.error.ok());
+    CHECK(verdict.remaining == static_cast<std::uint64_t>(3 - i));
+  }
+  auto refused = f.charge(actor, offer_by("192.0.2.48"));
+  CHECK(refused.error.code == error_code::quota_exhausted);
+  f.stop(actor);
+  CHECK(f.counted("192.0.2.48") == 256);
 }
