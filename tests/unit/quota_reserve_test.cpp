@@ -95,6 +95,12 @@ struct reserve_fixture {
     return result;
   }
 
+  /// Makes calls offer calls from client, one after another, each of them let through.
+  void charge_ok(const quota_actor& actor, const std::string& client, int calls) {
+    for (int i = 0; i < calls; ++i)
+      REQUIRE(charge(actor, quota_charge{endpoint::offer, client, {}, true}).error.ok());
+  }
+
   /// What the file holds for the offer counter of an address this month.
   std::uint64_t counted(const std::string& client) {
     auto month = storage::window_of(std::time(nullptr));
@@ -224,8 +230,7 @@ TEST_CASE("quota reserve: an unused reservation is given back after its time",
           "[quota][reserve]") {
   reserve_fixture f;
   auto actor = f.start(1000000, 64, 100ms);
-  for (int i = 0; i < 20; ++i)
-    REQUIRE(f.charge(actor, offer_by("192.0.2.44")).error.ok());
+  f.charge_ok(actor, "192.0.2.44", 20);
   CHECK(f.counted("192.0.2.44") > 20);
   CHECK(test::wait_until([&] { return f.counted("192.0.2.44") == 20; }, 5s));
   f.stop(actor);
@@ -302,8 +307,7 @@ TEST_CASE("quota reserve: a caller near its limit after a pause gets every call 
   reserve_fixture f;
   // 256 calls a month, so at most 4 counted ahead; they last 100 ms.
   auto actor = f.start(256, 64, 100ms);
-  for (int i = 0; i < 252; ++i)
-    REQUIRE(f.charge(actor, offer_by("192.0.2.48")).error.ok());
+  f.charge_ok(actor, "192.0.2.48", 252);
   std::this_thread::sleep_for(150ms); // the reservation's time runs out: the point of the test
   for (int i = 0; i < 4; ++i) {
     auto verdict = f.charge(actor, offer_by("192.0.2.48"));
