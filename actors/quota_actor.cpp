@@ -263,12 +263,17 @@ void credit(quota_pointer self, const quota_state::waiting& entry, const quota_v
     it = st.reservations.emplace(entry.reservation, quota_state::reservation{}).first;
   auto& r = it->second;
   auto now = std::chrono::steady_clock::now();
-  if (r.verdict.reset != verdict.reset)
+  // What goes back now leaves the counter with the next batch; the count this batch read
+  // still holds it.
+  std::uint64_t returned = 0;
+  if (r.verdict.reset != verdict.reset) {
     r.unused = 0; // Counted ahead in a month that is over: nothing to give back.
-  else if (now >= r.expires)
+  } else if (now >= r.expires) {
+    returned = r.unused;
     give_back(st, r);
+  }
   r.unused += charged.reserved[i];
-  r.counted = charged.results[i].used;
+  r.counted = charged.results[i].used - std::min(charged.results[i].used, returned);
   r.verdict = verdict;
   r.counter = charged.counters[i];
   r.charge = entry.charge;
