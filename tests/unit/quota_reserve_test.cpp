@@ -308,7 +308,8 @@ TEST_CASE("quota reserve: a caller near its limit after a pause gets every call 
   // 256 calls a month, so at most 4 counted ahead; they last 100 ms.
   auto actor = f.start(256, 64, 100ms);
   f.charge_ok(actor, "192.0.2.48", 252);
-  std::this_thread::sleep_for(150ms); // the reservation's time runs out: the point of the test
+  // The reservation's time runs out and what it held goes back.
+  REQUIRE(test::wait_until([&] { return f.counted("192.0.2.48") == 252; }, 5s));
   for (int i = 0; i < 4; ++i) {
     auto verdict = f.charge(actor, offer_by("192.0.2.48"));
     INFO("call " << 253 + i);
