@@ -395,16 +395,13 @@ void flush(quota_pointer self) {
   schedule_flush(self);
 }
 
-// Answers a charge from its caller's reservation when one is durable and unused, and asks for
-// the next reservation early, when half of this one is used, so a busy caller rarely waits.
-bool answer_from_reservation(quota_pointer self, quota_state::waiting& entry) {
+// Answers a charge from its caller's usable reservation when it has an unused call, and asks
+// for the next reservation early, when half of this one is used, so a busy caller rarely waits.
+bool answer_from_reservation(quota_pointer self, quota_state::reservation& r,
+                             quota_state::waiting& entry) {
+  if (r.unused == 0)
+    return false;
   auto& st = self->state;
-  auto it = st.reservations.find(entry.reservation);
-  if (it == st.reservations.end())
-    return false;
-  auto& r = it->second;
-  if (r.unused == 0 || !usable(r, std::chrono::steady_clock::now(), st.settings.now()))
-    return false;
   --r.unused;
   auto verdict = reserved_verdict(r);
   process_telemetry().count_reserved_call();
@@ -418,19 +415,15 @@ bool answer_from_reservation(quota_pointer self, quota_state::waiting& entry) {
   return true;
 }
 
-// Gives a refunded call back to its caller's reservation, when the refund names the counter
-// that reservation counts ahead on: the store keeps it counted, and the next call uses it.
-bool refund_to_reservation(quota_pointer self, quota_state::waiting& entry) {
-  auto& st = self->state;
-  auto it = st.reservations.find(entry.reservation);
-  if (it == st.reservations.end())
-    return false;
-  auto& r = it->second;
+// Gives a refunded call back to its caller's usable reservation, when the refund names the
+// counter that reservation counts ahead on: the store keeps it counted, and the next call
+// uses it.
+bool refund_to_reservation(const quota_settings& settings, quota_state::reservation& r,
+                           quota_state::waiting& entry) {
   auto& charge = entry.charge;
-  if (!usable(r, std::chrono::steady_clock::now(), st.settings.now())
-      || r.verdict.reset != charge.charged_reset || r.verdict.scope != charge.charged_scope
+  if (r.verdict.reset != charge.charged_reset || r.verdict.scope != charge.charged_scope
       || (charge.charged_scope == quota_scope::key && r.verdict.user_id != charge.charged_user_id)
-      || made_calls(r) == 0 || r.unused + r.in_flight >= most_ahead(st.settings, r))
+      || made_calls(r) == 0 || r.unused + r.in_flight >= most_ahead(settings, r))
     return false;
   ++r.unused;
   answer(entry, reserved_verdict(r));
@@ -440,25 +433,29 @@ bool refund_to_reservation(quota_pointer self, quota_state::waiting& entry) {
 // Adds a charge to the next batch, unless its caller's reservation answers it at once.
 void enqueue(quota_pointer self, quota_state::waiting&& entry) {
   auto& st = self->state;
-  if (st.settings.reserve_max > 0) {
+  // A look-up (peek) has a reservation too: deliver shows its unused calls as remaining.
+  if (st.settings.reserve_max > 0)
     entry.reservation = reservation_id(entry.charge);
-    if (entry.charge.refund && !entry.reservation.empty()) {
-      if (refund_to_reservation(self, entry))
+  auto uses_reservation = entry.charge.count || entry.charge.refund;
+  auto it = entry.reservation.empty() || !uses_reservation
+              ? st.reservations.end()
+              : st.reservations.find(entry.reservation);
+  if (it != st.reservations.end()) {
+    auto& r = it->second;
+    auto now_unix = st.settings.now();
+    auto live = usable(r, std::chrono::steady_clock::now(), now_unix);
+    if (entry.charge.refund) {
+      if (live && refund_to_reservation(st.settings, r, entry))
         return;
-    } else if (entry.charge.count && !entry.reservation.empty()) {
-      if (answer_from_reservation(self, entry))
+    } else if (live) {
+      if (answer_from_reservation(self, r, entry))
         return;
-      // A caller counted within reserve_ttl is busy: count some of its next calls ahead. One
-      // whose reservation ran out of time gets its unused calls back first, in the same batch
-      // ahead of this charge, so they count for it rather than against it.
-      auto it = st.reservations.find(entry.reservation);
-      if (it != st.reservations.end()) {
-        auto now_unix = st.settings.now();
-        if (usable(it->second, std::chrono::steady_clock::now(), now_unix))
-          entry.reserve = next_reservation(st.settings, it->second);
-        else if (now_unix < it->second.verdict.reset)
-          give_back(st, it->second);
-      }
+      // A caller counted within reserve_ttl is busy: count some of its next calls ahead.
+      entry.reserve = next_reservation(st.settings, r);
+    } else if (now_unix < r.verdict.reset) {
+      // A reservation that ran out of time goes back first, in the same batch ahead of this
+      // charge, so its calls count for the caller rather than against it.
+      give_back(st, r);
     }
   }
   st.pending.push_back(std::move(entry));
