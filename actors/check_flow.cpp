@@ -37,8 +37,7 @@ void give_back(front_pointer self, const front_peers& peers, const front_setting
                endpoint what, const api_call& call, const quota_verdict& charged,
                api_outcome outcome, bool show_after) {
   // The counter the call was charged to, as for POST /api/offer (front_actor.cpp).
-  quota_charge refund{what,          call.client,     call.key_hash, false, true,
-                      charged.scope, charged.user_id, charged.reset};
+  auto refund = quota_charge::refund_call(what, call.client, call.key_hash, charged);
   auto reply = call.reply;
   self->request(peers.quotas, settings.store_deadline, charge_atom::value, std::move(refund))
     .then(
@@ -117,7 +116,7 @@ void run_check(front_pointer self, const front_peers& peers, const front_setting
 
 void serve_check(front_pointer self, const front_peers& peers, const front_settings& settings,
                  api_call& call) {
-  quota_charge info_charge{endpoint::info, call.client, call.key_hash, true, false};
+  auto info_charge = quota_charge::count_call(endpoint::info, call.client, call.key_hash);
   // Copied before the handlers are made: the first handler moves the call.
   auto reply = call.reply;
   // No timeout on the charges: the quota actor answers each after its commit (as for every
@@ -138,7 +137,8 @@ void serve_check(front_pointer self, const front_peers& peers, const front_setti
           call.reply(with_quota(failed(info_verdict.error), info_verdict));
           return;
         }
-        quota_charge offer_charge{endpoint::offer, call.client, call.key_hash, true, false};
+        auto offer_charge = quota_charge::count_call(endpoint::offer, call.client,
+                                                     call.key_hash);
         self->request(peers.quotas, caf::infinite, charge_atom::value, std::move(offer_charge))
           .then(
             [=](quota_verdict& verdict) {

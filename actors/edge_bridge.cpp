@@ -50,8 +50,8 @@ bool answer_from_board(const hit_path& hits, api_call& call) {
   auto hit = hits.board->find(call.where, call.probe);
   if (!hit)
     return false;
-  quota_charge charge{endpoint::offer, std::move(call.client), std::move(call.key_hash), true,
-                      false};
+  auto charge = quota_charge::count_call(endpoint::offer, std::move(call.client),
+                                         std::move(call.key_hash));
   verdict_fn then = [reply = std::move(call.reply), hit = std::move(*hit),
                      expected = std::move(call.expect_ports)](quota_verdict&& verdict) {
     reply(hit_outcome(std::move(verdict), hit, expected));

@@ -56,8 +56,7 @@ void serve_offer(front_actor::pointer self, const front_peers& peers,
                     call.probe};
   // The refund names the counter this call was charged to; looking the key up again could
   // find it revoked meanwhile and give the call back to an address that never paid for it.
-  quota_charge refund{endpoint::offer, call.client, call.key_hash, false, true,
-                      verdict.scope, verdict.user_id, verdict.reset};
+  auto refund = quota_charge::refund_call(endpoint::offer, call.client, call.key_hash, verdict);
   // No timeout: the cache always answers (its flight has its own deadline), and a timeout
   // would cost every call a trip through CAF's clock thread.
   self->request(peers.cache, caf::infinite, offer_atom::value, std::move(req))
@@ -120,7 +119,9 @@ void charge_then_serve(front_actor::pointer self, const front_peers& peers,
   // is an info call.
   auto counted = call.kind == call_kind::info || call.kind == call_kind::badge
                  || call.kind == call_kind::offer || call.kind == call_kind::signin_finish;
-  quota_charge charge{endpoint_of(call.kind), call.client, call.key_hash, counted, false};
+  auto charge = counted
+                  ? quota_charge::count_call(endpoint_of(call.kind), call.client, call.key_hash)
+                  : quota_charge::look_up(endpoint_of(call.kind), call.client, call.key_hash);
   // Copied before the handlers are made: the order in which a function's arguments are
   // built is unspecified, and the first handler moves the call.
   auto reply = call.reply;
@@ -164,7 +165,7 @@ void charge_then_serve(front_actor::pointer self, const front_peers& peers,
 // where the caller stands, so the error shows the route's quota headers, and count nothing.
 // The edge's error is the answer whatever the look-up finds (an unknown key included).
 void peek_then_refuse(front_actor::pointer self, const front_peers& peers, api_call& call) {
-  quota_charge look_up{endpoint_of(call.kind), call.client, call.key_hash, false, false};
+  auto look_up = quota_charge::look_up(endpoint_of(call.kind), call.client, call.key_hash);
   self->request(peers.quotas, caf::infinite, charge_atom::value, std::move(look_up))
     .then(
       [reply = call.reply, error = call.invalid](quota_verdict& verdict) {
@@ -276,7 +277,7 @@ void serve_page(front_actor::pointer self, const front_peers& peers,
 // Ready when the store answers a look-up (which counts nothing).
 void check_ready(front_actor::pointer self, const front_peers& peers,
                  const front_settings& settings, api_call& call) {
-  quota_charge probe{endpoint::info, "readyz", {}, false, false};
+  auto probe = quota_charge::look_up(endpoint::info, "readyz", {});
   self->request(peers.quotas, settings.store_deadline, charge_atom::value, std::move(probe))
     .then(
       [reply = call.reply](quota_verdict& verdict) {

@@ -130,8 +130,8 @@ typename Inspector::result_type inspect(Inspector& f, offer_request& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, quota_charge& x) {
-  return f(caf::meta::type_name("quota_charge"), x.what, x.client, x.key_hash, x.count,
-           x.refund, x.charged_scope, x.charged_user_id, x.charged_reset);
+  return f(caf::meta::type_name("quota_charge"), x.what, x.client, x.key_hash, x.mode,
+           x.charged_scope, x.charged_user_id, x.charged_reset);
 }
 
 template <class Inspector>

@@ -48,7 +48,7 @@ struct planned_charge {
 
 storage::counter_op counter(std::string_view endpoint, quota_scope scope, std::string subject,
                             std::string window, std::int64_t reset, std::uint64_t limit,
-                            storage::counter_mode mode) {
+                            charge_mode mode) {
   storage::counter_op op;
   op.endpoint = std::string{endpoint};
   op.scope = scope == quota_scope::key ? "key" : "ip";
@@ -64,8 +64,7 @@ storage::counter_op counter(std::string_view endpoint, quota_scope scope, std::s
 planned_charge plan(const quota_limits& limits, const quota_charge& charge,
                     const std::optional<storage::key_record>* key, std::int64_t now_unix,
                     const storage::month_window& month) {
-  using storage::counter_mode;
-  auto mode = charge.count ? counter_mode::count : counter_mode::peek;
+  auto mode = charge.counts() ? charge_mode::count : charge_mode::peek;
   planned_charge out;
   if (charge.what == endpoint::signin) {
     // Sign-in callbacks: per address and clock hour, with a code of their own, so a shared
@@ -75,7 +74,7 @@ planned_charge plan(const quota_limits& limits, const quota_charge& charge,
                      limits.signin_ip, mode);
     return out;
   }
-  if (charge.refund) {
+  if (charge.refunds()) {
     // Gives a call back to exactly the counter its charge counted it against: the month of
     // the charge, which its verdict's reset names; the key is not looked up again.
     auto window = storage::window_of(charge.charged_reset > 0 ? charge.charged_reset - 1
@@ -86,7 +85,7 @@ planned_charge plan(const quota_limits& limits, const quota_charge& charge,
     out.op = counter(endpoint_name(charge.what), charge.charged_scope,
                      key_scope ? std::to_string(charge.charged_user_id) : charge.client,
                      window.label, window.reset_unix,
-                     limits.of(charge.what, charge.charged_scope), counter_mode::refund);
+                     limits.of(charge.what, charge.charged_scope), charge_mode::refund);
     return out;
   }
   auto name = endpoint_name(charge.what);
@@ -152,7 +151,7 @@ std::string reservation_id(const quota_charge& charge) {
     return {};
   // A refund goes to the counter its call was charged to, which is the address's when the
   // key was refused.
-  auto by_key = charge.refund ? charge.charged_scope == quota_scope::key
+  auto by_key = charge.refunds() ? charge.charged_scope == quota_scope::key
                               : !charge.key_hash.empty();
   auto name = endpoint_name(charge.what);
   std::string id;
@@ -186,7 +185,7 @@ void give_back(quota_state& st, quota_state::reservation& r) {
   if (r.unused == 0)
     return;
   auto op = r.counter;
-  op.mode = storage::counter_mode::refund;
+  op.mode = charge_mode::refund;
   op.amount = r.unused;
   st.give_back.push_back(std::move(op));
   r.counted -= std::min(r.counted, r.unused);
@@ -290,7 +289,7 @@ void deliver(quota_pointer self, std::vector<quota_state::waiting>& callers,
     auto& entry = callers[i];
     auto& verdict = charged.verdicts[i];
     if (!entry.reservation.empty()) {
-      if (entry.charge.count)
+      if (entry.charge.counts())
         credit(self, entry, verdict, charged, i);
       // A caller with calls counted ahead has used only what it was answered: the unused
       // part of its reservation still counts as remaining.
@@ -300,9 +299,9 @@ void deliver(quota_pointer self, std::vector<quota_state::waiting>& callers,
         auto& r = it->second;
         // A refund the store took (the reservation had no room for it) lowered the counter
         // this reservation counts on.
-        if (entry.charge.refund && !charged.failed && r.verdict.scope == verdict.scope)
+        if (entry.charge.refunds() && !charged.failed && r.verdict.scope == verdict.scope)
           r.counted = charged.results[i].used;
-        if (entry.charge.count) {
+        if (entry.charge.counts()) {
           auto used = made_calls(r);
           verdict.remaining = used >= verdict.limit ? 0 : verdict.limit - used;
         } else {
@@ -436,7 +435,7 @@ void enqueue(quota_pointer self, quota_state::waiting&& entry) {
   // A look-up (peek) has a reservation too: deliver shows its unused calls as remaining.
   if (st.settings.reserve_max > 0)
     entry.reservation = reservation_id(entry.charge);
-  auto uses_reservation = entry.charge.count || entry.charge.refund;
+  auto uses_reservation = entry.charge.mode != charge_mode::peek;
   auto it = entry.reservation.empty() || !uses_reservation
               ? st.reservations.end()
               : st.reservations.find(entry.reservation);
@@ -444,7 +443,7 @@ void enqueue(quota_pointer self, quota_state::waiting&& entry) {
     auto& r = it->second;
     auto now_unix = st.settings.now();
     auto live = usable(r, std::chrono::steady_clock::now(), now_unix);
-    if (entry.charge.refund) {
+    if (entry.charge.refunds()) {
       if (live && refund_to_reservation(st.settings, r, entry))
         return;
     } else if (live) {
@@ -529,7 +528,7 @@ charged_batch apply_charges(storage::store& store, const quota_limits& limits,
   std::vector<std::size_t> key_index(charges.size(), SIZE_MAX);
   for (std::size_t i = 0; i < charges.size(); ++i) {
     auto& c = charges[i];
-    if (c.what != endpoint::signin && !c.refund && !c.key_hash.empty()) {
+    if (c.what != endpoint::signin && !c.refunds() && !c.key_hash.empty()) {
       key_index[i] = hashes.size();
       hashes.push_back(c.key_hash);
     }
@@ -554,7 +553,7 @@ charged_batch apply_charges(storage::store& store, const quota_limits& limits,
                                                       : &keys[key_index[i]];
     plans.push_back(plan(limits, charges[i], key, now_unix, month));
     auto& op = plans.back().op;
-    if (op.mode == storage::counter_mode::count) {
+    if (op.mode == charge_mode::count) {
       // Calls counted ahead, never more than the limit's share; a charge without a caller
       // counts only those, and nothing at all against an address its key fell back to.
       auto ahead = i < reserve.size() ? std::min(reserve[i], op.limit / reserve_share) : 0;
@@ -562,7 +561,7 @@ charged_batch apply_charges(storage::store& store, const quota_limits& limits,
         ahead = 0;
       op.amount = (with_caller[i] ? 1 : 0) + ahead;
       if (op.amount == 0)
-        op.mode = storage::counter_mode::peek;
+        op.mode = charge_mode::peek;
     }
     out.counters.push_back(op);
   }
@@ -578,7 +577,7 @@ charged_batch apply_charges(storage::store& store, const quota_limits& limits,
   for (std::size_t i = 0; i < charges.size(); ++i) {
     auto& result = out.results[i];
     auto own = with_caller[i] && result.granted > 0 ? 1 : 0;
-    auto reserved = plans[i].op.mode == storage::counter_mode::count ? result.granted - own : 0;
+    auto reserved = plans[i].op.mode == charge_mode::count ? result.granted - own : 0;
     out.reserved.push_back(reserved);
     // The verdict shows the calls made, not the ones counted ahead.
     auto made = result;

@@ -21,6 +21,7 @@
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
 
+#include "net/api/quota.hpp"
 #include "net/api/target.hpp"
 #include "net/api/target_memory.hpp"
 #include "net/api/telemetry.hpp"
@@ -31,16 +32,8 @@ namespace netherscope::storage {
 
 // -- counters -------------------------------------------------------------------
 
-/// What one counter operation does.
-enum class counter_mode : std::uint8_t {
-  /// Adds amount, or as much of it as the limit leaves, unless the counter already reached
-  /// its limit.
-  count,
-  /// Only reads.
-  peek,
-  /// Takes amount back (never below zero).
-  refund,
-};
+/// What one counter operation does: the charge's own mode (net/api/quota.hpp).
+using counter_mode = charge_mode;
 
 /// One counter of a window, as the quota actor names it.
 struct counter_op {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "net/api/failure.hpp"
 
@@ -14,27 +15,6 @@ enum class endpoint : std::uint8_t { info, offer, signin };
 
 /// Whose quota a call counts against (SPEC §5).
 enum class quota_scope : std::uint8_t { ip, key };
-
-/// One call to count, only to look up (count = false), or to give back (refund = true).
-struct quota_charge {
-  endpoint what = endpoint::info;
-  /// The client's address (IPv4) or /64 prefix (IPv6).
-  std::string client;
-  /// SHA-256 of the API key sent, or empty for anonymous calls. The key never travels.
-  std::string key_hash;
-  bool count = true;
-  /// Gives back a call that was counted and then refused with 429 by the per-target limit:
-  /// a call refused with 429 does not count (PRODUCT.md "Quotas").
-  bool refund = false;
-  /// For a refund: the counter the call was charged to, from the charge's verdict (scope,
-  /// user id for scope key, and the reset that names its month). The key is not looked up
-  /// again, so a key revoked during the call cannot send the refund to a counter that was
-  /// never charged.
-  quota_scope charged_scope = quota_scope::ip;
-  std::uint64_t charged_user_id = 0;
-  std::int64_t charged_reset = 0;
-};
-
 
 /// Where a caller stands: SPEC 8.2's four headers, and whether the call may proceed.
 struct quota_verdict {
@@ -48,6 +28,63 @@ struct quota_verdict {
   std::int64_t reset = 0;
   /// The account's user id, for scope key.
   std::uint64_t user_id = 0;
+};
+
+/// What a charge does to its caller's counter; the store's counter operations take the same
+/// modes (storage::counter_op).
+enum class charge_mode : std::uint8_t {
+  /// Counts the call (or an amount of calls), as far as the limit leaves room, unless the
+  /// counter already reached its limit.
+  count,
+  /// Only looks up where the caller stands; counts nothing.
+  peek,
+  /// Gives back calls that were counted (never below zero).
+  refund,
+};
+
+/// One call to count, to look up, or to give back, against the quota of its caller.
+struct quota_charge {
+  endpoint what = endpoint::info;
+  /// The client's address (IPv4) or /64 prefix (IPv6).
+  std::string client;
+  /// SHA-256 of the API key sent, or empty for anonymous calls. The key never travels.
+  std::string key_hash;
+  charge_mode mode = charge_mode::count;
+  /// For a refund: the counter the call was charged to, from the charge's verdict (scope,
+  /// user id for scope key, and the reset that names its month). The key is not looked up
+  /// again, so a key revoked during the call cannot send the refund to a counter that was
+  /// never charged.
+  quota_scope charged_scope = quota_scope::ip;
+  std::uint64_t charged_user_id = 0;
+  std::int64_t charged_reset = 0;
+
+  /// A call to count against the quota of its caller.
+  static quota_charge count_call(endpoint what, std::string client, std::string key_hash) {
+    return {what, std::move(client), std::move(key_hash), charge_mode::count};
+  }
+
+  /// A look-up of where the caller stands, which counts nothing.
+  static quota_charge look_up(endpoint what, std::string client, std::string key_hash) {
+    return {what, std::move(client), std::move(key_hash), charge_mode::peek};
+  }
+
+  /// Gives back a call to the counter that charged, its charge's verdict, names: a call
+  /// refused with 429 by the per-target limit does not count (PRODUCT.md "Quotas").
+  static quota_charge refund_call(endpoint what, std::string client, std::string key_hash,
+                                  const quota_verdict& charged) {
+    return {what,           std::move(client), std::move(key_hash), charge_mode::refund,
+            charged.scope,  charged.user_id,   charged.reset};
+  }
+
+  /// Whether the charge counts calls.
+  bool counts() const noexcept {
+    return mode == charge_mode::count;
+  }
+
+  /// Whether the charge gives a call back.
+  bool refunds() const noexcept {
+    return mode == charge_mode::refund;
+  }
 };
 
 /// An account and this month's usage, as GET /api/account shows it.

@@ -103,7 +103,7 @@ struct durability_fixture {
       log.push_back({event::answer, {client}});
       answered.notify_all();
     };
-    caf::anon_send(actor, charge_atom::value, quota_charge{endpoint::info, client, {}, true},
+    caf::anon_send(actor, charge_atom::value, quota_charge::count_call(endpoint::info, client, {}),
                    std::move(then));
   }
 

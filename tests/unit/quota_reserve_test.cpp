@@ -98,7 +98,7 @@ struct reserve_fixture {
   /// Makes calls offer calls from client, one after another, each of them let through.
   void charge_ok(const quota_actor& actor, const std::string& client, int calls) {
     for (int i = 0; i < calls; ++i)
-      REQUIRE(charge(actor, quota_charge{endpoint::offer, client, {}, true}).error.ok());
+      REQUIRE(charge(actor, quota_charge::count_call(endpoint::offer, client, {})).error.ok());
   }
 
   /// What the file holds for the offer counter of an address this month.
@@ -127,7 +127,7 @@ struct reserve_fixture {
 };
 
 quota_charge offer_by(const std::string& client, const std::string& key_hash = {}) {
-  return quota_charge{endpoint::offer, client, key_hash, true};
+  return quota_charge::count_call(endpoint::offer, client, key_hash);
 }
 
 /// Sends calls charges from as many requesters at once and counts the verdicts that let the
@@ -245,11 +245,7 @@ TEST_CASE("quota reserve: a refund gives the call back to the reservation", "[qu
     last = f.charge(actor, offer_by("192.0.2.45"));
   REQUIRE(last.error.ok());
   CHECK(last.remaining == 1000000 - 10);
-  auto refund = offer_by("192.0.2.45");
-  refund.count = false;
-  refund.refund = true;
-  refund.charged_scope = last.scope;
-  refund.charged_reset = last.reset;
+  auto refund = quota_charge::refund_call(endpoint::offer, "192.0.2.45", {}, last);
   auto after = f.charge(actor, refund);
   CHECK(after.remaining == 1000000 - 9);
   auto next = f.charge(actor, offer_by("192.0.2.45"));

@@ -70,9 +70,8 @@ struct quota_fixture {
     return result;
   }
 
-  quota_verdict info(const std::string& client, const std::string& key_hash = {},
-                     bool count = true) {
-    return charge(quota_charge{endpoint::info, client, key_hash, count});
+  quota_verdict info(const std::string& client, const std::string& key_hash = {}) {
+    return charge(quota_charge::count_call(endpoint::info, client, key_hash));
   }
 
   std::string new_key(std::uint64_t user, const std::string& login) {
@@ -134,7 +133,7 @@ TEST_CASE("quota: endpoints and clients are counted apart", "[quota]") {
   quota_fixture f;
   f.info("198.51.100.7");
   CHECK(f.info("198.51.100.8").remaining == 2);
-  auto offer = f.charge(quota_charge{endpoint::offer, "198.51.100.7", {}, true});
+  auto offer = f.charge(quota_charge::count_call(endpoint::offer, "198.51.100.7", {}));
   CHECK(offer.limit == 2);
   CHECK(offer.remaining == 1);
 }
@@ -191,7 +190,7 @@ TEST_CASE("quota: unknown and revoked keys are 401 and charged to the IP", "[quo
 TEST_CASE("quota: looking up does not count", "[quota]") {
   quota_fixture f;
   f.info("198.51.100.7");
-  auto peek = f.info("198.51.100.7", {}, false);
+  auto peek = f.charge(quota_charge::look_up(endpoint::info, "198.51.100.7", {}));
   CHECK(peek.error.ok());
   CHECK(peek.remaining == 2);
   CHECK(f.info("198.51.100.7").remaining == 1);
@@ -220,7 +219,7 @@ TEST_CASE("quota: concurrent charges are all counted exactly once", "[quota]") {
   for (int i = 0; i < calls; ++i) {
     requesters.push_back(f.system->spawn([=, q = f.actor](caf::event_based_actor* a) {
       a->request(q, caf::infinite, charge_atom::value,
-                 quota_charge{endpoint::info, "198.51.100.7", {}, true})
+                 quota_charge::count_call(endpoint::info, "198.51.100.7", {}))
         .then(
           [=](quota_verdict& v) {
             std::lock_guard<std::mutex> guard{results->mutex};
@@ -321,12 +320,13 @@ TEST_CASE("keys actor: sign-in issues a key and one key is active", "[quota]") {
 TEST_CASE("quota: a refund gives one call back and never goes below zero", "[quota]") {
   quota_fixture f;
   f.info("198.51.100.7");
-  f.info("198.51.100.7");
-  auto refund = f.charge(quota_charge{endpoint::info, "198.51.100.7", {}, false, true});
+  auto charged = f.info("198.51.100.7");
+  auto give_back = quota_charge::refund_call(endpoint::info, "198.51.100.7", {}, charged);
+  auto refund = f.charge(give_back);
   CHECK(refund.error.ok());
   CHECK(refund.remaining == 2);
-  f.charge(quota_charge{endpoint::info, "198.51.100.7", {}, false, true});
-  auto floor = f.charge(quota_charge{endpoint::info, "198.51.100.7", {}, false, true});
+  f.charge(give_back);
+  auto floor = f.charge(give_back);
   CHECK(floor.remaining == 3);
   CHECK(f.info("198.51.100.7").remaining == 2);
 }
@@ -341,7 +341,7 @@ TEST_CASE("quota: sign-in callbacks have an hourly limit of their own", "[quota]
     f.info("198.51.100.7");
   CHECK(f.info("198.51.100.7").error.code == error_code::quota_exhausted);
   auto signin = [&](const std::string& client) {
-    return f.charge(quota_charge{endpoint::signin, client, {}, true});
+    return f.charge(quota_charge::count_call(endpoint::signin, client, {}));
   };
   CHECK(signin("198.51.100.7").error.ok());
   auto second = signin("198.51.100.7");
@@ -367,8 +367,8 @@ TEST_CASE("quota: a refund goes back to the counter that was charged", "[quota]"
   auto key = f.new_key(4242, "octocat");
   auto hash = net::hash_api_key(key);
   // The address has used its offer quota, partly; the key one call.
-  f.charge(quota_charge{endpoint::offer, "198.51.100.7", {}, true});
-  auto charged = f.charge(quota_charge{endpoint::offer, "198.51.100.7", hash, true});
+  f.charge(quota_charge::count_call(endpoint::offer, "198.51.100.7", {}));
+  auto charged = f.charge(quota_charge::count_call(endpoint::offer, "198.51.100.7", hash));
   REQUIRE(charged.error.ok());
   CHECK(charged.scope == quota_scope::key);
   CHECK(charged.remaining == 3);
@@ -381,14 +381,13 @@ TEST_CASE("quota: a refund goes back to the counter that was charged", "[quota]"
     REQUIRE_FALSE(t->commit());
   }
   // The per-target limit refuses the offer: the refund names the key's counter.
-  quota_charge refund{endpoint::offer, "198.51.100.7", hash, false, true,
-                      charged.scope, charged.user_id, charged.reset};
+  auto refund = quota_charge::refund_call(endpoint::offer, "198.51.100.7", hash, charged);
   auto after = f.charge(refund);
   CHECK(after.error.ok());
   CHECK(after.scope == quota_scope::key);
   CHECK(after.remaining == 4);
   // The address's counter, never charged for that call, still shows its one call.
-  CHECK(f.charge(quota_charge{endpoint::offer, "198.51.100.7", {}, false}).remaining == 1);
+  CHECK(f.charge(quota_charge::look_up(endpoint::offer, "198.51.100.7", {})).remaining == 1);
   auto t = storage::txn::begin(*f.env, false);
   REQUIRE(t);
   CHECK(*storage::read_count(*t, f.handles.usage,
@@ -405,8 +404,7 @@ TEST_CASE("quota: a refund across a month boundary goes to the month charged", "
   auto charged = f.info("198.51.100.7");
   f.clock->store(dec_1);
   f.info("198.51.100.7");
-  quota_charge refund{endpoint::info, "198.51.100.7", {}, false, true,
-                      charged.scope, 0, charged.reset};
+  auto refund = quota_charge::refund_call(endpoint::info, "198.51.100.7", {}, charged);
   f.charge(refund);
   auto t = storage::txn::begin(*f.env, false);
   REQUIRE(t);

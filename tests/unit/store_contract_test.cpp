@@ -283,7 +283,7 @@ TEST_CASE("store contract: quota charges through either store give the same verd
   store_under_test st{backend};
   INFO(backend);
   quota_limits limits{3, 5, 2, 4, 1};
-  quota_charge offer{endpoint::offer, "198.51.100.7", {}, true, false};
+  auto offer = quota_charge::count_call(endpoint::offer, "198.51.100.7", {});
   auto first = apply_charges(*st.first, limits, {offer, offer}, nov_22);
   REQUIRE(first.size() == 2);
   CHECK(first[0].error.ok());
@@ -295,14 +295,14 @@ TEST_CASE("store contract: quota charges through either store give the same verd
   CHECK(refused[0].error.code == error_code::quota_exhausted);
   CHECK(refused[0].error.retry_after == dec_1 - nov_22);
   // An unknown key is counted against the address and refused as unauthorized.
-  quota_charge keyed{endpoint::info, "198.51.100.8", std::string(32, 'k'), true, false};
+  auto keyed = quota_charge::count_call(endpoint::info, "198.51.100.8", std::string(32, 'k'));
   auto unknown = apply_charges(*st.first, limits, {keyed}, nov_22);
   CHECK(unknown[0].error.code == error_code::unauthorized);
   CHECK(unknown[0].scope == quota_scope::ip);
   CHECK(unknown[0].remaining == 2);
   // Sign-in attempts have their own hourly counter and code.
   // (At the real time: Redis expires a counter at its window's end by its own clock.)
-  quota_charge signin{endpoint::signin, "198.51.100.9", {}, true, false};
+  auto signin = quota_charge::count_call(endpoint::signin, "198.51.100.9", {});
   auto signins = apply_charges(*st.first, limits, {signin, signin}, std::time(nullptr));
   CHECK(signins[0].error.ok());
   CHECK(signins[1].error.code == error_code::signin_rate_limited);
