@@ -1,0 +1,153 @@
+// The quota actor's reservations as bookkeeping: no actor, no store. Each durable batch is
+// written by the test as the store would have answered it.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+
+#include "actors/quota_reservations.hpp"
+
+using namespace netherscope;
+using namespace std::chrono_literals;
+
+namespace {
+
+// 2026-11-22T12:00:00Z and the first second of December 2026.
+constexpr std::int64_t nov_22 = 1795348800;
+constexpr std::int64_t dec_1 = 1796083200;
+
+/// A durable batch of one counted call by 192.0.2.45 that also counted `reserved` ahead, the
+/// counter at `used` after it.
+charged_batch durable(std::uint64_t used, std::uint64_t reserved, std::uint64_t limit = 6400) {
+  charged_batch batch;
+  quota_verdict verdict;
+  verdict.limit = limit;
+  verdict.reset = dec_1;
+  verdict.remaining = limit - (used - reserved);
+  batch.verdicts.push_back(verdict);
+  storage::counter_op op;
+  op.endpoint = "offer";
+  op.scope = "ip";
+  op.subject = "192.0.2.45";
+  op.window = "2026-11";
+  op.limit = limit;
+  op.amount = 1 + reserved;
+  batch.counters.push_back(op);
+  batch.results.push_back({used, false, 1 + reserved});
+  batch.reserved.push_back(reserved);
+  return batch;
+}
+
+const auto call = quota_charge::count_call(endpoint::offer, "192.0.2.45", {});
+
+} // namespace
+
+TEST_CASE("quota reservations: one per endpoint and caller, none for sign-ins or when off",
+          "[quota][reserve]") {
+  quota_reservations off{0, 1000ms};
+  CHECK(off.id_of(call).empty());
+  quota_reservations book{64, 1000ms};
+  CHECK(book.id_of(call) == "offer|ip|192.0.2.45");
+  CHECK(book.id_of(quota_charge::count_call(endpoint::info, "192.0.2.45", "h")) == "info|key|h");
+  CHECK(book.id_of(quota_charge::count_call(endpoint::signin, "192.0.2.45", {})).empty());
+  // A refund goes where its charge counted: the address, when the key was refused.
+  quota_verdict on_ip;
+  CHECK(book.id_of(quota_charge::refund_call(endpoint::offer, "192.0.2.45", "h", on_ip))
+        == "offer|ip|192.0.2.45");
+}
+
+TEST_CASE("quota reservations: calls counted ahead answer the next calls, and the refill is "
+          "asked at half",
+          "[quota][reserve]") {
+  quota_reservations book{64, 1000ms};
+  auto id = book.id_of(call);
+  auto now = std::chrono::steady_clock::now();
+  // The batch counted 10 before, this call and 4 ahead.
+  auto batch = durable(15, 4);
+  auto verdict = batch.verdicts[0];
+  book.settle(id, call, 0, true, verdict, batch, 0, now, nov_22);
+  CHECK(verdict.remaining == 6400 - 11);
+  auto* r = book.find(id);
+  REQUIRE(r != nullptr);
+  CHECK(r->unused == 4);
+  REQUIRE(quota_reservations::usable(*r, now, nov_22));
+  CHECK_FALSE(quota_reservations::usable(*r, now + 1000ms, nov_22));
+  CHECK_FALSE(quota_reservations::usable(*r, now, dec_1));
+
+  // The first reservation of a busy caller is 4 (the actor asks it with the caller's next
+  // charge); the one answered here is taken as on its way and durable.
+  CHECK(book.next_size(*r) == 4);
+  r->in_flight = 0;
+  auto first = book.answer_call(*r);
+  REQUIRE(first);
+  CHECK(first->verdict.remaining == 6400 - 12);
+  CHECK(first->refill == 0);
+  auto second = book.answer_call(*r);
+  REQUIRE(second);
+  CHECK(second->verdict.remaining == 6400 - 13);
+  // Half used: the next reservation, twice the last, is asked and in flight.
+  CHECK(second->refill == 8);
+  CHECK(r->in_flight == 8);
+  CHECK(book.next_size(*r) == 0);
+  book.answer_call(*r);
+  book.answer_call(*r);
+  CHECK_FALSE(book.answer_call(*r));
+}
+
+TEST_CASE("quota reservations: never more ahead than the limit's share", "[quota][reserve]") {
+  quota_reservations book{1024, 1000ms};
+  auto id = book.id_of(call);
+  auto batch = durable(1, 0, 640);
+  auto verdict = batch.verdicts[0];
+  book.settle(id, call, 0, true, verdict, batch, 0, std::chrono::steady_clock::now(), nov_22);
+  auto* r = book.find(id);
+  REQUIRE(r != nullptr);
+  std::uint64_t size = 0;
+  for (int i = 0; i < 5; ++i) {
+    size = book.next_size(*r);
+    r->in_flight = 0;
+  }
+  CHECK(size == 640 / reserve_share);
+}
+
+TEST_CASE("quota reservations: what nobody used goes back to the store after the ttl",
+          "[quota][reserve]") {
+  quota_reservations book{64, 1000ms};
+  auto id = book.id_of(call);
+  auto now = std::chrono::steady_clock::now();
+  auto batch = durable(15, 4);
+  auto verdict = batch.verdicts[0];
+  book.settle(id, call, 0, true, verdict, batch, 0, now, nov_22);
+  book.sweep(now + 500ms, nov_22);
+  CHECK_FALSE(book.has_give_backs());
+  CHECK_FALSE(book.empty());
+  book.sweep(now + 1000ms, nov_22);
+  CHECK(book.empty());
+  auto back = book.take_give_backs();
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].mode == charge_mode::refund);
+  CHECK(back[0].amount == 4);
+  CHECK(back[0].subject == "192.0.2.45");
+  CHECK_FALSE(book.has_give_backs());
+}
+
+TEST_CASE("quota reservations: a refund of a counted call is kept for the next call",
+          "[quota][reserve]") {
+  quota_reservations book{64, 1000ms};
+  auto id = book.id_of(call);
+  auto now = std::chrono::steady_clock::now();
+  auto batch = durable(15, 4);
+  auto verdict = batch.verdicts[0];
+  book.settle(id, call, 0, true, verdict, batch, 0, now, nov_22);
+  auto* r = book.find(id);
+  REQUIRE(r != nullptr);
+  auto refund = quota_charge::refund_call(endpoint::offer, "192.0.2.45", {}, verdict);
+  auto kept = book.take_refund(*r, refund);
+  REQUIRE(kept);
+  CHECK(kept->remaining == 6400 - 10);
+  CHECK(r->unused == 5);
+  // A refund for another month's counter goes to the store.
+  quota_verdict october = verdict;
+  october.reset = dec_1 - 30 * 86400;
+  CHECK_FALSE(book.take_refund(
+    *r, quota_charge::refund_call(endpoint::offer, "192.0.2.45", {}, october)));
+}
