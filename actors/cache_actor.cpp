@@ -31,16 +31,17 @@ offer_reply from_fallback(offer_cache::fallback&& entry) {
   return reply;
 }
 
-// Shows the board what the cache now holds for a target: its plain hit, or nothing (an
-// answer too large to keep replaced the entry with none).
+// Shows the io threads' boards what the cache now holds for a target: its plain hit, or
+// nothing (an answer too large to keep replaced the entry with none). The body is copied once
+// here and shared by every board.
 void publish(cache_state& st, const target& where, offer_cache::clock_type::time_point stored,
              bool probed) {
-  if (!st.settings.board)
+  if (!st.settings.publish_hits)
     return;
+  board_update update{where, nullptr, stored, probed};
   if (auto hit = st.cache.fresh(where, stored))
-    st.settings.board->publish(where, *hit->body, stored, probed);
-  else
-    st.settings.board->withdraw(where);
+    update.body = std::make_shared<const std::string>(*hit->body);
+  st.settings.publish_hits(std::move(update));
 }
 
 std::int64_t unix_of(offer_cache::wall_clock::time_point t) {

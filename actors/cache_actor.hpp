@@ -22,9 +22,9 @@ struct cache_settings {
   std::function<offer_cache::clock_type::time_point()> now = offer_cache::clock_type::now;
   /// The clock whose time replies show as retrievedAt and expiresAt; tests replace it.
   std::function<offer_cache::wall_clock::time_point()> wall_now = offer_cache::wall_clock::now;
-  /// Where the cache publishes its plain hits for the edge bridge (actors/hit_board.hpp);
-  /// none when nothing reads them.
-  std::shared_ptr<hit_board> board;
+  /// Where the cache publishes its plain hits for the io threads' boards, which the edge
+  /// bridge reads (actors/hit_board.hpp); none when nothing reads them.
+  board_publisher publish_hits;
   /// A store shared across hosts (Redis), through which replicas share cached offers and one
   /// flight per target; null (or a store that is not shared) keeps both in this process.
   std::shared_ptr<storage::store> shared{};

@@ -1,43 +1,22 @@
 #include "actors/edge_bridge.hpp"
 
-#include <atomic>
 #include <memory>
 
 #include <caf/send.hpp>
 
-#include "net/api/api_json.hpp"
-#include "net/api/telemetry.hpp"
+#include "net/api/offer_outcome.hpp"
 
 namespace netherscope {
 
 namespace {
 
-/// What the sink shares among its copies: the fronts, the turn counter and the hit path.
+/// What one sink keeps: the fronts, its turn among them and its io thread's hit path. Only
+/// that io thread calls the sink, so none of it needs a lock.
 struct bridge_state {
   std::vector<front_actor> fronts;
-  std::atomic<std::size_t> next{0};
+  std::size_t next = 0;
   hit_path hits;
 };
-
-// The reply to a cached offer once its charge has a verdict: the same outcome the front
-// gives a hit (front_actor.cpp, serve_offer), so both ways answer alike.
-api_outcome hit_outcome(quota_verdict&& verdict, const hit_board::hit& hit,
-                        const std::vector<std::uint16_t>& expected) {
-  api_outcome outcome;
-  if (verdict.error.ok()) {
-    if (expected.empty())
-      outcome.shared_body = hit.body;
-    else
-      outcome.body = net::with_expected_ports(*hit.body, expected);
-    outcome.age = hit.age;
-    process_telemetry().count_cache_hit();
-  } else {
-    outcome.error = verdict.error;
-  }
-  outcome.has_quota = true;
-  outcome.quota = std::move(verdict);
-  return outcome;
-}
 
 } // namespace
 
@@ -52,9 +31,15 @@ bool answer_from_board(const hit_path& hits, api_call& call) {
     return false;
   auto charge = quota_charge::count_call(endpoint::offer, std::move(call.client),
                                          std::move(call.key_hash));
-  verdict_fn then = [reply = std::move(call.reply), hit = std::move(*hit),
-                     expected = std::move(call.expect_ports)](quota_verdict&& verdict) {
-    reply(hit_outcome(std::move(verdict), hit, expected));
+  // Called on the quota actor's thread once the charge is durable. It only moves the verdict
+  // and the hit into the outcome and hands it to the reply, which takes it to the connection's
+  // io thread; the body is read there (finish_offer).
+  verdict_fn then = [reply = std::move(call.reply), body = std::move(hit->body), age = hit->age,
+                     expected = std::move(call.expect_ports)](quota_verdict&& verdict) mutable {
+    auto outcome = offer_outcome(std::move(verdict), {}, std::move(body), age,
+                                 std::move(expected));
+    outcome.board_hit = true;
+    reply(std::move(outcome));
   };
   caf::anon_send(hits.quotas, charge_atom::value, std::move(charge), std::move(then));
   return true;
@@ -69,7 +54,7 @@ call_sink make_edge_bridge(std::vector<front_actor> fronts, hit_path hits) {
       return;
     if (state->fronts.empty())
       return;
-    auto index = state->next.fetch_add(1, std::memory_order_relaxed) % state->fronts.size();
+    auto index = state->next++ % state->fronts.size();
     caf::anon_send(state->fronts[index], std::move(call));
   };
 }

@@ -1,9 +1,10 @@
 // The bridge from the HTTP edge into the actors.
 //
-// The edge hands each validated call to a call_sink (net/api/call.hpp). This makes the sink
-// that deals calls round robin to the front actors, so the edge never names an actor type.
-// A cached offer takes a shorter way: the sink finds the cache's fresh answer on the hit
-// board and sends only the charge to the quota actor, whose verdict completes the reply.
+// The edge hands each validated call to a call_sink (net/api/call.hpp). This makes the sinks
+// that deal calls round robin to the front actors, so the edge never names an actor type.
+// There is one sink per io_context, called only on that context's one thread: a cached offer
+// takes a shorter way through the hit board that thread owns (actors/hit_board.hpp), and only
+// the charge goes to the quota actor, whose verdict comes back as a value in the reply.
 #pragma once
 
 #include <memory>
@@ -15,17 +16,18 @@
 
 namespace netherscope {
 
-/// What the cache-hit path needs: the cache actor's published hits and the quota actor.
-/// Without a board every call goes to the fronts.
+/// What the cache-hit path needs: the hit board of the io thread the sink serves, and the
+/// quota actor. Without a board every call goes to the fronts.
 struct hit_path {
   std::shared_ptr<const hit_board> board;
   quota_actor quotas;
 };
 
-/// A sink that enqueues each call into one of fronts in turn, or, for an offer the hit board
-/// answers, a charge into the quota actor. It never blocks: anon_send only appends to a
-/// mailbox, the board's lock is held for one map lookup, and the reply comes back through the
-/// call's own callback. The sink holds the actor handles until it is destroyed.
+/// A sink for the calls of one io thread: it enqueues each call into one of fronts in turn,
+/// or, for an offer the thread's hit board answers, a charge into the quota actor. It never
+/// blocks and takes no lock: anon_send only appends to a mailbox, the board is this thread's
+/// own, and the reply comes back through the call's own callback. Call it on that io thread
+/// only. The sink holds the actor handles until it is destroyed.
 call_sink make_edge_bridge(std::vector<front_actor> fronts, hit_path hits = {});
 
 /// Answers call from the board when it is an offer the board holds a fresh answer for: sends

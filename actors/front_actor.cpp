@@ -6,7 +6,7 @@
 
 #include "actors/check_flow.hpp"
 #include "net/base/log.hpp"
-#include "net/api/api_json.hpp"
+#include "net/api/offer_outcome.hpp"
 #include "net/base/crypto.hpp"
 
 namespace netherscope {
@@ -61,17 +61,15 @@ void serve_offer(front_actor::pointer self, const front_peers& peers,
   // would cost every call a trip through CAF's clock thread.
   self->request(peers.cache, caf::infinite, offer_atom::value, std::move(req))
     .then(
-      [=, reply = call.reply, expected = std::move(call.expect_ports)](offer_reply& r) {
-        api_outcome outcome;
-        outcome.error = std::move(r.error);
-        if (outcome.error.ok()) {
-          // The cache has put its fields in already; only expected ports need the body read.
-          outcome.body = expected.empty() ? std::move(r.body)
-                                          : net::with_expected_ports(r.body, expected);
-          outcome.age = r.age;
-        }
-        if (outcome.error.code != error_code::target_rate_limited) {
-          reply(with_quota(std::move(outcome), verdict));
+      [=, reply = call.reply, expected = std::move(call.expect_ports)](offer_reply& r) mutable {
+        auto limited = r.error.code == error_code::target_rate_limited;
+        std::shared_ptr<const std::string> body;
+        if (r.error.ok())
+          body = std::make_shared<const std::string>(std::move(r.body));
+        auto outcome = offer_outcome(quota_verdict{verdict}, std::move(r.error), std::move(body),
+                                     r.age, std::move(expected));
+        if (!limited) {
+          reply(std::move(outcome));
           return;
         }
         // The per-target limit refused it after the call was counted: give the call back,
@@ -82,9 +80,7 @@ void serve_offer(front_actor::pointer self, const front_peers& peers,
               auto refunded = after.error.code != error_code::unavailable;
               reply(with_quota(std::move(outcome), refunded ? after : verdict));
             },
-            [reply, outcome, verdict](caf::error&) mutable {
-              reply(with_quota(std::move(outcome), verdict));
-            });
+            [reply, outcome](caf::error&) mutable { reply(std::move(outcome)); });
       },
       [reply = call.reply, verdict](caf::error& err) {
         reply(with_quota(lost_reply(err), verdict));

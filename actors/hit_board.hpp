@@ -1,16 +1,19 @@
-// The hit board: the cache actor's fresh answers, published for the edge bridge to read.
+// The hit board: a copy of the cache actor's fresh answers on each io thread, for the edge
+// bridge to answer a cached offer from.
 //
-// A cached offer is the product's hot path. Answered through the actors it crossed six
-// threads (io thread, front, quota, front, cache, front, io thread), and each crossing is a
-// futex wake-up: docs/BENCHMARKS.md measured the kernel's task switching at half the
-// service's CPU time and the cached offer at 0.37-0.41 of nginx. With the board the bridge
-// finds a fresh answer on the io thread and only the durable charge crosses threads (io
-// thread, quota, io thread).
+// A cached offer is the product's hot path. Through the actors it crosses six threads (io
+// thread, front, quota, front, cache, front, io thread), and each crossing wakes a thread.
+// With the board the bridge finds a fresh answer on the io thread that read the request, and
+// only the durable charge crosses threads (io thread, quota, io thread).
 //
-// The cache actor stays the only writer and the owner of every decision (what is stored,
-// single flight, stale fallback); the board holds copies of its plain hits and answers
-// "fresh or not" with the same lifetime rule. A board miss is never an answer: the call then
-// takes the actors' path, so a board that forgot an entry costs speed, never correctness.
+// Nothing here is shared between threads. Each io thread owns one board, and only that
+// thread reads it (the bridge, actors/edge_bridge.hpp) or writes it (apply): the cache actor
+// publishes each change as a value (board_update) through a board_publisher that app/ wires
+// to every io_context's reply inbox, and each io thread applies the changes to its own board
+// in the order they were published. The cache actor stays the owner of every decision (what
+// is stored, single flight, stale fallback); a board holds copies of its plain hits and
+// answers "fresh or not" with the same lifetime rule. A board miss is never an answer: the
+// call then takes the actors' path, so a board that is behind costs speed, never correctness.
 #pragma once
 
 #include <cstdint>
@@ -19,14 +22,29 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <shared_mutex>
 #include <string>
 
 #include "actors/offer_cache.hpp"
 
 namespace netherscope {
 
-/// Fresh cached offers, written by the cache actor and read by any thread.
+/// One change of what the cache holds for a target, as the boards learn it.
+struct board_update {
+  target key;
+  /// The plain-hit body as served (with the cache's fields in it), shared by every board;
+  /// null withdraws key (the cache no longer holds a fresh answer for it).
+  std::shared_ptr<const std::string> body;
+  /// When the cache stored the answer, on the cache's clock.
+  offer_cache::clock_type::time_point stored;
+  /// Whether the answer carries reachability.
+  bool probed = false;
+};
+
+/// Hands one update to every io thread's board; called on the cache actor's thread, so it
+/// only moves the value on (app/ wires it to each io_context's reply inbox).
+using board_publisher = std::function<void(board_update)>;
+
+/// Fresh cached offers, as one io thread knows them; used by that thread alone.
 class hit_board {
 public:
   using clock_type = offer_cache::clock_type;
@@ -40,24 +58,16 @@ public:
   /// lim gives the lifetime of a plain hit and the bounds; now is the cache's clock.
   hit_board(offer_cache::limits lim, std::function<clock_type::time_point()> now);
 
-  /// Publishes the plain-hit body of target key, stored at stored; probed says whether it
-  /// carries reachability. Replaces what was published for key, then drops the oldest entries
-  /// beyond the bounds.
-  void publish(const target& key, std::string hit_body, clock_type::time_point stored,
-               bool probed);
-
-  /// Withdraws key (the cache no longer holds a fresh answer for it).
-  void withdraw(const target& key);
+  /// Applies an update: its body replaces what was published for its key, then the oldest
+  /// entries beyond the bounds go; an update without a body withdraws its key.
+  void apply(const board_update& update);
 
   /// The answer for key if it is still fresh now and, when need_probe, carries reachability.
   std::optional<hit> find(const target& key, bool need_probe) const;
 
-  /// The cache's clock.
-  clock_type::time_point now() const {
-    return now_();
+  std::size_t size() const noexcept {
+    return entries_.size();
   }
-
-  std::size_t size() const;
 
 private:
   struct entry {
@@ -71,9 +81,6 @@ private:
 
   offer_cache::limits limits_;
   std::function<clock_type::time_point()> now_;
-  // Readers (two io threads) far outnumber the writer (one cache actor, once per upstream
-  // offer), so readers share the lock.
-  mutable std::shared_mutex mutex_;
   std::map<target, entry> entries_;
   /// Keys from oldest to newest publication.
   std::list<target> order_;

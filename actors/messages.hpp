@@ -204,8 +204,10 @@ using cache_actor
                      caf::reacts_to<shared_atom, target, bool, std::string, std::string,
                                     std::int64_t, bool>>;
 
-/// Receives a charge's verdict where no actor waits for it: called on the quota actor's
-/// thread after the charge is durable, so it must only hand the verdict on, never block.
+/// Hands a charge's verdict to an io thread where no actor waits for it: called on the quota
+/// actor's thread once the charge is durable, it only moves the verdict into the call's
+/// outcome and hands that on to the connection's io thread, which builds the reply. It never
+/// blocks and does no other work.
 using verdict_fn = std::function<void(quota_verdict&&)>;
 
 /// Counts a call or reports where a caller stands. A charge with a verdict_fn is answered by

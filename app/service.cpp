@@ -28,6 +28,7 @@
 #include "net/upstream/ice_check.hpp"
 #include "net/upstream/oauth.hpp"
 #include "net/http/listener.hpp"
+#include "net/http/reply_inbox.hpp"
 #include "net/http/signin.hpp"
 #include "app/identity.hpp"
 #include "storage/meta_records.hpp"
@@ -417,9 +418,27 @@ struct service_actors {
   memory_actor memory;
   /// The per-target offer limit replicas share; none unless the store is shared across hosts.
   offer_gate_actor gate;
-  /// The cache's fresh answers, for the bridge's cache-hit path (actors/hit_board.hpp).
-  std::shared_ptr<hit_board> board;
+  /// The cache's fresh answers for the bridges' cache-hit path, one board per io_context
+  /// in the listener's order (actors/hit_board.hpp).
+  std::vector<std::shared_ptr<hit_board>> boards;
 };
+
+/// Makes one hit board per io_context, and the publisher that hands the cache actor's
+/// updates to each through its context's reply inbox: each board is then written, as it is
+/// read, only on its own io thread.
+board_publisher make_boards(const std::vector<asio::io_context*>& contexts,
+                            const cache_settings& cache_cfg,
+                            std::vector<std::shared_ptr<hit_board>>& boards) {
+  std::vector<std::pair<net::reply_inbox*, std::shared_ptr<hit_board>>> copies;
+  for (auto* context : contexts) {
+    boards.push_back(std::make_shared<hit_board>(cache_cfg.limits, cache_cfg.now));
+    copies.emplace_back(&asio::use_service<net::reply_inbox>(*context), boards.back());
+  }
+  return [copies = std::move(copies)](board_update update) {
+    for (auto& [inbox, board] : copies)
+      inbox->push([board = board, update] { board->apply(update); });
+  };
+}
 
 /// What every probe shares.
 probe_deps make_probe_deps(const config& cfg, const upstream_clients& clients,
@@ -469,7 +488,8 @@ front_settings make_front_settings(const config& cfg, const stored_secrets& secr
 /// Spawns every long-lived actor, the peers first and then one front per actor thread.
 service_actors spawn_actors(caf::actor_system& system, const config& cfg,
                             const opened_store& store, const stored_secrets& secrets,
-                            const upstream_clients& clients) {
+                            const upstream_clients& clients,
+                            const std::vector<asio::io_context*>& contexts) {
   service_actors actors;
   auto& peers = actors.peers;
   auto unix_now = []() -> std::int64_t { return std::time(nullptr); };
@@ -489,8 +509,7 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
   peers.registry = system.spawn(probe_registry, make_probe_deps(cfg, clients, secrets,
                                                                 actors.memory, actors.gate));
   auto cache_cfg = make_cache_settings(cfg, store.shared);
-  actors.board = std::make_shared<hit_board>(cache_cfg.limits, cache_cfg.now);
-  cache_cfg.board = actors.board;
+  cache_cfg.publish_hits = make_boards(contexts, cache_cfg, actors.boards);
   peers.cache = system.spawn(cache, peers.registry, std::move(cache_cfg));
   quota_limits limits{cfg.limit_info_ip, cfg.limit_info_key, cfg.limit_offer_ip,
                       cfg.limit_offer_key, cfg.limit_signin_per_hour};
@@ -536,7 +555,7 @@ void serve(io_pool& pool, const std::shared_ptr<net::listener>& lst, net::server
 /// Tells the long-lived actors to exit, since they end only when told; the actor system waits
 /// for them on destruction.
 void stop_actors(net::server_context& ctx, service_actors& actors) {
-  ctx.set_call_sink({});
+  ctx.set_call_sinks({});
   for (auto& f : actors.fronts)
     caf::anon_send_exit(f, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(actors.peers.cache, caf::exit_reason::user_shutdown);
@@ -579,8 +598,13 @@ int run_service(const config& cfg) {
   caf_cfg.set("scheduler.max-threads", static_cast<std::size_t>(cfg.actor_threads));
   caf_cfg.set("scheduler.policy", caf::atom_from_string(cfg.actor_scheduler));
   caf::actor_system system{caf_cfg};
-  auto actors = spawn_actors(system, cfg, *store, *secrets, *clients);
-  ctx.set_call_sink(make_edge_bridge(actors.fronts, {actors.board, actors.peers.quotas}));
+  auto actors = spawn_actors(system, cfg, *store, *secrets, *clients, pool.all());
+  // One sink per io_context, each with that context's board, as the listener deals
+  // connections to them.
+  std::vector<call_sink> sinks;
+  for (auto& board : actors.boards)
+    sinks.push_back(make_edge_bridge(actors.fronts, {board, actors.peers.quotas}));
+  ctx.set_call_sinks(std::move(sinks));
 
   serve(pool, lst, ctx, cfg);
   clients->targets->stop();

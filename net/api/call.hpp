@@ -66,12 +66,18 @@ struct api_outcome {
   failure error;
   /// The JSON body of a successful info or offer reply.
   std::string body;
-  /// Instead of body: a cached offer's body, shared with the hit board. The edge copies it
-  /// once, on its own thread, so the thread that completed the call (the quota actor's, for a
-  /// cache hit) copies nothing.
+  /// Instead of body: an offer's body as the cache or the target gave it, shared with the
+  /// hit boards. The edge copies it once, on its own thread, so the thread that completed the
+  /// call (the quota actor's, for a cache hit) copies nothing.
   std::shared_ptr<const std::string> shared_body;
   /// For an offer served from the cache: the Age header's value in seconds; -1 for none.
   std::int64_t age = -1;
+  /// For an offer: the UDP ports the caller expects. The edge adds the warning for ports the
+  /// answer does not use when it renders the outcome (finish_offer, net/api/offer_outcome).
+  std::vector<std::uint16_t> expect_ports;
+  /// For an offer the edge bridge answered from its io thread's hit board: no cache actor saw
+  /// the call, so the edge counts the cache hit when it renders the outcome (finish_offer).
+  bool board_hit = false;
   /// Where the caller stands; has_quota is false for routes outside the quotas.
   bool has_quota = false;
   quota_verdict quota;

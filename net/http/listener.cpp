@@ -26,12 +26,6 @@ listener::listener(asio::io_context& ioc, const tcp::endpoint& endpoint, server_
     acceptor_.listen(asio::socket_base::max_listen_connections, ec);
 }
 
-reply_inbox& listener::inbox_of(tcp::socket& socket) {
-  // do_accept made every socket on a strand of one of session_contexts_, all io_contexts.
-  auto& owner = asio::query(socket.get_executor(), asio::execution::context);
-  return asio::use_service<reply_inbox>(static_cast<asio::io_context&>(owner));
-}
-
 void listener::run() {
   do_accept();
 }
@@ -54,13 +48,13 @@ void listener::do_accept() {
   // shared by all threads left the first thread doing most of the work (TOOLCHAIN.md §6).
   // Each connection still gets its own strand, since actor replies post onto it from other
   // threads.
-  auto& context = *session_contexts_[next_context_++ % session_contexts_.size()];
-  acceptor_.async_accept(asio::make_strand(context),
+  auto context = next_context_++ % session_contexts_.size();
+  acceptor_.async_accept(asio::make_strand(*session_contexts_[context]),
                          boost::beast::bind_front_handler(&listener::on_accept,
-                                                          shared_from_this()));
+                                                          shared_from_this(), context));
 }
 
-void listener::on_accept(boost::system::error_code ec, tcp::socket socket) {
+void listener::on_accept(std::size_t context, boost::system::error_code ec, tcp::socket socket) {
   if (ec == asio::error::operation_aborted || !acceptor_.is_open())
     return;
   if (ec) {
@@ -82,11 +76,11 @@ void listener::on_accept(boost::system::error_code ec, tcp::socket socket) {
   auto peer = socket.remote_endpoint(peer_ec).address();
   // Without a peer the client left already; there is nothing to serve.
   if (!peer_ec)
-    admit(std::move(socket), peer);
+    admit(std::move(socket), peer, context);
   do_accept();
 }
 
-void listener::admit(tcp::socket&& socket, const asio::ip::address& peer) {
+void listener::admit(tcp::socket&& socket, const asio::ip::address& peer, std::size_t context) {
   auto admission = ctx_.admit(peer);
   switch (admission.verdict) {
     case admission_verdict::admitted_by_eviction:
@@ -96,7 +90,9 @@ void listener::admit(tcp::socket&& socket, const asio::ip::address& peer) {
       log_pressure();
       [[fallthrough]];
     case admission_verdict::admitted:
-      start_session(std::move(socket), ctx_, inbox_of(socket), peer, admission.id);
+      start_session(std::move(socket), ctx_,
+                    asio::use_service<reply_inbox>(*session_contexts_[context]), context, peer,
+                    admission.id);
       return;
     case admission_verdict::refused_source_full:
     case admission_verdict::refused_over_fair_share:

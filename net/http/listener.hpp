@@ -20,7 +20,8 @@ class listener : public std::enable_shared_from_this<listener> {
 public:
   /// Binds and listens; ec reports a failure (address in use, permission). Connections are
   /// dealt round robin to session_contexts (each run by one thread of its own), or served on
-  /// ioc when none are given.
+  /// ioc when none are given; a connection of session_contexts[i] hands its calls to the
+  /// server context's call sink i.
   listener(boost::asio::io_context& ioc, const boost::asio::ip::tcp::endpoint& endpoint,
            server_context& ctx, boost::system::error_code& ec,
            std::vector<boost::asio::io_context*> session_contexts = {});
@@ -36,10 +37,10 @@ public:
 
 private:
   void do_accept();
-  void on_accept(boost::system::error_code ec, boost::asio::ip::tcp::socket socket);
-  void admit(boost::asio::ip::tcp::socket&& socket, const boost::asio::ip::address& peer);
-  /// The reply inbox of the io_context the socket was accepted onto.
-  reply_inbox& inbox_of(boost::asio::ip::tcp::socket& socket);
+  void on_accept(std::size_t context, boost::system::error_code ec,
+                 boost::asio::ip::tcp::socket socket);
+  void admit(boost::asio::ip::tcp::socket&& socket, const boost::asio::ip::address& peer,
+             std::size_t context);
   void log_pressure();
 
   boost::asio::io_context& ioc_;
@@ -53,9 +54,11 @@ private:
 };
 
 /// Starts serving one accepted connection from peer, which holds the slot ticket (released
-/// when the session ends).
+/// when the session ends). The socket belongs to the listener's io_context number context,
+/// whose reply inbox is inbox and whose call sink the session's calls go to.
 void start_session(boost::asio::ip::tcp::socket&& socket, server_context& ctx, reply_inbox& inbox,
-                   const boost::asio::ip::address& peer, connection_slots::ticket ticket);
+                   std::size_t context, const boost::asio::ip::address& peer,
+                   connection_slots::ticket ticket);
 
 /// Answers an accepted connection with a 503 that says why, and closes it.
 void reject_connection(boost::asio::ip::tcp::socket&& socket, std::string why);

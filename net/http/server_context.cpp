@@ -44,8 +44,8 @@ server_context::server_context(server_settings settings, std::string openapi_jso
   // nop
 }
 
-void server_context::set_call_sink(call_sink sink) {
-  sink_ = std::move(sink);
+void server_context::set_call_sinks(std::vector<call_sink> sinks) {
+  sinks_ = std::move(sinks);
 }
 
 connection_slots::admission server_context::admit(const boost::asio::ip::address& peer) {
@@ -58,11 +58,11 @@ connection_slots::admission server_context::admit(const boost::asio::ip::address
   return slots_.admit(source_of(addr), exempt);
 }
 
-void server_context::submit(api_call&& call) {
-  // The sink only enqueues; the reply comes back through the call's callback, which posts
-  // onto the session's strand, so no Asio thread ever waits.
-  if (sink_)
-    sink_(std::move(call));
+void server_context::submit(api_call&& call, std::size_t context) {
+  // The sink only enqueues; the reply comes back through the call's callback, which hands it
+  // to the session's io thread, so no Asio thread ever waits.
+  if (context < sinks_.size() && sinks_[context])
+    sinks_[context](std::move(call));
 }
 
 } // namespace netherscope::net

@@ -79,10 +79,12 @@ class server_context {
 public:
   server_context(server_settings settings, std::string openapi_json);
 
-  /// Where calls go: a function that enqueues them and never blocks. Set once before the
-  /// listener starts, and to an empty function at shutdown so no actor handle it holds
-  /// outlives the actor system.
-  void set_call_sink(call_sink sink);
+  /// Where calls go: one sink per io_context, in the order the listener deals connections to
+  /// them (sinks[i] serves the connections of its session_contexts[i]), each a function that
+  /// enqueues and never blocks. A sink is called only on its io_context's one thread, so what
+  /// it owns needs no lock. Set once before the listener starts, and emptied at shutdown so no
+  /// actor handle they hold outlives the actor system.
+  void set_call_sinks(std::vector<call_sink> sinks);
 
   const server_settings& settings() const noexcept {
     return settings_;
@@ -92,9 +94,10 @@ public:
     return openapi_;
   }
 
-  /// Hands a call on through the call sink. Never blocks: the sink only enqueues a message.
-  /// Without a sink the call is dropped, and its reply guard answers it.
-  void submit(api_call&& call);
+  /// Hands a call on through the call sink of the io_context it was read on (its index in the
+  /// listener's contexts), on that context's thread. Never blocks: the sink only enqueues a
+  /// message. Without a sink the call is dropped, and its reply guard answers it.
+  void submit(api_call&& call, std::size_t context);
 
   /// Marks the start of shutdown: API calls get 503 and connections stop being kept alive.
   void begin_draining() noexcept {
@@ -132,7 +135,7 @@ public:
 
 private:
   server_settings settings_;
-  call_sink sink_;
+  std::vector<call_sink> sinks_;
   std::string openapi_;
   std::atomic<bool> draining_{false};
   connection_slots slots_;

@@ -24,6 +24,7 @@
 #include <boost/json/object.hpp>
 
 #include "net/api/error_table.hpp"
+#include "net/api/offer_outcome.hpp"
 #include "net/base/log.hpp"
 #include "net/http/access_log.hpp"
 #include "net/http/client_request.hpp"
@@ -130,12 +131,13 @@ struct slot {
 
 class session : public std::enable_shared_from_this<session> {
 public:
-  session(tcp::socket&& socket, server_context& ctx, reply_inbox& inbox,
+  session(tcp::socket&& socket, server_context& ctx, reply_inbox& inbox, std::size_t context,
           const asio::ip::address& peer, connection_slots::ticket ticket)
     : stream_(std::move(socket)),
       idle_timer_(stream_.get_executor()),
       ctx_(ctx),
       inbox_(inbox),
+      context_(context),
       connection_(ctx.connections),
       peer_(peer),
       ticket_(ticket) {
@@ -411,7 +413,7 @@ private:
       });
     }, ctx_.pending);
     queue_.push_back(std::move(s));
-    ctx_.submit(std::move(call));
+    ctx_.submit(std::move(call), context_);
   }
 
   void push_answer(route_decision&& decision, const request& req,
@@ -432,6 +434,7 @@ private:
     auto code = outcome.error.ok() ? std::string_view{} : lookup(outcome.error.code).machine_code;
     metrics_snapshot m{&ctx_.requests, ctx_.connections.load(), ctx_.in_flight.load(),
                        outcome.probes, outcome.cache_entries, &process_telemetry()};
+    finish_offer(outcome);
     auto res = render_api(std::move(outcome), kind, version, keep_alive,
                           ctx_.settings().secure_cookies);
     if (metrics) {
@@ -548,6 +551,9 @@ private:
   server_context& ctx_;
   /// Where replies finished on other threads come back to this session's io thread.
   reply_inbox& inbox_;
+  /// The io_context this session runs on, by its index among the listener's: its calls go
+  /// to that context's call sink.
+  std::size_t context_;
   counted connection_;
   asio::ip::address peer_;
   connection_slots::ticket ticket_;
@@ -571,8 +577,9 @@ private:
 } // namespace
 
 void start_session(tcp::socket&& socket, server_context& ctx, reply_inbox& inbox,
-                   const asio::ip::address& peer, connection_slots::ticket ticket) {
-  std::make_shared<session>(std::move(socket), ctx, inbox, peer, ticket)->run();
+                   std::size_t context, const asio::ip::address& peer,
+                   connection_slots::ticket ticket) {
+  std::make_shared<session>(std::move(socket), ctx, inbox, context, peer, ticket)->run();
 }
 
 void reject_connection(tcp::socket&& socket, std::string why) {

@@ -1,4 +1,5 @@
-// The hit board: the cache actor's fresh answers, as the edge bridge reads them.
+// The hit board: the cache actor's fresh answers, as an io thread's bridge reads them once
+// the updates the cache actor published are applied.
 #include <catch2/catch.hpp>
 
 #include "actors/hit_board.hpp"
@@ -18,6 +19,16 @@ struct board_fixture {
     limits.max_bytes = max_bytes;
     board = std::make_unique<hit_board>(limits, [this] { return now; });
   }
+
+  /// Applies what the cache actor publishes for a new answer stored now.
+  void publish(const target& key, std::string body, bool probed) {
+    board->apply({key, std::make_shared<const std::string>(std::move(body)), now, probed});
+  }
+
+  /// Applies what the cache actor publishes when it no longer holds a fresh answer for key.
+  void withdraw(const target& key) {
+    board->apply({key, nullptr, now, false});
+  }
 };
 
 target at(std::uint16_t port) {
@@ -29,7 +40,7 @@ target at(std::uint16_t port) {
 TEST_CASE("hit board: an answer is a hit until the cache's lifetime ends, with its age",
           "[cache]") {
   board_fixture f;
-  f.board->publish(at(19132), R"({"cached":true})", f.now, false);
+  f.publish(at(19132), R"({"cached":true})", false);
   f.now += 119s;
   auto hit = f.board->find(at(19132), false);
   REQUIRE(hit);
@@ -43,8 +54,8 @@ TEST_CASE("hit board: an answer is a hit until the cache's lifetime ends, with i
 TEST_CASE("hit board: a call that asks for reachability only hits a probed answer",
           "[cache]") {
   board_fixture f;
-  f.board->publish(at(1), "plain", f.now, false);
-  f.board->publish(at(2), "probed", f.now, true);
+  f.publish(at(1), "plain", false);
+  f.publish(at(2), "probed", true);
   CHECK_FALSE(f.board->find(at(1), true));
   CHECK(f.board->find(at(1), false));
   CHECK(f.board->find(at(2), true));
@@ -52,17 +63,17 @@ TEST_CASE("hit board: a call that asks for reachability only hits a probed answe
 
 TEST_CASE("hit board: a new answer replaces the old one and withdraw removes it", "[cache]") {
   board_fixture f;
-  f.board->publish(at(1), "old", f.now, false);
+  f.publish(at(1), "old", false);
   f.now += 100s;
-  f.board->publish(at(1), "new", f.now, false);
+  f.publish(at(1), "new", false);
   auto hit = f.board->find(at(1), false);
   REQUIRE(hit);
   CHECK(*hit->body == "new");
   CHECK(hit->age == 0);
   // A body read before the replacement stays valid for its reader.
-  f.board->publish(at(1), "newer", f.now, false);
+  f.publish(at(1), "newer", false);
   CHECK(*hit->body == "new");
-  f.board->withdraw(at(1));
+  f.withdraw(at(1));
   CHECK_FALSE(f.board->find(at(1), false));
   CHECK(f.board->size() == 0);
 }
@@ -70,13 +81,13 @@ TEST_CASE("hit board: a new answer replaces the old one and withdraw removes it"
 TEST_CASE("hit board: the oldest answers go beyond the bounds of entries and bytes",
           "[cache]") {
   board_fixture f{2, 10};
-  f.board->publish(at(1), "aaaa", f.now, false);
-  f.board->publish(at(2), "bbbb", f.now, false);
-  f.board->publish(at(3), "cccc", f.now, false);
+  f.publish(at(1), "aaaa", false);
+  f.publish(at(2), "bbbb", false);
+  f.publish(at(3), "cccc", false);
   CHECK(f.board->size() == 2);
   CHECK_FALSE(f.board->find(at(1), false));
   CHECK(f.board->find(at(3), false));
-  f.board->publish(at(4), "dddddddd", f.now, false);
+  f.publish(at(4), "dddddddd", false);
   CHECK(f.board->size() == 1);
   CHECK(f.board->find(at(4), false));
 }
