@@ -210,10 +210,11 @@ void start_offer(probe_pointer self, target_memory recalled, bool recalled_ok,
   req.path = "/v1/join/" + network_id;
   req.content_type = "application/sdp";
   req.body = net::build_offer(*params);
-  // Answers are a few KB; 1 MiB is every known implementation's own limit.
+  // As large as any known implementation lets an answer be, so only a hostile target meets
+  // the limit.
   req.body_limit = 1024 * 1024;
   req.total_timeout = st.deps.settings.answer_timeout;
-  req.limiter = st.deps.limiter;
+  req.limited = true;
   auto handle = caf::actor_cast<probe_actor>(self);
   auto offer_ufrag = params->ice_ufrag;
   net::offer_context context;

@@ -28,14 +28,12 @@ struct probe_settings {
   std::chrono::milliseconds recall_deadline{2000};
 };
 
-/// What every probe shares: settings, the HTTP client, our identity and the offer limit.
+/// What every probe shares: settings, the HTTP client (which keeps the per-target offer limit),
+/// and our identity.
 struct probe_deps {
   probe_settings settings;
   std::shared_ptr<net::http_client> client;
   std::shared_ptr<const net::local_identity> identity;
-  /// At most N upstream offers per server per minute (PRODUCT.md "Quotas"), counted per
-  /// resolved address across every spelling of the target.
-  std::shared_ptr<net::offer_limiter> limiter;
   /// Runs the connectivity checks of offers made with probe: true; without one (tests of the
   /// probe alone) such offers are answered without checks.
   std::shared_ptr<net::ice_checker> checker;

@@ -355,6 +355,7 @@ net::client_settings target_client_settings(const config& cfg) {
   client_cfg.ca_file = cfg.upstream_ca_file;
   client_cfg.user_agent = cfg.user_agent;
   client_cfg.dns = dns_settings_of(cfg);
+  client_cfg.offers_per_minute = cfg.offers_per_target_per_minute;
   return client_cfg;
 }
 
@@ -452,9 +453,10 @@ probe_deps make_probe_deps(const config& cfg, const upstream_clients& clients,
   deps.settings.tls_detect_timeout = cfg.tls_detect_timeout;
   deps.settings.scheme_lifetime = cfg.scheme_memory;
   deps.memory = std::move(memory);
-  deps.limiter = std::make_shared<net::offer_limiter>(cfg.offers_per_target_per_minute);
+  // The client counts offers against the per-target limit (net/upstream/offer_limiter), and
+  // on a store shared across hosts asks the gate every replica shares after its own limit.
   if (gate)
-    deps.limiter->share(gate_through(std::move(gate)));
+    clients.targets->share_offer_gate(gate_through(std::move(gate)));
   deps.client = clients.targets;
   deps.checker = clients.checks;
   deps.identity = secrets.identity;

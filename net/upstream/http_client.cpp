@@ -37,9 +37,10 @@ std::shared_ptr<http_client> http_client::make(asio::io_context& ioc, client_set
   auto resolver = dns_resolver::make(ioc, settings.dns, error);
   if (!resolver)
     return nullptr;
+  auto per_minute = settings.offers_per_minute;
   auto st = std::shared_ptr<state>(new state{
     ioc, asio::ssl::context{asio::ssl::context::tls_client}, std::move(settings),
-    std::move(resolver)});
+    std::move(resolver), asio::make_strand(ioc), offer_limiter{per_minute}});
   beast::error_code ec;
   st->tls.set_default_verify_paths(ec);
   if (ec) {
@@ -66,6 +67,10 @@ void http_client::fetch(fetch_request request, std::function<void(fetch_result&&
   std::make_shared<fetch_op>(state_, std::move(request), std::move(done))->start();
 }
 
+void http_client::share_offer_gate(shared_offer_gate gate) {
+  state_->limiter.share(std::move(gate));
+}
+
 // -- fetch_op: setup ----------------------------------------------------------
 
 fetch_op::fetch_op(std::shared_ptr<http_client::state> st, fetch_request req,
@@ -74,7 +79,7 @@ fetch_op::fetch_op(std::shared_ptr<http_client::state> st, fetch_request req,
     req_(std::move(req)),
     done_(std::move(done)),
     deadline_(clock_type::now() + req_.total_timeout),
-    strand_(asio::make_strand(st_->ioc)),
+    strand_(st_->strand),
     resolve_timer_(strand_) {
   switch (req_.where.tls) {
     case tls_mode::auto_detect:
@@ -204,15 +209,15 @@ void fetch_op::use_endpoints(std::vector<tcp::endpoint> candidates) {
     return fail(error_code::forbidden_target,
                 "target " + target_text() + " refused: " + first_refusal);
   }
-  if (req_.limiter) {
+  if (req_.limited) {
     std::vector<std::string> servers;
     for (auto& ep : endpoints_)
       servers.push_back(host_for_url(ep.address().to_string()) + ":" + std::to_string(ep.port()));
-    auto wait = req_.limiter->try_start(servers, clock_type::now());
+    auto wait = st_->limiter.try_start(servers, clock_type::now());
     if (wait > std::chrono::seconds::zero())
       return refuse_for_limit(servers.front(), wait);
     limited_ = std::move(servers);
-    if (req_.limiter->gate().start)
+    if (st_->limiter.gate().start)
       return ask_shared_gate();
   }
   next_attempt();
@@ -221,7 +226,7 @@ void fetch_op::use_endpoints(std::vector<tcp::endpoint> candidates) {
 void fetch_op::refuse_for_limit(const std::string& server, std::chrono::seconds wait) {
   fetch_result result;
   result.error = make_failure(error_code::target_rate_limited,
-                              "at most " + std::to_string(req_.limiter->per_minute())
+                              "at most " + std::to_string(st_->limiter.per_minute())
                                 + " fresh offers per minute, one at a time, go to the server at "
                                 + server + "; retry in " + std::to_string(wait.count()) + " s");
   result.error.retry_after = static_cast<std::uint32_t>(wait.count());
@@ -255,7 +260,7 @@ void fetch_op::ask_shared_gate() {
                        {{"server", self->limited_.front()}, {"waited_ms", budget.count()}});
     self->next_attempt();
   });
-  req_.limiter->gate().start(
+  st_->limiter.gate().start(
     limited_, gate_owner_, [self = shared_from_this()](std::chrono::seconds wait) {
       asio::post(self->strand_, [self, wait] { self->on_shared_gate(wait); });
     });
@@ -271,7 +276,7 @@ void fetch_op::on_shared_gate(std::chrono::seconds wait) {
   resolve_timer_.cancel();
   if (wait > std::chrono::seconds::zero()) {
     // Refused for every replica: this process's own record of the start goes too.
-    req_.limiter->cancel(limited_);
+    st_->limiter.cancel(limited_);
     auto server = limited_.front();
     limited_.clear();
     gate_owner_.clear();
@@ -401,9 +406,9 @@ void fetch_op::finish(fetch_result&& result) {
     return;
   finished_ = true;
   if (!limited_.empty()) {
-    req_.limiter->finish(limited_);
+    st_->limiter.finish(limited_);
     if (!gate_owner_.empty())
-      req_.limiter->gate().finish(limited_, gate_owner_);
+      st_->limiter.gate().finish(limited_, gate_owner_);
   }
   // No TLS close_notify exchange: the response is complete, and a peer that never answers
   // close_notify would hold the connection until the deadline.

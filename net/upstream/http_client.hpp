@@ -85,9 +85,9 @@ struct fetch_request {
   /// than refused before anything is sent. Only for requests that carry nothing secret, such
   /// as a probe's status check or offer; never for requests with credentials.
   bool accept_untrusted_certificate = false;
-  /// For offers: the per-server limit, checked against the resolved addresses before
-  /// connecting; a refusal is target_rate_limited with retry_after.
-  std::shared_ptr<offer_limiter> limiter;
+  /// For offers: counts against the client's per-server offer limit, checked against the
+  /// resolved addresses before connecting; a refusal is target_rate_limited with retry_after.
+  bool limited = false;
 };
 
 /// What the target answered, or why it did not.
@@ -111,9 +111,13 @@ struct client_settings {
   std::string user_agent = "libhttpclient/1.0.0.0";
   /// How names are looked up (c-ares on the io_context; no thread waits for a name server).
   dns_settings dns;
+  /// The per-server limit on the fetches marked limited (offers): at most this many per
+  /// minute to one resolved address and port, and one at a time.
+  unsigned offers_per_minute = 6;
 };
 
-/// Makes fetches on an io_context; thread-safe, cheap to share.
+/// Makes fetches on an io_context; thread-safe, cheap to share. Every fetch runs on the
+/// client's one strand, which also owns the per-server offer limit.
 class http_client {
 public:
   /// Creates a client; returns null and sets error when the TLS setup fails (bad CA file)
@@ -123,6 +127,10 @@ public:
 
   /// Starts a fetch; done runs exactly once, on an io thread, and must not block.
   void fetch(fetch_request request, std::function<void(fetch_result&&)> done);
+
+  /// Lets a shared gate (the limit replicas on one store share) have the last word on limited
+  /// fetches after this client's own limit. Call it once, before the first fetch.
+  void share_offer_gate(shared_offer_gate gate);
 
   /// Stops the resolver (closes its sockets, drops pending lookups); call after the
   /// io_context stopped and before it is destroyed.

@@ -37,6 +37,11 @@ struct http_client::state {
   asio::ssl::context tls;
   client_settings settings;
   std::shared_ptr<dns_resolver> resolver;
+  /// Where every fetch of the client runs. The service runs each io_context on one thread,
+  /// so one strand costs no parallelism there, and the limiter below has one owner.
+  asio::strand<asio::io_context::executor_type> strand;
+  /// The per-server offer limit; used only on strand.
+  offer_limiter limiter;
 };
 
 /// The most interim (1xx) responses a fetch skips before the final one. RFC 9110 §15.2 sets

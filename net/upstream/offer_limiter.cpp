@@ -12,7 +12,6 @@ constexpr auto window = std::chrono::minutes(1);
 
 std::chrono::seconds offer_limiter::try_start(const std::vector<std::string>& servers,
                                               clock_type::time_point now) {
-  std::lock_guard<std::mutex> guard{mutex_};
   forget_old(now);
   auto wait = clock_type::duration::zero();
   for (auto& name : servers) {
@@ -41,7 +40,6 @@ std::chrono::seconds offer_limiter::try_start(const std::vector<std::string>& se
 }
 
 void offer_limiter::finish(const std::vector<std::string>& servers) {
-  std::lock_guard<std::mutex> guard{mutex_};
   for (auto& name : servers) {
     auto i = servers_.find(name);
     if (i != servers_.end() && i->second.in_flight > 0)
@@ -50,7 +48,6 @@ void offer_limiter::finish(const std::vector<std::string>& servers) {
 }
 
 void offer_limiter::cancel(const std::vector<std::string>& servers) {
-  std::lock_guard<std::mutex> guard{mutex_};
   for (auto& name : servers) {
     auto i = servers_.find(name);
     if (i == servers_.end())
@@ -65,7 +62,6 @@ void offer_limiter::cancel(const std::vector<std::string>& servers) {
 }
 
 std::size_t offer_limiter::tracked() {
-  std::lock_guard<std::mutex> guard{mutex_};
   forget_old(clock_type::now());
   return servers_.size();
 }

@@ -5,6 +5,9 @@
 // "localhost" and every name a wildcard DNS zone offers each have their own allowance, and
 // each offer may hold one of the server's UDP ports. So the limit counts per resolved
 // address and port, after the address policy, across every spelling and TLS mode.
+//
+// It has one owner: the client to targets (net/upstream/http_client) keeps it and uses it
+// only on its strand, where every fetch of that client runs, so it needs no lock.
 #pragma once
 
 #include <chrono>
@@ -12,7 +15,6 @@
 #include <deque>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -30,7 +32,7 @@ struct shared_offer_gate {
   std::function<void(const std::vector<std::string>& servers, const std::string& owner)> finish;
 };
 
-/// Thread-safe: fetches on different io threads share it.
+/// The per-server counts of one process; not thread-safe (its owner serializes every use).
 class offer_limiter {
 public:
   using clock_type = std::chrono::steady_clock;
@@ -79,7 +81,6 @@ private:
 
   unsigned per_minute_;
   shared_offer_gate gate_;
-  std::mutex mutex_;
   std::map<std::string, server> servers_;
   clock_type::time_point last_sweep_{};
 };

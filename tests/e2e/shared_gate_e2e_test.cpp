@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -15,7 +16,6 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "net/upstream/http_client.hpp"
-#include "net/upstream/offer_limiter.hpp"
 #include "support/http.hpp"
 #include "support/loopback_client.hpp"
 
@@ -32,46 +32,66 @@ struct gate_log {
   std::vector<std::string> owners_finished;
 };
 
+/// The service's client to targets, with a shared gate that answers as the test says, and
+/// what the gate was asked.
+struct gated_client {
+  /// How the gate answers a start: at once, later (keeping done), or never.
+  using answer_fn
+    = std::function<void(boost::asio::io_context&, net::shared_offer_gate::done_fn)>;
+
+  boost::asio::io_context ioc;
+  std::shared_ptr<net::http_client> client = loopback_client(ioc, 10);
+  std::shared_ptr<gate_log> log = std::make_shared<gate_log>();
+  answer_fn answer;
+
+  explicit gated_client(answer_fn how) : answer(std::move(how)) {
+    net::shared_offer_gate gate;
+    gate.start = [this](const std::vector<std::string>&, const std::string& owner,
+                        net::shared_offer_gate::done_fn done) {
+      {
+        std::lock_guard<std::mutex> guard{log->mutex};
+        log->owners_started.push_back(owner);
+      }
+      answer(ioc, std::move(done));
+    };
+    gate.finish = [log = log](const std::vector<std::string>&, const std::string& owner) {
+      std::lock_guard<std::mutex> guard{log->mutex};
+      log->owners_finished.push_back(owner);
+    };
+    client->share_offer_gate(std::move(gate));
+  }
+
+  ~gated_client() {
+    client->stop();
+  }
+
+  /// One fetch of the target's join status, counted against the per-target offer limit.
+  net::fetch_result fetch(unsigned port) {
+    net::fetch_request req;
+    req.where = target{"127.0.0.1", static_cast<std::uint16_t>(port), tls_mode::off};
+    req.connect_timeout = 400ms;
+    req.total_timeout = 5000ms;
+    req.limited = true;
+    std::optional<net::fetch_result> result;
+    client->fetch(std::move(req), [&](net::fetch_result&& r) { result = std::move(r); });
+    ioc.restart();
+    ioc.run_for(10s);
+    REQUIRE(result);
+    return std::move(*result);
+  }
+};
+
 struct gate_run {
   net::fetch_result result;
   std::shared_ptr<gate_log> log;
-  std::shared_ptr<net::offer_limiter> limiter;
 };
 
-/// One fetch of the target's join status under a limiter whose shared gate calls answer(done)
+/// One fetch of the target's join status on a client whose shared gate calls answer(done)
 /// when asked; answer may keep done to call later, or never.
-gate_run fetch_gated(unsigned port,
-                     std::function<void(boost::asio::io_context&, net::shared_offer_gate::done_fn)>
-                       answer) {
-  boost::asio::io_context ioc;
-  auto client = loopback_client(ioc);
-  auto log = std::make_shared<gate_log>();
-  auto limiter = std::make_shared<net::offer_limiter>(10);
-  net::shared_offer_gate gate;
-  gate.start = [&ioc, log, answer](const std::vector<std::string>&, const std::string& owner,
-                                   net::shared_offer_gate::done_fn done) {
-    {
-      std::lock_guard<std::mutex> guard{log->mutex};
-      log->owners_started.push_back(owner);
-    }
-    answer(ioc, std::move(done));
-  };
-  gate.finish = [log](const std::vector<std::string>&, const std::string& owner) {
-    std::lock_guard<std::mutex> guard{log->mutex};
-    log->owners_finished.push_back(owner);
-  };
-  limiter->share(std::move(gate));
-  net::fetch_request req;
-  req.where = target{"127.0.0.1", static_cast<std::uint16_t>(port), tls_mode::off};
-  req.connect_timeout = 400ms;
-  req.total_timeout = 5000ms;
-  req.limiter = limiter;
-  std::optional<net::fetch_result> result;
-  client->fetch(std::move(req), [&](net::fetch_result&& r) { result = std::move(r); });
-  ioc.run_for(10s);
-  client->stop();
-  REQUIRE(result);
-  return {std::move(*result), log, limiter};
+gate_run fetch_gated(unsigned port, gated_client::answer_fn answer) {
+  gated_client gated{std::move(answer)};
+  auto result = gated.fetch(port);
+  return {std::move(result), gated.log};
 }
 
 /// A gate that answers at once: go (zero) or wait this long.
@@ -96,14 +116,19 @@ TEST_CASE("shared gate e2e: a gate that says go lets the fetch through and is fr
 TEST_CASE("shared gate e2e: a gate that says wait refuses the fetch with target_rate_limited",
           "[e2e][redis]") {
   fake_target_process fake;
-  auto run = fetch_gated(fake.port(), answers_at_once(std::chrono::seconds{17}));
-  CHECK(run.result.error.code == error_code::target_rate_limited);
-  CHECK(run.result.error.retry_after == 17);
-  // Nothing reached the target, and this process's own record of the start was taken back.
+  gated_client gated{answers_at_once(std::chrono::seconds{17})};
+  auto refused = gated.fetch(fake.port());
+  CHECK(refused.error.code == error_code::target_rate_limited);
+  CHECK(refused.error.retry_after == 17);
+  // Nothing reached the target.
   CHECK(fake.stats().at("status_requests").to_number<std::int64_t>() == 0);
-  CHECK(run.limiter->try_start({"127.0.0.1:" + std::to_string(fake.port())},
-                               net::offer_limiter::clock_type::now())
-        == std::chrono::seconds::zero());
+  // This process's own record of the start was taken back: the next offer, which the gate
+  // lets go, is not held by this process's one-at-a-time rule.
+  gated.answer = answers_at_once(std::chrono::seconds{0});
+  auto next = gated.fetch(fake.port());
+  INFO(next.error.message);
+  CHECK(next.error.ok());
+  CHECK(fake.stats().at("status_requests").to_number<std::int64_t>() == 1);
 }
 
 TEST_CASE("shared gate e2e: a gate that never answers costs the connect deadline, and the "
