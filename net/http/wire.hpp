@@ -1,10 +1,11 @@
 // A response as the bytes that go on the wire, in one buffer.
 //
 // Beast's serializer hands the socket a chain of small buffers (the status line, then each
-// field's name, separator, value and line end) and walks that chain on every write. Measured
-// under 64 connections of cached offers, walking it was about 8% of the io threads' time
-// (tools/bench, docs/BENCHMARKS.md 2026-11-26); one contiguous buffer costs a single append
-// per piece. The bytes are the ones Beast writes: the test holds the two side by side.
+// field's name, separator, value and line end) and walks that chain on every write; for a
+// small reply such as a cached offer the walk is a large part of an io thread's work per
+// response (docs/BENCHMARKS.md has the profile). One contiguous buffer costs a single append
+// per piece and one buffer per write. The bytes are the ones Beast writes: the test holds the two side
+// by side.
 #pragma once
 
 #include <string>
