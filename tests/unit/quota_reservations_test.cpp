@@ -39,6 +39,33 @@ charged_batch durable(std::uint64_t used, std::uint64_t reserved, std::uint64_t 
 
 const auto call = quota_charge::count_call(endpoint::offer, "192.0.2.45", {});
 
+/// Reservations of at most max calls that last a second, and the caller's reservation.
+struct book_fixture {
+  quota_reservations book;
+  std::string id;
+  std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now();
+
+  explicit book_fixture(std::uint64_t max = 64) : book(max, 1000ms), id(book.id_of(call)) {
+    // nop
+  }
+
+  /// Settles a durable batch of one counted call (durable's arguments) and returns the
+  /// verdict its caller gets.
+  quota_verdict settle(std::uint64_t used, std::uint64_t reserved, std::uint64_t limit = 6400) {
+    auto batch = durable(used, reserved, limit);
+    auto verdict = batch.verdicts[0];
+    book.settle(id, call, 0, true, verdict, batch, 0, now, nov_22);
+    return verdict;
+  }
+
+  /// The caller's reservation, which must exist.
+  reservation& held() {
+    auto* r = book.find(id);
+    REQUIRE(r != nullptr);
+    return *r;
+  }
+};
+
 } // namespace
 
 TEST_CASE("quota reservations: one per endpoint and caller, none for sign-ins or when off",
@@ -58,16 +85,12 @@ TEST_CASE("quota reservations: one per endpoint and caller, none for sign-ins or
 TEST_CASE("quota reservations: calls counted ahead answer the next calls, and the refill is "
           "asked at half",
           "[quota][reserve]") {
-  quota_reservations book{64, 1000ms};
-  auto id = book.id_of(call);
-  auto now = std::chrono::steady_clock::now();
+  book_fixture f;
+  auto& book = f.book;
+  auto now = f.now;
   // The batch counted 10 before, this call and 4 ahead.
-  auto batch = durable(15, 4);
-  auto verdict = batch.verdicts[0];
-  book.settle(id, call, 0, true, verdict, batch, 0, now, nov_22);
-  CHECK(verdict.remaining == 6400 - 11);
-  auto* r = book.find(id);
-  REQUIRE(r != nullptr);
+  CHECK(f.settle(15, 4).remaining == 6400 - 11);
+  auto* r = &f.held();
   CHECK(r->unused == 4);
   REQUIRE(quota_reservations::usable(*r, now, nov_22));
   CHECK_FALSE(quota_reservations::usable(*r, now + 1000ms, nov_22));
@@ -94,29 +117,23 @@ TEST_CASE("quota reservations: calls counted ahead answer the next calls, and th
 }
 
 TEST_CASE("quota reservations: never more ahead than the limit's share", "[quota][reserve]") {
-  quota_reservations book{1024, 1000ms};
-  auto id = book.id_of(call);
-  auto batch = durable(1, 0, 640);
-  auto verdict = batch.verdicts[0];
-  book.settle(id, call, 0, true, verdict, batch, 0, std::chrono::steady_clock::now(), nov_22);
-  auto* r = book.find(id);
-  REQUIRE(r != nullptr);
+  book_fixture f{1024};
+  f.settle(1, 0, 640);
+  auto& r = f.held();
   std::uint64_t size = 0;
   for (int i = 0; i < 5; ++i) {
-    size = book.next_size(*r);
-    r->in_flight = 0;
+    size = f.book.next_size(r);
+    r.in_flight = 0;
   }
   CHECK(size == 640 / reserve_share);
 }
 
 TEST_CASE("quota reservations: what nobody used goes back to the store after the ttl",
           "[quota][reserve]") {
-  quota_reservations book{64, 1000ms};
-  auto id = book.id_of(call);
-  auto now = std::chrono::steady_clock::now();
-  auto batch = durable(15, 4);
-  auto verdict = batch.verdicts[0];
-  book.settle(id, call, 0, true, verdict, batch, 0, now, nov_22);
+  book_fixture f;
+  auto& book = f.book;
+  auto now = f.now;
+  f.settle(15, 4);
   book.sweep(now + 500ms, nov_22);
   CHECK_FALSE(book.has_give_backs());
   CHECK_FALSE(book.empty());
@@ -132,14 +149,10 @@ TEST_CASE("quota reservations: what nobody used goes back to the store after the
 
 TEST_CASE("quota reservations: a refund of a counted call is kept for the next call",
           "[quota][reserve]") {
-  quota_reservations book{64, 1000ms};
-  auto id = book.id_of(call);
-  auto now = std::chrono::steady_clock::now();
-  auto batch = durable(15, 4);
-  auto verdict = batch.verdicts[0];
-  book.settle(id, call, 0, true, verdict, batch, 0, now, nov_22);
-  auto* r = book.find(id);
-  REQUIRE(r != nullptr);
+  book_fixture f;
+  auto& book = f.book;
+  auto verdict = f.settle(15, 4);
+  auto* r = &f.held();
   auto refund = quota_charge::refund_call(endpoint::offer, "192.0.2.45", {}, verdict);
   auto kept = book.take_refund(*r, refund);
   REQUIRE(kept);
