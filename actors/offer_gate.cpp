@@ -34,13 +34,20 @@ offer_gate_actor::behavior_type offer_gate(std::shared_ptr<storage::store> store
 }
 
 net::shared_offer_gate gate_through(offer_gate_actor gate) {
+  // Weak references: the client to targets keeps these functions, and it outlives the actor
+  // system, which waits for the detached gate until no strong reference to it is left.
+  auto weak = caf::actor_cast<caf::actor_addr>(gate);
   net::shared_offer_gate out;
-  out.start = [gate](const std::vector<std::string>& servers, const std::string& owner,
+  out.start = [weak](const std::vector<std::string>& servers, const std::string& owner,
                      net::shared_offer_gate::done_fn done) {
-    caf::anon_send(gate, gate_atom::value, servers, owner, gate_fn{std::move(done)});
+    // A gate that is gone (the service stops) never answers: the fetch goes on when the
+    // connect deadline ends the wait, as for a slow gate.
+    if (auto strong = caf::actor_cast<offer_gate_actor>(weak))
+      caf::anon_send(strong, gate_atom::value, servers, owner, gate_fn{std::move(done)});
   };
-  out.finish = [gate](const std::vector<std::string>& servers, const std::string& owner) {
-    caf::anon_send(gate, release_atom::value, servers, owner);
+  out.finish = [weak](const std::vector<std::string>& servers, const std::string& owner) {
+    if (auto strong = caf::actor_cast<offer_gate_actor>(weak))
+      caf::anon_send(strong, release_atom::value, servers, owner);
   };
   return out;
 }

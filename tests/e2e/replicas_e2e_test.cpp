@@ -2,6 +2,8 @@
 // and ride out Redis going away and coming back.
 #include <catch2/catch.hpp>
 
+#include <signal.h>
+
 #include <regex>
 #include <thread>
 
@@ -249,4 +251,17 @@ TEST_CASE("replicas e2e: over rediss:// with a password two replicas share one q
   for (auto* svc : {&a, &b})
     for (auto& line : svc->process().lines())
       CHECK(line.find("s3cret-pass") == std::string::npos);
+}
+
+TEST_CASE("replicas e2e: a replica on Redis that sent an offer through the shared gate stops "
+          "on SIGTERM and exits 0",
+          "[e2e][redis]") {
+  // Whatever outlives the actor system (the client to targets keeps the gate's functions)
+  // must not keep a detached actor alive, or the exit waits for it forever.
+  redis_server redis;
+  fake_target_process fake;
+  service_process svc{{"--store", redis.url()}};
+  REQUIRE(offer_call(svc, fake.port()).status == 200);
+  svc.process().signal(SIGTERM);
+  CHECK(svc.process().wait(10s) == 0);
 }
