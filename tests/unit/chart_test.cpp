@@ -16,10 +16,12 @@
 
 #include "net/http/badge.hpp"
 #include "net/http/chart.hpp"
+#include "support/history_rows.hpp"
 #include "support/xml_check.hpp"
 
 using namespace netherscope::net;
 using namespace netherscope::net::api;
+using netherscope::test::check_row;
 using netherscope::net::http::band_cells;
 using netherscope::net::http::chart_summary;
 using netherscope::net::http::colours_of;
@@ -30,16 +32,6 @@ namespace pt = boost::property_tree;
 namespace {
 
 constexpr std::int64_t h0 = 1760000400;  // an hour's start, and a 15-minute cell's
-
-history_row check(std::int64_t at, verdict_code verdict, std::optional<std::uint32_t> players = {},
-                  std::optional<std::uint32_t> max_players = {}) {
-  history_row row;
-  row.at = at;
-  row.verdict = verdict;
-  row.players = players;
-  row.max_players = max_players;
-  return row;
-}
 
 /// A 24h slice whose window ends with the cell that starts at h0.
 history_slice day_slice(std::vector<history_row> rows) {
@@ -136,14 +128,14 @@ TEST_CASE("chart: cells show the class most of their checks had, ties to the wor
           "[chart]") {
   auto slice = day_slice({
     // The last cell (h0 .. h0+900): one joinable, one offline: a tie, so offline.
-    check(h0 + 10, verdict_code::joinable), check(h0 + 20, verdict_code::offline),
+    check_row(h0 + 10, verdict_code::joinable), check_row(h0 + 20, verdict_code::offline),
     // The cell before: two joinable, one signalling_only: joinable.
-    check(h0 - 800, verdict_code::joinable), check(h0 - 700, verdict_code::joinable),
-    check(h0 - 600, verdict_code::signalling_only),
+    check_row(h0 - 800, verdict_code::joinable), check_row(h0 - 700, verdict_code::joinable),
+    check_row(h0 - 600, verdict_code::signalling_only),
     // Two cells before: one joinable, one auth_required (up): a tie, so up.
-    check(h0 - 1700, verdict_code::joinable), check(h0 - 1600, verdict_code::auth_required),
+    check_row(h0 - 1700, verdict_code::joinable), check_row(h0 - 1600, verdict_code::auth_required),
     // Outside the window: ignored.
-    check(h0 + 900, verdict_code::offline), check(h0 - 86400 - 1, verdict_code::offline),
+    check_row(h0 + 900, verdict_code::offline), check_row(h0 - 86400 - 1, verdict_code::offline),
   });
   auto cells = band_cells(slice);
   REQUIRE(cells.size() == 96);
@@ -167,8 +159,8 @@ TEST_CASE("chart: a day's chart has 96 cells in the colours of their classes", "
     auto verdict = t < h0 - 2 * 3600   ? verdict_code::joinable
                    : t < h0 - 3600     ? verdict_code::signalling_only
                                        : verdict_code::offline;
-    rows.push_back(verdict == verdict_code::offline ? check(t, verdict)
-                                                   : check(t, verdict, 7, 20));
+    rows.push_back(verdict == verdict_code::offline ? check_row(t, verdict)
+                                                   : check_row(t, verdict, 7, 20));
   }
   auto slice = day_slice(rows);
   auto svg = render_chart("play.example.com", 19132, slice);
@@ -224,11 +216,11 @@ TEST_CASE("chart: hours fill the longer ranges' cells", "[chart]") {
   slice.window = window_for(slice.range, h0);
   // Two hours in the last 2-hour cell: 10 joinable checks and 30 offline, so offline.
   auto last = slice.window.to - 7200;
-  auto first = fold_hours({check(last, verdict_code::joinable, 3, 10)});
+  auto first = fold_hours({check_row(last, verdict_code::joinable, 3, 10)});
   first[0].checks = 10;
   first[0].online = 10;
   first[0].joinable = 10;
-  auto second = fold_hours({check(last + 3600, verdict_code::offline)});
+  auto second = fold_hours({check_row(last + 3600, verdict_code::offline)});
   second[0].checks = 30;
   slice.hours = {first[0], second[0]};
   auto cells = band_cells(slice);
@@ -259,7 +251,7 @@ TEST_CASE("chart: no checks yet draws an empty band and says so", "[chart]") {
 }
 
 TEST_CASE("chart: a host is text, never markup, and a long one is cut to fit", "[chart]") {
-  auto slice = day_slice({check(h0 - 60, verdict_code::joinable, 1, 5)});
+  auto slice = day_slice({check_row(h0 - 60, verdict_code::joinable, 1, 5)});
   auto hostile = "<script>alert(1)</script>&\"'";
   auto svg = render_chart(hostile, 19132, slice);
   check_safe_and_legible(svg);
@@ -287,7 +279,8 @@ TEST_CASE("chart: the size stays bounded whatever the history holds", "[chart]")
   for (std::int64_t t = h0 - 86400 + 900; t < h0 + 900; t += 5) {
     auto i = static_cast<std::uint32_t>((t / 5) % 7);
     auto verdict = static_cast<verdict_code>(1 + (t / 5) % 9);
-    rows.push_back(i == 3 ? check(t, verdict) : check(t, verdict, i * 1000003u, 4000000000u));
+    rows.push_back(i == 3 ? check_row(t, verdict)
+                          : check_row(t, verdict, i * 1000003u, 4000000000u));
   }
   auto svg = render_chart("play.example.com", 65535, day_slice(rows));
   check_safe_and_legible(svg);
@@ -298,7 +291,7 @@ TEST_CASE("chart: the size stays bounded whatever the history holds", "[chart]")
   for (std::int64_t c = 0; c < 304; ++c) {
     auto t = sparse.window.from + c * 86400 / 304 + 1;
     auto verdict = static_cast<verdict_code>(1 + c % 9);
-    sparse.rows.push_back(c % 2 ? check(t, verdict) : check(t, verdict, 1000 + c, 3000));
+    sparse.rows.push_back(c % 2 ? check_row(t, verdict) : check_row(t, verdict, 1000 + c, 3000));
   }
   check_safe_and_legible(render_chart(std::string(253, '&'), 65535, sparse));
 
@@ -306,8 +299,9 @@ TEST_CASE("chart: the size stays bounded whatever the history holds", "[chart]")
   quarter.range = history_range::quarter;
   quarter.window = window_for(quarter.range, h0);
   for (std::int64_t h = quarter.window.from; h < quarter.window.to; h += 3600) {
-    auto hour = fold_hours({check(h, verdict_code::joinable, static_cast<std::uint32_t>(h % 97)),
-                            check(h + 1, verdict_code::offline)});
+    auto players = static_cast<std::uint32_t>(h % 97);
+    auto hour = fold_hours({check_row(h, verdict_code::joinable, players),
+                            check_row(h + 1, verdict_code::offline)});
     quarter.hours.push_back(hour[0]);
   }
   auto quarter_svg = render_chart("play.example.com", 19132, quarter);

@@ -6,33 +6,26 @@
 
 #include "net/api/history_hours.hpp"
 
+#include "support/history_rows.hpp"
+
 using namespace netherscope::net::api;
+using netherscope::test::check_row;
 
 namespace {
 
 constexpr std::int64_t h0 = 1760000400;  // 2025-10-09T09:00:00Z, an hour's start
-
-history_row check(std::int64_t at, verdict_code verdict, std::optional<std::uint32_t> players = {},
-                  std::optional<std::uint32_t> max_players = {}) {
-  history_row row;
-  row.at = at;
-  row.verdict = verdict;
-  row.players = players;
-  row.max_players = max_players;
-  return row;
-}
 
 } // namespace
 
 TEST_CASE("hours: rows fold into one aggregate per UTC hour", "[history]") {
   REQUIRE(h0 % 3600 == 0);
   std::vector<history_row> rows{
-    check(h0 + 3700, verdict_code::offline),
-    check(h0 + 60, verdict_code::joinable, 4, 10),
-    check(h0 + 120, verdict_code::joinable, 2, 10),
-    check(h0 + 180, verdict_code::signalling_only, 6, 12),
-    check(h0 + 240, verdict_code::offline),
-    check(h0 + 3599, verdict_code::joinable, 0, 10),
+    check_row(h0 + 3700, verdict_code::offline),
+    check_row(h0 + 60, verdict_code::joinable, 4, 10),
+    check_row(h0 + 120, verdict_code::joinable, 2, 10),
+    check_row(h0 + 180, verdict_code::signalling_only, 6, 12),
+    check_row(h0 + 240, verdict_code::offline),
+    check_row(h0 + 3599, verdict_code::joinable, 0, 10),
   };
   auto hours = fold_hours(rows);
   REQUIRE(hours.size() == 2);
@@ -65,13 +58,15 @@ TEST_CASE("hours: rows fold into one aggregate per UTC hour", "[history]") {
 }
 
 TEST_CASE("hours: the verdict seen most breaks ties towards the smaller code", "[history]") {
-  auto hours = fold_hours({check(h0, verdict_code::offline), check(h0 + 1, verdict_code::refused),
-                           check(h0 + 2, verdict_code::offline),
-                           check(h0 + 3, verdict_code::refused)});
+  auto hours = fold_hours({check_row(h0, verdict_code::offline),
+                           check_row(h0 + 1, verdict_code::refused),
+                           check_row(h0 + 2, verdict_code::offline),
+                           check_row(h0 + 3, verdict_code::refused)});
   REQUIRE(hours.size() == 1);
   CHECK(hours[0].most_seen == verdict_code::refused);
-  hours = fold_hours({check(h0, verdict_code::offline), check(h0 + 1, verdict_code::offline),
-                      check(h0 + 2, verdict_code::joinable)});
+  hours = fold_hours({check_row(h0, verdict_code::offline),
+                      check_row(h0 + 1, verdict_code::offline),
+                      check_row(h0 + 2, verdict_code::joinable)});
   CHECK(hours[0].most_seen == verdict_code::offline);
 }
 
@@ -83,10 +78,10 @@ TEST_CASE("hours: hour_start floors to UTC hours, before 1970 too", "[history]")
 }
 
 TEST_CASE("uptime: the share of checks joinable, and online apart", "[history]") {
-  std::vector<history_row> rows{check(h0, verdict_code::joinable),
-                                check(h0 + 60, verdict_code::signalling_only),
-                                check(h0 + 120, verdict_code::raknet_only),
-                                check(h0 + 180, verdict_code::offline)};
+  std::vector<history_row> rows{check_row(h0, verdict_code::joinable),
+                                check_row(h0 + 60, verdict_code::signalling_only),
+                                check_row(h0 + 120, verdict_code::raknet_only),
+                                check_row(h0 + 180, verdict_code::offline)};
   auto u = uptime_of(rows);
   CHECK(u.checks == 4);
   CHECK(*u.joinable_share() == Approx(0.25));
@@ -119,9 +114,9 @@ TEST_CASE("uptime: percentages round down to a tenth", "[history]") {
 }
 
 TEST_CASE("hours: an aggregate survives encoding; a corrupted one is refused", "[history]") {
-  auto hours = fold_hours({check(h0, verdict_code::joinable, 4, 10),
-                           check(h0 + 60, verdict_code::offline),
-                           check(h0 + 120, verdict_code::joinable, 9, 20)});
+  auto hours = fold_hours({check_row(h0, verdict_code::joinable, 4, 10),
+                           check_row(h0 + 60, verdict_code::offline),
+                           check_row(h0 + 120, verdict_code::joinable, 9, 20)});
   REQUIRE(hours.size() == 1);
   auto record = encode(hours[0]);
   REQUIRE(record.size() == history_hour_size);
@@ -154,9 +149,9 @@ TEST_CASE("hours: an aggregate survives encoding; a corrupted one is refused", "
 }
 
 TEST_CASE("hours: decode accepts only what encode writes", "[history]") {
-  auto hours = fold_hours({check(h0, verdict_code::joinable, 4, 10),
-                           check(h0 + 60, verdict_code::offline),
-                           check(h0 + 120, verdict_code::signalling_only, 9, 20)});
+  auto hours = fold_hours({check_row(h0, verdict_code::joinable, 4, 10),
+                           check_row(h0 + 60, verdict_code::offline),
+                           check_row(h0 + 120, verdict_code::signalling_only, 9, 20)});
   auto record = encode(hours[0]);
   for (std::size_t byte = 0; byte < record.size(); ++byte)
     for (int bit = 0; bit < 8; ++bit) {

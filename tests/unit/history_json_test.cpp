@@ -6,20 +6,15 @@
 #include "net/api/history_json.hpp"
 #include "net/api/history_slice.hpp"
 
+#include "support/history_rows.hpp"
+
 using namespace netherscope::net::api;
+using netherscope::test::check_row;
 namespace json = boost::json;
 
 namespace {
 
 constexpr std::int64_t h0 = 1760000400;
-
-history_row check(std::int64_t at, verdict_code verdict, std::optional<std::uint32_t> players = {}) {
-  history_row row;
-  row.at = at;
-  row.verdict = verdict;
-  row.players = players;
-  return row;
-}
 
 } // namespace
 
@@ -57,13 +52,13 @@ TEST_CASE("history ranges: a window ends at the end of the cell holding now", "[
 }
 
 TEST_CASE("history slices: recent rows bring stored hours up to date", "[history]") {
-  auto stored = fold_hours({check(h0 - 7200, verdict_code::joinable),
-                            check(h0 - 3600, verdict_code::offline)});
+  auto stored = fold_hours({check_row(h0 - 7200, verdict_code::joinable),
+                            check_row(h0 - 3600, verdict_code::offline)});
   // The previous hour, stored while it was open, has a check more by now; the current hour
   // is not stored yet.
-  auto recent = std::vector<history_row>{check(h0 - 3600, verdict_code::offline),
-                                         check(h0 - 60, verdict_code::joinable),
-                                         check(h0 + 30, verdict_code::joinable)};
+  auto recent = std::vector<history_row>{check_row(h0 - 3600, verdict_code::offline),
+                                         check_row(h0 - 60, verdict_code::joinable),
+                                         check_row(h0 + 30, verdict_code::joinable)};
   auto hours = with_recent_hours(stored, recent);
   REQUIRE(hours.size() == 3);
   CHECK(hours[0].start == h0 - 7200);
@@ -77,16 +72,16 @@ TEST_CASE("history JSON: 24h gives one point per check, with the uptime", "[hist
   history_slice slice;
   slice.range = history_range::day;
   slice.window = window_for(slice.range, h0 + 200);
-  auto full = check(h0, verdict_code::joinable, 3);
+  auto full = check_row(h0, verdict_code::joinable, 3);
   full.max_players = 10;
   full.version = "1.21.50";
   full.nethernet_us = 12345;
   full.offer_us = 80500;
   full.candidates = {4, 3, 1, 1};
   full.key_id = 0xabcdef0123456789ULL;
-  slice.rows = {full, check(h0 + 60, verdict_code::signalling_only, 5),
-                check(h0 + 120, verdict_code::offline),
-                check(h0 + 180, verdict_code::joinable, 1)};
+  slice.rows = {full, check_row(h0 + 60, verdict_code::signalling_only, 5),
+                check_row(h0 + 120, verdict_code::offline),
+                check_row(h0 + 180, verdict_code::joinable, 1)};
   auto body = json::parse(render_history("play.example.com", 19132, slice)).as_object();
   CHECK(body.at("ok") == true);
   CHECK(body.at("host") == "play.example.com");
@@ -135,9 +130,10 @@ TEST_CASE("history JSON: longer ranges give one point per hour; none gives nulls
   history_slice slice;
   slice.range = history_range::week;
   slice.window = window_for(slice.range, h0 + 7200);
-  auto first = fold_hours({check(h0, verdict_code::joinable, 4), check(h0 + 60, verdict_code::offline),
-                           check(h0 + 120, verdict_code::joinable, 8)});
-  auto second = fold_hours({check(h0 + 3600, verdict_code::offline)});
+  auto first = fold_hours({check_row(h0, verdict_code::joinable, 4),
+                           check_row(h0 + 60, verdict_code::offline),
+                           check_row(h0 + 120, verdict_code::joinable, 8)});
+  auto second = fold_hours({check_row(h0 + 3600, verdict_code::offline)});
   slice.hours = {first[0], second[0]};
   auto body = json::parse(render_history("203.0.113.7", 19132, slice)).as_object();
   CHECK(body.at("resolution") == "hour");

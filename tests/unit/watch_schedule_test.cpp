@@ -170,8 +170,9 @@ TEST_CASE("schedule: replicas run each check once; a dead one's share moves with
           "periods; a new one takes a share",
           "[schedule]") {
   // 300 targets every minute; replicas poll each second (at different phases) for up to 4
-  // entries while they have fewer than 50 checks running (room for the whole load on two); a check takes 2 to 10 s; leases
-  // last 30 s. r2 dies at 6 minutes with its checks unfinished; r4 joins at 12.
+  // entries while they have fewer than 50 checks running (room for the whole load on two);
+  // a check takes 2 to 10 s; leases last 30 s. r2 dies at 6 minutes with its checks
+  // unfinished; r4 joins at 12.
   constexpr std::int64_t period = minute;
   constexpr std::int64_t lease = 30000;
   constexpr std::int64_t end = t0 + 20 * minute;
@@ -230,7 +231,8 @@ TEST_CASE("schedule: replicas run each check once; a dead one's share moves with
         }
         lags.add(lag_ms(c.due_ms, now));
         draw = draw * 6364136223846793005ULL + 1442695040888963407ULL;
-        r.checks.push_back({c.key, c.due_ms, now + 2000 + static_cast<std::int64_t>(draw >> 33) % 8001});
+        auto takes = 2000 + static_cast<std::int64_t>(draw >> 33) % 8001;
+        r.checks.push_back({c.key, c.due_ms, now + takes});
       }
     }
   }

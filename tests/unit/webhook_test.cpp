@@ -74,7 +74,8 @@ TEST_CASE("alerts: joinable, online, key and version changes", "[webhook]") {
   CHECK_FALSE(change_between(row(verdict_code::joinable),
                              row(verdict_code::joinable, "1.21.50", std::nullopt)));
 
-  auto version = change_between(row(verdict_code::joinable), row(verdict_code::joinable, "1.21.60"));
+  auto version =
+    change_between(row(verdict_code::joinable), row(verdict_code::joinable, "1.21.60"));
   REQUIRE(version);
   CHECK(version->names() == std::vector<std::string>{"version"});
   CHECK_FALSE(change_between(row(verdict_code::joinable), row(verdict_code::joinable, "")));
