@@ -113,7 +113,7 @@ TEST_CASE("uptime: percentages round down to a tenth", "[history]") {
   CHECK(percent_text(0) == "0.0%");
 }
 
-TEST_CASE("hours: an aggregate survives encoding; a corrupted one is refused", "[history]") {
+TEST_CASE("hours: an aggregate survives encoding, and a corrupted one is refused", "[history]") {
   auto hours = fold_hours({check_row(h0, verdict_code::joinable, 4, 10),
                            check_row(h0 + 60, verdict_code::offline),
                            check_row(h0 + 120, verdict_code::joinable, 9, 20)});

@@ -126,7 +126,8 @@ TEST_CASE("history JSON: 24h gives one point per check, with the uptime", "[hist
   CHECK(points[1].at("class") == "up");
 }
 
-TEST_CASE("history JSON: longer ranges give one point per hour; none gives nulls", "[history]") {
+TEST_CASE("history JSON: longer ranges give one point per hour, and no checks give nulls",
+          "[history]") {
   history_slice slice;
   slice.range = history_range::week;
   slice.window = window_for(slice.range, h0 + 7200);

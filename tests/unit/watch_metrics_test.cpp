@@ -140,7 +140,7 @@ TEST_CASE("watch metrics: transports, offline servers, escaping and repeats", "[
         == 1);
 }
 
-TEST_CASE("watch metrics: promtool reads the text; its lint objects only to the _count names",
+TEST_CASE("watch metrics: promtool reads the text, and its lint objects only to the _count names",
           "[watch_metrics]") {
   const std::string promtool = "/usr/bin/promtool";
   if (access(promtool.c_str(), X_OK) != 0) {

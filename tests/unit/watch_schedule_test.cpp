@@ -166,8 +166,8 @@ TEST_CASE("schedule: removing and changing the period", "[schedule]") {
   CHECK(lease_for(20000) == 25000);
 }
 
-TEST_CASE("schedule: replicas run each check once; a dead one's share moves within two "
-          "periods; a new one takes a share",
+TEST_CASE("schedule: replicas run each check once, a dead one's share moves within two "
+          "periods, and a new one takes a share",
           "[schedule]") {
   // 300 targets every minute; replicas poll each second (at different phases) for up to 4
   // entries while they have fewer than 50 checks running (room for the whole load on two);
