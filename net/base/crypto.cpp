@@ -155,19 +155,32 @@ std::string sha256(std::string_view data) {
   return out;
 }
 
-std::string hmac_sha1(std::string_view key, std::string_view data) {
+namespace {
+
+/// HMAC with the named digest; empty when OpenSSL fails.
+std::string hmac(const char* digest, std::string_view key, std::string_view data) {
   error_queue_mark mark;
   // EVP_Q_mac dereferences the key; an empty key (no ice-pwd) still needs a valid pointer.
   static const unsigned char no_key = 0;
   const void* key_bytes = key.empty() ? &no_key : static_cast<const void*>(key.data());
   std::string out(EVP_MAX_MD_SIZE, '\0');
   std::size_t len = 0;
-  if (EVP_Q_mac(nullptr, "HMAC", nullptr, "SHA1", nullptr, key_bytes, key.size(), bytes(data),
+  if (EVP_Q_mac(nullptr, "HMAC", nullptr, digest, nullptr, key_bytes, key.size(), bytes(data),
                 data.size(), bytes(out), out.size(), &len)
       == nullptr)
     return {};
   out.resize(len);
   return out;
+}
+
+} // namespace
+
+std::string hmac_sha1(std::string_view key, std::string_view data) {
+  return hmac("SHA1", key, data);
+}
+
+std::string hmac_sha256(std::string_view key, std::string_view data) {
+  return hmac("SHA256", key, data);
 }
 
 std::string hex_colon(std::string_view raw) {

@@ -130,6 +130,10 @@ std::string sha256(std::string_view data);
 /// MESSAGE-INTEGRITY needs it; empty only if OpenSSL fails.
 std::string hmac_sha1(std::string_view key, std::string_view data);
 
+/// The raw 32-byte HMAC-SHA256 of data under key (RFC 2104, EVP_Q_mac), as webhook signatures
+/// need it; empty only if OpenSSL fails.
+std::string hmac_sha256(std::string_view key, std::string_view data);
+
 /// Uppercase hex bytes joined by colons ("AB:CD:01"), as SDP fingerprints are written
 /// (OPENSSL_buf2hexstr); empty for no bytes, or if OpenSSL fails.
 std::string hex_colon(std::string_view raw);

@@ -1,0 +1,212 @@
+// History rows: the verdict code table, the fixed-width record (layout, round trips) and a
+// decoder that refuses every record encode could not have written (truncated, extended,
+// corrupted, random bytes).
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <set>
+
+#include "net/api/history_row.hpp"
+#include "net/api/verdict_codes.hpp"
+
+using namespace netherscope::net::api;
+
+namespace {
+
+history_row full_row() {
+  history_row row;
+  row.at = 1760000000;
+  row.verdict = verdict_code::joinable;
+  row.players = 3;
+  row.max_players = 10;
+  row.version = "1.21.50";
+  row.nethernet_us = 12345;
+  row.raknet_checked = true;
+  row.raknet_us = 2100;
+  row.offer_us = 80500;
+  row.candidates = {4, 3, 1, 1};
+  row.key_id = 0x0123456789abcdefULL;
+  return row;
+}
+
+std::string bytes_of(std::initializer_list<int> values) {
+  std::string out;
+  for (int v : values)
+    out += static_cast<char>(v);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("verdict codes: the table is stable, unique and names every verdict", "[history]") {
+  std::set<int> codes;
+  std::set<std::string_view> names;
+  for (const auto& row : verdict_table) {
+    CHECK(static_cast<int>(row.code) != 0);
+    codes.insert(static_cast<int>(row.code));
+    names.insert(row.name);
+    CHECK(verdict_from_name(row.name) == row.code);
+    CHECK(verdict_name(row.code) == row.name);
+    // Joinable implies online: an uptime share can never exceed the online share.
+    CHECK((!row.joinable || row.online));
+  }
+  CHECK(codes.size() == verdict_table.size());
+  CHECK(names.size() == verdict_table.size());
+  // The numbers are stored: these must never change.
+  CHECK(static_cast<int>(verdict_code::joinable) == 1);
+  CHECK(static_cast<int>(verdict_code::offline) == 6);
+  CHECK(static_cast<int>(verdict_code::auth_required) == 7);
+  CHECK(static_cast<int>(verdict_code::raknet_only) == 8);
+  CHECK(static_cast<int>(verdict_code::not_allowed) == 9);
+  CHECK(class_of(verdict_code::joinable) == verdict_class::joinable);
+  CHECK(class_of(verdict_code::raknet_only) == verdict_class::up);
+  CHECK(class_of(verdict_code::auth_required) == verdict_class::up);
+  CHECK(class_of(verdict_code::offline) == verdict_class::offline);
+  CHECK_FALSE(verdict_from_byte(0));
+  CHECK_FALSE(verdict_from_byte(10));
+  CHECK(verdict_name(static_cast<verdict_code>(77)) == "unknown");
+  CHECK_FALSE(verdict_from_name("Joinable"));
+}
+
+TEST_CASE("history rows: a row survives encoding, in exactly history_row_size bytes",
+          "[history]") {
+  auto row = full_row();
+  auto record = encode(row);
+  REQUIRE(record.size() == history_row_size);
+  auto back = decode_history_row(record);
+  REQUIRE(back);
+  CHECK(*back == row);
+
+  history_row bare;
+  bare.at = 5;
+  bare.verdict = verdict_code::offline;
+  auto bare_record = encode(bare);
+  CHECK(bare_record.size() == history_row_size);
+  auto bare_back = decode_history_row(bare_record);
+  REQUIRE(bare_back);
+  CHECK(*bare_back == bare);
+  CHECK_FALSE(bare_back->players);
+  CHECK_FALSE(bare_back->nethernet_us);
+  CHECK_FALSE(bare_back->key_id);
+}
+
+TEST_CASE("history rows: the layout is the documented one, little-endian", "[history]") {
+  auto record = encode(full_row());
+  // version 1, verdict joinable (1), flags: every optional field and the RakNet ping, not
+  // players_from_raknet (bits 0,1,3,4,5,6,7 = 0xFB).
+  CHECK(record.substr(0, 4) == bytes_of({1, 1, 0xFB, 0x00}));
+  // at = 1760000000 = 0x68E77800.
+  CHECK(record.substr(4, 8) == bytes_of({0x00, 0x78, 0xE7, 0x68, 0, 0, 0, 0}));
+  CHECK(record.substr(12, 4) == bytes_of({3, 0, 0, 0}));
+  CHECK(record.substr(16, 4) == bytes_of({10, 0, 0, 0}));
+  CHECK(record.substr(20, 4) == bytes_of({0x39, 0x30, 0, 0}));
+  CHECK(record.substr(32, 4) == bytes_of({4, 3, 1, 1}));
+  CHECK(record.substr(36, 8) == bytes_of({0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01}));
+  CHECK(record[44] == 7);
+  CHECK(record.substr(45, 7) == "1.21.50");
+  CHECK(record.substr(52) == std::string(16, '\0'));
+}
+
+TEST_CASE("history rows: truncated and extended records are refused", "[history]") {
+  auto record = encode(full_row());
+  for (std::size_t n = 0; n < record.size(); ++n)
+    CHECK_FALSE(decode_history_row(record.substr(0, n)));
+  CHECK_FALSE(decode_history_row(record + '\0'));
+}
+
+TEST_CASE("history rows: corrupted fields are refused", "[history]") {
+  auto good = encode(full_row());
+  auto with = [&](std::size_t offset, int byte) {
+    auto r = good;
+    r[offset] = static_cast<char>(byte);
+    return r;
+  };
+  CHECK_FALSE(decode_history_row(with(0, 2)));          // another record version
+  CHECK_FALSE(decode_history_row(with(1, 0)));          // verdict 0
+  CHECK_FALSE(decode_history_row(with(1, 200)));        // a verdict the table lacks
+  CHECK_FALSE(decode_history_row(with(3, 0x01)));       // an unknown flag bit
+  CHECK_FALSE(decode_history_row(with(11, 0x80)));      // a time before 1970
+  CHECK_FALSE(decode_history_row(with(33, 5)));         // more for players than in total
+  CHECK_FALSE(decode_history_row(with(35, 4)));         // more reachable than for players
+  CHECK_FALSE(decode_history_row(with(44, 24)));        // a version longer than kept
+  CHECK_FALSE(decode_history_row(with(44, 6)));         // length leaves a byte in the padding
+  CHECK_FALSE(decode_history_row(with(60, 'x')));       // padding that is not zero
+  CHECK_FALSE(decode_history_row(with(45, 0xFF)));      // invalid UTF-8 in the version
+  CHECK_FALSE(decode_history_row(with(45, '\n')));      // a control character in it
+
+  // An absent field must be zero: clear the players flag but leave the count.
+  CHECK_FALSE(decode_history_row(with(2, 0xFA)));
+  // Counts from RakNet without counts, and a RakNet answer without a ping.
+  auto bare = encode(history_row{});
+  auto bare_with = [&](std::size_t offset, int byte) {
+    auto r = bare;
+    r[offset] = static_cast<char>(byte);
+    return r;
+  };
+  CHECK(decode_history_row(bare));
+  CHECK_FALSE(decode_history_row(bare_with(2, 0x04)));
+  CHECK_FALSE(decode_history_row(bare_with(2, 0x20)));
+}
+
+TEST_CASE("history rows: decode accepts only what encode writes", "[history]") {
+  // Every single-bit flip of a full and of a bare record, and random records: whatever decode
+  // accepts encodes back to the same bytes, so no two records mean one row.
+  std::vector<std::string> records{encode(full_row()), encode(history_row{})};
+  std::mt19937_64 random{26};
+  for (int i = 0; i < 20000; ++i) {
+    std::string r(history_row_size, '\0');
+    for (auto& c : r)
+      c = static_cast<char>(random() & 0xFF);
+    r[0] = 1;
+    r[1] = static_cast<char>(1 + random() % 9);
+    records.push_back(r);
+  }
+  std::size_t accepted = 0;
+  auto check = [&](const std::string& r) {
+    if (auto row = decode_history_row(r)) {
+      ++accepted;
+      CHECK(encode(*row) == r);
+    }
+  };
+  for (std::size_t i = 0; i < 2; ++i)
+    for (std::size_t byte = 0; byte < history_row_size; ++byte)
+      for (int bit = 0; bit < 8; ++bit) {
+        auto r = records[i];
+        r[byte] = static_cast<char>(r[byte] ^ (1 << bit));
+        check(r);
+      }
+  for (std::size_t i = 2; i < records.size(); ++i)
+    check(records[i]);
+  // Flips of the players, latency, time and key bytes are valid rows: the check ran.
+  CHECK(accepted > 0);
+}
+
+TEST_CASE("history rows: versions are bounded, valid UTF-8 text", "[history]") {
+  CHECK(bounded_version("1.21.50.7") == "1.21.50.7");
+  CHECK(bounded_version("v1.2\n3\x01") == "v1.23");
+  CHECK(bounded_version(std::string(40, 'a')) == std::string(longest_version, 'a'));
+  // A two-byte character that would straddle the limit is left out whole.
+  auto cut = bounded_version(std::string(22, 'a') + "\xC3\xA9" + "b");
+  CHECK(cut == std::string(22, 'a'));
+  CHECK(bounded_version("\xFF") == "\xEF\xBF\xBD");
+  // A long version goes in cut, and comes back as cut.
+  auto row = full_row();
+  row.version = std::string(30, '9');
+  auto back = decode_history_row(encode(row));
+  REQUIRE(back);
+  CHECK(back->version == std::string(longest_version, '9'));
+}
+
+TEST_CASE("history rows: latencies, counts and key ids", "[history]") {
+  CHECK(latency_us(12.3456) == 12346);
+  CHECK(latency_us(-3) == 0);
+  CHECK(latency_us(1e12) == 0xFFFFFFFFu);
+  CHECK(summary_count(300) == 255);
+  CHECK(summary_count(7) == 7);
+  auto id = key_id_of("0123456789ABCDEFffff");
+  REQUIRE(id);
+  CHECK(*id == 0x0123456789abcdefULL);
+  CHECK(key_id_text(*id) == "0123456789abcdef");
+  CHECK_FALSE(key_id_of("0123456789abcde"));
+  CHECK_FALSE(key_id_of("0123456789abcdeg"));
+}
