@@ -19,6 +19,7 @@
 #include "net/api/api_key.hpp"
 #include "storage/accounts.hpp"
 #include "storage/lmdb_store.hpp"
+#include "storage/redis_keys.hpp"
 #include "storage/redis_store.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
