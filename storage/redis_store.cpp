@@ -129,24 +129,16 @@ caf::expected<target_memory> redis_store::recall_target(std::string_view host,
   auto replies = pool_->exec({{"GET", tag + ":scheme"}, {"GET", tag + ":key"}});
   if (!replies)
     return replies.error();
-  target_memory out;
-  auto& scheme = (*replies)[0];
-  auto& key = (*replies)[1];
-  for (auto* r : {scheme.get(), key.get()})
-    if (auto err = reply_error(r))
+  for (auto& r : *replies)
+    if (auto err = reply_error(r.get()))
       return err;
-  if (scheme->type == REDIS_REPLY_STRING) {
-    auto record = decode_scheme(reply_text(scheme.get()));
-    if (record && record->expires_unix > now_unix) {
-      out.scheme = record->scheme;
-      out.scheme_expires = record->expires_unix;
-    }
-  }
-  if (key->type == REDIS_REPLY_STRING) {
-    if (auto record = decode_identity_key(reply_text(key.get())))
-      out.key_sha256 = std::move(record->key_sha256);
-  }
-  return out;
+  // GET answers a string, or nil when the key is absent.
+  auto value = [](const redis_reply& r) -> std::optional<std::string_view> {
+    if (r->type != REDIS_REPLY_STRING)
+      return std::nullopt;
+    return reply_text(r.get());
+  };
+  return read_target_memory(value((*replies)[0]), value((*replies)[1]), now_unix);
 }
 
 caf::error redis_store::remember_target(std::string_view host, std::uint16_t port,

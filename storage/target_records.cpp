@@ -76,27 +76,38 @@ std::optional<identity_key_record> decode_identity_key(std::string_view in) {
   return identity_key_record{std::string{in}, static_cast<std::int64_t>(since)};
 }
 
-caf::expected<target_memory> recall_target(txn& t, MDB_dbi db, std::string_view host,
-                                           std::uint16_t port, std::int64_t now_unix) {
+target_memory read_target_memory(std::optional<std::string_view> scheme_record,
+                                 std::optional<std::string_view> key_record,
+                                 std::int64_t now_unix) {
   target_memory out;
-  auto scheme = t.get(db, scheme_record_key(host, port));
-  if (!scheme)
-    return scheme.error();
-  if (*scheme) {
-    auto record = decode_scheme(**scheme);
+  if (scheme_record) {
+    auto record = decode_scheme(*scheme_record);
     if (record && record->expires_unix > now_unix) {
       out.scheme = record->scheme;
       out.scheme_expires = record->expires_unix;
     }
   }
-  auto key = t.get(db, identity_record_key(host, port));
-  if (!key)
-    return key.error();
-  if (*key) {
-    if (auto record = decode_identity_key(**key))
+  if (key_record) {
+    if (auto record = decode_identity_key(*key_record))
       out.key_sha256 = std::move(record->key_sha256);
   }
   return out;
+}
+
+bool scheme_record_stale(std::string_view record, std::int64_t now_unix) {
+  auto scheme = decode_scheme(record);
+  return !scheme || scheme->expires_unix <= now_unix;
+}
+
+caf::expected<target_memory> recall_target(txn& t, MDB_dbi db, std::string_view host,
+                                           std::uint16_t port, std::int64_t now_unix) {
+  auto scheme = t.get(db, scheme_record_key(host, port));
+  if (!scheme)
+    return scheme.error();
+  auto key = t.get(db, identity_record_key(host, port));
+  if (!key)
+    return key.error();
+  return read_target_memory(*scheme, *key, now_unix);
 }
 
 caf::error apply_target_update(txn& t, MDB_dbi db, std::string_view host, std::uint16_t port,
@@ -125,8 +136,7 @@ caf::expected<std::size_t> sweep_expired_schemes(txn& t, MDB_dbi db, std::int64_
   if (limit == 0)
     return doomed.size();
   auto err = t.for_each_prefix(db, "s|", [&](std::string_view key, std::string_view value) {
-    auto record = decode_scheme(value);
-    if (!record || record->expires_unix <= now_unix)
+    if (scheme_record_stale(value, now_unix))
       doomed.emplace_back(key);
     return doomed.size() < limit;
   });

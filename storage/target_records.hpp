@@ -48,11 +48,19 @@ std::string encode(const identity_key_record& x);
 /// Nullopt for another version or a wrong length.
 std::optional<identity_key_record> decode_identity_key(std::string_view record);
 
+/// What a target's stored records say at now_unix, each given as its stored bytes or nullopt
+/// when absent. An expired or unreadable scheme record reads as unknown, an unreadable key
+/// record as no key: both are hints that the next answer rewrites. Both stores read so.
+target_memory read_target_memory(std::optional<std::string_view> scheme_record,
+                                 std::optional<std::string_view> key_record,
+                                 std::int64_t now_unix);
+
+/// Whether a stored scheme record is due for the sweep at now_unix: expired, or unreadable.
+bool scheme_record_stale(std::string_view record, std::int64_t now_unix);
+
 // -- reading and writing in a transaction --------------------------------------
 
-/// What is remembered about a target at now_unix. An expired or unreadable scheme record
-/// reads as unknown, an unreadable key record as no key: both are hints that the next
-/// answer rewrites. Errors are LMDB's.
+/// What is remembered about a target at now_unix (read_target_memory). Errors are LMDB's.
 caf::expected<target_memory> recall_target(txn& t, MDB_dbi db, std::string_view host,
                                            std::uint16_t port, std::int64_t now_unix);
 

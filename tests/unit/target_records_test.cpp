@@ -121,6 +121,32 @@ TEST_CASE("target records: other versions and damaged values are refused", "[tar
   CHECK_FALSE(storage::decode_identity_key(key_other_version));
 }
 
+TEST_CASE("target records: both stores read damaged and expired records as nothing, and sweep "
+          "them",
+          "[target_records]") {
+  auto scheme = storage::encode(storage::scheme_record{remembered_scheme::tls, now + hour});
+  auto key = storage::encode(storage::identity_key_record{key_a, now});
+  auto m = storage::read_target_memory(scheme, key, now);
+  CHECK(m.scheme == remembered_scheme::tls);
+  CHECK(m.scheme_expires == now + hour);
+  CHECK(m.key_sha256 == key_a);
+  CHECK_FALSE(storage::scheme_record_stale(scheme, now));
+  // Expired: the scheme reads unknown and is swept; the key stays.
+  auto expired = storage::read_target_memory(scheme, key, now + hour);
+  CHECK(expired.scheme == remembered_scheme::unknown);
+  CHECK(expired.key_sha256 == key_a);
+  CHECK(storage::scheme_record_stale(scheme, now + hour));
+  // Damaged: read as nothing rather than failing the call, and swept.
+  auto damaged = storage::read_target_memory(std::string_view{"\x01\x07garbage"},
+                                             std::string_view{"\x01short"}, now);
+  CHECK(damaged.scheme == remembered_scheme::unknown);
+  CHECK(damaged.key_sha256.empty());
+  CHECK(storage::scheme_record_stale("\x01\x07garbage", now));
+  auto none = storage::read_target_memory(std::nullopt, std::nullopt, now);
+  CHECK(none.scheme == remembered_scheme::unknown);
+  CHECK(none.key_sha256.empty());
+}
+
 TEST_CASE("target records: what a call teaches about the scheme", "[target_records]") {
   auto plan = [](tls_mode mode, const target_memory& recalled, fetch_outcome outcome,
                  bool used_tls) {
