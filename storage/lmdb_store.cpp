@@ -16,8 +16,7 @@ caf::error missing(std::string_view what) {
                          "this LMDB store was opened without its " + std::string{what});
 }
 
-} // namespace
-
+// Applies one counter operation in an open write transaction.
 caf::expected<counter_result> apply_counter(txn& t, MDB_dbi usage, const counter_op& op) {
   auto key = usage_key(op.endpoint, op.scope, op.subject, op.window);
   auto used = read_count(t, usage, key);
@@ -46,6 +45,8 @@ caf::expected<counter_result> apply_counter(txn& t, MDB_dbi usage, const counter
     return err;
   return out;
 }
+
+} // namespace
 
 lmdb_store::lmdb_store(lmdb_parts parts) : parts_(std::move(parts)) {
   // nop
@@ -211,36 +212,6 @@ caf::expected<std::string> lmdb_store::load_or_replace_record(std::string_view n
   return storage::load_or_replace_record(*parts_.main, parts_.meta, name, decide);
 }
 
-// The offer cache and single flight of an LMDB deployment stay in each process's memory (the
-// cache actor): one host's replicas would gain little from sharing them through the disk.
-
-caf::expected<std::optional<shared_offer>> lmdb_store::get_offer(const target&, bool) {
-  return std::optional<shared_offer>{};
-}
-
-caf::error lmdb_store::put_offer(const target&, const shared_offer&, std::chrono::seconds) {
-  return {};
-}
-
-caf::expected<bool> lmdb_store::lock_flight(const target&, bool, std::string_view,
-                                            std::chrono::milliseconds) {
-  return true;
-}
-
-caf::error lmdb_store::unlock_flight(const target&, bool, std::string_view) {
-  return {};
-}
-
-caf::expected<std::chrono::seconds>
-lmdb_store::take_offer_slot(const std::vector<std::string>&, unsigned, std::string_view,
-                            std::chrono::milliseconds) {
-  return std::chrono::seconds::zero();
-}
-
-caf::error lmdb_store::release_offer_slot(const std::vector<std::string>&, std::string_view) {
-  return {};
-}
-
 caf::error lmdb_store::flush() {
   // Commits are durable per the environment's sync option; without sync this is the moment
   // the pending pages reach the disk.
@@ -253,6 +224,64 @@ caf::error lmdb_store::flush() {
   if (parts_.targets_env)
     return parts_.targets_env->flush();
   return {};
+}
+
+// -- the counter archive ------------------------------------------------------------
+
+caf::expected<std::vector<counter_entry>> lmdb_store::counters_of(std::string_view window) {
+  if (!parts_.main)
+    return missing("usage database");
+  auto t = txn::begin(*parts_.main, false);
+  if (!t)
+    return t.error();
+  std::vector<counter_entry> out;
+  caf::error bad;
+  auto err = t->for_each_prefix(parts_.usage, "u|", [&](std::string_view key, std::string_view) {
+    // u|<endpoint>|<scope>|<subject>|<window>; subjects may contain ':' but never '|'.
+    auto last = key.rfind('|');
+    if (key.substr(last + 1) != window)
+      return true;
+    auto first = key.find('|', 2);
+    auto second = key.find('|', first + 1);
+    auto count = read_count(*t, parts_.usage, key);
+    if (!count) {
+      bad = count.error();
+      return false;
+    }
+    out.push_back({std::string{key.substr(2, first - 2)},
+                   std::string{key.substr(first + 1, second - first - 1)},
+                   std::string{key.substr(second + 1, last - second - 1)},
+                   std::string{window}, *count});
+    return true;
+  });
+  if (err)
+    return err;
+  if (bad)
+    return bad;
+  return out;
+}
+
+caf::expected<std::size_t> lmdb_store::prune_counters_before(std::string_view window) {
+  if (!parts_.main)
+    return missing("usage database");
+  auto t = txn::begin(*parts_.main, true);
+  if (!t)
+    return t.error();
+  // Deleting under an open cursor would move it, so the keys are collected first.
+  std::vector<std::string> doomed;
+  auto err = t->for_each_prefix(parts_.usage, "u|", [&](std::string_view key, std::string_view) {
+    if (key.substr(key.rfind('|') + 1) < window)
+      doomed.emplace_back(key);
+    return true;
+  });
+  if (err)
+    return err;
+  for (auto& key : doomed)
+    if (auto del = t->del(parts_.usage, key))
+      return del;
+  if (auto commit = t->commit())
+    return commit;
+  return doomed.size();
 }
 
 } // namespace netherscope::storage

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <memory>
 
+#include "storage/counter_archive.hpp"
 #include "storage/lmdb.hpp"
 #include "storage/store.hpp"
 
@@ -27,9 +28,11 @@ struct lmdb_parts {
 };
 
 /// The store on LMDB.
-class lmdb_store : public store {
+class lmdb_store : public store, public counter_archive {
 public:
   explicit lmdb_store(lmdb_parts parts);
+
+  // -- store --------------------------------------------------------------------
 
   store_backend backend() const noexcept override {
     return store_backend::lmdb;
@@ -50,25 +53,14 @@ public:
   caf::expected<std::size_t> sweep_targets(std::int64_t now_unix, std::size_t limit) override;
   caf::expected<std::string> load_or_replace_record(std::string_view name,
                                                     const record_decision& decide) override;
-  bool shared_across_hosts() const noexcept override {
-    return false;
-  }
-  caf::expected<std::optional<shared_offer>> get_offer(const target& where,
-                                                       bool probe) override;
-  caf::error put_offer(const target& where, const shared_offer& offer,
-                       std::chrono::seconds ttl) override;
-  caf::expected<bool> lock_flight(const target& where, bool probe, std::string_view owner,
-                                  std::chrono::milliseconds ttl) override;
-  caf::error unlock_flight(const target& where, bool probe, std::string_view owner) override;
-  caf::expected<std::chrono::seconds> take_offer_slot(const std::vector<std::string>& servers,
-                                                      unsigned per_minute, std::string_view owner,
-                                                      std::chrono::milliseconds in_flight_ttl)
-    override;
-  caf::error release_offer_slot(const std::vector<std::string>& servers,
-                                std::string_view owner) override;
   caf::error flush() override;
   bool defers_durability() const noexcept override;
   caf::error settle_counters() override;
+
+  // -- counter_archive ----------------------------------------------------------
+
+  caf::expected<std::vector<counter_entry>> counters_of(std::string_view window) override;
+  caf::expected<std::size_t> prune_counters_before(std::string_view window) override;
 
 private:
   lmdb_parts parts_;
@@ -107,9 +99,5 @@ private:
   txn& t_;
   MDB_dbi dbs_[3];
 };
-
-/// Applies one counter operation in an open write transaction (shared with the admin CLI's
-/// view of usage, which reads the same keys).
-caf::expected<counter_result> apply_counter(txn& t, MDB_dbi usage, const counter_op& op);
 
 } // namespace netherscope::storage

@@ -18,17 +18,20 @@
 
 #include "storage/redis_pool.hpp"
 #include "storage/redis_url.hpp"
+#include "storage/shared_store.hpp"
 #include "storage/store.hpp"
 
 namespace netherscope::storage {
 
-/// The store on Redis.
-class redis_store final : public store {
+/// The store on Redis, and the part of it that replicas on several hosts share.
+class redis_store final : public store, public shared_store {
 public:
   explicit redis_store(redis_settings settings);
   ~redis_store() override;
   redis_store(const redis_store&) = delete;
   redis_store& operator=(const redis_store&) = delete;
+
+  // -- store --------------------------------------------------------------------
 
   store_backend backend() const noexcept override {
     return store_backend::redis;
@@ -49,9 +52,10 @@ public:
   caf::expected<std::size_t> sweep_targets(std::int64_t now_unix, std::size_t limit) override;
   caf::expected<std::string> load_or_replace_record(std::string_view name,
                                                     const record_decision& decide) override;
-  bool shared_across_hosts() const noexcept override {
-    return true;
-  }
+  caf::error flush() override;
+
+  // -- shared_store -------------------------------------------------------------
+
   caf::expected<std::optional<shared_offer>> get_offer(const target& where,
                                                        bool probe) override;
   caf::error put_offer(const target& where, const shared_offer& offer,
@@ -65,7 +69,6 @@ public:
     override;
   caf::error release_offer_slot(const std::vector<std::string>& servers,
                                 std::string_view owner) override;
-  caf::error flush() override;
 
   /// Runs one command (tests use it to look at and clear the keys).
   caf::expected<std::string> command_text(const std::vector<std::string>& args);
