@@ -6,7 +6,6 @@
 
 #include "net/api/telemetry.hpp"
 #include "net/base/log.hpp"
-#include "storage/lmdb_store.hpp"
 #include "storage/records.hpp"
 
 namespace netherscope {
@@ -588,15 +587,6 @@ charged_batch apply_charges(storage::store& store, const quota_limits& limits,
   return out;
 }
 
-std::shared_ptr<storage::store> lmdb_store_of(const store_handles& handles) {
-  storage::lmdb_parts parts;
-  parts.main = handles.env;
-  parts.usage = handles.usage;
-  parts.accounts = handles.accounts;
-  parts.auth = handles.auth;
-  return std::make_shared<storage::lmdb_store>(std::move(parts));
-}
-
 quota_actor::behavior_type quota_on(quota_pointer self, std::shared_ptr<storage::store> store,
                                     quota_settings settings) {
   self->state.store = std::move(store);
@@ -636,11 +626,6 @@ quota_actor::behavior_type quota_on(quota_pointer self, std::shared_ptr<storage:
     [=](flush_atom) { flush(self); },
     [=](sweep_atom) { sweep(self); },
   };
-}
-
-quota_actor::behavior_type quota(quota_pointer self, store_handles store,
-                                 quota_settings settings) {
-  return quota_on(self, lmdb_store_of(store), std::move(settings));
 }
 
 } // namespace netherscope

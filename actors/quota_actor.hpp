@@ -25,7 +25,6 @@
 #include <vector>
 
 #include "actors/messages.hpp"
-#include "storage/lmdb.hpp"
 #include "storage/store.hpp"
 
 namespace netherscope {
@@ -46,15 +45,6 @@ struct quota_limits {
       return scope == quota_scope::ip ? info_ip : info_key;
     return scope == quota_scope::ip ? offer_ip : offer_key;
   }
-};
-
-/// The LMDB environment and the databases the service uses in it.
-struct store_handles {
-  std::shared_ptr<storage::env> env;
-  MDB_dbi usage = 0;
-  MDB_dbi accounts = 0;
-  /// Used sign-in states and account page sessions (storage/auth_records.hpp).
-  MDB_dbi auth = 0;
 };
 
 /// Settings of the quota actor.
@@ -144,13 +134,6 @@ struct quota_state {
 quota_actor::behavior_type quota_on(quota_actor::stateful_pointer<quota_state> self,
                                     std::shared_ptr<storage::store> store,
                                     quota_settings settings);
-
-/// Implements quota_actor over the LMDB databases in store; spawn it detached.
-quota_actor::behavior_type quota(quota_actor::stateful_pointer<quota_state> self,
-                                 store_handles store, quota_settings settings);
-
-/// The store over the LMDB databases of handles (the usage, accounts and auth databases).
-std::shared_ptr<storage::store> lmdb_store_of(const store_handles& handles);
 
 /// Answers a batch of charges with one key lookup and one counter batch on the store; a
 /// store that fails answers every charge unavailable and counts none.

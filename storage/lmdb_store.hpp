@@ -1,9 +1,12 @@
 // The store on LMDB under --data-dir: the embedded default, shared only by processes on one
-// host. It wraps the record functions of storage/records.hpp, target_records.hpp and
-// meta_records.hpp; a batch of counters is one write transaction and, under load, one fsync.
+// host. A batch of counters is one write transaction and, under load, one fsync. It keeps
+// every usage counter until the admin CLI prunes it, so it is also the counter archive.
+// storage::open (storage/open.hpp) opens its environments; nothing outside storage/ sees
+// them.
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 
 #include "storage/counter_archive.hpp"
@@ -12,27 +15,28 @@
 
 namespace netherscope::storage {
 
-/// The environments and databases the LMDB store uses; a part left empty makes the
-/// operations that need it fail with an error (tests open only what they use).
+/// The environments and databases the LMDB store uses, all open.
 struct lmdb_parts {
+  /// The main environment in the data directory.
   std::shared_ptr<env> main;
   MDB_dbi usage = 0;
   MDB_dbi accounts = 0;
   /// Used sign-in states and sessions (storage/auth_records.hpp).
   MDB_dbi auth = 0;
+  /// Named records (load_or_replace_record).
   MDB_dbi meta = 0;
-  bool has_meta = false;
-  /// The target memory lives in an environment of its own (see app/service.cpp).
+  /// The target memory, in an environment of its own (<data-dir>/targets): strangers choose
+  /// which targets are remembered, so filling it must never stop the quota commits.
   std::shared_ptr<env> targets_env;
   MDB_dbi targets = 0;
 };
 
 /// The store on LMDB.
-class lmdb_store : public store, public counter_archive {
+class lmdb_store final : public store, public counter_archive {
 public:
   explicit lmdb_store(lmdb_parts parts);
 
-  // -- store --------------------------------------------------------------------
+  // -- store ------------------------------------------------------------------
 
   store_backend backend() const noexcept override {
     return store_backend::lmdb;
@@ -67,37 +71,6 @@ private:
   /// A counter batch was committed with commit_deferred and settle_counters has not synced it
   /// yet. Written only by the thread that calls apply_counters and settle_counters.
   std::atomic<bool> unsynced_{false};
-};
-
-/// The record tables of an LMDB transaction: each table is a database of the main environment.
-class lmdb_record_txn final : public record_txn {
-public:
-  lmdb_record_txn(txn& t, MDB_dbi accounts, MDB_dbi auth, MDB_dbi usage)
-    : t_(t), dbs_{accounts, auth, usage} {
-    // nop
-  }
-
-  caf::expected<std::optional<std::string_view>> get(record_table table,
-                                                     std::string_view key) override {
-    return t_.get(db(table), key);
-  }
-  caf::error put(record_table table, std::string_view key, std::string_view value) override {
-    return t_.put(db(table), key, value);
-  }
-  caf::error del(record_table table, std::string_view key) override {
-    return t_.del(db(table), key);
-  }
-  caf::error for_each_prefix(record_table table, std::string_view prefix,
-                             const visitor& fn) override {
-    return t_.for_each_prefix(db(table), prefix, fn);
-  }
-
-private:
-  MDB_dbi db(record_table table) const noexcept {
-    return dbs_[static_cast<std::size_t>(table)];
-  }
-  txn& t_;
-  MDB_dbi dbs_[3];
 };
 
 } // namespace netherscope::storage

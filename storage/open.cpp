@@ -45,7 +45,6 @@ caf::expected<opened> open_lmdb(const open_options& options) {
   if (!main)
     return cannot("cannot open the store in '" + dir + "': " + message_of(main.error()));
   parts.main = *main;
-  parts.has_meta = true;
   if (auto err = open_dbs(*parts.main, {{"meta", &parts.meta},
                                         {"usage", &parts.usage},
                                         {"accounts", &parts.accounts},

@@ -302,19 +302,4 @@ caf::error redis_store::flush() {
   return {};
 }
 
-caf::expected<std::string> redis_store::command_text(const std::vector<std::string>& args) {
-  auto r = pool_->exec_one(args);
-  if (!r)
-    return r.error();
-  switch ((*r)->type) {
-    case REDIS_REPLY_STRING:
-    case REDIS_REPLY_STATUS:
-      return std::string{reply_text(r->get())};
-    case REDIS_REPLY_INTEGER:
-      return std::to_string((*r)->integer);
-    default:
-      return std::string{};
-  }
-}
-
 } // namespace netherscope::storage

@@ -70,9 +70,6 @@ public:
   caf::error release_offer_slot(const std::vector<std::string>& servers,
                                 std::string_view owner) override;
 
-  /// Runs one command (tests use it to look at and clear the keys).
-  caf::expected<std::string> command_text(const std::vector<std::string>& args);
-
 private:
   std::unique_ptr<redis_pool> pool_;
 };

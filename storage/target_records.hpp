@@ -13,11 +13,8 @@
 #include <string>
 #include <string_view>
 
-#include <caf/expected.hpp>
-
 #include "net/api/target.hpp"
 #include "net/api/target_memory.hpp"
-#include "storage/lmdb.hpp"
 
 namespace netherscope::storage {
 
@@ -35,6 +32,11 @@ struct identity_key_record {
   std::string key_sha256;
   std::int64_t since_unix = 0;
 };
+
+/// What every scheme record's key starts with.
+constexpr std::string_view scheme_record_prefix = "s|";
+/// The length of a key hash in an identity key record: lowercase hex SHA-256.
+constexpr std::size_t identity_key_hex_length = 64;
 
 /// "s|<host>|<port>": a target's scheme record.
 std::string scheme_record_key(std::string_view host, std::uint16_t port);
@@ -57,22 +59,6 @@ target_memory read_target_memory(std::optional<std::string_view> scheme_record,
 
 /// Whether a stored scheme record is due for the sweep at now_unix: expired, or unreadable.
 bool scheme_record_stale(std::string_view record, std::int64_t now_unix);
-
-// -- reading and writing in a transaction --------------------------------------
-
-/// What is remembered about a target at now_unix (read_target_memory). Errors are LMDB's.
-caf::expected<target_memory> recall_target(txn& t, MDB_dbi db, std::string_view host,
-                                           std::uint16_t port, std::int64_t now_unix);
-
-/// Applies what a call taught about a target.
-caf::error apply_target_update(txn& t, MDB_dbi db, std::string_view host, std::uint16_t port,
-                               const target_memory_update& update, std::int64_t now_unix);
-
-/// Deletes scheme records that expired before now_unix (and unreadable ones), at most limit
-/// of them; returns how many it deleted. Key records are kept: they are the pins users compare
-/// against, one small record per target that ever answered with a verified identity.
-caf::expected<std::size_t> sweep_expired_schemes(txn& t, MDB_dbi db, std::int64_t now_unix,
-                                                 std::size_t limit);
 
 // -- decisions ----------------------------------------------------------------
 

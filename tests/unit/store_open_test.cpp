@@ -145,3 +145,18 @@ TEST_CASE("storage::open: Redis offers the shared part and no counter archive", 
   REQUIRE(down);
   CHECK(storage::message_of(down).find("cannot connect") != std::string::npos);
 }
+
+TEST_CASE("usage keys: what usage_key writes, parse_usage_key reads back", "[store]") {
+  auto key = storage::usage_key("offer", "ip", "2001:db8::7", "2026-11-22T12");
+  CHECK(key == "u|offer|ip|2001:db8::7|2026-11-22T12");
+  auto parsed = storage::parse_usage_key(key);
+  REQUIRE(parsed);
+  CHECK(parsed->endpoint == "offer");
+  CHECK(parsed->scope == "ip");
+  CHECK(parsed->subject == "2001:db8::7");
+  CHECK(parsed->window == "2026-11-22T12");
+  for (auto bad : {"", "u|", "u|offer|ip|x", "x|offer|ip|x|2026-11", "u|offer|ip|x|2026|11"}) {
+    INFO(bad);
+    CHECK_FALSE(storage::parse_usage_key(bad));
+  }
+}
