@@ -132,7 +132,7 @@ lmdb_store::apply_counters(const std::vector<counter_op>& ops) {
   } else if (wrote) {
     if (auto err = t->commit_deferred())
       return err;
-    unsynced_ = true;
+    deferred_.fetch_add(1);
   } else if (auto err = settle_counters()) {
     // Nothing written, so no fsync came with it: the promise to earlier batches is kept here.
     return err;
@@ -141,12 +141,19 @@ lmdb_store::apply_counters(const std::vector<counter_op>& ops) {
 }
 
 caf::error lmdb_store::settle_counters() {
-  // One fsync of the main environment, only when a deferred commit is waiting for it.
-  if (!unsynced_)
+  // One fsync of the main environment, only when a deferred commit is waiting for it. A
+  // commit is counted once it returned, so the sync that starts after this read covers every
+  // batch counted in it.
+  auto committed = deferred_.load();
+  if (settled_.load() >= committed)
     return {};
   if (auto err = parts_.main->flush())
     return err;
-  unsynced_ = false;
+  // Another thread's sync may have covered more meanwhile; settled_ never goes back.
+  auto seen = settled_.load();
+  while (seen < committed && !settled_.compare_exchange_weak(seen, committed)) {
+    // seen now holds the other thread's value; try again while it is still behind.
+  }
   return {};
 }
 
@@ -286,9 +293,9 @@ caf::expected<std::string> lmdb_store::load_or_replace_record(std::string_view n
 
 caf::error lmdb_store::flush() {
   // Commits are durable per the environment's sync option; without sync this is the moment
-  // the pending pages reach the disk. unsynced_ stays as it is: only the thread that applies
-  // counters changes it, so a flush from another thread (at exit) can never make an unsynced
-  // batch look synced.
+  // the pending pages reach the disk. The counters of deferred batches stay as they are:
+  // settle_counters alone moves them, so the quota actor's promise never rests on a sync it
+  // did not see.
   if (auto err = parts_.main->flush())
     return err;
   return parts_.targets_env->flush();

@@ -68,9 +68,11 @@ public:
 
 private:
   lmdb_parts parts_;
-  /// A counter batch was committed with commit_deferred and settle_counters has not synced it
-  /// yet. Written only by the thread that calls apply_counters and settle_counters.
-  std::atomic<bool> unsynced_{false};
+  /// Counter batches committed with commit_deferred so far, and how many of them an fsync is
+  /// known to cover. Counted rather than flagged, so that quota actors on several threads
+  /// sharing this store (one per replica in a test) never take one another's sync for theirs.
+  std::atomic<std::uint64_t> deferred_{0};
+  std::atomic<std::uint64_t> settled_{0};
 };
 
 } // namespace netherscope::storage
