@@ -21,8 +21,8 @@ struct offer_gate_settings {
   std::chrono::milliseconds in_flight_ttl{std::chrono::seconds(20)};
 };
 
-/// Implements offer_gate_actor over the store; spawn it detached. A store that fails lets the
-/// offer go (each replica's own limit still holds) and logs why.
+/// Implements offer_gate_actor over the shared store; spawn it detached. A store that fails
+/// lets the offer go (each replica's own limit still holds) and logs why.
 offer_gate_actor::behavior_type offer_gate(std::shared_ptr<storage::shared_store> store,
                                            offer_gate_settings settings);
 

@@ -2,7 +2,6 @@
 
 #include <ctime>
 #include <sys/resource.h>
-#include <filesystem>
 #include <functional>
 #include <optional>
 #include <thread>
