@@ -171,8 +171,9 @@ void on_shared(cache_pointer self, const target& where, bool probe, const std::s
 
 // -- the shared-offers worker ------------------------------------------------------
 
-shared_lookup look_up_shared_once(storage::store& store, const target& where, bool probe,
-                                  const std::string& owner, std::chrono::milliseconds lock_ttl) {
+shared_lookup look_up_shared_once(storage::shared_store& store, const target& where,
+                                  bool probe, const std::string& owner,
+                                  std::chrono::milliseconds lock_ttl) {
   auto cached = store.get_offer(where, probe);
   if (!cached)
     return {};
@@ -192,9 +193,9 @@ shared_lookup look_up_shared_once(storage::store& store, const target& where, bo
   return {"owned", {}};
 }
 
-caf::behavior shared_offers(caf::event_based_actor* self, std::shared_ptr<storage::store> store,
-                            cache_actor cache, std::chrono::milliseconds lock_ttl,
-                            std::chrono::seconds offer_ttl) {
+caf::behavior shared_offers(caf::event_based_actor* self,
+                            std::shared_ptr<storage::shared_store> store, cache_actor cache,
+                            std::chrono::milliseconds lock_ttl, std::chrono::seconds offer_ttl) {
   return {
     [=](lookup_atom, const target& where, bool probe, const std::string& owner) {
       auto found = look_up_shared_once(*store, where, probe, owner, lock_ttl);
@@ -218,7 +219,7 @@ caf::behavior shared_offers(caf::event_based_actor* self, std::shared_ptr<storag
 cache_actor::behavior_type cache(cache_pointer self, probe_registry_actor registry,
                                  cache_settings settings) {
   self->state.cache = offer_cache{settings.limits};
-  if (settings.shared && settings.shared->shared_across_hosts()) {
+  if (settings.shared) {
     // One worker thread for every blocking call to the shared store; linked, so it ends with
     // the cache. A flight's lock lives as long as the flight may.
     self->state.shared_worker

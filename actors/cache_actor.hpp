@@ -8,7 +8,7 @@
 #include "actors/messages.hpp"
 #include "actors/hit_board.hpp"
 #include "actors/offer_cache.hpp"
-#include "storage/store.hpp"
+#include "storage/shared_store.hpp"
 
 namespace netherscope {
 
@@ -25,9 +25,9 @@ struct cache_settings {
   /// Where the cache publishes its plain hits for the io threads' boards, which the edge
   /// bridge reads (actors/hit_board.hpp); none when nothing reads them.
   board_publisher publish_hits;
-  /// A store shared across hosts (Redis), through which replicas share cached offers and one
-  /// flight per target; null (or a store that is not shared) keeps both in this process.
-  std::shared_ptr<storage::store> shared{};
+  /// The part of a store shared across hosts (Redis), through which replicas share cached
+  /// offers and one flight per target; null keeps both in this process.
+  std::shared_ptr<storage::shared_store> shared{};
   /// How often a replica waiting for another's flight looks for its result.
   std::chrono::milliseconds shared_poll{50};
 };
@@ -72,15 +72,16 @@ struct shared_lookup {
 };
 
 /// One look at the shared store for a flight: the cached offer, else the lock.
-shared_lookup look_up_shared_once(storage::store& store, const target& where, bool probe,
-                                  const std::string& owner, std::chrono::milliseconds lock_ttl);
+shared_lookup look_up_shared_once(storage::shared_store& store, const target& where,
+                                  bool probe, const std::string& owner,
+                                  std::chrono::milliseconds lock_ttl);
 
 /// The shared-offers worker: answers lookup_atom (target, probe, owner) with one look, sent to
 /// cache as shared_atom, and stores a finished flight's result and frees its lock on
 /// publish_atom. Spawn it detached: every call blocks on the store.
-caf::behavior shared_offers(caf::event_based_actor* self, std::shared_ptr<storage::store> store,
-                            cache_actor cache, std::chrono::milliseconds lock_ttl,
-                            std::chrono::seconds offer_ttl);
+caf::behavior shared_offers(caf::event_based_actor* self,
+                            std::shared_ptr<storage::shared_store> store, cache_actor cache,
+                            std::chrono::milliseconds lock_ttl, std::chrono::seconds offer_ttl);
 
 /// Implements cache_actor.
 cache_actor::behavior_type cache(cache_actor::stateful_pointer<cache_state> self,

@@ -6,7 +6,7 @@
 
 namespace netherscope {
 
-offer_gate_actor::behavior_type offer_gate(std::shared_ptr<storage::store> store,
+offer_gate_actor::behavior_type offer_gate(std::shared_ptr<storage::shared_store> store,
                                            offer_gate_settings settings) {
   // While the store is away every offer fails here: one line per 10 s says so, with how many
   // it stands for.

@@ -9,7 +9,7 @@
 
 #include "actors/messages.hpp"
 #include "net/upstream/offer_limiter.hpp"
-#include "storage/store.hpp"
+#include "storage/shared_store.hpp"
 
 namespace netherscope {
 
@@ -21,9 +21,9 @@ struct offer_gate_settings {
   std::chrono::milliseconds in_flight_ttl{std::chrono::seconds(20)};
 };
 
-/// Implements offer_gate_actor over the store; spawn it detached. A store that fails lets the
-/// offer go (each replica's own limit still holds) and logs why.
-offer_gate_actor::behavior_type offer_gate(std::shared_ptr<storage::store> store,
+/// Implements offer_gate_actor over the shared store; spawn it detached. A store that fails
+/// lets the offer go (each replica's own limit still holds) and logs why.
+offer_gate_actor::behavior_type offer_gate(std::shared_ptr<storage::shared_store> store,
                                            offer_gate_settings settings);
 
 /// The limiter's side of the gate: messages to gate, for net::offer_limiter::share.

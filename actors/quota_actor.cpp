@@ -5,7 +5,6 @@
 #include <caf/all.hpp>
 
 #include "net/api/telemetry.hpp"
-#include "storage/lmdb_store.hpp"
 
 namespace netherscope {
 
@@ -183,15 +182,6 @@ void sweep(quota_pointer self) {
 
 } // namespace
 
-std::shared_ptr<storage::store> lmdb_store_of(const store_handles& handles) {
-  storage::lmdb_parts parts;
-  parts.main = handles.env;
-  parts.usage = handles.usage;
-  parts.accounts = handles.accounts;
-  parts.auth = handles.auth;
-  return std::make_shared<storage::lmdb_store>(std::move(parts));
-}
-
 quota_actor::behavior_type quota_on(quota_pointer self, std::shared_ptr<storage::store> store,
                                     quota_settings settings) {
   self->state.store = std::move(store);
@@ -229,11 +219,6 @@ quota_actor::behavior_type quota_on(quota_pointer self, std::shared_ptr<storage:
     [=](flush_atom) { flush(self); },
     [=](sweep_atom) { sweep(self); },
   };
-}
-
-quota_actor::behavior_type quota(quota_pointer self, store_handles store,
-                                 quota_settings settings) {
-  return quota_on(self, lmdb_store_of(store), std::move(settings));
 }
 
 } // namespace netherscope

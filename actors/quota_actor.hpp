@@ -30,19 +30,9 @@
 #include "actors/messages.hpp"
 #include "actors/quota_plan.hpp"
 #include "actors/quota_reservations.hpp"
-#include "storage/lmdb.hpp"
 #include "storage/store.hpp"
 
 namespace netherscope {
-
-/// The LMDB environment and the databases the service uses in it.
-struct store_handles {
-  std::shared_ptr<storage::env> env;
-  MDB_dbi usage = 0;
-  MDB_dbi accounts = 0;
-  /// Used sign-in states and account page sessions (storage/auth_records.hpp).
-  MDB_dbi auth = 0;
-};
 
 /// Settings of the quota actor.
 struct quota_settings {
@@ -97,11 +87,5 @@ quota_actor::behavior_type quota_on(quota_actor::stateful_pointer<quota_state> s
                                     std::shared_ptr<storage::store> store,
                                     quota_settings settings);
 
-/// Implements quota_actor over the LMDB databases in store; spawn it detached.
-quota_actor::behavior_type quota(quota_actor::stateful_pointer<quota_state> self,
-                                 store_handles store, quota_settings settings);
-
-/// The store over the LMDB databases of handles (the usage, accounts and auth databases).
-std::shared_ptr<storage::store> lmdb_store_of(const store_handles& handles);
 
 } // namespace netherscope

@@ -3,7 +3,6 @@
 #include <caf/all.hpp>
 
 #include "net/base/log.hpp"
-#include "storage/lmdb_store.hpp"
 
 namespace netherscope {
 
@@ -25,12 +24,6 @@ void schedule_sweep(memory_actor::stateful_pointer<memory_state> self) {
 
 memory_actor::behavior_type memory(memory_actor::stateful_pointer<memory_state> self,
                                    memory_settings settings) {
-  if (!settings.store) {
-    storage::lmdb_parts parts;
-    parts.targets_env = settings.env;
-    parts.targets = settings.db;
-    settings.store = std::make_shared<storage::lmdb_store>(std::move(parts));
-  }
   self->state.settings = std::move(settings);
   schedule_sweep(self);
   return {

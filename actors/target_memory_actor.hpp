@@ -14,23 +14,19 @@
 #include <memory>
 
 #include "actors/messages.hpp"
-#include "storage/lmdb.hpp"
 #include "storage/store.hpp"
 
 namespace netherscope {
 
 /// Where the memory lives and how often expired records are swept.
 struct memory_settings {
-  /// An LMDB environment and its "targets" database, used when store is null.
-  std::shared_ptr<storage::env> env;
-  MDB_dbi db = 0;
   /// Unix time now; tests move it past expiries.
   std::function<std::int64_t()> now;
   /// How often expired scheme records are deleted; 0 never.
   std::chrono::milliseconds sweep_interval{std::chrono::minutes(10)};
   /// Records deleted per sweep at most, so one sweep never holds the writer lock for long.
   std::size_t sweep_limit = 1000;
-  /// The store to use (LMDB or Redis); made from env and db when null.
+  /// The store the memory lives in (LMDB or Redis).
   std::shared_ptr<storage::store> store{};
 };
 

@@ -15,9 +15,9 @@
 #include "app/options.hpp"
 #include "storage/accounts.hpp"
 #include "storage/auth_records.hpp"
-#include "storage/lmdb_store.hpp"
+#include "storage/open.hpp"
 #include "storage/records.hpp"
-#include "storage/redis_store.hpp"
+#include "storage/redis_url.hpp"
 
 namespace netherscope {
 
@@ -55,15 +55,6 @@ commands:
                            older than N days (default 90); the service does the same every
                            10 minutes, this does it at once
 )";
-
-/// What admin works on: the store's record tables and counters, and on LMDB the usage
-/// database itself, which the usage listings walk.
-struct store {
-  std::shared_ptr<storage::store> records;
-  /// Null on Redis.
-  std::shared_ptr<storage::env> env;
-  MDB_dbi usage = 0;
-};
 
 /// Records one prune transaction deletes at most: each is one write transaction, and the
 /// service's writers wait while it runs.
@@ -131,9 +122,9 @@ bool is_month(std::string_view text) {
   return month >= 1 && month <= 12;
 }
 
-int list_accounts(const store& s) {
+int list_accounts(const storage::opened& s) {
   std::vector<storage::account_record> all;
-  auto err = s.records->with_records(false, [&](storage::record_txn& t) -> caf::expected<bool> {
+  auto err = s.store->with_records(false, [&](storage::record_txn& t) -> caf::expected<bool> {
     auto listed = storage::list_accounts(t);
     if (!listed)
       return listed.error();
@@ -146,7 +137,7 @@ int list_accounts(const store& s) {
   std::printf("%-12s %-39s %-10s %-4s %8s %8s\n", "user_id", "login", "created", "key",
               "info", "offer");
   for (auto& a : all) {
-    auto used = storage::usage_of(*s.records, a.user_id, month);
+    auto used = storage::usage_of(*s.store, a.user_id, month);
     if (!used)
       return fail(caf::to_string(used.error()));
     std::printf("%-12llu %-39s %-10s %-4s %8llu %8llu\n",
@@ -158,73 +149,42 @@ int list_accounts(const store& s) {
   return 0;
 }
 
-int show_usage(const store& s, std::string month) {
+int show_usage(const storage::opened& s, std::string month) {
   if (month.empty())
     month = storage::window_of(std::time(nullptr)).label;
   if (!is_month(month))
     return fail("usage takes a month as YYYY-MM");
-  if (!s.env)
+  if (!s.archive)
     return fail("usage lists the LMDB store's counters; on Redis they are the keys ns1:u:*");
-  auto t = storage::txn::begin(*s.env, false);
-  if (!t)
-    return fail(caf::to_string(t.error()));
+  auto counters = s.archive->counters_of(month);
+  if (!counters)
+    return fail("cannot read usage: " + storage::message_of(counters.error()));
   std::printf("%-6s %-4s %-45s %10s\n", "route", "scope", "subject", "calls");
-  bool bad = false;
-  auto err = t->for_each_prefix(s.usage, "u|", [&](std::string_view key, std::string_view) {
-    // u|<endpoint>|<scope>|<subject>|<month>; subjects may contain ':' but never '|'.
-    auto last = key.rfind('|');
-    if (key.substr(last + 1) != month)
-      return true;
-    auto first = key.find('|', 2);
-    auto second = key.find('|', first + 1);
-    auto count = storage::read_count(*t, s.usage, key);
-    if (!count) {
-      bad = true;
-      return false;
-    }
-    std::printf("%-6s %-4s %-45s %10llu\n", std::string{key.substr(2, first - 2)}.c_str(),
-                std::string{key.substr(first + 1, second - first - 1)}.c_str(),
-                std::string{key.substr(second + 1, last - second - 1)}.c_str(),
-                static_cast<unsigned long long>(*count));
-    return true;
-  });
-  if (err || bad)
-    return fail("cannot read usage");
+  for (auto& c : *counters)
+    std::printf("%-6s %-4s %-45s %10llu\n", c.endpoint.c_str(), c.scope.c_str(),
+                c.subject.c_str(), static_cast<unsigned long long>(c.count));
   return 0;
 }
 
-int prune_usage(const store& s, const std::string& before) {
+int prune_usage(const storage::opened& s, const std::string& before) {
   if (!is_month(before))
     return fail("prune-usage takes a month as YYYY-MM");
   if (before > storage::window_of(std::time(nullptr)).label)
     return fail("refusing to delete the counters of the current month");
-  if (!s.env)
+  if (!s.archive)
     return fail("counters on Redis expire with their month; nothing to prune");
-  auto t = storage::txn::begin(*s.env, true);
-  if (!t)
-    return fail(caf::to_string(t.error()));
-  std::vector<std::string> doomed;
-  auto err = t->for_each_prefix(s.usage, "u|", [&](std::string_view key, std::string_view) {
-    if (key.substr(key.rfind('|') + 1) < before)
-      doomed.emplace_back(key);
-    return true;
-  });
-  if (err)
-    return fail(caf::to_string(err));
-  for (auto& key : doomed)
-    if (auto del = t->del(s.usage, key))
-      return fail(caf::to_string(del));
-  if (auto commit = t->commit())
-    return fail(caf::to_string(commit));
-  std::printf("deleted %zu counters of months before %s\n", doomed.size(), before.c_str());
+  auto pruned = s.archive->prune_counters_before(before);
+  if (!pruned)
+    return fail(caf::to_string(pruned.error()));
+  std::printf("deleted %zu counters of months before %s\n", *pruned, before.c_str());
   return 0;
 }
 
-int create_account(const store& s, const std::string& login) {
+int create_account(const storage::opened& s, const std::string& login) {
   std::string refused;
   storage::signed_in made;
   std::uint64_t id = first_local_user_id;
-  auto err = s.records->with_records(true, [&](storage::record_txn& t) -> caf::expected<bool> {
+  auto err = s.store->with_records(true, [&](storage::record_txn& t) -> caf::expected<bool> {
     refused.clear();
     auto existing = storage::find_by_login(t, login);
     if (!existing)
@@ -259,12 +219,12 @@ int create_account(const store& s, const std::string& login) {
   return 0;
 }
 
-int change_key(const store& s, const std::string& who, bool issue) {
+int change_key(const storage::opened& s, const std::string& who, bool issue) {
   bool found = false;
   std::string login;
   std::string key;
   bool revoked = false;
-  auto err = s.records->with_records(true, [&](storage::record_txn& t) -> caf::expected<bool> {
+  auto err = s.store->with_records(true, [&](storage::record_txn& t) -> caf::expected<bool> {
     auto account = find(t, who);
     if (!account)
       return account.error();
@@ -301,12 +261,12 @@ int change_key(const store& s, const std::string& who, bool issue) {
 
 // Prunes in batches until nothing due is left, so a large backlog never becomes one huge
 // write transaction.
-int prune(const store& s, std::int64_t revoked_days) {
+int prune(const storage::opened& s, std::int64_t revoked_days) {
   storage::prune_report total;
   for (;;) {
     auto now = static_cast<std::int64_t>(std::time(nullptr));
     storage::prune_report report;
-    auto err = s.records->with_records(true, [&](storage::record_txn& t) -> caf::expected<bool> {
+    auto err = s.store->with_records(true, [&](storage::record_txn& t) -> caf::expected<bool> {
       auto pruned = storage::prune_expired(t, now, now - revoked_days * 86400, prune_batch);
       if (!pruned)
         return pruned.error();
@@ -327,34 +287,23 @@ int prune(const store& s, std::int64_t revoked_days) {
   return 0;
 }
 
-// Opens the store the service uses: Redis when --store names it, else LMDB under --data-dir.
-caf::expected<store> open_store(const po::variables_map& vm) {
-  if (vm.count("store") && !vm["store"].as<std::string>().empty()) {
-    // run_admin refused a URL that does not parse.
-    storage::redis_settings cfg;
-    cfg.address = *storage::parse_redis_url(vm["store"].as<std::string>());
-    cfg.connections = 1;
-    auto redis = std::make_shared<storage::redis_store>(std::move(cfg));
-    if (auto err = redis->ping())
-      return err;
-    return store{std::move(redis), nullptr, 0};
-  }
-  storage::env_options options;
+// Opens the store the service uses: Redis when --store names it, else LMDB under --data-dir,
+// which must exist. The store is asked once, so one that does not answer (a Redis that is
+// down) fails here, before any command runs.
+caf::expected<storage::opened> open_store(const po::variables_map& vm) {
+  storage::open_options options;
+  options.data_dir = vm["data-dir"].as<std::string>();
+  if (vm.count("store"))
+    options.url = vm["store"].as<std::string>();
+  options.create_data_dir = false;
   options.map_size = std::size_t{vm["store-map-size-mb"].as<unsigned>()} << 20;
-  auto env = storage::env::open(vm["data-dir"].as<std::string>(), options);
-  if (!env)
-    return env.error();
-  auto usage = (*env)->open_db("usage");
-  auto accounts = (*env)->open_db("accounts");
-  auto auth = (*env)->open_db("auth");
-  if (!usage || !accounts || !auth)
-    return caf::make_error(caf::sec::runtime_error, "cannot open the store's databases");
-  storage::lmdb_parts parts;
-  parts.main = *env;
-  parts.usage = *usage;
-  parts.accounts = *accounts;
-  parts.auth = *auth;
-  return store{std::make_shared<storage::lmdb_store>(std::move(parts)), *env, *usage};
+  options.redis_connections = 1;
+  auto opened = storage::open(options);
+  if (!opened)
+    return opened.error();
+  if (auto err = opened->store->ping())
+    return err;
+  return opened;
 }
 
 } // namespace
@@ -446,7 +395,7 @@ int run_admin(int argc, const char* const* argv) {
 
   auto opened = open_store(vm);
   if (!opened)
-    return fail(caf::to_string(opened.error()));
+    return fail(storage::message_of(opened.error()));
   const auto& s = *opened;
   if (command == "create-account")
     return create_account(s, vm["login"].as<std::string>());

@@ -6,8 +6,6 @@
 
 #include <caf/sec.hpp>
 
-#include "storage/lmdb_store.hpp"
-
 namespace netherscope {
 
 namespace {
@@ -16,16 +14,6 @@ constexpr std::string_view identity_record = "identity";
 constexpr std::int64_t renew_before_seconds = 30 * 24 * 3600;
 
 } // namespace
-
-caf::expected<std::shared_ptr<const net::local_identity>>
-load_or_create_identity(storage::env& e, MDB_dbi meta, std::int64_t now_unix) {
-  storage::lmdb_parts parts;
-  parts.main = std::shared_ptr<storage::env>{std::shared_ptr<storage::env>{}, &e};
-  parts.meta = meta;
-  parts.has_meta = true;
-  storage::lmdb_store store{std::move(parts)};
-  return load_or_create_identity(store, now_unix);
-}
 
 caf::expected<std::shared_ptr<const net::local_identity>>
 load_or_create_identity(storage::store& store, std::int64_t now_unix) {

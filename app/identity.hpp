@@ -7,7 +7,6 @@
 #include <caf/expected.hpp>
 
 #include "net/nethernet/identity.hpp"
-#include "storage/lmdb.hpp"
 #include "storage/store.hpp"
 
 namespace netherscope {
@@ -18,9 +17,5 @@ namespace netherscope {
 /// and is never replaced.
 caf::expected<std::shared_ptr<const net::local_identity>>
 load_or_create_identity(storage::store& store, std::int64_t now_unix);
-
-/// The same over an LMDB environment's meta database.
-caf::expected<std::shared_ptr<const net::local_identity>>
-load_or_create_identity(storage::env& e, MDB_dbi meta, std::int64_t now_unix);
 
 } // namespace netherscope

@@ -10,7 +10,7 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/program_options.hpp>
 
-#include "storage/redis_store.hpp"
+#include "storage/redis_url.hpp"
 
 namespace netherscope {
 

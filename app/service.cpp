@@ -2,7 +2,6 @@
 
 #include <ctime>
 #include <sys/resource.h>
-#include <filesystem>
 #include <functional>
 #include <optional>
 #include <thread>
@@ -31,10 +30,8 @@
 #include "net/http/reply_inbox.hpp"
 #include "net/http/signin.hpp"
 #include "app/identity.hpp"
-#include "storage/meta_records.hpp"
-#include "storage/lmdb.hpp"
-#include "storage/lmdb_store.hpp"
-#include "storage/redis_store.hpp"
+#include "storage/open.hpp"
+#include "storage/redis_url.hpp"
 
 namespace netherscope {
 
@@ -160,91 +157,22 @@ void startup_failed(const std::string& error) {
   log::write(log::level::error, "startup_failed", {{"error", error}});
 }
 
-/// The store and the databases the service keeps in it.
-struct opened_store {
-  std::shared_ptr<storage::env> env;
-  MDB_dbi meta = 0;
-  store_handles handles;
-  /// What is remembered about targets (storage/target_records.hpp), in an environment of its
-  /// own: strangers choose which targets are remembered, so filling it must never stop the
-  /// quota commits of the main store.
-  std::shared_ptr<storage::env> targets_env;
-  MDB_dbi targets = 0;
-  /// The store the quota, keys and memory actors and the identity use: LMDB over the
-  /// databases above, or Redis when --store names one.
-  std::shared_ptr<storage::store> shared;
-};
-
-/// The shared store of --store: Redis when it names one, else LMDB over the opened databases.
-std::shared_ptr<storage::store> make_shared_store(const config& cfg, opened_store& opened) {
-  if (!cfg.store_url.empty()) {
-    // options.cpp refused a URL that does not parse.
-    storage::redis_settings redis_cfg;
-    redis_cfg.address = *storage::parse_redis_url(cfg.store_url);
+/// Opens the store --data-dir or --store names, creating --data-dir when missing.
+std::optional<storage::opened> open_store(const config& cfg) {
+  storage::open_options options;
+  options.data_dir = cfg.data_dir;
+  options.url = cfg.store_url;
+  options.map_size = cfg.store_map_size;
+  options.sync = cfg.store_sync;
+  auto opened = storage::open(options);
+  if (!opened) {
+    startup_failed(storage::message_of(opened.error()));
+    return std::nullopt;
+  }
+  if (!cfg.store_url.empty())
     log::write(log::level::info, "store",
                {{"backend", "redis"}, {"url", storage::redacted_store_url(cfg.store_url)}});
-    return std::make_shared<storage::redis_store>(std::move(redis_cfg));
-  }
-  storage::lmdb_parts parts;
-  parts.main = opened.env;
-  parts.usage = opened.handles.usage;
-  parts.accounts = opened.handles.accounts;
-  parts.auth = opened.handles.auth;
-  parts.meta = opened.meta;
-  parts.has_meta = true;
-  parts.targets_env = opened.targets_env;
-  parts.targets = opened.targets;
-  return std::make_shared<storage::lmdb_store>(std::move(parts));
-}
-
-/// The target memory's map: about 200k records of ~300 bytes, far beyond what honest use makes.
-constexpr std::size_t target_memory_map_size = std::size_t{64} << 20;
-
-/// Creates --data-dir when missing and opens the store with its databases.
-std::optional<opened_store> open_store(const config& cfg) {
-  std::error_code fs_ec;
-  std::filesystem::create_directories(cfg.data_dir, fs_ec);
-  if (fs_ec) {
-    startup_failed("cannot create --data-dir '" + cfg.data_dir + "': " + fs_ec.message());
-    return std::nullopt;
-  }
-  storage::env_options store_cfg;
-  store_cfg.map_size = cfg.store_map_size;
-  store_cfg.sync = cfg.store_sync;
-  auto store = storage::env::open(cfg.data_dir, store_cfg);
-  if (!store) {
-    startup_failed("cannot open the store in '" + cfg.data_dir + "': "
-                   + caf::to_string(store.error()));
-    return std::nullopt;
-  }
-  auto meta_db = (*store)->open_db("meta");
-  auto usage_db = (*store)->open_db("usage");
-  auto accounts_db = (*store)->open_db("accounts");
-  auto auth_db = (*store)->open_db("auth");
-  auto targets_dir = (std::filesystem::path{cfg.data_dir} / "targets").string();
-  std::filesystem::create_directories(targets_dir, fs_ec);
-  storage::env_options targets_cfg;
-  targets_cfg.map_size = target_memory_map_size;
-  // What is remembered is a hint: losing the last writes to a power cut costs one detection.
-  targets_cfg.sync = false;
-  auto targets_env = storage::env::open(targets_dir, targets_cfg);
-  if (fs_ec || !targets_env) {
-    startup_failed("cannot open the target memory in '" + targets_dir + "': "
-                   + (fs_ec ? fs_ec.message() : caf::to_string(targets_env.error())));
-    return std::nullopt;
-  }
-  auto targets_db = (*targets_env)->open_db("targets");
-  for (auto* db : {&meta_db, &usage_db, &accounts_db, &auth_db, &targets_db}) {
-    if (!*db) {
-      startup_failed(caf::to_string(db->error()));
-      return std::nullopt;
-    }
-  }
-  opened_store opened{*store, *meta_db,
-                      store_handles{*store, *usage_db, *accounts_db, *auth_db}, *targets_env,
-                      *targets_db, nullptr};
-  opened.shared = make_shared_store(cfg, opened);
-  return opened;
+  return std::move(*opened);
 }
 
 /// What the store keeps besides counters and accounts, made on the first start.
@@ -255,13 +183,13 @@ struct stored_secrets {
 };
 
 /// Loads the sign-in state key and our NetherNet identity, making them when missing.
-std::optional<stored_secrets> load_secrets(const opened_store& store) {
-  auto state_key = storage::load_or_create_secret(*store.shared, "oauth_state_key", 32);
+std::optional<stored_secrets> load_secrets(const storage::opened& opened) {
+  auto state_key = storage::load_or_create_secret(*opened.store, "oauth_state_key", 32);
   if (!state_key) {
     startup_failed(caf::to_string(state_key.error()));
     return std::nullopt;
   }
-  auto identity = load_or_create_identity(*store.shared, std::time(nullptr));
+  auto identity = load_or_create_identity(*opened.store, std::time(nullptr));
   if (!identity) {
     startup_failed("identity: " + caf::to_string(identity.error()));
     return std::nullopt;
@@ -465,7 +393,7 @@ probe_deps make_probe_deps(const config& cfg, const upstream_clients& clients,
 
 /// The offer cache's bounds and its margin for a lost reply.
 cache_settings make_cache_settings(const config& cfg,
-                                   std::shared_ptr<storage::store> shared) {
+                                   std::shared_ptr<storage::shared_store> shared) {
   // The probes' own deadlines end every fetch; these margins only catch a lost reply.
   cache_settings cache_cfg;
   cache_cfg.limits.max_entries = cfg.cache_max_entries;
@@ -489,7 +417,7 @@ front_settings make_front_settings(const config& cfg, const stored_secrets& secr
 
 /// Spawns every long-lived actor, the peers first and then one front per actor thread.
 service_actors spawn_actors(caf::actor_system& system, const config& cfg,
-                            const opened_store& store, const stored_secrets& secrets,
+                            const storage::opened& opened, const stored_secrets& secrets,
                             const upstream_clients& clients,
                             const std::vector<asio::io_context*>& contexts) {
   service_actors actors;
@@ -498,19 +426,19 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
   // Detached, as the quota actor: its writes wait for the disk and for other writers.
   memory_settings memory_cfg;
   memory_cfg.now = unix_now;
-  memory_cfg.store = store.shared;
+  memory_cfg.store = opened.store;
   actors.memory = system.spawn<caf::detached>(memory, std::move(memory_cfg));
-  if (store.shared->shared_across_hosts()) {
+  if (opened.shared) {
     // Detached: each start is a round trip to Redis. A mark lives as long as a fetch may.
     offer_gate_settings gate_cfg;
     gate_cfg.per_minute = cfg.offers_per_target_per_minute;
     gate_cfg.in_flight_ttl = std::chrono::duration_cast<std::chrono::milliseconds>(
       cfg.connect_timeout + cfg.answer_timeout + std::chrono::seconds(5));
-    actors.gate = system.spawn<caf::detached>(offer_gate, store.shared, gate_cfg);
+    actors.gate = system.spawn<caf::detached>(offer_gate, opened.shared, gate_cfg);
   }
   peers.registry = system.spawn(probe_registry, make_probe_deps(cfg, clients, secrets,
                                                                 actors.memory, actors.gate));
-  auto cache_cfg = make_cache_settings(cfg, store.shared);
+  auto cache_cfg = make_cache_settings(cfg, opened.shared);
   cache_cfg.publish_hits = make_boards(contexts, cache_cfg, actors.boards);
   peers.cache = system.spawn(cache, peers.registry, std::move(cache_cfg));
   quota_limits limits{cfg.limit_info_ip, cfg.limit_info_key, cfg.limit_offer_ip,
@@ -518,12 +446,12 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
   // Detached: a commit waits for the disk, and that must not stall the scheduler's workers.
   quota_settings quota_cfg{limits, unix_now};
   quota_cfg.reserve_max = cfg.quota_reserve;
-  peers.quotas = system.spawn<caf::detached>(quota_on, store.shared, std::move(quota_cfg));
+  peers.quotas = system.spawn<caf::detached>(quota_on, opened.store, std::move(quota_cfg));
   keys_settings keys_cfg;
   keys_cfg.limits = limits;
   keys_cfg.rotations_per_hour = cfg.limit_key_rotations_per_hour;
   keys_cfg.now = unix_now;
-  peers.accounts = system.spawn<caf::detached>(keys, store.shared, std::move(keys_cfg));
+  peers.accounts = system.spawn<caf::detached>(keys, opened.store, std::move(keys_cfg));
   peers.signin = system.spawn(auth, make_oauth_settings(cfg), clients.provider);
   auto front_cfg = make_front_settings(cfg, secrets, limits);
   for (unsigned i = 0; i < cfg.actor_threads; ++i)
@@ -575,10 +503,10 @@ void stop_actors(net::server_context& ctx, service_actors& actors) {
 
 int run_service(const config& cfg) {
   log::set_level(cfg.log_level);
-  auto store = open_store(cfg);
-  if (!store)
+  auto opened = open_store(cfg);
+  if (!opened)
     return 1;
-  auto secrets = load_secrets(*store);
+  auto secrets = load_secrets(*opened);
   if (!secrets)
     return 1;
   check_signin_credentials(cfg);
@@ -600,7 +528,7 @@ int run_service(const config& cfg) {
   caf_cfg.set("scheduler.max-threads", static_cast<std::size_t>(cfg.actor_threads));
   caf_cfg.set("scheduler.policy", caf::atom_from_string(cfg.actor_scheduler));
   caf::actor_system system{caf_cfg};
-  auto actors = spawn_actors(system, cfg, *store, *secrets, *clients, pool.all());
+  auto actors = spawn_actors(system, cfg, *opened, *secrets, *clients, pool.all());
   // One sink per io_context, each with that context's board, as the listener deals
   // connections to them.
   std::vector<call_sink> sinks;

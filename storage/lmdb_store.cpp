@@ -4,23 +4,48 @@
 
 #include <caf/sec.hpp>
 
-#include "storage/meta_records.hpp"
+#include "storage/records.hpp"
 #include "storage/target_records.hpp"
 
 namespace netherscope::storage {
 
 namespace {
 
-caf::error missing(std::string_view what) {
-  return caf::make_error(caf::sec::runtime_error,
-                         "this LMDB store was opened without its " + std::string{what});
-}
+/// The record tables of an LMDB transaction: each table is a database of the main environment.
+class lmdb_record_txn final : public record_txn {
+public:
+  lmdb_record_txn(txn& t, const lmdb_parts& parts)
+    : t_(t), dbs_{parts.accounts, parts.auth, parts.usage} {
+    // nop
+  }
 
-} // namespace
+  caf::expected<std::optional<std::string_view>> get(record_table table,
+                                                     std::string_view key) override {
+    return t_.get(db(table), key);
+  }
+  caf::error put(record_table table, std::string_view key, std::string_view value) override {
+    return t_.put(db(table), key, value);
+  }
+  caf::error del(record_table table, std::string_view key) override {
+    return t_.del(db(table), key);
+  }
+  caf::error for_each_prefix(record_table table, std::string_view prefix,
+                             const visitor& fn) override {
+    return t_.for_each_prefix(db(table), prefix, fn);
+  }
 
-caf::expected<counter_result> apply_counter(txn& t, MDB_dbi usage, const counter_op& op) {
+private:
+  MDB_dbi db(record_table table) const noexcept {
+    return dbs_[static_cast<std::size_t>(table)];
+  }
+  txn& t_;
+  MDB_dbi dbs_[3];
+};
+
+// Applies one counter operation in an open write transaction.
+caf::expected<counter_result> apply_counter(record_txn& t, const counter_op& op) {
   auto key = usage_key(op.endpoint, op.scope, op.subject, op.window);
-  auto used = read_count(t, usage, key);
+  auto used = read_count(t, key);
   if (!used)
     return used.error();
   counter_result out{*used, false, 0};
@@ -42,10 +67,33 @@ caf::expected<counter_result> apply_counter(txn& t, MDB_dbi usage, const counter
   if (out.granted == 0)
     return out;
   out.used = op.mode == counter_mode::count ? *used + out.granted : *used - out.granted;
-  if (auto err = write_count(t, usage, key, out.used))
+  if (auto err = write_count(t, key, out.used))
     return err;
   return out;
 }
+
+// -- the target memory's records in their environment --
+
+caf::error apply_target_update(txn& t, MDB_dbi db, std::string_view host, std::uint16_t port,
+                               const target_memory_update& update, std::int64_t now_unix) {
+  using change = target_memory_update::scheme_change;
+  if (update.change == change::store) {
+    if (auto err = t.put(db, scheme_record_key(host, port),
+                         encode(scheme_record{update.scheme, update.scheme_expires})))
+      return err;
+  } else if (update.change == change::forget) {
+    if (auto err = t.del(db, scheme_record_key(host, port)))
+      return err;
+  }
+  if (update.key_sha256.size() == identity_key_hex_length) {
+    if (auto err = t.put(db, identity_record_key(host, port),
+                         encode(identity_key_record{update.key_sha256, now_unix})))
+      return err;
+  }
+  return {};
+}
+
+} // namespace
 
 lmdb_store::lmdb_store(lmdb_parts parts) : parts_(std::move(parts)) {
   // nop
@@ -53,10 +101,7 @@ lmdb_store::lmdb_store(lmdb_parts parts) : parts_(std::move(parts)) {
 
 caf::error lmdb_store::ping() {
   // A read transaction proves the environment is open and its lock file usable.
-  auto* e = parts_.main ? parts_.main.get() : parts_.targets_env.get();
-  if (!e)
-    return missing("environment");
-  auto t = txn::begin(*e, false);
+  auto t = txn::begin(*parts_.main, false);
   if (!t)
     return t.error();
   return {};
@@ -64,16 +109,15 @@ caf::error lmdb_store::ping() {
 
 caf::expected<std::vector<counter_result>>
 lmdb_store::apply_counters(const std::vector<counter_op>& ops) {
-  if (!parts_.main)
-    return missing("usage database");
   auto t = txn::begin(*parts_.main, true);
   if (!t)
     return t.error();
+  lmdb_record_txn records{*t, parts_};
   std::vector<counter_result> out;
   out.reserve(ops.size());
   bool wrote = false;
   for (auto& op : ops) {
-    auto result = apply_counter(*t, parts_.usage, op);
+    auto result = apply_counter(records, op);
     if (!result)
       return result.error();
     wrote = wrote || op.mode != counter_mode::peek;
@@ -88,7 +132,7 @@ lmdb_store::apply_counters(const std::vector<counter_op>& ops) {
   } else if (wrote) {
     if (auto err = t->commit_deferred())
       return err;
-    unsynced_ = true;
+    deferred_.fetch_add(1);
   } else if (auto err = settle_counters()) {
     // Nothing written, so no fsync came with it: the promise to earlier batches is kept here.
     return err;
@@ -97,33 +141,38 @@ lmdb_store::apply_counters(const std::vector<counter_op>& ops) {
 }
 
 caf::error lmdb_store::settle_counters() {
-  // One fsync of the main environment, only when a deferred commit is waiting for it.
-  if (!parts_.main || !unsynced_)
+  // One fsync of the main environment, only when a deferred commit is waiting for it. A
+  // commit is counted once it returned, so the sync that starts after this read covers every
+  // batch counted in it.
+  auto committed = deferred_.load();
+  if (settled_.load() >= committed)
     return {};
   if (auto err = parts_.main->flush())
     return err;
-  unsynced_ = false;
+  // Another thread's sync may have covered more meanwhile; settled_ never goes back.
+  auto seen = settled_.load();
+  while (seen < committed && !settled_.compare_exchange_weak(seen, committed)) {
+    // seen now holds the other thread's value; try again while it is still behind.
+  }
   return {};
 }
 
 bool lmdb_store::defers_durability() const noexcept {
-  return parts_.main && parts_.main->syncs();
+  return parts_.main->syncs();
 }
 
 caf::expected<std::vector<std::uint64_t>>
 lmdb_store::read_counters(const std::vector<counter_op>& ops) {
-  if (!parts_.main)
-    return missing("usage database");
   // A read transaction: it sees every committed batch, deferred or not, and takes no lock
   // the quota actor's commits wait for.
   auto t = txn::begin(*parts_.main, false);
   if (!t)
     return t.error();
+  lmdb_record_txn records{*t, parts_};
   std::vector<std::uint64_t> out;
   out.reserve(ops.size());
   for (auto& op : ops) {
-    auto used = read_count(*t, parts_.usage, usage_key(op.endpoint, op.scope, op.subject,
-                                                        op.window));
+    auto used = read_count(records, usage_key(op.endpoint, op.scope, op.subject, op.window));
     if (!used)
       return used.error();
     out.push_back(*used);
@@ -132,12 +181,10 @@ lmdb_store::read_counters(const std::vector<counter_op>& ops) {
 }
 
 caf::error lmdb_store::with_records(bool write, const record_work& work) {
-  if (!parts_.main)
-    return missing("accounts database");
   auto t = txn::begin(*parts_.main, write);
   if (!t)
     return t.error();
-  lmdb_record_txn records{*t, parts_.accounts, parts_.auth, parts_.usage};
+  lmdb_record_txn records{*t, parts_};
   auto keep = work(records);
   if (!keep)
     return keep.error();
@@ -150,15 +197,14 @@ caf::error lmdb_store::with_records(bool write, const record_work& work) {
 
 caf::expected<std::vector<std::optional<key_record>>>
 lmdb_store::find_keys(const std::vector<std::string>& key_hashes) {
-  if (!parts_.main)
-    return missing("accounts database");
   auto t = txn::begin(*parts_.main, false);
   if (!t)
     return t.error();
+  lmdb_record_txn records{*t, parts_};
   std::vector<std::optional<key_record>> out;
   out.reserve(key_hashes.size());
   for (auto& hash : key_hashes) {
-    auto key = get_key(*t, parts_.accounts, hash);
+    auto key = get_key(records, hash);
     if (!key)
       return key.error();
     out.push_back(std::move(*key));
@@ -169,19 +215,21 @@ lmdb_store::find_keys(const std::vector<std::string>& key_hashes) {
 caf::expected<target_memory> lmdb_store::recall_target(std::string_view host,
                                                        std::uint16_t port,
                                                        std::int64_t now_unix) {
-  if (!parts_.targets_env)
-    return missing("target memory");
   auto t = txn::begin(*parts_.targets_env, false);
   if (!t)
     return t.error();
-  return storage::recall_target(*t, parts_.targets, host, port, now_unix);
+  auto scheme = t->get(parts_.targets, scheme_record_key(host, port));
+  if (!scheme)
+    return scheme.error();
+  auto key = t->get(parts_.targets, identity_record_key(host, port));
+  if (!key)
+    return key.error();
+  return read_target_memory(*scheme, *key, now_unix);
 }
 
 caf::error lmdb_store::remember_target(std::string_view host, std::uint16_t port,
                                        const target_memory_update& update,
                                        std::int64_t now_unix) {
-  if (!parts_.targets_env)
-    return missing("target memory");
   auto t = txn::begin(*parts_.targets_env, true);
   if (!t)
     return t.error();
@@ -191,68 +239,120 @@ caf::error lmdb_store::remember_target(std::string_view host, std::uint16_t port
 }
 
 caf::expected<std::size_t> lmdb_store::sweep_targets(std::int64_t now_unix, std::size_t limit) {
-  if (!parts_.targets_env)
-    return missing("target memory");
+  // Scheme records only: key records are the pins users compare against, one small record
+  // per target that ever answered with a verified identity, and never expire.
+  if (limit == 0)
+    return std::size_t{0};
   auto t = txn::begin(*parts_.targets_env, true);
   if (!t)
     return t.error();
-  auto swept = sweep_expired_schemes(*t, parts_.targets, now_unix, limit);
-  if (!swept || *swept == 0)
-    return swept;
-  if (auto err = t->commit())
+  // Deleting under an open cursor would move it, so the keys are collected first.
+  std::vector<std::string> doomed;
+  auto err = t->for_each_prefix(parts_.targets, scheme_record_prefix,
+                                [&](std::string_view key, std::string_view value) {
+                                  if (scheme_record_stale(value, now_unix))
+                                    doomed.emplace_back(key);
+                                  return doomed.size() < limit;
+                                });
+  if (err)
     return err;
-  return swept;
+  if (doomed.empty())
+    return std::size_t{0};
+  for (auto& key : doomed)
+    if (auto del = t->del(parts_.targets, key))
+      return del;
+  if (auto commit = t->commit())
+    return commit;
+  return doomed.size();
 }
 
 caf::expected<std::string> lmdb_store::load_or_replace_record(std::string_view name,
                                                               const record_decision& decide) {
-  if (!parts_.main || !parts_.has_meta)
-    return missing("meta database");
-  return storage::load_or_replace_record(*parts_.main, parts_.meta, name, decide);
-}
-
-// The offer cache and single flight of an LMDB deployment stay in each process's memory (the
-// cache actor): one host's replicas would gain little from sharing them through the disk.
-
-caf::expected<std::optional<shared_offer>> lmdb_store::get_offer(const target&, bool) {
-  return std::optional<shared_offer>{};
-}
-
-caf::error lmdb_store::put_offer(const target&, const shared_offer&, std::chrono::seconds) {
-  return {};
-}
-
-caf::expected<bool> lmdb_store::lock_flight(const target&, bool, std::string_view,
-                                            std::chrono::milliseconds) {
-  return true;
-}
-
-caf::error lmdb_store::unlock_flight(const target&, bool, std::string_view) {
-  return {};
-}
-
-caf::expected<std::chrono::seconds>
-lmdb_store::take_offer_slot(const std::vector<std::string>&, unsigned, std::string_view,
-                            std::chrono::milliseconds) {
-  return std::chrono::seconds::zero();
-}
-
-caf::error lmdb_store::release_offer_slot(const std::vector<std::string>&, std::string_view) {
-  return {};
+  // One write transaction: write transactions exclude each other across processes, so
+  // replicas sharing the environment agree on one value.
+  auto t = txn::begin(*parts_.main, true);
+  if (!t)
+    return t.error();
+  auto existing = t->get(parts_.meta, name);
+  if (!existing)
+    return existing.error();
+  auto decision = decide(*existing);
+  if (!decision)
+    return decision.error();
+  if (!*decision) {
+    if (!*existing)
+      return caf::make_error(caf::sec::runtime_error, "nothing stored and nothing to store");
+    return std::string{**existing};
+  }
+  if (auto err = t->put(parts_.meta, name, **decision))
+    return err;
+  if (auto err = t->commit())
+    return err;
+  return std::move(**decision);
 }
 
 caf::error lmdb_store::flush() {
   // Commits are durable per the environment's sync option; without sync this is the moment
-  // the pending pages reach the disk.
-  if (parts_.main) {
-    // unsynced_ stays as it is: only the thread that applies counters changes it, so a flush
-    // from another thread (at exit) can never make an unsynced batch look synced.
-    if (auto err = parts_.main->flush())
-      return err;
-  }
-  if (parts_.targets_env)
-    return parts_.targets_env->flush();
-  return {};
+  // the pending pages reach the disk. The counters of deferred batches stay as they are:
+  // settle_counters alone moves them, so the quota actor's promise never rests on a sync it
+  // did not see.
+  if (auto err = parts_.main->flush())
+    return err;
+  return parts_.targets_env->flush();
+}
+
+// -- the counter archive ------------------------------------------------------------
+
+caf::expected<std::vector<counter_entry>> lmdb_store::counters_of(std::string_view window) {
+  auto t = txn::begin(*parts_.main, false);
+  if (!t)
+    return t.error();
+  lmdb_record_txn records{*t, parts_};
+  std::vector<counter_entry> out;
+  caf::error bad;
+  auto err = records.for_each_prefix(
+    record_table::usage, usage_prefix, [&](std::string_view key, std::string_view) {
+      auto entry = parse_usage_key(key);
+      if (!entry || entry->window != window)
+        return true;
+      auto count = read_count(records, key);
+      if (!count) {
+        bad = count.error();
+        return false;
+      }
+      entry->count = *count;
+      out.push_back(std::move(*entry));
+      return true;
+    });
+  if (err)
+    return err;
+  if (bad)
+    return bad;
+  return out;
+}
+
+caf::expected<std::size_t> lmdb_store::prune_counters_before(std::string_view window) {
+  auto t = txn::begin(*parts_.main, true);
+  if (!t)
+    return t.error();
+  lmdb_record_txn records{*t, parts_};
+  // Deleting under an open cursor would move it, so the keys are collected first. Labels
+  // compare as text, and an hour's label sorts after its month's.
+  std::vector<std::string> doomed;
+  auto err = records.for_each_prefix(record_table::usage, usage_prefix,
+                                     [&](std::string_view key, std::string_view) {
+                                       if (key.substr(key.rfind('|') + 1) < window)
+                                         doomed.emplace_back(key);
+                                       return true;
+                                     });
+  if (err)
+    return err;
+  for (auto& key : doomed)
+    if (auto del = records.del(record_table::usage, key))
+      return del;
+  if (auto commit = t->commit())
+    return commit;
+  return doomed.size();
 }
 
 } // namespace netherscope::storage

@@ -1,35 +1,42 @@
 // The store on LMDB under --data-dir: the embedded default, shared only by processes on one
-// host. It wraps the record functions of storage/records.hpp, target_records.hpp and
-// meta_records.hpp; a batch of counters is one write transaction and, under load, one fsync.
+// host. A batch of counters is one write transaction and, under load, one fsync. It keeps
+// every usage counter until the admin CLI prunes it, so it is also the counter archive.
+// storage::open (storage/open.hpp) opens its environments; nothing outside storage/ sees
+// them.
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 
+#include "storage/counter_archive.hpp"
 #include "storage/lmdb.hpp"
 #include "storage/store.hpp"
 
 namespace netherscope::storage {
 
-/// The environments and databases the LMDB store uses; a part left empty makes the
-/// operations that need it fail with an error (tests open only what they use).
+/// The environments and databases the LMDB store uses, all open.
 struct lmdb_parts {
+  /// The main environment in the data directory.
   std::shared_ptr<env> main;
   MDB_dbi usage = 0;
   MDB_dbi accounts = 0;
   /// Used sign-in states and sessions (storage/auth_records.hpp).
   MDB_dbi auth = 0;
+  /// Named records (load_or_replace_record).
   MDB_dbi meta = 0;
-  bool has_meta = false;
-  /// The target memory lives in an environment of its own (see app/service.cpp).
+  /// The target memory, in an environment of its own (<data-dir>/targets): strangers choose
+  /// which targets are remembered, so filling it must never stop the quota commits.
   std::shared_ptr<env> targets_env;
   MDB_dbi targets = 0;
 };
 
 /// The store on LMDB.
-class lmdb_store : public store {
+class lmdb_store final : public store, public counter_archive {
 public:
   explicit lmdb_store(lmdb_parts parts);
+
+  // -- store ------------------------------------------------------------------
 
   store_backend backend() const noexcept override {
     return store_backend::lmdb;
@@ -50,66 +57,22 @@ public:
   caf::expected<std::size_t> sweep_targets(std::int64_t now_unix, std::size_t limit) override;
   caf::expected<std::string> load_or_replace_record(std::string_view name,
                                                     const record_decision& decide) override;
-  bool shared_across_hosts() const noexcept override {
-    return false;
-  }
-  caf::expected<std::optional<shared_offer>> get_offer(const target& where,
-                                                       bool probe) override;
-  caf::error put_offer(const target& where, const shared_offer& offer,
-                       std::chrono::seconds ttl) override;
-  caf::expected<bool> lock_flight(const target& where, bool probe, std::string_view owner,
-                                  std::chrono::milliseconds ttl) override;
-  caf::error unlock_flight(const target& where, bool probe, std::string_view owner) override;
-  caf::expected<std::chrono::seconds> take_offer_slot(const std::vector<std::string>& servers,
-                                                      unsigned per_minute, std::string_view owner,
-                                                      std::chrono::milliseconds in_flight_ttl)
-    override;
-  caf::error release_offer_slot(const std::vector<std::string>& servers,
-                                std::string_view owner) override;
   caf::error flush() override;
   bool defers_durability() const noexcept override;
   caf::error settle_counters() override;
 
+  // -- counter_archive ----------------------------------------------------------
+
+  caf::expected<std::vector<counter_entry>> counters_of(std::string_view window) override;
+  caf::expected<std::size_t> prune_counters_before(std::string_view window) override;
+
 private:
   lmdb_parts parts_;
-  /// A counter batch was committed with commit_deferred and settle_counters has not synced it
-  /// yet. Written only by the thread that calls apply_counters and settle_counters.
-  std::atomic<bool> unsynced_{false};
+  /// Counter batches committed with commit_deferred so far, and how many of them an fsync is
+  /// known to cover. Counted rather than flagged, so that quota actors on several threads
+  /// sharing this store (one per replica in a test) never take one another's sync for theirs.
+  std::atomic<std::uint64_t> deferred_{0};
+  std::atomic<std::uint64_t> settled_{0};
 };
-
-/// The record tables of an LMDB transaction: each table is a database of the main environment.
-class lmdb_record_txn final : public record_txn {
-public:
-  lmdb_record_txn(txn& t, MDB_dbi accounts, MDB_dbi auth, MDB_dbi usage)
-    : t_(t), dbs_{accounts, auth, usage} {
-    // nop
-  }
-
-  caf::expected<std::optional<std::string_view>> get(record_table table,
-                                                     std::string_view key) override {
-    return t_.get(db(table), key);
-  }
-  caf::error put(record_table table, std::string_view key, std::string_view value) override {
-    return t_.put(db(table), key, value);
-  }
-  caf::error del(record_table table, std::string_view key) override {
-    return t_.del(db(table), key);
-  }
-  caf::error for_each_prefix(record_table table, std::string_view prefix,
-                             const visitor& fn) override {
-    return t_.for_each_prefix(db(table), prefix, fn);
-  }
-
-private:
-  MDB_dbi db(record_table table) const noexcept {
-    return dbs_[static_cast<std::size_t>(table)];
-  }
-  txn& t_;
-  MDB_dbi dbs_[3];
-};
-
-/// Applies one counter operation in an open write transaction (shared with the admin CLI's
-/// view of usage, which reads the same keys).
-caf::expected<counter_result> apply_counter(txn& t, MDB_dbi usage, const counter_op& op);
 
 } // namespace netherscope::storage

@@ -80,11 +80,29 @@ hour_window hour_of(std::int64_t now_unix) {
 }
 
 std::string usage_key(std::string_view endpoint, std::string_view scope,
-                      std::string_view subject, std::string_view month) {
-  std::string key{"u|"};
+                      std::string_view subject, std::string_view window) {
+  std::string key{usage_prefix};
   key.append(endpoint).append("|").append(scope).append("|").append(subject).append("|");
-  key.append(month);
+  key.append(window);
   return key;
+}
+
+std::optional<counter_entry> parse_usage_key(std::string_view key) {
+  if (key.substr(0, usage_prefix.size()) != usage_prefix)
+    return std::nullopt;
+  key.remove_prefix(usage_prefix.size());
+  counter_entry out;
+  for (auto* field : {&out.endpoint, &out.scope, &out.subject}) {
+    auto bar = key.find('|');
+    if (bar == std::string_view::npos)
+      return std::nullopt;
+    *field = std::string{key.substr(0, bar)};
+    key.remove_prefix(bar + 1);
+  }
+  if (key.find('|') != std::string_view::npos)
+    return std::nullopt;
+  out.window = std::string{key};
+  return out;
 }
 
 namespace {
@@ -109,14 +127,6 @@ std::string encode_count(std::uint64_t count) {
 }
 
 } // namespace
-
-caf::expected<std::uint64_t> read_count(txn& t, MDB_dbi db, std::string_view key) {
-  return count_of(t.get(db, key));
-}
-
-caf::error write_count(txn& t, MDB_dbi db, std::string_view key, std::uint64_t count) {
-  return t.put(db, key, encode_count(count));
-}
 
 caf::expected<std::uint64_t> read_count(record_txn& t, std::string_view key) {
   return count_of(t.get(record_table::usage, key));
@@ -231,10 +241,6 @@ decoded(caf::expected<std::optional<std::string_view>> value, Decode decode,
 }
 
 } // namespace
-
-caf::expected<std::optional<key_record>> get_key(txn& t, MDB_dbi db, std::string_view key_hash) {
-  return decoded<key_record>(t.get(db, key_key(key_hash)), decode_key, "key");
-}
 
 caf::expected<std::optional<account_record>> get_account(record_txn& t, std::uint64_t user_id) {
   return decoded<account_record>(t.get(record_table::accounts, account_key(user_id)),

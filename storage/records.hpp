@@ -1,4 +1,4 @@
-// What the service keeps in LMDB besides its identity: usage counters, accounts and keys.
+// The records of usage counters, accounts and keys, as both stores keep them.
 //
 // Every value starts with a version byte and holds fixed-width little-endian integers, so
 // a record written by one build is read correctly by the next.
@@ -12,7 +12,7 @@
 
 #include <caf/expected.hpp>
 
-#include "storage/lmdb.hpp"
+#include "storage/counter_archive.hpp"
 #include "storage/record_txn.hpp"
 
 namespace netherscope::storage {
@@ -44,18 +44,21 @@ hour_window hour_of(std::int64_t now_unix);
 
 // -- usage --------------------------------------------------------------------
 
-/// The key of one counter: "u|<endpoint>|<scope>|<subject>|<month>".
+/// What every counter's key starts with.
+constexpr std::string_view usage_prefix = "u|";
+
+/// The key of one counter: "u|<endpoint>|<scope>|<subject>|<window>".
 std::string usage_key(std::string_view endpoint, std::string_view scope,
-                      std::string_view subject, std::string_view month);
+                      std::string_view subject, std::string_view window);
 
-/// Reads a counter (0 when absent).
-caf::expected<std::uint64_t> read_count(txn& t, MDB_dbi db, std::string_view key);
+/// The counter a key names (its count left 0); nullopt for a key usage_key did not make.
+/// Subjects may hold ':' (IPv6) but never '|'.
+std::optional<counter_entry> parse_usage_key(std::string_view key);
 
-/// Writes a counter.
-caf::error write_count(txn& t, MDB_dbi db, std::string_view key, std::uint64_t count);
-
-/// The same in a record transaction's usage table (the hourly counters).
+/// Reads a counter in a record transaction's usage table (0 when absent).
 caf::expected<std::uint64_t> read_count(record_txn& t, std::string_view key);
+
+/// Writes a counter in a record transaction's usage table.
 caf::error write_count(record_txn& t, std::string_view key, std::uint64_t count);
 
 // -- accounts and keys --------------------------------------------------------
@@ -95,10 +98,8 @@ std::optional<key_record> decode_key(std::string_view record);
 std::string account_key(std::uint64_t user_id);
 std::string key_key(std::string_view key_hash);
 
-/// Reads a key record by hash; nullopt when absent; an error when unreadable.
-caf::expected<std::optional<key_record>> get_key(txn& t, MDB_dbi db, std::string_view key_hash);
-
-/// An account, and a key record by hash, in a record transaction's accounts table.
+/// An account, and a key record by hash (nullopt when absent, an error when unreadable), in a
+/// record transaction's accounts table.
 caf::expected<std::optional<account_record>> get_account(record_txn& t, std::uint64_t user_id);
 caf::expected<std::optional<key_record>> get_key(record_txn& t, std::string_view key_hash);
 

@@ -2,7 +2,6 @@
 
 #include <caf/sec.hpp>
 
-#include "net/base/bytes.hpp"
 #include "net/base/crypto.hpp"
 
 namespace netherscope::storage {
@@ -17,35 +16,6 @@ record_decision keep_or_draw_secret(std::size_t bytes) {
       return caf::make_error(caf::sec::runtime_error, "cannot draw random bytes");
     return fresh;
   };
-}
-
-namespace {
-
-constexpr std::uint8_t shared_offer_version = 1;
-
-} // namespace
-
-std::string encode(const shared_offer& x) {
-  std::string out;
-  out.push_back(static_cast<char>(shared_offer_version));
-  out.push_back(x.probed ? 1 : 0);
-  net::put_le(out, static_cast<std::uint64_t>(x.retrieved_unix));
-  out += x.body;
-  return out;
-}
-
-std::optional<shared_offer> decode_shared_offer(std::string_view in) {
-  if (in.size() < 2 || static_cast<std::uint8_t>(in[0]) != shared_offer_version || in[1] > 1)
-    return std::nullopt;
-  shared_offer out;
-  out.probed = in[1] == 1;
-  in.remove_prefix(2);
-  std::uint64_t retrieved = 0;
-  if (!net::take_le(in, retrieved))
-    return std::nullopt;
-  out.retrieved_unix = static_cast<std::int64_t>(retrieved);
-  out.body = std::string{in};
-  return out;
 }
 
 caf::expected<std::string> load_or_create_secret(store& s, std::string_view name,

@@ -1,7 +1,9 @@
-// The store: every operation the actors need from shared state, behind one interface with two
-// implementations, LMDB under --data-dir (storage/lmdb_store.hpp, the embedded default) and
-// Redis (storage/redis_store.hpp, shared by replicas). The actors hold a std::shared_ptr<store>
-// and never learn which one it is.
+// The store: what the actors need from state that outlives a process, behind one interface
+// with two implementations, LMDB under --data-dir (storage/lmdb_store.hpp, the embedded
+// default) and Redis (storage/redis_store.hpp, shared by replicas). storage::open
+// (storage/open.hpp) is the one way to get one; the actors hold a std::shared_ptr<store> and
+// never learn which one it is. What only a store shared across hosts does is a separate part,
+// storage::shared_store (storage/shared_store.hpp), which open returns beside it.
 //
 // The operations are shaped for one round trip each: a batch of quota counters is one LMDB
 // write transaction or one Redis script call, the key lookups of a batch one read or one
@@ -22,7 +24,6 @@
 #include <caf/expected.hpp>
 
 #include "net/api/quota.hpp"
-#include "net/api/target.hpp"
 #include "net/api/target_memory.hpp"
 #include "net/api/telemetry.hpp"
 #include "storage/record_txn.hpp"
@@ -65,21 +66,6 @@ struct counter_result {
   std::uint64_t granted = 0;
 };
 
-// -- offers shared across replicas -------------------------------------------------
-
-/// An offer result one replica fetched and every replica may serve as a cache hit.
-struct shared_offer {
-  /// The body as first rendered, without the cache's fields.
-  std::string body;
-  /// When the target answered, in Unix seconds.
-  std::int64_t retrieved_unix = 0;
-  /// Whether the body carries the reachability of its candidates.
-  bool probed = false;
-};
-
-std::string encode(const shared_offer& x);
-std::optional<shared_offer> decode_shared_offer(std::string_view record);
-
 // -- the interface --------------------------------------------------------------
 
 /// Decides what a named record becomes, given what is stored (nullopt when nothing is):
@@ -87,7 +73,7 @@ std::optional<shared_offer> decode_shared_offer(std::string_view record);
 using record_decision
   = std::function<caf::expected<std::optional<std::string>>(std::optional<std::string_view>)>;
 
-/// Shared state: quota counters, accounts and keys, target memory and named records.
+/// What every store keeps: quota counters, accounts and keys, target memory and named records.
 class store {
 public:
   virtual ~store() = default;
@@ -149,43 +135,6 @@ public:
   /// ends up with the same value even when several start at once. Returns the value in force.
   virtual caf::expected<std::string> load_or_replace_record(std::string_view name,
                                                             const record_decision& decide)
-    = 0;
-
-  /// Whether other hosts' replicas see this store (Redis): only then are offers cached and
-  /// single-flighted through it; each process keeps its own in memory otherwise.
-  virtual bool shared_across_hosts() const noexcept = 0;
-
-  /// The offer cached for where (one that carries reachability when probe), if any is live.
-  virtual caf::expected<std::optional<shared_offer>> get_offer(const target& where,
-                                                               bool probe) = 0;
-
-  /// Caches an offer for every replica for ttl.
-  virtual caf::error put_offer(const target& where, const shared_offer& offer,
-                               std::chrono::seconds ttl) = 0;
-
-  /// Takes the short lock that lets one replica send where an offer; true when owner took
-  /// it. It frees itself after ttl, so a replica that died holding it blocks no one for long.
-  virtual caf::expected<bool> lock_flight(const target& where, bool probe,
-                                          std::string_view owner,
-                                          std::chrono::milliseconds ttl) = 0;
-
-  /// Frees the lock if owner still holds it.
-  virtual caf::error unlock_flight(const target& where, bool probe, std::string_view owner) = 0;
-
-  /// Starts one offer to these servers ("address:port", as connected to) for every replica
-  /// on the store: when none of them has an offer in flight and each had fewer than
-  /// per_minute in the last minute, records it (owner holds each server's in-flight mark
-  /// until release_offer_slot, or for in_flight_ttl at most) and returns zero; otherwise
-  /// records nothing and returns how long to wait. A store not shared across hosts returns
-  /// zero: each process's own limit (net/upstream/offer_limiter) is the whole limit there.
-  virtual caf::expected<std::chrono::seconds>
-  take_offer_slot(const std::vector<std::string>& servers, unsigned per_minute,
-                  std::string_view owner, std::chrono::milliseconds in_flight_ttl)
-    = 0;
-
-  /// Frees the in-flight marks owner holds on these servers.
-  virtual caf::error release_offer_slot(const std::vector<std::string>& servers,
-                                        std::string_view owner)
     = 0;
 
   /// Makes everything written so far durable (at exit, and for batches whose durability was

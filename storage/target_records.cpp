@@ -1,7 +1,5 @@
 #include "storage/target_records.hpp"
 
-#include <vector>
-
 #include "net/base/bytes.hpp"
 
 namespace netherscope::storage {
@@ -10,9 +8,6 @@ namespace {
 
 constexpr std::uint8_t scheme_version = 1;
 constexpr std::uint8_t identity_key_version = 1;
-
-// The key hash is 64 hex digits; a record with anything else is not ours.
-constexpr std::size_t key_hex_length = 64;
 
 std::string target_key(char kind, std::string_view host, std::uint16_t port) {
   // Hosts are validated names or IP literals, which never hold '|'.
@@ -71,72 +66,32 @@ std::string encode(const identity_key_record& x) {
 std::optional<identity_key_record> decode_identity_key(std::string_view in) {
   std::uint64_t since = 0;
   if (!take_version(in, identity_key_version) || !net::take_le(in, since)
-      || in.size() != key_hex_length)
+      || in.size() != identity_key_hex_length)
     return std::nullopt;
   return identity_key_record{std::string{in}, static_cast<std::int64_t>(since)};
 }
 
-caf::expected<target_memory> recall_target(txn& t, MDB_dbi db, std::string_view host,
-                                           std::uint16_t port, std::int64_t now_unix) {
+target_memory read_target_memory(std::optional<std::string_view> scheme_record,
+                                 std::optional<std::string_view> key_record,
+                                 std::int64_t now_unix) {
   target_memory out;
-  auto scheme = t.get(db, scheme_record_key(host, port));
-  if (!scheme)
-    return scheme.error();
-  if (*scheme) {
-    auto record = decode_scheme(**scheme);
+  if (scheme_record) {
+    auto record = decode_scheme(*scheme_record);
     if (record && record->expires_unix > now_unix) {
       out.scheme = record->scheme;
       out.scheme_expires = record->expires_unix;
     }
   }
-  auto key = t.get(db, identity_record_key(host, port));
-  if (!key)
-    return key.error();
-  if (*key) {
-    if (auto record = decode_identity_key(**key))
+  if (key_record) {
+    if (auto record = decode_identity_key(*key_record))
       out.key_sha256 = std::move(record->key_sha256);
   }
   return out;
 }
 
-caf::error apply_target_update(txn& t, MDB_dbi db, std::string_view host, std::uint16_t port,
-                               const target_memory_update& update, std::int64_t now_unix) {
-  using change = target_memory_update::scheme_change;
-  if (update.change == change::store) {
-    if (auto err = t.put(db, scheme_record_key(host, port),
-                         encode(scheme_record{update.scheme, update.scheme_expires})))
-      return err;
-  } else if (update.change == change::forget) {
-    if (auto err = t.del(db, scheme_record_key(host, port)))
-      return err;
-  }
-  if (update.key_sha256.size() == key_hex_length) {
-    if (auto err = t.put(db, identity_record_key(host, port),
-                         encode(identity_key_record{update.key_sha256, now_unix})))
-      return err;
-  }
-  return {};
-}
-
-caf::expected<std::size_t> sweep_expired_schemes(txn& t, MDB_dbi db, std::int64_t now_unix,
-                                                 std::size_t limit) {
-  // Deleting under an open cursor would move it, so the keys are collected first.
-  std::vector<std::string> doomed;
-  if (limit == 0)
-    return doomed.size();
-  auto err = t.for_each_prefix(db, "s|", [&](std::string_view key, std::string_view value) {
-    auto record = decode_scheme(value);
-    if (!record || record->expires_unix <= now_unix)
-      doomed.emplace_back(key);
-    return doomed.size() < limit;
-  });
-  if (err)
-    return err;
-  for (auto& key : doomed) {
-    if (auto del_err = t.del(db, key))
-      return del_err;
-  }
-  return doomed.size();
+bool scheme_record_stale(std::string_view record, std::int64_t now_unix) {
+  auto scheme = decode_scheme(record);
+  return !scheme || scheme->expires_unix <= now_unix;
 }
 
 target_memory_update plan_scheme_update(tls_mode mode, const target_memory& recalled,

@@ -13,11 +13,8 @@
 #include <string>
 #include <string_view>
 
-#include <caf/expected.hpp>
-
 #include "net/api/target.hpp"
 #include "net/api/target_memory.hpp"
-#include "storage/lmdb.hpp"
 
 namespace netherscope::storage {
 
@@ -36,6 +33,11 @@ struct identity_key_record {
   std::int64_t since_unix = 0;
 };
 
+/// What every scheme record's key starts with.
+constexpr std::string_view scheme_record_prefix = "s|";
+/// The length of a key hash in an identity key record: lowercase hex SHA-256.
+constexpr std::size_t identity_key_hex_length = 64;
+
 /// "s|<host>|<port>": a target's scheme record.
 std::string scheme_record_key(std::string_view host, std::uint16_t port);
 /// "i|<host>|<port>": a target's identity key record.
@@ -48,23 +50,15 @@ std::string encode(const identity_key_record& x);
 /// Nullopt for another version or a wrong length.
 std::optional<identity_key_record> decode_identity_key(std::string_view record);
 
-// -- reading and writing in a transaction --------------------------------------
+/// What a target's stored records say at now_unix, each given as its stored bytes or nullopt
+/// when absent. An expired or unreadable scheme record reads as unknown, an unreadable key
+/// record as no key: both are hints that the next answer rewrites. Both stores read so.
+target_memory read_target_memory(std::optional<std::string_view> scheme_record,
+                                 std::optional<std::string_view> key_record,
+                                 std::int64_t now_unix);
 
-/// What is remembered about a target at now_unix. An expired or unreadable scheme record
-/// reads as unknown, an unreadable key record as no key: both are hints that the next
-/// answer rewrites. Errors are LMDB's.
-caf::expected<target_memory> recall_target(txn& t, MDB_dbi db, std::string_view host,
-                                           std::uint16_t port, std::int64_t now_unix);
-
-/// Applies what a call taught about a target.
-caf::error apply_target_update(txn& t, MDB_dbi db, std::string_view host, std::uint16_t port,
-                               const target_memory_update& update, std::int64_t now_unix);
-
-/// Deletes scheme records that expired before now_unix (and unreadable ones), at most limit
-/// of them; returns how many it deleted. Key records are kept: they are the pins users compare
-/// against, one small record per target that ever answered with a verified identity.
-caf::expected<std::size_t> sweep_expired_schemes(txn& t, MDB_dbi db, std::int64_t now_unix,
-                                                 std::size_t limit);
+/// Whether a stored scheme record is due for the sweep at now_unix: expired, or unreadable.
+bool scheme_record_stale(std::string_view record, std::int64_t now_unix);
 
 // -- decisions ----------------------------------------------------------------
 

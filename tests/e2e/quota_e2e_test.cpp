@@ -13,9 +13,9 @@
 #include <boost/json.hpp>
 
 #include "storage/accounts.hpp"
-#include "storage/lmdb_store.hpp"
 #include "storage/records.hpp"
 #include "support/http.hpp"
+#include "support/store.hpp"
 #include "support/wait.hpp"
 
 using namespace netherscope;
@@ -28,17 +28,13 @@ namespace {
 // the running service share it.
 std::string issue_key(const std::string& data_dir, std::uint64_t user_id,
                       const std::string& login) {
-  auto env = storage::env::open(data_dir, {});
-  REQUIRE(env);
-  auto accounts = (*env)->open_db("accounts");
-  REQUIRE(accounts);
-  auto t = storage::txn::begin(**env, true);
-  REQUIRE(t);
-  storage::lmdb_record_txn records{*t, *accounts, 0, 0};
-  auto issued = storage::issue_key(records, user_id, login, std::time(nullptr));
-  REQUIRE(issued);
-  REQUIRE_FALSE(t->commit());
-  return issued->key;
+  std::string key;
+  in_records(*open_lmdb(data_dir).store, true, [&](storage::record_txn& records) {
+    auto issued = storage::issue_key(records, user_id, login, std::time(nullptr));
+    REQUIRE(issued);
+    key = issued->key;
+  });
+  return key;
 }
 
 void check_quota_headers(const http_reply& r, const std::string& scope) {
@@ -337,16 +333,17 @@ TEST_CASE("quota e2e: the admin CLI prunes past months only", "[e2e][quota]") {
   CHECK_THROWS(run_admin(svc.data_dir(), {"prune-usage", "nonsense"}));
   {
     // A counter from an old month, as an earlier run would have left it.
-    auto env = storage::env::open(svc.data_dir(), {});
-    REQUIRE(env);
-    auto usage = (*env)->open_db("usage");
-    REQUIRE(usage);
-    auto t = storage::txn::begin(**env, true);
-    REQUIRE(t);
-    REQUIRE_FALSE(storage::write_count(*t, *usage,
-                                       storage::usage_key("info", "ip", "198.51.100.7", "2026-01"),
-                                       5));
-    REQUIRE_FALSE(t->commit());
+    auto store = open_lmdb(svc.data_dir()).store;
+    storage::counter_op old;
+    old.endpoint = "info";
+    old.scope = "ip";
+    old.subject = "198.51.100.7";
+    old.window = "2026-01";
+    old.limit = 2000;
+    old.amount = 5;
+    auto counted = store->apply_counters({old});
+    REQUIRE(counted);
+    REQUIRE(counted->front().granted == 5);
   }
   CHECK(run_admin(svc.data_dir(), {"usage", "2026-01"}).find("198.51.100.7") != std::string::npos);
   auto out = run_admin(svc.data_dir(), {"prune-usage", "2026-06"});

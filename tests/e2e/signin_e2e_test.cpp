@@ -9,12 +9,11 @@
 
 #include "storage/accounts.hpp"
 #include "storage/auth_records.hpp"
-#include "storage/lmdb.hpp"
-#include "storage/lmdb_store.hpp"
 #include "storage/records.hpp"
 #include "support/fake_oauth.hpp"
 #include "support/http.hpp"
 #include "support/redis_server.hpp"
+#include "support/store.hpp"
 
 using namespace netherscope::test;
 using namespace std::chrono_literals;
@@ -160,19 +159,20 @@ void check_page_headers(const http_reply& page) {
   CHECK(page.header("x-content-type-options") == "nosniff");
 }
 
-/// Key records in a service's store, read from the test process (LMDB allows several).
+/// Key records in a service's store, read from the test process (LMDB allows several
+/// processes, each opening the store once).
 std::size_t key_records(const std::string& data_dir) {
-  auto env = netherscope::storage::env::open(data_dir, {});
-  REQUIRE(env);
-  auto accounts = (*env)->open_db("accounts");
-  REQUIRE(accounts);
-  auto t = netherscope::storage::txn::begin(**env, false);
-  REQUIRE(t);
+  namespace storage = netherscope::storage;
+  auto store = open_lmdb(data_dir).store;
   std::size_t n = 0;
-  REQUIRE_FALSE(t->for_each_prefix(*accounts, "k|", [&](std::string_view, std::string_view) {
-    ++n;
-    return true;
-  }));
+  in_records(*store, false, [&](storage::record_txn& t) {
+    n = 0;
+    REQUIRE_FALSE(t.for_each_prefix(storage::record_table::accounts, "k|",
+                                    [&](std::string_view, std::string_view) {
+                                      ++n;
+                                      return true;
+                                    }));
+  });
   return n;
 }
 
@@ -602,27 +602,20 @@ TEST_CASE("signin e2e: netherscope admin prune deletes what expired", "[e2e][sig
     // A store as a service leaves it: one state used long ago and one just now, a session
     // that ended an hour ago and a live one, a key revoked 100 days ago, one revoked today,
     // and last hour's rotation counter.
-    auto env = storage::env::open(data.path(), {});
-    REQUIRE(env);
-    auto auth = (*env)->open_db("auth");
-    auto accounts = (*env)->open_db("accounts");
-    auto usage = (*env)->open_db("usage");
-    REQUIRE((auth && accounts && usage));
-    auto t = storage::txn::begin(**env, true);
-    REQUIRE(t);
-    storage::lmdb_record_txn r{*t, *accounts, *auth, *usage};
-    REQUIRE(*storage::claim_state(r, std::string(24, 'a'), now - 3600, now - 4000));
-    REQUIRE(*storage::claim_state(r, std::string(24, 'b'), now + 600, now));
-    REQUIRE(storage::open_session(r, 1, now - 7200));
-    REQUIRE(storage::open_session(r, 1, now));
-    REQUIRE(storage::issue_key(r, 1, "old", now - 200 * 86400));
-    REQUIRE(*storage::revoke_active_key(r, 1, now - 100 * 86400));
-    REQUIRE(storage::issue_key(r, 2, "new", now));
-    REQUIRE(*storage::revoke_active_key(r, 2, now));
-    REQUIRE(storage::issue_key(r, 2, "new", now));
-    REQUIRE_FALSE(storage::write_count(
-      r, storage::usage_key("rotate", "key", "2", storage::hour_of(now - 3600).label), 3));
-    REQUIRE_FALSE(t->commit());
+    auto store = open_lmdb(data.path()).store;
+    in_records(*store, true, [&](storage::record_txn& r) {
+      REQUIRE(*storage::claim_state(r, std::string(24, 'a'), now - 3600, now - 4000));
+      REQUIRE(*storage::claim_state(r, std::string(24, 'b'), now + 600, now));
+      REQUIRE(storage::open_session(r, 1, now - 7200));
+      REQUIRE(storage::open_session(r, 1, now));
+      REQUIRE(storage::issue_key(r, 1, "old", now - 200 * 86400));
+      REQUIRE(*storage::revoke_active_key(r, 1, now - 100 * 86400));
+      REQUIRE(storage::issue_key(r, 2, "new", now));
+      REQUIRE(*storage::revoke_active_key(r, 2, now));
+      REQUIRE(storage::issue_key(r, 2, "new", now));
+      REQUIRE_FALSE(storage::write_count(
+        r, storage::usage_key("rotate", "key", "2", storage::hour_of(now - 3600).label), 3));
+    });
   }
   auto out = run_admin(data.path(), {"prune"});
   CHECK(out.find("deleted 1 used states, 1 sessions, 1 revoked keys, 1 hourly counters")

@@ -5,8 +5,8 @@
 #include "net/base/crypto.hpp"
 #include "app/identity.hpp"
 #include "net/nethernet/identity.hpp"
-#include "storage/meta_records.hpp"
 #include "support/process.hpp"
+#include "support/store.hpp"
 
 using namespace netherscope;
 
@@ -25,20 +25,14 @@ TEST_CASE("identity store: created once, the same after reopening", "[storage]")
   std::string fingerprint;
   std::string identity_key;
   {
-    auto env = storage::env::open(dir.path(), {});
-    REQUIRE(env);
-    auto meta = (*env)->open_db("meta");
-    REQUIRE(meta);
-    auto id = load_or_create_identity(**env, *meta, std::time(nullptr));
+    auto store = test::open_lmdb(dir.path()).store;
+    auto id = load_or_create_identity(*store, std::time(nullptr));
     REQUIRE(id);
     fingerprint = (*id)->fingerprint;
     identity_key = public_der(*(*id)->identity_key);
   }
-  auto env = storage::env::open(dir.path(), {});
-  REQUIRE(env);
-  auto meta = (*env)->open_db("meta");
-  REQUIRE(meta);
-  auto again = load_or_create_identity(**env, *meta, std::time(nullptr));
+  auto store = test::open_lmdb(dir.path()).store;
+  auto again = load_or_create_identity(*store, std::time(nullptr));
   REQUIRE(again);
   CHECK((*again)->fingerprint == fingerprint);
   CHECK(public_der(*(*again)->identity_key) == identity_key);
@@ -46,38 +40,39 @@ TEST_CASE("identity store: created once, the same after reopening", "[storage]")
 
 TEST_CASE("identity store: an expiring certificate is renewed, the key kept", "[storage]") {
   test::temp_dir dir;
-  auto env = storage::env::open(dir.path(), {});
-  REQUIRE(env);
-  auto meta = (*env)->open_db("meta");
-  REQUIRE(meta);
+  auto store = test::open_lmdb(dir.path()).store;
   auto now = std::time(nullptr);
-  auto first = load_or_create_identity(**env, *meta, now);
+  auto first = load_or_create_identity(*store, now);
   REQUIRE(first);
   // Eleven months later the one-year certificate is within 30 days of expiry.
-  auto later = load_or_create_identity(**env, *meta, now + 340 * 24 * 3600);
+  auto later = load_or_create_identity(*store, now + 340 * 24 * 3600);
   REQUIRE(later);
   CHECK((*later)->fingerprint != (*first)->fingerprint);
   CHECK(public_der(*(*later)->identity_key) == public_der(*(*first)->identity_key));
   // And the renewal was stored. (The new certificate's validity starts from the real clock,
   // so it is read back at the real time.)
-  auto stored = load_or_create_identity(**env, *meta, now);
+  auto stored = load_or_create_identity(*store, now);
   REQUIRE(stored);
   CHECK((*stored)->fingerprint == (*later)->fingerprint);
 }
 
 TEST_CASE("identity store: a damaged record is an error, never replaced", "[storage]") {
   test::temp_dir dir;
-  auto env = storage::env::open(dir.path(), {});
-  REQUIRE(env);
-  auto meta = (*env)->open_db("meta");
-  REQUIRE(meta);
-  {
-    auto t = storage::txn::begin(**env, true);
-    REQUIRE(t);
-    REQUIRE_FALSE(t->put(*meta, "identity", std::string("\x01garbage", 8)));
-    REQUIRE_FALSE(t->commit());
-  }
-  CHECK_FALSE(load_or_create_identity(**env, *meta, std::time(nullptr)));
+  auto store = test::open_lmdb(dir.path()).store;
+  const std::string damaged("\x01garbage", 8);
+  auto written = store->load_or_replace_record(
+    "identity", [&](std::optional<std::string_view>) -> caf::expected<std::optional<std::string>> {
+      return std::optional<std::string>{damaged};
+    });
+  REQUIRE(written);
+  CHECK_FALSE(load_or_create_identity(*store, std::time(nullptr)));
+  // Still the damaged bytes: nothing replaced them.
+  auto kept = store->load_or_replace_record(
+    "identity", [](std::optional<std::string_view>) -> caf::expected<std::optional<std::string>> {
+      return std::optional<std::string>{};
+    });
+  REQUIRE(kept);
+  CHECK(*kept == damaged);
 }
 
 TEST_CASE("identity store: record encoding round trip and truncation", "[storage]") {

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <filesystem>
 
 #include <caf/all.hpp>
 
@@ -10,11 +11,10 @@
 #include "net/api/api_key.hpp"
 #include "storage/accounts.hpp"
 #include "storage/auth_records.hpp"
-#include "storage/lmdb_store.hpp"
 #include "storage/records.hpp"
-#include "storage/redis_store.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
+#include "support/store.hpp"
 
 using namespace netherscope;
 
@@ -28,96 +28,24 @@ const auto fail_on_error = [](caf::error& err) { FAIL("error reply: " << caf::to
 /// A real store whose counter reads fail while fail_reads is set, as a Redis connection that
 /// broke between a committed record transaction and the usage read after it would. Everything
 /// else goes to the store underneath.
-class unreadable_usage_store : public storage::store {
+class unreadable_usage_store : public test::forwarding_store {
 public:
-  explicit unreadable_usage_store(std::shared_ptr<storage::store> inner)
-    : inner_(std::move(inner)) {
-    // nop
-  }
+  using forwarding_store::forwarding_store;
 
   std::atomic<bool> fail_reads{false};
 
-  store_backend backend() const noexcept override {
-    return inner_->backend();
-  }
-  caf::error ping() override {
-    return inner_->ping();
-  }
-  caf::expected<std::vector<storage::counter_result>>
-  apply_counters(const std::vector<storage::counter_op>& ops) override {
-    return inner_->apply_counters(ops);
-  }
   caf::expected<std::vector<std::uint64_t>>
   read_counters(const std::vector<storage::counter_op>& ops) override {
     if (fail_reads)
       return caf::make_error(caf::sec::runtime_error, "counter read failed (injected)");
-    return inner_->read_counters(ops);
+    return forwarding_store::read_counters(ops);
   }
-  caf::error with_records(bool write, const storage::record_work& work) override {
-    return inner_->with_records(write, work);
-  }
-  caf::expected<std::vector<std::optional<storage::key_record>>>
-  find_keys(const std::vector<std::string>& key_hashes) override {
-    return inner_->find_keys(key_hashes);
-  }
-  caf::expected<target_memory> recall_target(std::string_view host, std::uint16_t port,
-                                                      std::int64_t now_unix) override {
-    return inner_->recall_target(host, port, now_unix);
-  }
-  caf::error remember_target(std::string_view host, std::uint16_t port,
-                             const target_memory_update& update,
-                             std::int64_t now_unix) override {
-    return inner_->remember_target(host, port, update, now_unix);
-  }
-  caf::expected<std::size_t> sweep_targets(std::int64_t now_unix, std::size_t limit) override {
-    return inner_->sweep_targets(now_unix, limit);
-  }
-  caf::expected<std::string>
-  load_or_replace_record(std::string_view name, const storage::record_decision& decide) override {
-    return inner_->load_or_replace_record(name, decide);
-  }
-  bool shared_across_hosts() const noexcept override {
-    return inner_->shared_across_hosts();
-  }
-  caf::expected<std::optional<storage::shared_offer>> get_offer(const target& where,
-                                                                bool probe) override {
-    return inner_->get_offer(where, probe);
-  }
-  caf::error put_offer(const target& where, const storage::shared_offer& offer,
-                       std::chrono::seconds ttl) override {
-    return inner_->put_offer(where, offer, ttl);
-  }
-  caf::expected<bool> lock_flight(const target& where, bool probe, std::string_view owner,
-                                  std::chrono::milliseconds ttl) override {
-    return inner_->lock_flight(where, probe, owner, ttl);
-  }
-  caf::error unlock_flight(const target& where, bool probe, std::string_view owner) override {
-    return inner_->unlock_flight(where, probe, owner);
-  }
-  caf::expected<std::chrono::seconds>
-  take_offer_slot(const std::vector<std::string>& servers, unsigned per_minute,
-                  std::string_view owner, std::chrono::milliseconds in_flight_ttl) override {
-    return inner_->take_offer_slot(servers, per_minute, owner, in_flight_ttl);
-  }
-  caf::error release_offer_slot(const std::vector<std::string>& servers,
-                                std::string_view owner) override {
-    return inner_->release_offer_slot(servers, owner);
-  }
-  caf::error flush() override {
-    return inner_->flush();
-  }
-
-private:
-  std::shared_ptr<storage::store> inner_;
 };
 
 /// A store of the backend a case asks for and a keys actor whose clock the test sets.
 struct keys_fixture {
   test::temp_dir dir;
   std::unique_ptr<test::redis_server> redis;
-  /// The LMDB environment, when the backend is LMDB.
-  std::shared_ptr<storage::env> env;
-  MDB_dbi accounts_db = 0;
   std::shared_ptr<storage::store> store;
   std::shared_ptr<std::atomic<std::int64_t>> clock
     = std::make_shared<std::atomic<std::int64_t>>(nov_22);
@@ -145,32 +73,18 @@ struct keys_fixture {
   }
 
   std::shared_ptr<storage::store> open_lmdb() {
-    auto opened = storage::env::open(dir.path(), {});
-    REQUIRE(opened);
-    env = *opened;
-    storage::lmdb_parts parts;
-    parts.main = env;
-    parts.usage = *env->open_db("usage");
-    parts.accounts = accounts_db = *env->open_db("accounts");
-    parts.auth = *env->open_db("auth");
-    return std::make_shared<storage::lmdb_store>(std::move(parts));
+    return test::open_lmdb(dir.path()).store;
   }
 
   std::shared_ptr<storage::store> open_redis() {
     redis = std::make_unique<test::redis_server>();
-    storage::redis_settings cfg;
-    cfg.address = *storage::parse_redis_url(redis->url());
-    return std::make_shared<storage::redis_store>(std::move(cfg));
+    return test::open_redis(redis->url()).store;
   }
 
   /// Runs fn in a record transaction of the store, as another process would.
   template <class F>
   void in_records(bool write, F fn) {
-    auto err = store->with_records(write, [&](storage::record_txn& t) -> caf::expected<bool> {
-      fn(t);
-      return true;
-    });
-    REQUIRE_FALSE(err);
+    test::in_records(*store, write, fn);
   }
 
   ~keys_fixture() {
@@ -224,16 +138,9 @@ struct keys_fixture {
     return n;
   }
 
-  /// Entries of a database, and the pages the environment has in use, as LMDB counts them.
-  std::pair<std::size_t, std::size_t> stat(MDB_dbi db) {
-    REQUIRE(env);
-    auto t = storage::txn::begin(*env, false);
-    REQUIRE(t);
-    MDB_stat st{};
-    REQUIRE(mdb_stat(t->native(), db, &st) == 0);
-    MDB_envinfo info{};
-    REQUIRE(mdb_env_info(env->native(), &info) == 0);
-    return {st.ms_entries, info.me_last_pgno};
+  /// The size of the LMDB store's data file.
+  std::uintmax_t file_size() {
+    return std::filesystem::file_size(dir.path() + "/data.mdb");
   }
 
   bool key_works(const std::string& key) {
@@ -384,34 +291,35 @@ TEST_CASE("keys: rotating in a loop leaves the store bounded", "[keys]") {
   keys_fixture f{"lmdb", 1000000};
   auto key = f.sign_in().new_key;
   std::vector<std::string> keys{key};
-  std::pair<std::size_t, std::size_t> after_warmup{};
+  std::size_t records_after_warmup = 0;
+  std::uintmax_t file_after_warmup = 0;
   for (int i = 0; i < 600; ++i) {
     auto rotated = f.ask(rotate_atom::value, net::hash_api_key(key));
     REQUIRE(rotated.error.ok());
     key = rotated.new_key;
     keys.push_back(key);
-    if (i == 99)
-      after_warmup = f.stat(f.accounts_db);
+    if (i == 99) {
+      records_after_warmup = f.count(storage::record_table::accounts, "");
+      file_after_warmup = f.file_size();
+    }
   }
   // One account, its active key and the newest revoked ones: nothing else.
   CHECK(f.count(storage::record_table::accounts, "k|") == storage::keep_revoked_keys + 1);
-  auto [entries, pages] = f.stat(f.accounts_db);
-  CHECK(entries == storage::keep_revoked_keys + 2);
-  CHECK(entries == after_warmup.first);
+  auto records = f.count(storage::record_table::accounts, "");
+  CHECK(records == storage::keep_revoked_keys + 2);
+  CHECK(records == records_after_warmup);
   // LMDB reuses freed pages: 500 more rotations did not make the file grow beyond a few
-  // pages of slack (the free list itself takes some).
-  CHECK(pages <= after_warmup.second + 8);
+  // pages (of 4 KiB) of slack (the free list itself takes some).
+  CHECK(f.file_size() <= file_after_warmup + 8 * 4096);
   // The newest revoked keys still say "revoked"; older ones are unknown now.
-  auto t = storage::txn::begin(*f.env, false);
-  REQUIRE(t);
-  auto recent = storage::get_key(*t, f.accounts_db, net::hash_api_key(keys[keys.size() - 2]));
+  auto found = f.store->find_keys({net::hash_api_key(keys[keys.size() - 2]),
+                                   net::hash_api_key(keys.front())});
+  REQUIRE(found);
+  auto& recent = (*found)[0];
   REQUIRE(recent);
-  REQUIRE(*recent);
-  CHECK((*recent)->revoked);
-  CHECK((*recent)->revoked_unix == nov_22);
-  auto old = storage::get_key(*t, f.accounts_db, net::hash_api_key(keys.front()));
-  REQUIRE(old);
-  CHECK_FALSE(*old);
+  CHECK(recent->revoked);
+  CHECK(recent->revoked_unix == nov_22);
+  CHECK_FALSE((*found)[1]);
 }
 
 TEST_CASE("keys: a sign-in state is claimed once, in the store", "[keys]") {

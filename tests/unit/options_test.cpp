@@ -12,10 +12,9 @@
 #include "app/options.hpp"
 #include "net/api/api_key.hpp"
 #include "storage/accounts.hpp"
-#include "storage/lmdb.hpp"
-#include "storage/lmdb_store.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
+#include "support/store.hpp"
 
 using namespace netherscope;
 
@@ -411,22 +410,19 @@ TEST_CASE("admin: create-account prints a working key once and stores only its h
   CHECK(made.output.find("ops-bot") > key.size());
   REQUIRE_FALSE(key.empty());
   {
-    auto env = storage::env::open(dir.path(), {});
-    REQUIRE(env);
-    auto accounts = (*env)->open_db("accounts");
-    REQUIRE(accounts);
-    auto t = storage::txn::begin(**env, false);
-    REQUIRE(t);
-    storage::lmdb_record_txn records{*t, *accounts, 0, 0};
-    auto found = storage::account_by_key(records, net::hash_api_key(key));
-    REQUIRE(found);
-    REQUIRE(*found);
-    CHECK((*found)->login == "ops-bot");
-    // The stored record holds the hash, not the key.
-    CHECK((*found)->active_key_hash == net::hash_api_key(key));
-    CHECK((*found)->active_key_hash != key);
-    // Operator-made accounts are numbered apart from GitHub's ids.
-    CHECK((*found)->user_id >= (std::uint64_t{1} << 62));
+    // Closed again before admin runs in this process: LMDB allows one open per process.
+    auto store = test::open_lmdb(dir.path()).store;
+    test::in_records(*store, false, [&](storage::record_txn& records) {
+      auto found = storage::account_by_key(records, net::hash_api_key(key));
+      REQUIRE(found);
+      REQUIRE(*found);
+      CHECK((*found)->login == "ops-bot");
+      // The stored record holds the hash, not the key.
+      CHECK((*found)->active_key_hash == net::hash_api_key(key));
+      CHECK((*found)->active_key_hash != key);
+      // Operator-made accounts are numbered apart from GitHub's ids.
+      CHECK((*found)->user_id >= (std::uint64_t{1} << 62));
+    });
   }
   // A second account of the same name is refused (1: the store said no), the first kept.
   CHECK(admin({"--data-dir", dir.path(), "create-account", "--login", "OPS-BOT"}) == 1);

@@ -9,8 +9,8 @@
 #include <caf/all.hpp>
 
 #include "actors/quota_actor.hpp"
-#include "storage/lmdb_store.hpp"
 #include "support/process.hpp"
+#include "support/store.hpp"
 #include "support/wait.hpp"
 
 using namespace netherscope;
@@ -26,16 +26,16 @@ struct event {
 };
 
 /// A real LMDB store that logs every batch, and every flush or settle (both "flush").
-class recording_store : public storage::lmdb_store {
+class recording_store : public test::forwarding_store {
 public:
-  recording_store(storage::lmdb_parts parts, std::mutex& m, std::vector<event>& log)
-    : lmdb_store(std::move(parts)), mutex_(m), log_(log) {
+  recording_store(std::shared_ptr<storage::store> inner, std::mutex& m, std::vector<event>& log)
+    : forwarding_store(std::move(inner)), mutex_(m), log_(log) {
     // nop
   }
 
   caf::expected<std::vector<storage::counter_result>>
   apply_counters(const std::vector<storage::counter_op>& ops) override {
-    auto result = lmdb_store::apply_counters(ops);
+    auto result = forwarding_store::apply_counters(ops);
     std::set<std::string> clients;
     for (auto& op : ops)
       clients.insert(op.subject);
@@ -46,14 +46,14 @@ public:
   }
 
   caf::error flush() override {
-    auto err = lmdb_store::flush();
+    auto err = forwarding_store::flush();
     std::lock_guard<std::mutex> guard{mutex_};
     log_.push_back({event::flush, {}});
     return err;
   }
 
   caf::error settle_counters() override {
-    auto err = lmdb_store::settle_counters();
+    auto err = forwarding_store::settle_counters();
     std::lock_guard<std::mutex> guard{mutex_};
     log_.push_back({event::flush, {}});
     return err;
@@ -75,15 +75,10 @@ struct durability_fixture {
   quota_actor actor;
 
   explicit durability_fixture(bool sync) {
-    storage::env_options options;
+    storage::open_options options;
+    options.data_dir = dir.path();
     options.sync = sync;
-    auto env = storage::env::open(dir.path(), options);
-    REQUIRE(env);
-    storage::lmdb_parts parts;
-    parts.main = *env;
-    parts.usage = *(*env)->open_db("usage");
-    parts.accounts = *(*env)->open_db("accounts");
-    store = std::make_shared<recording_store>(std::move(parts), mutex, log);
+    store = std::make_shared<recording_store>(test::open_store(options).store, mutex, log);
     cfg.set("scheduler.max-threads", 2);
     system = std::make_unique<caf::actor_system>(cfg);
     quota_limits limits{100, 100, 100, 100};

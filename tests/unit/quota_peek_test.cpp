@@ -13,6 +13,7 @@
 #include "net/api/api_key.hpp"
 #include "storage/records.hpp"
 #include "support/process.hpp"
+#include "support/store.hpp"
 
 using namespace netherscope;
 using namespace std::chrono_literals;
@@ -28,8 +29,7 @@ constexpr const char* client = "198.51.100.7";
 /// An actor system, a store in a temp dir, a quota actor and a front that asks only it.
 struct front_fixture {
   test::temp_dir dir;
-  std::shared_ptr<storage::env> env;
-  store_handles handles;
+  std::shared_ptr<storage::store> store;
   caf::actor_system_config cfg;
   std::unique_ptr<caf::actor_system> system;
   quota_actor quotas;
@@ -37,13 +37,10 @@ struct front_fixture {
   quota_limits limits{3, 5, 2, 4};
 
   front_fixture() {
-    auto opened = storage::env::open(dir.path(), {});
-    REQUIRE(opened);
-    env = *opened;
-    handles = store_handles{env, *env->open_db("usage"), *env->open_db("accounts")};
+    store = test::open_lmdb(dir.path()).store;
     cfg.set("scheduler.max-threads", 2);
     system = std::make_unique<caf::actor_system>(cfg);
-    quotas = system->spawn<caf::detached>(quota, handles,
+    quotas = system->spawn<caf::detached>(quota_on, store,
                                           quota_settings{limits, [] { return nov_22; }});
     front_peers peers;
     peers.quotas = quotas;
@@ -89,11 +86,10 @@ struct front_fixture {
   /// Leaves an unreadable counter where this month's info calls of the client are counted,
   /// as a store damaged on disk would.
   void corrupt_info_counter() {
-    auto t = storage::txn::begin(*env, true);
-    REQUIRE(t);
     auto key = storage::usage_key("info", "ip", client, storage::window_of(nov_22).label);
-    REQUIRE_FALSE(t->put(handles.usage, key, "not a counter"));
-    REQUIRE_FALSE(t->commit());
+    test::in_records(*store, true, [&](storage::record_txn& t) {
+      REQUIRE_FALSE(t.put(storage::record_table::usage, key, "not a counter"));
+    });
   }
 };
 

@@ -13,9 +13,9 @@
 #include "net/api/api_key.hpp"
 #include "net/api/telemetry.hpp"
 #include "storage/accounts.hpp"
-#include "storage/lmdb_store.hpp"
 #include "storage/records.hpp"
 #include "support/process.hpp"
+#include "support/store.hpp"
 #include "support/wait.hpp"
 
 using namespace netherscope;
@@ -24,14 +24,14 @@ using namespace std::chrono_literals;
 namespace {
 
 /// A real LMDB store that counts the counter batches it applies.
-class counting_store : public storage::lmdb_store {
+class counting_store : public test::forwarding_store {
 public:
-  using lmdb_store::lmdb_store;
+  using forwarding_store::forwarding_store;
 
   caf::expected<std::vector<storage::counter_result>>
   apply_counters(const std::vector<storage::counter_op>& ops) override {
     ++batches;
-    return lmdb_store::apply_counters(ops);
+    return forwarding_store::apply_counters(ops);
   }
 
   std::atomic<int> batches{0};
@@ -41,18 +41,15 @@ public:
 /// --data-dir) and an actor system.
 struct reserve_fixture {
   test::temp_dir dir;
-  std::shared_ptr<storage::env> env;
-  store_handles handles;
+  /// The store on the file: LMDB allows one open per process, so every quota actor the test
+  /// starts counts on it, each through a counting_store of its own.
+  std::shared_ptr<storage::store> file;
   std::shared_ptr<counting_store> store;
   caf::actor_system_config cfg;
   std::unique_ptr<caf::actor_system> system;
 
   reserve_fixture() {
-    auto opened = storage::env::open(dir.path(), {});
-    REQUIRE(opened);
-    env = *opened;
-    handles = store_handles{env, *env->open_db("usage"), *env->open_db("accounts"),
-                            *env->open_db("auth")};
+    file = test::open_lmdb(dir.path()).store;
     store = make_store();
     cfg.set("scheduler.max-threads", 2);
     system = std::make_unique<caf::actor_system>(cfg);
@@ -60,12 +57,7 @@ struct reserve_fixture {
 
   /// A store on the file; each quota actor gets its own, as each replica has its own.
   std::shared_ptr<counting_store> make_store() {
-    storage::lmdb_parts parts;
-    parts.main = env;
-    parts.usage = handles.usage;
-    parts.accounts = handles.accounts;
-    parts.auth = handles.auth;
-    return std::make_shared<counting_store>(std::move(parts));
+    return std::make_shared<counting_store>(file);
   }
 
   quota_actor start(std::uint64_t offer_limit, std::uint64_t reserve_max,
@@ -103,26 +95,18 @@ struct reserve_fixture {
 
   /// What the file holds for the offer counter of an address this month.
   std::uint64_t counted(const std::string& client) {
-    auto month = storage::window_of(std::time(nullptr));
-    storage::counter_op op;
-    op.endpoint = "offer";
-    op.scope = "ip";
-    op.subject = client;
-    op.window = month.label;
-    op.expires_unix = month.reset_unix;
-    auto read = store->read_counters({op});
-    REQUIRE(read);
-    return read->front();
+    return test::counter_value(*file, "offer", "ip", client,
+                               storage::window_of(std::time(nullptr)).label);
   }
 
   std::string new_key(std::uint64_t user, const std::string& login) {
-    auto t = storage::txn::begin(*env, true);
-    REQUIRE(t);
-    storage::lmdb_record_txn records{*t, handles.accounts, handles.auth, handles.usage};
-    auto issued = storage::issue_key(records, user, login, std::time(nullptr));
-    REQUIRE(issued);
-    REQUIRE_FALSE(t->commit());
-    return issued->key;
+    std::string key;
+    test::in_records(*file, true, [&](storage::record_txn& records) {
+      auto issued = storage::issue_key(records, user, login, std::time(nullptr));
+      REQUIRE(issued);
+      key = issued->key;
+    });
+    return key;
   }
 };
 
@@ -265,15 +249,11 @@ TEST_CASE("quota reserve: a key revoked on the store stops within the reservatio
     REQUIRE(verdict.error.ok());
     CHECK(verdict.scope == quota_scope::key);
   }
-  {
-    auto t = storage::txn::begin(*f.env, true);
-    REQUIRE(t);
-    storage::lmdb_record_txn records{*t, f.handles.accounts, f.handles.auth, f.handles.usage};
+  test::in_records(*f.file, true, [](storage::record_txn& records) {
     auto revoked = storage::revoke_active_key(records, 31, std::time(nullptr));
     REQUIRE(revoked);
     REQUIRE(*revoked);
-    REQUIRE_FALSE(t->commit());
-  }
+  });
   // Calls counted ahead may still be answered, at most reserve_max of them and only until
   // the reservation's time is up; after that the key is looked up again and refused.
   int allowed = 0;

@@ -12,9 +12,9 @@
 #include "actors/quota_actor.hpp"
 #include "net/api/api_key.hpp"
 #include "storage/accounts.hpp"
-#include "storage/lmdb_store.hpp"
 #include "storage/records.hpp"
 #include "support/process.hpp"
+#include "support/store.hpp"
 
 using namespace netherscope;
 
@@ -28,8 +28,7 @@ constexpr std::int64_t jan_1_2027 = 1798761600;
 /// An actor system, a store in a temp dir, and a quota actor whose clock the test sets.
 struct quota_fixture {
   test::temp_dir dir;
-  std::shared_ptr<storage::env> env;
-  store_handles handles;
+  std::shared_ptr<storage::store> store;
   std::shared_ptr<std::atomic<std::int64_t>> clock = std::make_shared<std::atomic<std::int64_t>>(nov_22);
   caf::actor_system_config cfg;
   std::unique_ptr<caf::actor_system> system;
@@ -48,16 +47,12 @@ struct quota_fixture {
   }
 
   void open_store() {
-    auto opened = storage::env::open(dir.path(), {});
-    REQUIRE(opened);
-    env = *opened;
-    handles = store_handles{env, *env->open_db("usage"), *env->open_db("accounts"),
-                            *env->open_db("auth")};
+    store = test::open_lmdb(dir.path()).store;
   }
 
   void start() {
     auto c = clock;
-    actor = system->spawn<caf::detached>(quota, handles,
+    actor = system->spawn<caf::detached>(quota_on, store,
                                          quota_settings{limits, [c] { return c->load(); }});
   }
 
@@ -75,13 +70,19 @@ struct quota_fixture {
   }
 
   std::string new_key(std::uint64_t user, const std::string& login) {
-    auto t = storage::txn::begin(*env, true);
-    REQUIRE(t);
-    storage::lmdb_record_txn records{*t, handles.accounts, handles.auth, handles.usage};
-    auto issued = storage::issue_key(records, user, login, clock->load());
-    REQUIRE(issued);
-    REQUIRE_FALSE(t->commit());
-    return issued->key;
+    std::string key;
+    test::in_records(*store, true, [&](storage::record_txn& records) {
+      auto issued = storage::issue_key(records, user, login, clock->load());
+      REQUIRE(issued);
+      key = issued->key;
+    });
+    return key;
+  }
+
+  /// What the store holds for a counter of an address or an account.
+  std::uint64_t counted(const std::string& endpoint, const std::string& scope,
+                        const std::string& subject, const std::string& month) {
+    return test::counter_value(*store, endpoint, scope, subject, month);
   }
 };
 
@@ -121,12 +122,7 @@ TEST_CASE("quota: the 429 boundary at limit-1 then limit then limit+1", "[quota]
   CHECK(over.remaining == 0);
   CHECK(over.error.retry_after == dec_1 - nov_22);
   // A refused call is not counted: the count stays at the limit.
-  auto t = storage::txn::begin(*f.env, false);
-  REQUIRE(t);
-  auto used = storage::read_count(*t, f.handles.usage,
-                                  storage::usage_key("info", "ip", "198.51.100.7", "2026-11"));
-  REQUIRE(used);
-  CHECK(*used == 3);
+  CHECK(f.counted("info", "ip", "198.51.100.7", "2026-11") == 3);
 }
 
 TEST_CASE("quota: endpoints and clients are counted apart", "[quota]") {
@@ -257,7 +253,7 @@ TEST_CASE("quota: counts survive reopening the store", "[quota]") {
   f.info("198.51.100.7");
   caf::anon_send_exit(f.actor, caf::exit_reason::user_shutdown);
   f.system->await_all_actors_done();
-  f.env.reset();
+  f.store.reset();
   f.open_store();
   f.start();
   CHECK(f.info("198.51.100.7").remaining == 0);
@@ -269,7 +265,7 @@ TEST_CASE("keys actor: sign-in issues a key and one key is active", "[quota]") {
   cfg.limits = f.limits;
   cfg.now = [c = f.clock] { return c->load(); };
   cfg.sweep_interval = std::chrono::milliseconds{0};
-  auto accounts = f.system->spawn<caf::detached>(keys, lmdb_store_of(f.handles), cfg);
+  auto accounts = f.system->spawn<caf::detached>(keys, f.store, cfg);
   caf::scoped_actor self{*f.system};
   account_view first;
   self->request(accounts, caf::infinite, signin_atom::value, std::uint64_t{4242},
@@ -303,16 +299,17 @@ TEST_CASE("keys actor: sign-in issues a key and one key is active", "[quota]") {
   CHECK(f.info("198.51.100.7", net::hash_api_key(rotated.new_key)).error.code
         == error_code::unauthorized);
   // The stored records hold hashes only, never the keys.
-  auto t = storage::txn::begin(*f.env, false);
-  REQUIRE(t);
   bool leaked = false;
-  REQUIRE_FALSE(t->for_each_prefix(f.handles.accounts, "", [&](std::string_view k,
-                                                               std::string_view v) {
-    for (auto& key : {first.new_key, rotated.new_key})
-      if (k.find(key) != std::string_view::npos || v.find(key) != std::string_view::npos)
-        leaked = true;
-    return true;
-  }));
+  test::in_records(*f.store, false, [&](storage::record_txn& t) {
+    REQUIRE_FALSE(t.for_each_prefix(storage::record_table::accounts, "",
+                                    [&](std::string_view k, std::string_view v) {
+                                      for (auto& key : {first.new_key, rotated.new_key})
+                                        if (k.find(key) != std::string_view::npos
+                                            || v.find(key) != std::string_view::npos)
+                                          leaked = true;
+                                      return true;
+                                    }));
+  });
   CHECK_FALSE(leaked);
   caf::anon_send_exit(accounts, caf::exit_reason::user_shutdown);
 }
@@ -373,13 +370,9 @@ TEST_CASE("quota: a refund goes back to the counter that was charged", "[quota]"
   CHECK(charged.scope == quota_scope::key);
   CHECK(charged.remaining == 3);
   // The key is revoked while the offer runs.
-  {
-    auto t = storage::txn::begin(*f.env, true);
-    REQUIRE(t);
-    storage::lmdb_record_txn records{*t, f.handles.accounts, f.handles.auth, f.handles.usage};
+  test::in_records(*f.store, true, [&](storage::record_txn& records) {
     REQUIRE(*storage::revoke_active_key(records, 4242, f.clock->load()));
-    REQUIRE_FALSE(t->commit());
-  }
+  });
   // The per-target limit refuses the offer: the refund names the key's counter.
   auto refund = quota_charge::refund_call(endpoint::offer, "198.51.100.7", hash, charged);
   auto after = f.charge(refund);
@@ -388,14 +381,8 @@ TEST_CASE("quota: a refund goes back to the counter that was charged", "[quota]"
   CHECK(after.remaining == 4);
   // The address's counter, never charged for that call, still shows its one call.
   CHECK(f.charge(quota_charge::look_up(endpoint::offer, "198.51.100.7", {})).remaining == 1);
-  auto t = storage::txn::begin(*f.env, false);
-  REQUIRE(t);
-  CHECK(*storage::read_count(*t, f.handles.usage,
-                             storage::usage_key("offer", "key", "4242", "2026-11"))
-        == 0);
-  CHECK(*storage::read_count(*t, f.handles.usage,
-                             storage::usage_key("offer", "ip", "198.51.100.7", "2026-11"))
-        == 1);
+  CHECK(f.counted("offer", "key", "4242", "2026-11") == 0);
+  CHECK(f.counted("offer", "ip", "198.51.100.7", "2026-11") == 1);
 }
 
 TEST_CASE("quota: a refund across a month boundary goes to the month charged", "[quota]") {
@@ -406,12 +393,6 @@ TEST_CASE("quota: a refund across a month boundary goes to the month charged", "
   f.info("198.51.100.7");
   auto refund = quota_charge::refund_call(endpoint::info, "198.51.100.7", {}, charged);
   f.charge(refund);
-  auto t = storage::txn::begin(*f.env, false);
-  REQUIRE(t);
-  CHECK(*storage::read_count(*t, f.handles.usage,
-                             storage::usage_key("info", "ip", "198.51.100.7", "2026-11"))
-        == 1);
-  CHECK(*storage::read_count(*t, f.handles.usage,
-                             storage::usage_key("info", "ip", "198.51.100.7", "2026-12"))
-        == 1);
+  CHECK(f.counted("info", "ip", "198.51.100.7", "2026-11") == 1);
+  CHECK(f.counted("info", "ip", "198.51.100.7", "2026-12") == 1);
 }

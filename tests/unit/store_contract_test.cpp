@@ -18,10 +18,11 @@
 #include "actors/quota_actor.hpp"
 #include "net/api/api_key.hpp"
 #include "storage/accounts.hpp"
-#include "storage/lmdb_store.hpp"
-#include "storage/redis_store.hpp"
+#include "storage/redis_keys.hpp"
+#include "storage/redis_url.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
+#include "support/store.hpp"
 #include "support/wait.hpp"
 
 using namespace netherscope;
@@ -40,41 +41,68 @@ struct store_under_test {
   std::unique_ptr<test::redis_server> redis;
   std::shared_ptr<storage::store> first;
   std::shared_ptr<storage::store> second;
+  /// The handles' shared parts, on Redis.
+  std::shared_ptr<storage::shared_store> first_shared;
+  std::shared_ptr<storage::shared_store> second_shared;
 
   explicit store_under_test(const std::string& backend) {
+    storage::opened one;
+    storage::opened two;
     if (backend == "lmdb") {
       dir = std::make_unique<test::temp_dir>();
-      first = open_lmdb();
-      second = open_lmdb();
+      // LMDB allows one open of a directory per process, so both handles are the one store
+      // (another process would open its own).
+      one = test::open_lmdb(dir->path());
+      two = one;
     } else {
       redis = std::make_unique<test::redis_server>();
-      first = open_redis();
-      second = open_redis();
+      one = test::open_redis(redis->url());
+      two = test::open_redis(redis->url());
     }
+    first = one.store;
+    second = two.store;
+    first_shared = one.shared;
+    second_shared = two.shared;
     REQUIRE(to_string(first->backend()) == backend);
   }
-
-  std::shared_ptr<storage::store> open_lmdb() {
-    auto e = storage::env::open(dir->path(), {});
-    REQUIRE(e);
-    storage::lmdb_parts parts;
-    parts.main = *e;
-    parts.usage = *(*e)->open_db("usage");
-    parts.accounts = *(*e)->open_db("accounts");
-    parts.auth = *(*e)->open_db("auth");
-    parts.meta = *(*e)->open_db("meta");
-    parts.has_meta = true;
-    parts.targets_env = *e;
-    parts.targets = *(*e)->open_db("targets");
-    return std::make_shared<storage::lmdb_store>(std::move(parts));
-  }
-
-  std::shared_ptr<storage::store> open_redis() {
-    storage::redis_settings cfg;
-    cfg.address = *storage::parse_redis_url(redis->url());
-    return std::make_shared<storage::redis_store>(std::move(cfg));
-  }
 };
+
+/// Runs one command on a Redis directly (hiredis, not the code under test) and returns its
+/// reply as text: the status or bulk string, an error's message, or the integer.
+std::string redis_command(unsigned port, const std::vector<std::string>& args,
+                          const std::string& password = {}, unsigned db = 0) {
+  auto* ctx = redisConnect("127.0.0.1", static_cast<int>(port));
+  REQUIRE(ctx);
+  REQUIRE(ctx->err == 0);
+  auto run = [&](const std::vector<std::string>& cmd) {
+    std::vector<const char*> argv;
+    std::vector<std::size_t> lens;
+    for (auto& a : cmd) {
+      argv.push_back(a.data());
+      lens.push_back(a.size());
+    }
+    auto* r = static_cast<redisReply*>(
+      redisCommandArgv(ctx, static_cast<int>(argv.size()), argv.data(), lens.data()));
+    REQUIRE(r);
+    std::string out = r->type == REDIS_REPLY_INTEGER ? std::to_string(r->integer)
+                      : r->str                        ? std::string{r->str, r->len}
+                                                      : std::string{};
+    freeReplyObject(r);
+    return out;
+  };
+  if (!password.empty())
+    REQUIRE(run({"AUTH", password}) == "OK");
+  if (db != 0)
+    REQUIRE(run({"SELECT", std::to_string(db)}) == "OK");
+  auto out = run(args);
+  redisFree(ctx);
+  return out;
+}
+
+/// The store at a Redis URL, with this many connections.
+std::shared_ptr<storage::store> redis_at(const std::string& url, unsigned connections = 4) {
+  return test::open_redis(url, connections).store;
+}
 
 storage::counter_op op(std::string subject, std::uint64_t limit, counter_mode mode) {
   storage::counter_op out;
@@ -312,10 +340,8 @@ TEST_CASE("redis store: unreachable Redis is an error, and the store recovers by
           "within 5 s of Redis returning",
           "[store][redis]") {
   test::redis_server redis;
-  storage::redis_settings cfg;
-  cfg.address = *storage::parse_redis_url(redis.url());
-  cfg.connections = 2;
-  storage::redis_store s{cfg};
+  auto store = redis_at(redis.url(), 2);
+  auto& s = *store;
   REQUIRE_FALSE(s.ping());
   auto counted = s.apply_counters({op("r", 10, counter_mode::count)});
   REQUIRE(counted);
@@ -338,9 +364,8 @@ TEST_CASE("redis store: counters expire at the end of their window, under versio
           "with a hash tag",
           "[store][redis]") {
   test::redis_server redis;
-  storage::redis_settings cfg;
-  cfg.address = *storage::parse_redis_url(redis.url() + "/3");
-  storage::redis_store s{cfg};
+  auto store = redis_at(redis.url() + "/3");
+  auto& s = *store;
   auto now = static_cast<std::int64_t>(std::time(nullptr));
   auto o = op("203.0.113.5", 10, counter_mode::count);
   o.expires_unix = now + 3600;
@@ -348,17 +373,11 @@ TEST_CASE("redis store: counters expire at the end of their window, under versio
   auto key = storage::redis_counter_key(o);
   CHECK(key.rfind("ns1:", 0) == 0);
   CHECK(key.find("{ip:203.0.113.5}") != std::string::npos);
-  auto ttl = s.command_text({"TTL", key});
-  REQUIRE(ttl);
-  auto seconds = std::stol(*ttl);
+  auto seconds = std::stol(redis_command(redis.port(), {"TTL", key}, {}, 3));
   CHECK(seconds > 3500);
   CHECK(seconds <= 3600);
   // The counter went to database 3, as the URL asked.
-  auto db0 = storage::redis_store{storage::redis_settings{
-    *storage::parse_redis_url(redis.url()), 1, std::chrono::milliseconds{1000}}};
-  auto absent = db0.command_text({"EXISTS", key});
-  REQUIRE(absent);
-  CHECK(*absent == "0");
+  CHECK(redis_command(redis.port(), {"EXISTS", key}) == "0");
 }
 
 TEST_CASE("redis URLs: parsed, refused with a reason, and logged without the password",
@@ -390,29 +409,28 @@ TEST_CASE("redis store: an offer cached by one handle is read by the other until
           "ends, and a call that wants reachability reads only a probed one",
           "[store][redis]") {
   store_under_test s{"redis"};
-  REQUIRE(s.first->shared_across_hosts());
   target where{"203.0.113.9", 19132, tls_mode::auto_detect};
-  auto none = s.second->get_offer(where, false);
+  auto none = s.second_shared->get_offer(where, false);
   REQUIRE(none);
   CHECK_FALSE(*none);
-  REQUIRE_FALSE(s.first->put_offer(where, {"{\"answer\":\"v=0\"}", nov_22, false},
+  REQUIRE_FALSE(s.first_shared->put_offer(where, {"{\"answer\":\"v=0\"}", nov_22, false},
                                    std::chrono::seconds(1)));
-  auto plain = s.second->get_offer(where, false);
+  auto plain = s.second_shared->get_offer(where, false);
   REQUIRE(plain);
   REQUIRE(*plain);
   CHECK((*plain)->body == "{\"answer\":\"v=0\"}");
   CHECK((*plain)->retrieved_unix == nov_22);
   CHECK_FALSE((*plain)->probed);
-  auto probed = s.second->get_offer(where, true);
+  auto probed = s.second_shared->get_offer(where, true);
   REQUIRE(probed);
   CHECK_FALSE(*probed);
   // Another TLS mode is another target.
-  auto other_tls = s.second->get_offer(target{"203.0.113.9", 19132, tls_mode::on}, false);
+  auto other_tls = s.second_shared->get_offer(target{"203.0.113.9", 19132, tls_mode::on}, false);
   REQUIRE(other_tls);
   CHECK_FALSE(*other_tls);
   CHECK(test::wait_until(
     [&] {
-      auto gone = s.second->get_offer(where, false);
+      auto gone = s.second_shared->get_offer(where, false);
       return gone && !*gone;
     },
     std::chrono::seconds(3)));
@@ -424,38 +442,32 @@ TEST_CASE("redis store: one flight lock per target, freed only by its holder, an
   store_under_test s{"redis"};
   target where{"203.0.113.9", 19132, tls_mode::auto_detect};
   auto ttl = std::chrono::milliseconds(800);
-  auto a = s.first->lock_flight(where, false, "owner-a", ttl);
+  auto a = s.first_shared->lock_flight(where, false, "owner-a", ttl);
   REQUIRE(a);
   CHECK(*a);
-  auto b = s.second->lock_flight(where, false, "owner-b", ttl);
+  auto b = s.second_shared->lock_flight(where, false, "owner-b", ttl);
   REQUIRE(b);
   CHECK_FALSE(*b);
   // A flight with reachability checks is a flight of its own.
-  auto b_probe = s.second->lock_flight(where, true, "owner-b", ttl);
+  auto b_probe = s.second_shared->lock_flight(where, true, "owner-b", ttl);
   REQUIRE(b_probe);
   CHECK(*b_probe);
   // Not the holder: nothing is freed.
-  REQUIRE_FALSE(s.second->unlock_flight(where, false, "owner-b"));
-  auto still = s.second->lock_flight(where, false, "owner-b", ttl);
+  REQUIRE_FALSE(s.second_shared->unlock_flight(where, false, "owner-b"));
+  auto still = s.second_shared->lock_flight(where, false, "owner-b", ttl);
   REQUIRE(still);
   CHECK_FALSE(*still);
-  REQUIRE_FALSE(s.first->unlock_flight(where, false, "owner-a"));
-  auto after = s.second->lock_flight(where, false, "owner-b", ttl);
+  REQUIRE_FALSE(s.first_shared->unlock_flight(where, false, "owner-a"));
+  auto after = s.second_shared->lock_flight(where, false, "owner-b", ttl);
   REQUIRE(after);
   CHECK(*after);
   // A holder that never frees its lock blocks others only for the lock's lifetime.
   CHECK(test::wait_until(
     [&] {
-      auto c = s.first->lock_flight(where, false, "owner-c", ttl);
+      auto c = s.first_shared->lock_flight(where, false, "owner-c", ttl);
       return c && *c;
     },
     std::chrono::seconds(3)));
-}
-
-TEST_CASE("lmdb store: offers are not shared through the disk, each process caches its own",
-          "[store]") {
-  store_under_test s{"lmdb"};
-  CHECK_FALSE(s.first->shared_across_hosts());
 }
 
 // -- the account records ----------------------------------------------------------
@@ -647,39 +659,30 @@ TEST_CASE("store contract: a key issued on one handle is found and counted on th
   CHECK(found->front()->revoked);
 }
 
-TEST_CASE("store contract: the shared per-target offer limit holds across handles on Redis, "
-          "and LMDB leaves it to each process",
-          "[store]") {
-  auto backend = GENERATE(as<std::string>{}, "lmdb", "redis");
-  store_under_test st{backend};
-  INFO(backend);
+TEST_CASE("redis store: the shared per-target offer limit holds across handles", "[store][redis]") {
+  store_under_test st{"redis"};
   const std::vector<std::string> server{"192.0.2.7:19132"};
   const auto ttl = std::chrono::milliseconds{20000};
-  auto take = [&](storage::store& s, const std::vector<std::string>& servers,
+  auto take = [&](storage::shared_store& s, const std::vector<std::string>& servers,
                   const std::string& owner) {
     auto wait = s.take_offer_slot(servers, 2, owner, ttl);
     REQUIRE(wait);
     return wait->count();
   };
-  if (backend == "lmdb") {
-    for (int i = 0; i < 5; ++i)
-      CHECK(take(*st.first, server, "o" + std::to_string(i)) == 0);
-    return;
-  }
-  CHECK(take(*st.first, server, "one") == 0);
+  CHECK(take(*st.first_shared, server, "one") == 0);
   // One in flight: the other replica waits a second, for that server and any set naming it.
-  CHECK(take(*st.second, server, "two") == 1);
-  CHECK(take(*st.second, {"198.51.100.1:19132", "192.0.2.7:19132"}, "two") == 1);
+  CHECK(take(*st.second_shared, server, "two") == 1);
+  CHECK(take(*st.second_shared, {"198.51.100.1:19132", "192.0.2.7:19132"}, "two") == 1);
   // A refused start recorded nothing: another server is free.
-  CHECK(take(*st.second, {"198.51.100.1:19132"}, "three") == 0);
+  CHECK(take(*st.second_shared, {"198.51.100.1:19132"}, "three") == 0);
   // Only the owner frees its mark.
-  REQUIRE_FALSE(st.second->release_offer_slot(server, "someone-else"));
-  CHECK(take(*st.second, server, "two") == 1);
-  REQUIRE_FALSE(st.first->release_offer_slot(server, "one"));
-  CHECK(take(*st.second, server, "two") == 0);
-  REQUIRE_FALSE(st.second->release_offer_slot(server, "two"));
+  REQUIRE_FALSE(st.second_shared->release_offer_slot(server, "someone-else"));
+  CHECK(take(*st.second_shared, server, "two") == 1);
+  REQUIRE_FALSE(st.first_shared->release_offer_slot(server, "one"));
+  CHECK(take(*st.second_shared, server, "two") == 0);
+  REQUIRE_FALSE(st.second_shared->release_offer_slot(server, "two"));
   // Two in the last minute: the third waits for the first to leave the window.
-  auto wait = take(*st.first, server, "four");
+  auto wait = take(*st.first_shared, server, "four");
   CHECK(wait >= 55);
   CHECK(wait <= 61);
 }
@@ -690,13 +693,7 @@ TEST_CASE("redis store over TLS: rediss:// with the CA that signed Redis's certi
   test::temp_dir dir;
   auto files = test::make_redis_tls_files(dir.path());
   test::redis_server redis{files};
-  auto open = [](const std::string& url) {
-    storage::redis_settings cfg;
-    auto address = storage::parse_redis_url(url);
-    REQUIRE(address);
-    cfg.address = *address;
-    return std::make_shared<storage::redis_store>(std::move(cfg));
-  };
+  auto open = [](const std::string& url) { return redis_at(url); };
   auto s = open(redis.url());
   REQUIRE_FALSE(s->ping());
   auto counted = s->apply_counters({op("tls", 5, counter_mode::count)});
@@ -754,11 +751,7 @@ TEST_CASE("redis store: a password is sent with AUTH, and a missing or wrong one
           "without showing it",
           "[store][redis]") {
   test::redis_server redis{std::nullopt, "s3cret-pass"};
-  auto open = [](const std::string& url) {
-    storage::redis_settings cfg;
-    cfg.address = *storage::parse_redis_url(url);
-    return std::make_shared<storage::redis_store>(std::move(cfg));
-  };
+  auto open = [](const std::string& url) { return redis_at(url); };
   auto good = open(redis.url());
   REQUIRE_FALSE(good->ping());
   REQUIRE(good->apply_counters({op("auth", 5, counter_mode::count)}));
@@ -771,50 +764,6 @@ TEST_CASE("redis store: a password is sent with AUTH, and a missing or wrong one
   CHECK(caf::to_string(wrong).find("AUTH") != std::string::npos);
   CHECK(caf::to_string(wrong).find("not-it") == std::string::npos);
 }
-
-namespace {
-
-/// Runs one command on a Redis directly (hiredis, not the code under test) and returns its
-/// reply as text: the status or bulk string, an error's message, or the integer.
-std::string redis_command(unsigned port, const std::vector<std::string>& args,
-                          const std::string& password = {}) {
-  auto* ctx = redisConnect("127.0.0.1", static_cast<int>(port));
-  REQUIRE(ctx);
-  REQUIRE(ctx->err == 0);
-  auto run = [&](const std::vector<std::string>& cmd) {
-    std::vector<const char*> argv;
-    std::vector<std::size_t> lens;
-    for (auto& a : cmd) {
-      argv.push_back(a.data());
-      lens.push_back(a.size());
-    }
-    auto* r = static_cast<redisReply*>(
-      redisCommandArgv(ctx, static_cast<int>(argv.size()), argv.data(), lens.data()));
-    REQUIRE(r);
-    std::string out = r->type == REDIS_REPLY_INTEGER ? std::to_string(r->integer)
-                      : r->str                        ? std::string{r->str, r->len}
-                                                      : std::string{};
-    freeReplyObject(r);
-    return out;
-  };
-  if (!password.empty())
-    REQUIRE(run({"AUTH", password}) == "OK");
-  auto out = run(args);
-  redisFree(ctx);
-  return out;
-}
-
-/// A Redis store at url with this many connections.
-std::shared_ptr<storage::redis_store> redis_at(const std::string& url, unsigned connections = 4) {
-  storage::redis_settings cfg;
-  auto address = storage::parse_redis_url(url);
-  REQUIRE(address);
-  cfg.address = *address;
-  cfg.connections = connections;
-  return std::make_shared<storage::redis_store>(std::move(cfg));
-}
-
-} // namespace
 
 TEST_CASE("redis store: a URL's user is sent with AUTH as an ACL user, and a user without a "
           "password is refused before anything connects or is logged",
@@ -956,11 +905,12 @@ TEST_CASE("redis store: a server that accepts connections and never answers is b
           "from, not connected to again on every call",
           "[store][redis]") {
   silent_server silent;
-  storage::redis_settings cfg;
-  cfg.address = *storage::parse_redis_url("redis://127.0.0.1:" + std::to_string(silent.port()));
-  cfg.connections = 1;
-  cfg.timeout = std::chrono::milliseconds{200};
-  storage::redis_store s{std::move(cfg)};
+  storage::open_options options;
+  options.url = "redis://127.0.0.1:" + std::to_string(silent.port());
+  options.redis_connections = 1;
+  options.redis_timeout = std::chrono::milliseconds{200};
+  auto store = test::open_store(options).store;
+  auto& s = *store;
   CHECK(s.ping());
   REQUIRE(test::wait_until([&] { return silent.accepted() == 1; }, std::chrono::seconds{2}));
   // At once again: the connection that never answered put the pool in its backoff.

@@ -9,6 +9,7 @@
 #include "actors/target_memory_actor.hpp"
 #include "storage/target_records.hpp"
 #include "support/process.hpp"
+#include "support/store.hpp"
 
 using namespace netherscope;
 using storage::fetch_outcome;
@@ -28,42 +29,26 @@ target_memory remembered(remembered_scheme scheme, std::int64_t expires) {
   return m;
 }
 
-/// A store in a temp dir with the targets database open.
+/// The LMDB store in a temp dir, as the service opens it.
 struct store_fixture {
   test::temp_dir dir;
-  std::shared_ptr<storage::env> env;
-  MDB_dbi db = 0;
-
-  store_fixture() {
-    auto opened = storage::env::open(dir.path(), {});
-    REQUIRE(opened);
-    env = *opened;
-    auto targets = env->open_db("targets");
-    REQUIRE(targets);
-    db = *targets;
-  }
+  std::shared_ptr<storage::store> store = test::open_lmdb(dir.path()).store;
 
   target_memory recall(const std::string& host, std::uint16_t port, std::int64_t at) {
-    auto t = storage::txn::begin(*env, false);
-    REQUIRE(t);
-    auto m = storage::recall_target(*t, db, host, port, at);
+    auto m = store->recall_target(host, port, at);
     REQUIRE(m);
     return *m;
   }
 
   void apply(const std::string& host, std::uint16_t port, const target_memory_update& u,
              std::int64_t at) {
-    auto t = storage::txn::begin(*env, true);
-    REQUIRE(t);
-    REQUIRE_FALSE(storage::apply_target_update(*t, db, host, port, u, at));
-    REQUIRE_FALSE(t->commit());
+    REQUIRE_FALSE(store->remember_target(host, port, u, at));
   }
 
-  void put_raw(const std::string& key, const std::string& value) {
-    auto t = storage::txn::begin(*env, true);
-    REQUIRE(t);
-    REQUIRE_FALSE(t->put(db, key, value));
-    REQUIRE_FALSE(t->commit());
+  std::size_t sweep(std::int64_t at, std::size_t limit) {
+    auto swept = store->sweep_targets(at, limit);
+    REQUIRE(swept);
+    return *swept;
   }
 };
 
@@ -119,6 +104,32 @@ TEST_CASE("target records: other versions and damaged values are refused", "[tar
   auto key_other_version = key;
   key_other_version[0] = 7;
   CHECK_FALSE(storage::decode_identity_key(key_other_version));
+}
+
+TEST_CASE("target records: both stores read damaged and expired records as nothing, and sweep "
+          "them",
+          "[target_records]") {
+  auto scheme = storage::encode(storage::scheme_record{remembered_scheme::tls, now + hour});
+  auto key = storage::encode(storage::identity_key_record{key_a, now});
+  auto m = storage::read_target_memory(scheme, key, now);
+  CHECK(m.scheme == remembered_scheme::tls);
+  CHECK(m.scheme_expires == now + hour);
+  CHECK(m.key_sha256 == key_a);
+  CHECK_FALSE(storage::scheme_record_stale(scheme, now));
+  // Expired: the scheme reads unknown and is swept; the key stays.
+  auto expired = storage::read_target_memory(scheme, key, now + hour);
+  CHECK(expired.scheme == remembered_scheme::unknown);
+  CHECK(expired.key_sha256 == key_a);
+  CHECK(storage::scheme_record_stale(scheme, now + hour));
+  // Damaged: read as nothing rather than failing the call, and swept.
+  auto damaged = storage::read_target_memory(std::string_view{"\x01\x07garbage"},
+                                             std::string_view{"\x01short"}, now);
+  CHECK(damaged.scheme == remembered_scheme::unknown);
+  CHECK(damaged.key_sha256.empty());
+  CHECK(storage::scheme_record_stale("\x01\x07garbage", now));
+  auto none = storage::read_target_memory(std::nullopt, std::nullopt, now);
+  CHECK(none.scheme == remembered_scheme::unknown);
+  CHECK(none.key_sha256.empty());
 }
 
 TEST_CASE("target records: what a call teaches about the scheme", "[target_records]") {
@@ -192,13 +203,6 @@ TEST_CASE("target records: a real store remembers, expires and sweeps", "[target
   CHECK(later.scheme == remembered_scheme::unknown);
   CHECK(later.key_sha256 == key_a);
 
-  // A damaged record reads as nothing rather than failing the call.
-  store.put_raw(storage::scheme_record_key("b.example", 1), "\x01\x07garbage");
-  store.put_raw(storage::identity_record_key("b.example", 1), "\x01short");
-  auto damaged = store.recall("b.example", 1, now);
-  CHECK(damaged.scheme == remembered_scheme::unknown);
-  CHECK(damaged.key_sha256.empty());
-
   // Forgetting deletes the scheme only.
   store.apply("c.example", 1, store_scheme(remembered_scheme::tls, now + 2 * hour), now);
   target_memory_update forget;
@@ -207,14 +211,11 @@ TEST_CASE("target records: a real store remembers, expires and sweeps", "[target
   CHECK(store.recall("a.example", 1, now).scheme == remembered_scheme::unknown);
   CHECK(store.recall("a.example", 1, now).key_sha256 == key_a);
 
-  // The sweep deletes what expired (and the damaged record), keeps the rest and every key.
+  // The sweep deletes what expired, keeps the rest and every key. (What it does with damaged
+  // records is scheme_record_stale's, above.)
   store.apply("a.example", 1, store_scheme(remembered_scheme::plain, now + 10), now);
-  auto t = storage::txn::begin(*store.env, true);
-  REQUIRE(t);
-  auto swept = storage::sweep_expired_schemes(*t, store.db, now + hour, 100);
-  REQUIRE(swept);
-  CHECK(*swept == 2);
-  REQUIRE_FALSE(t->commit());
+  store.apply("b.example", 1, store_scheme(remembered_scheme::plain, now + 20), now);
+  CHECK(store.sweep(now + hour, 100) == 2);
   CHECK(store.recall("c.example", 1, now + hour).scheme == remembered_scheme::tls);
   CHECK(store.recall("a.example", 1, now).scheme == remembered_scheme::unknown);
   CHECK(store.recall("a.example", 1, now).key_sha256 == key_a);
@@ -222,11 +223,9 @@ TEST_CASE("target records: a real store remembers, expires and sweeps", "[target
   // A sweep stops at its limit.
   for (std::uint16_t port = 10; port < 15; ++port)
     store.apply("d.example", port, store_scheme(remembered_scheme::plain, now), now);
-  auto t2 = storage::txn::begin(*store.env, true);
-  REQUIRE(t2);
-  auto limited = storage::sweep_expired_schemes(*t2, store.db, now + 1, 3);
-  REQUIRE(limited);
-  CHECK(*limited == 3);
+  CHECK(store.sweep(now + 1, 3) == 3);
+  CHECK(store.sweep(now + 1, 3) == 2);
+  CHECK(store.sweep(now + 1, 3) == 0);
 }
 
 TEST_CASE("target memory actor: a recall sees what was remembered before it",
@@ -236,7 +235,9 @@ TEST_CASE("target memory actor: a recall sees what was remembered before it",
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", 2);
   caf::actor_system system{cfg};
-  memory_settings settings{store.env, store.db, [clock] { return clock->load(); }};
+  memory_settings settings;
+  settings.now = [clock] { return clock->load(); };
+  settings.store = store.store;
   auto actor = system.spawn<caf::detached>(memory, settings);
   caf::scoped_actor self{system};
 

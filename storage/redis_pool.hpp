@@ -1,0 +1,119 @@
+// The Redis store's connections: a small pool of hiredis 0.14 synchronous connections, each
+// behind its own mutex, connected on demand (over rediss:// through the TLS tunnel of
+// storage/redis_tls) and dropped when they fail. A connection that fails is tried again after
+// a backoff of 100 ms doubling to 1 s, so the store recovers within a few seconds of Redis
+// returning, and while the backoff runs a call on it fails at once: a dead Redis costs a call
+// one refused connect at most, and usually none.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <caf/error.hpp>
+#include <caf/expected.hpp>
+
+#include "net/api/telemetry.hpp"
+#include "storage/redis_reply.hpp"
+#include "storage/redis_tls.hpp"
+#include "storage/redis_url.hpp"
+
+namespace netherscope::storage {
+
+/// Settings of the Redis store.
+struct redis_settings {
+  redis_address address;
+  /// Connections in the pool. Each caller (the quota, memory and keys actors, the offer gate,
+  /// the cache's shared-offers worker, start-up) holds one at a time, the first free one.
+  unsigned connections = 4;
+  /// Limit of a connect and of one command's round trip.
+  std::chrono::milliseconds timeout{1000};
+};
+
+/// One command: its words, sent as binary-safe arguments.
+using redis_command = std::vector<std::string>;
+
+/// Connections to one Redis, reconnected on demand with a backoff.
+class redis_pool {
+public:
+  /// One connection and its backoff.
+  struct slot {
+    std::mutex mutex;
+    redisContext* ctx = nullptr;
+    /// The TLS tunnel whose plain end ctx reads and writes (rediss:// only).
+    std::unique_ptr<redis_tls_tunnel> tunnel;
+    std::chrono::steady_clock::time_point next_try{};
+    std::chrono::milliseconds backoff{0};
+  };
+
+  explicit redis_pool(redis_settings settings);
+  ~redis_pool();
+  redis_pool(const redis_pool&) = delete;
+  redis_pool& operator=(const redis_pool&) = delete;
+
+  /// Runs fn(slot) on a free connection, connected first: one round trip or several on one
+  /// connection (WATCH ... EXEC). Redis is up when the connection survived them, whatever the
+  /// commands said.
+  template <class F>
+  caf::error with_slot(F fn);
+
+  /// Sends every command, then reads every reply: one round trip on s. An I/O error drops
+  /// the connection, so the next call starts with a fresh one.
+  caf::expected<std::vector<redis_reply>> pipeline(slot& s,
+                                                   const std::vector<redis_command>& cmds);
+
+  /// One command on s.
+  caf::expected<redis_reply> run(slot& s, redis_command cmd);
+
+  /// Runs the commands on a free connection in one round trip; replies that are errors are
+  /// returned as replies.
+  caf::expected<std::vector<redis_reply>> exec(const std::vector<redis_command>& cmds);
+
+  /// One command on a free connection; a reply that is an error is returned as the error.
+  caf::expected<redis_reply> exec_one(redis_command cmd);
+
+private:
+  /// The first free connection from a rotating start, else the one at the start.
+  std::unique_lock<std::mutex> choose(slot*& chosen);
+
+  /// Connects, authenticates and selects the database; the error says which step failed,
+  /// never with the password.
+  caf::error connect(slot& s);
+
+  static void drop(slot& s);
+  static void back_off(slot& s);
+
+  redis_settings settings_;
+  std::vector<slot> slots_;
+  std::atomic<std::size_t> next_{0};
+};
+
+template <class F>
+caf::error redis_pool::with_slot(F fn) {
+  slot* chosen = nullptr;
+  auto guard = choose(chosen);
+  auto& s = *chosen;
+  bool fresh = false;
+  if (!s.ctx) {
+    if (auto err = connect(s)) {
+      process_telemetry().set_redis_up(false);
+      return err;
+    }
+    fresh = true;
+  }
+  auto err = fn(s);
+  if (s.ctx) {
+    s.backoff = std::chrono::milliseconds{0};
+    s.next_try = {};
+  } else if (fresh) {
+    // Connected, then lost before any answer: back off as for a refused connect.
+    back_off(s);
+  }
+  process_telemetry().set_redis_up(s.ctx != nullptr);
+  return err;
+}
+
+} // namespace netherscope::storage

@@ -1,0 +1,46 @@
+// Redis URLs (--store): where Redis is and how to log in, parsed, refused with a reason, and
+// shown in logs without the user and the password.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <caf/expected.hpp>
+
+namespace netherscope::storage {
+
+/// Where Redis is, from a redis:// URL.
+struct redis_address {
+  std::string host;
+  std::uint16_t port = 6379;
+  unsigned db = 0;
+  /// An ACL user (Redis 6 and later), sent with AUTH before the password; empty for Redis's
+  /// default user.
+  std::string user;
+  /// Sent with AUTH after connecting; empty for none. Never logged.
+  std::string password;
+  /// rediss://: TLS through storage/redis_tls, the certificate checked against ca_file (the
+  /// system's CAs when empty).
+  bool tls = false;
+  std::string ca_file;
+};
+
+/// Parses redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] and
+/// rediss://[[USER]:PASSWORD@]HOST[:PORT][/DB][?ssl_ca_certs=PATH]. A user without a password
+/// is refused: it is most often a password written without its colon, which would otherwise
+/// be ignored and then logged.
+caf::expected<redis_address> parse_redis_url(std::string_view url);
+
+/// The same, with the reason a URL is refused as text; nullopt and a problem when refused.
+std::optional<redis_address> read_redis_url(std::string_view url, std::string& problem);
+
+/// Why url is refused, or "" when it is a usable redis:// URL (for option checks).
+std::string redis_url_problem(std::string_view url);
+
+/// The URL with its user and password replaced, fit for logs; the input unchanged when it has
+/// none or does not parse (an unparsable URL is refused before anything is logged).
+std::string redacted_store_url(std::string_view url);
+
+} // namespace netherscope::storage

@@ -1,0 +1,67 @@
+// Test support: stores opened the way the service opens them (storage::open), what tests read
+// and write through them, and a store that forwards every call to another, for tests that
+// watch or break one operation.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "storage/open.hpp"
+#include "storage/record_txn.hpp"
+#include "storage/store.hpp"
+
+namespace netherscope::test {
+
+/// The store options name; the test fails when it cannot be opened.
+storage::opened open_store(const storage::open_options& options);
+
+/// The LMDB store in dir, as the service opens it. LMDB allows one open of a directory per
+/// process: a test that needs the store twice shares what this returned.
+storage::opened open_lmdb(const std::string& dir);
+
+/// The Redis store at url, with this many connections.
+storage::opened open_redis(const std::string& url, unsigned connections = 4);
+
+/// What s holds for one counter; nothing is written.
+std::uint64_t counter_value(storage::store& s, const std::string& endpoint,
+                            const std::string& scope, const std::string& subject,
+                            const std::string& window);
+
+/// Runs fn in one record transaction of s, a write (kept) when write is set, as another
+/// process would; the test fails when the store does.
+void in_records(storage::store& s, bool write,
+                const std::function<void(storage::record_txn&)>& fn);
+
+/// A store that forwards every call to another.
+class forwarding_store : public storage::store {
+public:
+  explicit forwarding_store(std::shared_ptr<storage::store> inner);
+
+  store_backend backend() const noexcept override;
+  caf::error ping() override;
+  caf::expected<std::vector<storage::counter_result>>
+  apply_counters(const std::vector<storage::counter_op>& ops) override;
+  bool defers_durability() const noexcept override;
+  caf::error settle_counters() override;
+  caf::expected<std::vector<std::uint64_t>>
+  read_counters(const std::vector<storage::counter_op>& ops) override;
+  caf::error with_records(bool write, const storage::record_work& work) override;
+  caf::expected<std::vector<std::optional<storage::key_record>>>
+  find_keys(const std::vector<std::string>& key_hashes) override;
+  caf::expected<target_memory> recall_target(std::string_view host, std::uint16_t port,
+                                             std::int64_t now_unix) override;
+  caf::error remember_target(std::string_view host, std::uint16_t port,
+                             const target_memory_update& update,
+                             std::int64_t now_unix) override;
+  caf::expected<std::size_t> sweep_targets(std::int64_t now_unix, std::size_t limit) override;
+  caf::expected<std::string>
+  load_or_replace_record(std::string_view name, const storage::record_decision& decide) override;
+  caf::error flush() override;
+
+private:
+  std::shared_ptr<storage::store> inner_;
+};
+
+} // namespace netherscope::test
