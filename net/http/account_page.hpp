@@ -15,6 +15,9 @@
 
 namespace netherscope::net {
 
+/// Where the account page is served: the sign-in sends an existing account there.
+inline constexpr std::string_view account_page_path = "/account";
+
 /// A count as the page at / writes it (Intl.NumberFormat 'en'): 20000 is "20,000".
 std::string group_digits(std::uint64_t value);
 

@@ -7,18 +7,11 @@
 #include <optional>
 #include <string_view>
 
-#include <boost/beast/http/message.hpp>
-#include <boost/beast/http/string_body.hpp>
-
 #include "net/api/call.hpp"
 #include "net/http/client_request.hpp"
+#include "net/http/responses.hpp"
 
 namespace netherscope::net {
-
-namespace http = boost::beast::http;
-
-using request = http::request<http::string_body>;
-using response = http::response<http::string_body>;
 
 /// What the router needs to know besides the request.
 struct route_context {
@@ -55,31 +48,19 @@ route_decision route(const request& req, const route_context& ctx);
 route_decision route_oversized(const request& req, const route_context& ctx,
                                std::size_t body_limit);
 
-/// Builds the HTTP response for the actors' answer to a call of the given kind. Sign-in and
-/// session cookies get the Secure attribute and __Host- names when secure_cookies is set
-/// (served over HTTPS).
-response render_api(api_outcome&& outcome, call_kind kind, unsigned version, bool keep_alive,
-                    bool secure_cookies = false);
-
-/// The same, for an outcome the caller keeps (its body is copied).
-inline response render_api(const api_outcome& outcome, call_kind kind, unsigned version,
-                           bool keep_alive, bool secure_cookies = false) {
-  return render_api(api_outcome{outcome}, kind, version, keep_alive, secure_cookies);
-}
-
 /// Answers a request whose header the edge refused before routing it (framed two ways, a
 /// request line over the limit). Under /api/ it is a call that only looks up the caller's
 /// quota, so the error carries the route's CORS and quota headers; elsewhere an immediate
 /// answer. The connection closes after it.
 route_decision route_refused(const request& req, const route_context& ctx, failure error);
 
-/// Builds a JSON error response outside the API (bad request line, overload).
-response render_plain_error(const failure& error, unsigned version, bool keep_alive);
-
 /// Builds the JSON error for a request whose header could not be read whole (over a header
 /// limit), given the target its raw bytes name. The connection closes after it. Under /api/ it
 /// carries CORS like every API reply; without the header the caller is unknown, so there are
 /// no quota headers.
 response render_unread_error(const failure& error, std::string_view raw_target);
+
+/// The methods the route of a call kind takes, as its Allow header writes them.
+std::string allowed_methods(call_kind kind);
 
 } // namespace netherscope::net
