@@ -20,20 +20,25 @@ std::string method_set::text() const {
 bool match_pattern(std::string_view pattern, std::string_view path, path_params& params) {
   params.clear();
   std::size_t at = 0;
-  for (std::size_t i = 0; i < pattern.size(); ++i) {
+  auto matched = true;
+  for (std::size_t i = 0; matched && i < pattern.size(); ++i) {
     if (pattern[i] == '{') {
       auto close = pattern.find('}', i);
       auto end = std::min(path.find('/', at), path.size());
-      if (close == std::string_view::npos
-          || !params.add(pattern.substr(i + 1, close - i - 1), path.substr(at, end - at)))
-        return false;
+      matched = close != std::string_view::npos
+                && params.add(pattern.substr(i + 1, close - i - 1), path.substr(at, end - at));
       i = close;
       at = end;
-    } else if (at == path.size() || path[at++] != pattern[i]) {
-      return false;
+    } else {
+      matched = at < path.size() && path[at++] == pattern[i];
     }
   }
-  return at == path.size();
+  // A failed match hands nothing over.
+  if (!matched || at != path.size()) {
+    params.clear();
+    return false;
+  }
+  return true;
 }
 
 } // namespace netherscope::net
