@@ -1,6 +1,6 @@
 // Small text helpers over std::string_view shared by every room: trimming, ASCII
-// case-insensitive comparison, splitting, hex and escaping for markup. Protocol text (HTTP headers, SDP, JOSE) is
-// ASCII, so nothing here depends on the global locale.
+// case-insensitive comparison, splitting, hex and escaping for markup. Protocol text (HTTP
+// headers, SDP, JOSE) is ASCII, so nothing here depends on the global locale.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,9 @@ namespace netherscope::net {
 /// SP and HTAB: the optional whitespace of HTTP header values (RFC 9110 §5.6.3) and the field
 /// separators of SDP attributes we accept.
 inline constexpr std::string_view blanks = " \t";
+
+/// The whitespace of C's isspace in the "C" locale: SP, HTAB, CR, LF, VT and FF.
+inline constexpr std::string_view ascii_whitespace = " \t\r\n\v\f";
 
 /// text without the leading and trailing characters found in chars (SP and HTAB by default).
 std::string_view trim(std::string_view text, std::string_view chars = blanks);
