@@ -8,6 +8,7 @@
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
+#include "net/base/json_access.hpp"
 #include "net/base/text.hpp"
 
 namespace netherscope::net {
@@ -58,10 +59,8 @@ bool is_letter(char c) {
 
 /// A non-empty string member, or null.
 const boost::json::string* text_at(const boost::json::object& o, std::string_view key) {
-  auto* v = o.if_contains(key);
-  if (v == nullptr || !v->is_string() || v->get_string().empty())
-    return nullptr;
-  return &v->get_string();
+  auto* s = string_at(o, key);
+  return s != nullptr && !s->empty() ? s : nullptr;
 }
 
 /// A non-empty array of non-empty strings, or null.
@@ -73,10 +72,6 @@ const boost::json::array* texts_at(const boost::json::object& o, std::string_vie
     if (!item.is_string() || item.get_string().empty())
       return nullptr;
   return &v->get_array();
-}
-
-std::string_view sv(const boost::json::string& s) {
-  return {s.data(), s.size()};
 }
 
 /// Checks one entry of the file and builds its reply body, sources resolved; nullopt (with
@@ -118,18 +113,18 @@ std::optional<entry> read_entry(const boost::json::value& raw, std::size_t posit
   if (code != nullptr && kind != nullptr) {
     // Numbers are written without leading zeros, so the lookup can strip them; codewords are
     // letters only, so "word-<digits>" can only be a codeword with its number.
-    if (sv(*kind) == signalling_kind) {
-      if (!all_of_class(sv(*code), is_digit) || (code->size() > 1 && code->front() == '0'))
+    if (view(*kind) == signalling_kind) {
+      if (!all_of_class(view(*code), is_digit) || (code->size() > 1 && code->front() == '0'))
         problems.push_back(where + " is a signalling error whose code is not a plain number");
-    } else if (sv(*kind) == codeword_kind) {
-      if (!all_of_class(sv(*code), is_letter))
+    } else if (view(*kind) == codeword_kind) {
+      if (!all_of_class(view(*code), is_letter))
         problems.push_back(where + " is a codeword that is not made of letters only");
     } else {
       problems.push_back(where + " has an unknown kind");
     }
   }
   if (evidence != nullptr
-      && std::find(evidence_levels.begin(), evidence_levels.end(), sv(*evidence))
+      && std::find(evidence_levels.begin(), evidence_levels.end(), view(*evidence))
            == evidence_levels.end())
     problems.push_back(where + " has an unknown evidence level");
   boost::json::array resolved;
@@ -139,8 +134,8 @@ std::optional<entry> read_entry(const boost::json::value& raw, std::size_t posit
       auto* source_object = source == nullptr ? nullptr : source->if_object();
       if (source_object == nullptr || text_at(*source_object, "url") == nullptr
           || text_at(*source_object, "what") == nullptr) {
-        problems.push_back(where + " cites the unknown source \"" + std::string{sv(key.get_string())}
-                           + "\"");
+        problems.push_back(where + " cites the unknown source \""
+                           + std::string{view(key.get_string())} + "\"");
         continue;
       }
       boost::json::object item;
@@ -153,9 +148,9 @@ std::optional<entry> read_entry(const boost::json::value& raw, std::size_t posit
     return std::nullopt;
 
   entry e;
-  e.code = std::string{sv(*code)};
-  e.name = std::string{sv(*name)};
-  e.kind = std::string{sv(*kind)};
+  e.code = std::string{view(*code)};
+  e.name = std::string{view(*name)};
+  e.kind = std::string{view(*kind)};
   auto& body = e.body;
   body["ok"] = true;
   body["code"] = *code;
@@ -195,7 +190,7 @@ book load(std::string_view text) {
     std::vector<std::string> keys{ascii_lower(e->code), ascii_lower(e->name)};
     if (auto* aliases = e->body.if_contains("aliases"))
       for (auto& alias : aliases->get_array())
-        keys.push_back(ascii_lower(sv(alias.get_string())));
+        keys.push_back(ascii_lower(view(alias.get_string())));
     for (auto& key : keys) {
       auto [at, inserted] = b.by_key.emplace(key, index);
       // An entry may repeat its own code as its name (codewords do); two entries may not

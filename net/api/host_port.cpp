@@ -8,6 +8,8 @@
 #include <boost/url/rfc/ipv4_address_rule.hpp>
 #include <boost/url/rfc/ipv6_address_rule.hpp>
 
+#include "net/base/text.hpp"
+
 namespace netherscope::net {
 
 namespace {
@@ -64,8 +66,6 @@ std::optional<std::string> normalize_host(std::string_view text, std::string& er
     error = "host must be a DNS name of at most 253 characters, an IPv4 or an IPv6 address";
     return std::nullopt;
   }
-  std::string normalized;
-  normalized.reserve(name.size());
   std::string_view last_label;
   std::size_t start = 0;
   while (start <= name.size()) {
@@ -88,9 +88,7 @@ std::optional<std::string> normalize_host(std::string_view text, std::string& er
     error = "host '" + std::string{text} + "' is not a valid IPv4 address";
     return std::nullopt;
   }
-  for (char c : name)
-    normalized.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  return normalized;
+  return ascii_lower(name);
 }
 
 std::optional<std::uint16_t> parse_port_text(std::string_view text, std::string& error) {

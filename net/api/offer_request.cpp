@@ -1,11 +1,11 @@
 #include "net/api/offer_request.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 #include <boost/json/parse.hpp>
 
 #include "net/base/crypto.hpp"
+#include "net/base/text.hpp"
 #include "net/api/host_port.hpp"
 
 namespace netherscope::net {
@@ -57,17 +57,7 @@ bool read_expected_ports(const boost::json::value& v, std::vector<std::uint16_t>
 } // namespace
 
 bool is_json_media_type(std::string_view content_type) {
-  auto semicolon = content_type.find(';');
-  auto type = content_type.substr(0, semicolon);
-  while (!type.empty() && (type.back() == ' ' || type.back() == '\t'))
-    type.remove_suffix(1);
-  while (!type.empty() && (type.front() == ' ' || type.front() == '\t'))
-    type.remove_prefix(1);
-  constexpr std::string_view json = "application/json";
-  return type.size() == json.size()
-         && std::equal(type.begin(), type.end(), json.begin(), [](char a, char b) {
-              return std::tolower(static_cast<unsigned char>(a)) == b;
-            });
+  return iequals(trim(content_type.substr(0, content_type.find(';'))), "application/json");
 }
 
 bool is_valid_network_id(std::string_view text) {

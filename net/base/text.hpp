@@ -1,6 +1,6 @@
 // Small text helpers over std::string_view shared by every room: trimming, ASCII
-// case-insensitive comparison, splitting and hex. Protocol text (HTTP headers, SDP, JOSE) is
-// ASCII, so nothing here depends on the global locale.
+// case-insensitive comparison, splitting, hex and escaping for markup. Protocol text (HTTP
+// headers, SDP, JOSE) is ASCII, so nothing here depends on the global locale.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,9 @@ namespace netherscope::net {
 /// SP and HTAB: the optional whitespace of HTTP header values (RFC 9110 §5.6.3) and the field
 /// separators of SDP attributes we accept.
 inline constexpr std::string_view blanks = " \t";
+
+/// The whitespace of C's isspace in the "C" locale: SP, HTAB, CR, LF, VT and FF.
+inline constexpr std::string_view ascii_whitespace = " \t\r\n\v\f";
 
 /// text without the leading and trailing characters found in chars (SP and HTAB by default).
 std::string_view trim(std::string_view text, std::string_view chars = blanks);
@@ -41,6 +44,11 @@ std::string hex_upper(std::string_view bytes);
 
 /// Each byte of bytes as two lowercase hex digits, nothing between them.
 std::string hex_lower(std::string_view bytes);
+
+/// text with & < > " ' written as character references (&amp; &lt; &gt; &quot; &#39;), so
+/// it is safe in the text and the quoted attribute values of HTML and of XML (SVG) alike:
+/// &#39; rather than &apos;, which HTML 4 lacks. Every other byte is kept as it is.
+std::string html_escape(std::string_view text);
 
 /// A Unix time as RFC 3339 UTC with seconds ("2026-08-19T12:00:00Z"), or nullopt outside the
 /// years 0000 to 9999, which RFC 3339 cannot write.

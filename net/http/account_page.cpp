@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "net/api/error_table.hpp"
+#include "net/base/text.hpp"
 
 namespace netherscope::net {
 
@@ -79,33 +80,6 @@ std::string group_digits(std::uint64_t value) {
     if (i > 0 && (digits.size() - i) % 3 == 0)
       out += ',';
     out += digits[i];
-  }
-  return out;
-}
-
-std::string html_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
   }
   return out;
 }

@@ -15,11 +15,11 @@
 
 namespace netherscope::net {
 
+/// Where the account page is served: the sign-in sends an existing account there.
+inline constexpr std::string_view account_page_path = "/account";
+
 /// A count as the page at / writes it (Intl.NumberFormat 'en'): 20000 is "20,000".
 std::string group_digits(std::uint64_t value);
-
-/// Escapes text for HTML element content and attribute values.
-std::string html_escape(std::string_view text);
 
 /// The account page: login, whether a key is active, a key just issued (shown once), usage
 /// and limits, and (with the session's form token in account.csrf) the forms to get a new

@@ -7,6 +7,7 @@
 #include "net/api/api_json.hpp"
 #include "net/api/error_table.hpp"
 #include "net/base/json_access.hpp"
+#include "net/base/text.hpp"
 
 namespace netherscope::net {
 
@@ -177,38 +178,18 @@ unsigned badge_text_width(std::string_view utf8) {
 
 std::string xml_text(std::string_view untrusted, std::size_t max_chars) {
   auto text = valid_utf8(untrusted);
-  std::string out;
-  out.reserve(text.size());
+  std::string kept;
+  kept.reserve(text.size());
   std::size_t chars = 0;
   for (std::size_t i = 0; i < text.size() && chars < max_chars; ++chars) {
     auto cp = next_code_point(text, i);
-    switch (cp) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      case '\t':
-      case '\n':
-      case '\r':
-        // Allowed by XML, but a tooltip reads better on one line.
-        out += ' ';
-        break;
-      default:
-        append_utf8(out, xml_char(cp) ? cp : U'\uFFFD');
-    }
+    // Tab, LF and CR are allowed by XML, but a tooltip reads better on one line.
+    if (cp == '\t' || cp == '\n' || cp == '\r')
+      kept += ' ';
+    else
+      append_utf8(kept, xml_char(cp) ? cp : U'\uFFFD');
   }
-  return out;
+  return html_escape(kept);
 }
 
 std::string render_badge(const badge_view& view) {

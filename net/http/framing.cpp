@@ -23,9 +23,7 @@ std::string last_coding(const http::request_header<>& header) {
        range.first != range.second; ++range.first)
     for (auto coding : split_tokens(
            std::string_view{range.first->value().data(), range.first->value().size()}, ","))
-      last = std::string{trim(coding)};
-  for (auto& c : last)
-    c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+      last = ascii_lower(trim(coding));
   return last;
 }
 

@@ -1,135 +1,33 @@
 #include "net/http/router.hpp"
 
-#include <array>
+#include <iterator>
 #include <utility>
 
 #include <boost/beast/http/field.hpp>
 #include <boost/url/parse.hpp>
-#include <boost/url/url_view.hpp>
 
-#include "net/http/account_page.hpp"
-#include "net/http/badge.hpp"
-#include "net/http/page.hpp"
-#include "net/http/signin.hpp"
 #include "net/api/api_json.hpp"
 #include "net/api/api_key.hpp"
 #include "net/api/error_table.hpp"
 #include "net/api/explain.hpp"
 #include "net/api/host_port.hpp"
-#include "net/base/crypto.hpp"
 #include "net/api/offer_request.hpp"
+#include "net/base/crypto.hpp"
+#include "net/http/account_page.hpp"
+#include "net/http/page.hpp"
+#include "net/http/signin.hpp"
 
 namespace netherscope::net {
 
 namespace {
 
-constexpr std::string_view info_route = "/api/info";
-constexpr std::string_view offer_route = "/api/offer";
-constexpr std::string_view check_route = "/api/check";
-constexpr std::string_view account_route = "/api/account";
-constexpr std::string_view account_key_route = "/api/account/key";
-constexpr std::string_view login_route = "/auth/github/login";
-constexpr std::string_view callback_route = "/auth/github/callback";
-constexpr std::string_view signout_route = "/auth/signout";
-constexpr std::string_view page_route = "/account";
-constexpr std::string_view session_route = "/account/session";
-constexpr std::string_view page_key_route = "/account/key";
-constexpr std::string_view page_revoke_route = "/account/key/revoke";
-constexpr std::string_view healthz_route = "/healthz";
-constexpr std::string_view readyz_route = "/readyz";
-constexpr std::string_view metrics_route = "/metrics";
-constexpr std::string_view openapi_route = "/openapi.json";
-constexpr std::string_view badge_route = "/badge";
 constexpr std::string_view unknown_route = "unknown";
-
-// Age is not among the headers browsers show scripts by default, and a page needs it to
-// tell how old a cached offer is.
-constexpr std::string_view exposed_headers
-  = "X-RateLimit-Scope, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, "
-    "Retry-After, Age, X-Request-Id";
-
-response make_response(http::status status, std::string body, std::string_view content_type,
-                       unsigned version, bool keep_alive) {
-  response res{status, version};
-  res.set(http::field::content_type, content_type);
-  res.set(http::field::cache_control, "no-store");
-  res.set("X-Content-Type-Options", "nosniff");
-  res.keep_alive(keep_alive);
-  res.body() = std::move(body);
-  res.prepare_payload();
-  return res;
-}
-
-response make_json(http::status status, std::string body, unsigned version, bool keep_alive) {
-  return make_response(status, std::move(body), "application/json", version, keep_alive);
-}
-
-// Browsers may call the API from any page: it is public, takes no cookies, and the
-// rate-limit headers are how a page learns where it stands.
-void add_cors(response& res) {
-  res.set(http::field::access_control_allow_origin, "*");
-  res.set(http::field::access_control_expose_headers, exposed_headers);
-}
-
-void add_quota(response& res, const quota_verdict& q) {
-  res.set("X-RateLimit-Scope", q.scope == quota_scope::key ? "key" : "ip");
-  res.set("X-RateLimit-Limit", std::to_string(q.limit));
-  // A verdict the store could not give (unavailable) knows the limit and the reset, but not
-  // how many calls are left: better no Remaining than a made-up one.
-  if (q.error.code != error_code::unavailable)
-    res.set("X-RateLimit-Remaining", std::to_string(q.remaining));
-  res.set("X-RateLimit-Reset", std::to_string(q.reset));
-}
-
-// Every refusal that says when to come back (the quota, the sign-in and key limits) says it
-// in Retry-After as well (RFC 9110 §10.2.3).
-void add_retry_after(response& res, const failure& error) {
-  if (lookup(error.code).status == http::status::too_many_requests && error.retry_after > 0)
-    res.set(http::field::retry_after, std::to_string(error.retry_after));
-}
-
-response error_response(const failure& error, unsigned version, bool keep_alive) {
-  auto res = make_json(lookup(error.code).status, render_error(error), version, keep_alive);
-  add_retry_after(res, error);
-  return res;
-}
 
 route_decision answer(std::string_view route, response res) {
   route_decision decision;
   decision.route = route;
   decision.immediate = std::move(res);
   return decision;
-}
-
-route_decision method_not_allowed(std::string_view route, std::string_view allow,
-                                  const request& req) {
-  auto res = error_response(
-    make_failure(error_code::method_not_allowed,
-                 std::string{req.method_string()} + " is not allowed on " + std::string{route}
-                   + "; use " + std::string{allow}),
-    req.version(), req.keep_alive());
-  res.set(http::field::allow, allow);
-  return answer(route, std::move(res));
-}
-
-// A CORS preflight: browsers send it before a cross-origin call with custom headers.
-route_decision preflight(std::string_view route, std::string_view methods, const request& req) {
-  response res{http::status::no_content, req.version()};
-  add_cors(res);
-  res.set(http::field::access_control_allow_methods, methods);
-  res.set(http::field::access_control_allow_headers, "Content-Type, X-API-Key, Authorization");
-  res.set(http::field::access_control_max_age, "86400");
-  res.keep_alive(req.keep_alive());
-  res.prepare_payload();
-  return answer(route, std::move(res));
-}
-
-failure shutdown_failure() {
-  return make_failure(error_code::unavailable, "the service is shutting down");
-}
-
-route_decision shutting_down(std::string_view route, const request& req) {
-  return answer(route, error_response(shutdown_failure(), req.version(), false));
 }
 
 // The start of every call: who calls, with which key. The key itself goes no further than
@@ -158,81 +56,23 @@ route_decision refused_call(std::string_view route, call_kind kind, const reques
   return decision;
 }
 
-// The path of a request target, read without parsing it: for targets that do not parse.
-std::string_view raw_path(std::string_view target) {
-  return target.substr(0, target.find_first_of("?#"));
-}
-
-bool is_api_path(std::string_view path) {
-  return path.substr(0, 5) == "/api/";
-}
-
-// The call kind whose quota an API path shows, and the path's name for the access log.
-std::pair<std::string_view, call_kind> api_route_of(std::string_view path) {
-  if (path == info_route)
-    return {info_route, call_kind::info};
-  if (path == offer_route)
-    return {offer_route, call_kind::offer};
-  if (path == account_route)
-    return {account_route, call_kind::account_get};
-  if (path == account_key_route)
-    return {account_key_route, call_kind::account_rotate};
-  return {unknown_route, call_kind::unknown_api};
-}
-
-// A request refused by the edge before routing: under /api/ it still gets the route's CORS
-// and quota headers (a look-up through the actors); elsewhere an immediate answer.
-route_decision refuse(const request& req, const route_context& ctx, failure error,
-                      bool keep_alive) {
-  auto path = raw_path(req.target());
-  if (is_api_path(path)) {
-    auto [name, kind] = api_route_of(path);
-    return refused_call(name, kind, req, ctx, std::move(error));
-  }
-  return answer(unknown_route, error_response(error, req.version(), keep_alive));
-}
-
-// A wrong method on an API route is still a call of it: counted and shown its quota.
-route_decision api_method_not_allowed(std::string_view route, call_kind kind,
-                                      std::string_view allow, const request& req,
-                                      const route_context& ctx) {
-  auto decision = new_call(route, kind, req, ctx);
-  decision.call->invalid = make_failure(error_code::method_not_allowed,
-                                        std::string{req.method_string()} + " is not allowed on "
-                                          + std::string{route} + "; use " + std::string{allow});
-  return decision;
-}
-
-// The methods a call kind's route takes, for the Allow header of a 405.
-std::string_view allowed_methods(call_kind kind) {
-  switch (kind) {
-    case call_kind::offer:
-      return "POST";
-    case call_kind::account_rotate:
-    case call_kind::account_revoke:
-      return "POST, DELETE";
-    default:
-      return "GET";
-  }
-}
-
 void set_target_label(route_decision& decision) {
   auto& where = decision.call->where;
   decision.target_label = host_for_url(where.host) + ":" + std::to_string(where.port);
 }
 
-// Reads the query of /api/info (or /api/check, which takes the same) into a call. A problem
-// with the input is recorded in the call, not answered here, because every call of the
-// endpoint is counted, invalid ones included.
-route_decision info_call(const request& req, const boost::urls::url_view& url,
-                         const route_context& ctx, std::string_view route = info_route,
-                         call_kind kind = call_kind::info) {
-  auto decision = new_call(route, kind, req, ctx);
+// -- handlers: one per shape of request, named in the table's rows -------------------------
+
+// GET /api/info, /api/check and /badge: the target named by the query. A problem with the
+// input is recorded in the call, not answered here, because every call of the endpoint is
+// counted, invalid ones included.
+route_decision target_call(const route_input& in) {
+  auto decision = new_call(in.name, *in.row.call, in.req, in.ctx);
   auto& call = *decision.call;
   auto invalid = [&](std::string message) {
     call.invalid = make_failure(error_code::invalid_input, std::move(message));
   };
-  auto params = url.params();
+  auto params = in.url.params();
   auto count = [&](std::string_view key) { return params.count(key); };
   auto value = [&](std::string_view key) { return (*params.find(key)).value; };
   std::string error;
@@ -262,14 +102,23 @@ route_decision info_call(const request& req, const boost::urls::url_view& url,
   return decision;
 }
 
-// Reads /api/offer's body into a call; as with info, invalid input is still a counted call.
-route_decision offer_call(const request& req, const route_context& ctx) {
-  auto decision = new_call(offer_route, call_kind::offer, req, ctx);
+// A badge is embedded in pages other people view: it counts against the viewer's address,
+// never against a key the page happens to send.
+route_decision badge_call(const route_input& in) {
+  auto decision = target_call(in);
+  decision.call->key_hash.clear();
+  return decision;
+}
+
+// POST /api/offer: the body names the target; as with info, invalid input is still a
+// counted call.
+route_decision offer_call(const route_input& in) {
+  auto decision = new_call(in.name, *in.row.call, in.req, in.ctx);
   auto& call = *decision.call;
-  if (!is_json_media_type(req[http::field::content_type])) {
+  if (!is_json_media_type(in.req[http::field::content_type])) {
     call.invalid = make_failure(error_code::unsupported_media_type,
                                 "Content-Type must be application/json");
-  } else if (auto parsed = parse_offer_body(req.body(), call.invalid)) {
+  } else if (auto parsed = parse_offer_body(in.req.body(), call.invalid)) {
     call.where = parsed->where;
     call.network_id = std::move(parsed->network_id);
     call.fresh = parsed->fresh;
@@ -280,14 +129,19 @@ route_decision offer_call(const request& req, const route_context& ctx) {
   return decision;
 }
 
-route_decision account_call(std::string_view route, call_kind kind, const request& req,
-                            const route_context& ctx) {
-  auto decision = new_call(route, kind, req, ctx);
+// The account's API routes need the account's key.
+route_decision key_call(const route_input& in) {
+  auto decision = new_call(in.name, *in.row.call, in.req, in.ctx);
   if (decision.call->key_hash.empty())
     decision.call->invalid = make_failure(
       error_code::unauthorized,
       "an API key is required: send X-API-Key: <key> or Authorization: Bearer <key>");
   return decision;
+}
+
+// A call that takes nothing from the request but who sends it.
+route_decision plain_call(const route_input& in) {
+  return new_call(in.name, *in.row.call, in.req, in.ctx);
 }
 
 // The SHA-256 of the browser's session cookie, when it sent exactly one; ambiguous is set
@@ -303,12 +157,11 @@ std::string session_hash_of(const request& req, const route_context& ctx, bool& 
 // The provider sends the browser back here. The front checks the state against the binding
 // cookie set when the flow started, or another site could complete a sign-in in this browser
 // (login CSRF), and anyone who saw the URL could redeem it.
-route_decision callback_call(const request& req, const boost::urls::url_view& url,
-                             const route_context& ctx) {
-  auto decision = new_call(callback_route, call_kind::signin_finish, req, ctx);
+route_decision callback_call(const route_input& in) {
+  auto decision = new_call(in.name, *in.row.call, in.req, in.ctx);
   auto& call = *decision.call;
   call.key_hash.clear();
-  auto params = url.params();
+  auto params = in.url.params();
   bool repeated = false;
   auto value = [&](std::string_view key) {
     if (params.count(key) > 1)
@@ -319,9 +172,9 @@ route_decision callback_call(const request& req, const boost::urls::url_view& ur
   call.code = value("code");
   call.state = value("state");
   call.provider_error = value("error");
-  auto binding = find_cookie(req, signin_cookie_names(ctx.secure_cookies).binding);
+  auto binding = find_cookie(in.req, signin_cookie_names(in.ctx.secure_cookies).binding);
   bool sessions_ambiguous = false;
-  call.session_hash = session_hash_of(req, ctx, sessions_ambiguous);
+  call.session_hash = session_hash_of(in.req, in.ctx, sessions_ambiguous);
   // access_denied is the user cancelling at the provider. Any other error is the provider
   // refusing our request (a wrong callback URL, a suspended app): the operator's problem,
   // reported as the provider's failure.
@@ -354,22 +207,21 @@ route_decision callback_call(const request& req, const boost::urls::url_view& ur
 
 // A request of the account page: the session cookie says who; a POST must come from our own
 // page (its Origin, and the token of its form, which the keys actor checks).
-route_decision page_call(std::string_view route, call_kind kind, const request& req,
-                         const route_context& ctx) {
+route_decision page_call(const route_input& in) {
   route_decision decision;
-  decision.route = route;
+  decision.route = in.name;
   api_call call;
-  call.kind = kind;
-  call.client = ctx.client.subject;
+  call.kind = *in.row.call;
+  call.client = in.ctx.client.subject;
   bool ambiguous = false;
-  call.session_hash = session_hash_of(req, ctx, ambiguous);
-  if (kind != call_kind::page_view && kind != call_kind::page_session) {
-    if (!same_origin_post(req, ctx.public_origin))
+  call.session_hash = session_hash_of(in.req, in.ctx, ambiguous);
+  if (in.req.method() == http::verb::post) {
+    if (!same_origin_post(in.req, in.ctx.public_origin))
       call.invalid = make_failure(error_code::csrf_rejected,
                                   "this request did not come from the account page of "
-                                  + std::string{ctx.public_origin}
+                                  + std::string{in.ctx.public_origin}
                                   + "; open the account page there and try again");
-    else if (auto token = form_field(req.body(), "csrf"))
+    else if (auto token = form_field(in.req.body(), "csrf"))
       call.csrf = std::move(*token);
     else
       call.invalid = make_failure(error_code::csrf_rejected,
@@ -390,197 +242,208 @@ route_decision page_call(std::string_view route, call_kind kind, const request& 
   return decision;
 }
 
-// An HTML page with the headers every page carries.
-response page_response(http::status status, std::string body, unsigned version,
-                       bool keep_alive) {
-  auto res = make_response(status, std::move(body), "text/html; charset=utf-8", version,
-                           keep_alive);
-  add_page_headers(res);
-  return res;
-}
-
-// A redirect that leaks nothing: no page, no Referer from the URL it leaves.
-response redirect_response(http::status status, std::string_view location, unsigned version,
-                           bool keep_alive) {
-  auto res = make_response(status, {}, "text/plain", version, keep_alive);
-  res.set(http::field::location, location);
-  res.set("Referrer-Policy", "no-referrer");
-  return res;
-}
-
-response render_signin(api_outcome&& outcome, unsigned version, bool keep_alive, bool secure) {
-  auto names = signin_cookie_names(secure);
-  response res;
-  if (!outcome.error.ok()) {
-    res = page_response(lookup(outcome.error.code).status, render_signin_error(outcome.error),
-                        version, keep_alive);
-    add_retry_after(res, outcome.error);
-  } else if (!outcome.account.new_key.empty()) {
-    // A new account: its first key, shown once, on this page.
-    res = page_response(http::status::ok, render_account_page(outcome.account), version,
-                        keep_alive);
-  } else {
-    // An account that existed: its key is untouched; the account page shows the rest, at
-    // an address without the provider's code in it.
-    res = redirect_response(http::status::see_other, page_route, version, keep_alive);
-  }
-  // The attempt is over either way: its binding is single-use.
-  res.insert(http::field::set_cookie, cleared_cookie(names.binding, secure));
-  if (!outcome.account.session.empty())
-    res.insert(http::field::set_cookie, session_cookie(outcome.account.session, secure));
-  return res;
-}
-
-// GET /account/session: the page at / asks whether this browser is signed in. Not being signed
-// in is an answer, not an error, so the page's script sees 200 either way; the cookie is a
-// same-origin credential, so the reply gets no CORS header and is never stored.
-response render_session(api_outcome&& outcome, unsigned version, bool keep_alive, bool secure) {
-  response res;
-  auto signed_out = outcome.error.code == error_code::unauthorized;
-  if (outcome.error.ok() || signed_out)
-    res = make_json(http::status::ok, render_session_json(outcome.account, !signed_out),
-                    version, keep_alive);
-  else
-    res = error_response(outcome.error, version, keep_alive);
-  // A session that is unknown or expired is of no use to keep.
-  if (signed_out)
-    res.set(http::field::set_cookie, cleared_cookie(signin_cookie_names(secure).session, secure));
-  res.set(http::field::cache_control, "no-store");
-  res.set("X-Content-Type-Options", "nosniff");
-  res.set("Referrer-Policy", "no-referrer");
-  return res;
-}
-
-response render_page(api_outcome&& outcome, call_kind kind, unsigned version, bool keep_alive,
-                     bool secure) {
-  auto names = signin_cookie_names(secure);
-  if (!outcome.error.ok()) {
-    auto res = page_response(lookup(outcome.error.code).status,
-                             render_page_error(outcome.error), version, keep_alive);
-    add_retry_after(res, outcome.error);
-    // A session that is unknown or expired is of no use to keep.
-    if (outcome.error.code == error_code::unauthorized)
-      res.set(http::field::set_cookie, cleared_cookie(names.session, secure));
-    return res;
-  }
-  if (outcome.signed_out) {
-    auto res = page_response(http::status::ok, render_signed_out_page(), version, keep_alive);
-    res.set(http::field::set_cookie, cleared_cookie(names.session, secure));
-    return res;
-  }
-  std::string_view notice;
-  if (kind == call_kind::page_revoke)
-    notice = "Your key is revoked: calls with it now answer 401. Ask for a new key when you "
-             "need one.";
-  return page_response(http::status::ok, render_account_page(outcome.account, notice), version,
-                       keep_alive);
-}
-
 // GET /api/explain[/{code}]: static text from the data file, answered here, outside the
 // quotas, with CORS like every /api route.
-route_decision explain_answer(std::string_view path, const request& req, bool keep_alive) {
-  if (req.method() == http::verb::options)
-    return preflight(explain_route, "GET", req);
-  if (req.method() != http::verb::get) {
-    auto decision = method_not_allowed(explain_route, "GET", req);
-    add_cors(*decision.immediate);
-    return decision;
-  }
-  auto code = path.size() > explain_route.size() ? path.substr(explain_route.size() + 1)
-                                                 : std::string_view{};
+route_decision explain_answer(const route_input& in) {
+  auto code = in.params["code"];
   auto body = code.empty() ? std::optional<std::string>{render_explanation_index()}
                            : render_explanation(code);
   response res;
   if (body) {
-    res = make_json(http::status::ok, std::move(*body), req.version(), keep_alive);
+    res = make_json(http::status::ok, std::move(*body), in.req.version(), in.keep_alive);
     res.set(http::field::cache_control, "public, max-age=3600");
   } else {
     res = error_response(make_failure(error_code::unknown_code,
                                       "nothing explains \"" + valid_utf8(code, 64)
                                         + "\"; GET /api/explain lists the codes"),
-                         req.version(), keep_alive);
+                         in.req.version(), in.keep_alive);
   }
   add_cors(res);
-  return answer(explain_route, std::move(res));
+  return answer(in.name, std::move(res));
 }
 
-// A badge: an SVG for every outcome, so an <img> never shows a broken image. Only a status
-// of the target (online, offline) is 200 and cached for a minute; an error keeps its status.
-response badge_response(const api_outcome& outcome, unsigned version, bool keep_alive) {
-  auto view = outcome.error.ok() ? badge_from_info(outcome.body)
-                                 : badge_from_failure(outcome.error);
-  auto status = view.state == badge_state::error ? lookup(outcome.error.code).status
-                                                 : http::status::ok;
-  auto res = make_response(status, render_badge(view), "image/svg+xml", version, keep_alive);
-  if (status == http::status::ok)
-    res.set(http::field::cache_control, "max-age=60");
-  res.set("Content-Security-Policy", badge_csp);
-  if (outcome.error.code == error_code::quota_exhausted && outcome.error.retry_after > 0)
-    res.set(http::field::retry_after, std::to_string(outcome.error.retry_after));
+route_decision healthz_answer(const route_input& in) {
+  return answer(in.name,
+                make_json(http::status::ok, R"({"ok":true})", in.req.version(), in.keep_alive));
+}
+
+route_decision openapi_answer(const route_input& in) {
+  auto res = make_json(http::status::ok, std::string{in.ctx.openapi_json}, in.req.version(),
+                       in.keep_alive);
+  res.set(http::field::cache_control, "public, max-age=300");
   add_cors(res);
-  if (outcome.has_quota)
-    add_quota(res, outcome.quota);
-  return res;
+  return answer(in.name, std::move(res));
+}
+
+// The web page and its files; the route's name is the file's path, since the page's paths
+// live as long as the binary.
+route_decision page_file_answer(const route_input& in) {
+  return answer(in.name, page_response(*find_page_asset(in.path), in.req, in.keep_alive));
+}
+
+// -- the table ------------------------------------------------------------------------------
+
+constexpr method_set get{http::verb::get};
+constexpr method_set head{http::verb::head};
+constexpr method_set post{http::verb::post};
+constexpr method_set delete_{http::verb::delete_};
+
+// Matched in order, the routes called most first. A route added later is one row here.
+constexpr route_row table[] = {
+  // pattern, methods, kind, call, handler, while draining, log name
+  {"/api/offer", post, route_kind::api, call_kind::offer, offer_call, drain_rule::refuse},
+  {"/api/info", get, route_kind::api, call_kind::info, target_call, drain_rule::refuse},
+  {"/api/check", get, route_kind::api, call_kind::check, target_call, drain_rule::refuse},
+  {"/api/explain", get, route_kind::api, std::nullopt, explain_answer},
+  {"/api/explain/{code}", get, route_kind::api, std::nullopt, explain_answer, drain_rule::serve,
+   "/api/explain"},
+  {"/api/account", get, route_kind::api, call_kind::account_get, key_call},
+  {"/api/account/key", post, route_kind::api, call_kind::account_rotate, key_call},
+  {"/api/account/key", delete_, route_kind::api, call_kind::account_revoke, key_call},
+  {"/badge", get, route_kind::badge, call_kind::badge, badge_call, drain_rule::refuse},
+  {"/auth/github/login", get, route_kind::account, call_kind::signin_start, plain_call},
+  {"/auth/github/callback", get, route_kind::account, call_kind::signin_finish, callback_call},
+  {account_page_path, get, route_kind::account, call_kind::page_view, page_call},
+  {"/account/session", get, route_kind::account, call_kind::page_session, page_call},
+  {"/account/key", post, route_kind::account, call_kind::page_new_key, page_call},
+  {"/account/key/revoke", post, route_kind::account, call_kind::page_revoke, page_call},
+  {"/auth/signout", post, route_kind::account, call_kind::page_sign_out, page_call},
+  {"/healthz", get | head, route_kind::health, std::nullopt, healthz_answer},
+  {"/readyz", get | head, route_kind::health, call_kind::ready, plain_call, drain_rule::refuse},
+  {"/metrics", get, route_kind::health, call_kind::metrics, plain_call},
+  {"/openapi.json", get | head, route_kind::document, std::nullopt, openapi_answer},
+  {{}, get | head, route_kind::page, std::nullopt, page_file_answer},
+};
+
+// What the router assumes of every row, checked when it compiles.
+constexpr bool well_formed(const route_row& row) {
+  auto under_api = row.pattern.substr(0, 5) == "/api/";
+  if (row.kind == route_kind::page)
+    return row.pattern.empty() && !row.call;
+  return well_formed_pattern(row.pattern) && !row.methods.empty() && row.handler != nullptr
+         // CORS, the preflight and the quota of a refused request are the API's, by kind.
+         && under_api == (row.kind == route_kind::api)
+         // A refusal while shutting down is rendered as the answer to the row's call.
+         && (row.draining == drain_rule::serve || row.call);
+}
+
+constexpr bool table_well_formed() {
+  for (const auto& row : table)
+    if (!well_formed(row))
+      return false;
+  return true;
+}
+
+static_assert(table_well_formed(), "a row of the route table breaks the rules of route_row");
+
+// -- dispatch -------------------------------------------------------------------------------
+
+// Whether path is one of the row's; name is then what it is logged under.
+bool matches(const route_row& row, std::string_view path, path_params& params,
+             std::string_view& name) {
+  params.clear();
+  if (row.kind == route_kind::page) {
+    auto* asset = find_page_asset(path);
+    if (asset == nullptr)
+      return false;
+    name = asset->path;
+    return true;
+  }
+  if (!match_pattern(row.pattern, path, params))
+    return false;
+  name = row.name();
+  return true;
+}
+
+failure shutdown_failure() {
+  return make_failure(error_code::unavailable, "the service is shutting down");
+}
+
+// Once shutdown began, a row that drains is refused: as a call that only looks up the
+// caller's quota on the API, else at once with the answer its call would get.
+route_decision shutting_down(const route_row& row, std::string_view name, const request& req,
+                             const route_context& ctx) {
+  if (row.kind == route_kind::api)
+    return refused_call(name, *row.call, req, ctx, shutdown_failure());
+  api_outcome refused;
+  refused.error = shutdown_failure();
+  return answer(name, render_api(std::move(refused), *row.call, req.version(), false));
+}
+
+failure wrong_method(const request& req, std::string_view name, const std::string& allow) {
+  return make_failure(error_code::method_not_allowed,
+                      std::string{req.method_string()} + " is not allowed on "
+                        + std::string{name} + "; use " + allow);
+}
+
+// A method none of the path's rows takes. On the API, OPTIONS is a CORS preflight, and a
+// wrong method on a route the actors answer is still a call of it, counted and shown its
+// quota (render_api adds the Allow).
+route_decision method_not_allowed(const route_row& row, std::string_view name,
+                                  method_set allowed, const request& req,
+                                  const route_context& ctx) {
+  auto allow = allowed.text();
+  auto api = row.kind == route_kind::api;
+  if (api && req.method() == http::verb::options)
+    return answer(name, preflight_response(allow, req));
+  if (api && row.call) {
+    auto decision = new_call(name, *row.call, req, ctx);
+    decision.call->invalid = wrong_method(req, name, allow);
+    return decision;
+  }
+  auto res = error_response(wrong_method(req, name, allow), req.version(), req.keep_alive());
+  res.set(http::field::allow, allow);
+  if (api)
+    add_cors(res);
+  return answer(name, std::move(res));
+}
+
+// The API row a path names, for a request refused before routing: its route, and so its
+// quota, is what the refusal shows.
+std::pair<std::string_view, call_kind> api_route_of(std::string_view path) {
+  path_params params;
+  std::string_view name;
+  for (const auto& row : table)
+    if (row.kind == route_kind::api && row.call && matches(row, path, params, name))
+      return {name, *row.call};
+  return {unknown_route, call_kind::unknown_api};
+}
+
+// The path of a request target, read without parsing it: for targets that do not parse.
+std::string_view raw_path(std::string_view target) {
+  return target.substr(0, target.find_first_of("?#"));
+}
+
+// A request refused by the edge before routing: under /api/ it still gets the route's CORS
+// and quota headers (a look-up through the actors); elsewhere an immediate answer.
+route_decision refuse(const request& req, const route_context& ctx, failure error,
+                      bool keep_alive) {
+  auto path = raw_path(req.target());
+  if (is_api_path(path)) {
+    auto [name, kind] = api_route_of(path);
+    return refused_call(name, kind, req, ctx, std::move(error));
+  }
+  return answer(unknown_route, error_response(error, req.version(), keep_alive));
 }
 
 } // namespace
 
-response render_api(api_outcome&& outcome, call_kind kind, unsigned version, bool keep_alive,
-                    bool secure_cookies) {
-  if (kind == call_kind::signin_finish)
-    return render_signin(std::move(outcome), version, keep_alive, secure_cookies);
-  if (kind == call_kind::page_session)
-    return render_session(std::move(outcome), version, keep_alive, secure_cookies);
-  if (is_page_call(kind))
-    return render_page(std::move(outcome), kind, version, keep_alive, secure_cookies);
-  switch (kind) {
-    case call_kind::signin_start: {
-      if (!outcome.error.ok())
-        return page_response(lookup(outcome.error.code).status,
-                             render_signin_error(outcome.error), version, keep_alive);
-      auto res = redirect_response(http::status::found, outcome.redirect, version, keep_alive);
-      res.set(http::field::set_cookie, binding_cookie(outcome.binding, secure_cookies));
-      return res;
-    }
-    case call_kind::ready:
-      if (!outcome.error.ok())
-        return error_response(outcome.error, version, keep_alive);
-      return make_json(http::status::ok, R"({"ok":true})", version, keep_alive);
-    case call_kind::badge:
-      return badge_response(outcome, version, keep_alive);
-    case call_kind::metrics:
-      // The session fills the body: it holds the edge's counters (render_metrics).
-      return make_response(http::status::ok, {}, "text/plain; version=0.0.4", version,
-                           keep_alive);
-    default:
-      break;
-  }
-  response res;
-  if (!outcome.error.ok()) {
-    res = error_response(outcome.error, version, keep_alive);
-  } else if (kind == call_kind::account_get || kind == call_kind::account_rotate
-             || kind == call_kind::account_revoke) {
-    res = make_json(http::status::ok, render_account(outcome.account), version, keep_alive);
-  } else {
-    // The body moves: a cached offer's few KB are copied no more than they must be.
-    res = make_json(http::status::ok,
-                    outcome.shared_body ? std::string{*outcome.shared_body}
-                                        : std::move(outcome.body),
-                    version, keep_alive);
-    // RFC 9111 5.1: how long ago the target gave the answer a cached reply carries.
-    if (outcome.age >= 0)
-      res.set(http::field::age, std::to_string(outcome.age));
-  }
-  if (outcome.error.code == error_code::method_not_allowed)
-    res.set(http::field::allow, allowed_methods(kind));
-  add_cors(res);
-  if (outcome.has_quota)
-    add_quota(res, outcome.quota);
-  return res;
+route_table routes() {
+  return {table, std::size(table)};
 }
 
-response render_plain_error(const failure& error, unsigned version, bool keep_alive) {
-  return error_response(error, version, keep_alive);
+bool is_api_path(std::string_view path) {
+  return path.substr(0, 5) == "/api/";
+}
+
+std::string allowed_methods(call_kind kind) {
+  method_set allowed;
+  for (const auto& row : table)
+    if (row.call == kind)
+      for (const auto& other : table)
+        if (other.pattern == row.pattern)
+          allowed |= other.methods;
+  return allowed.text();
 }
 
 response render_unread_error(const failure& error, std::string_view raw_target) {
@@ -607,133 +470,33 @@ route_decision route(const request& req, const route_context& ctx) {
   auto path = url.path();
   auto method = req.method();
 
-  if (path == info_route) {
-    if (method == http::verb::options)
-      return preflight(info_route, "GET", req);
-    if (method != http::verb::get)
-      return api_method_not_allowed(info_route, call_kind::info, "GET", req, ctx);
-    if (ctx.draining)
-      return refused_call(info_route, call_kind::info, req, ctx, shutdown_failure());
-    return info_call(req, url, ctx);
-  }
-  if (path == offer_route) {
-    if (method == http::verb::options)
-      return preflight(offer_route, "POST", req);
-    if (method != http::verb::post)
-      return api_method_not_allowed(offer_route, call_kind::offer, "POST", req, ctx);
-    if (ctx.draining)
-      return refused_call(offer_route, call_kind::offer, req, ctx, shutdown_failure());
-    return offer_call(req, ctx);
-  }
-  if (path == explain_route || path.substr(0, explain_route.size() + 1) == "/api/explain/")
-    return explain_answer(path, req, keep_alive);
-  if (path == badge_route) {
-    if (method != http::verb::get)
-      return method_not_allowed(badge_route, "GET", req);
-    if (ctx.draining) {
-      api_outcome draining;
-      draining.error = make_failure(error_code::unavailable, "the service is shutting down");
-      return answer(badge_route, badge_response(draining, req.version(), false));
-    }
-    auto decision = info_call(req, url, ctx, badge_route, call_kind::badge);
-    // A badge is embedded in pages other people view: it counts against the viewer's address,
-    // never against a key the page happens to send.
-    decision.call->key_hash.clear();
-    return decision;
-  }
-  if (path == check_route) {
-    if (method == http::verb::options)
-      return preflight(check_route, "GET", req);
-    if (method != http::verb::get)
-      return api_method_not_allowed(check_route, call_kind::check, "GET", req, ctx);
-    if (ctx.draining)
-      return refused_call(check_route, call_kind::check, req, ctx, shutdown_failure());
-    return info_call(req, url, ctx, check_route, call_kind::check);
-  }
-  if (path == account_route) {
-    if (method == http::verb::options)
-      return preflight(account_route, "GET", req);
-    if (method != http::verb::get)
-      return api_method_not_allowed(account_route, call_kind::account_get, "GET", req, ctx);
-    return account_call(account_route, call_kind::account_get, req, ctx);
-  }
-  if (path == account_key_route) {
-    if (method == http::verb::options)
-      return preflight(account_key_route, "POST, DELETE", req);
-    if (method == http::verb::post)
-      return account_call(account_key_route, call_kind::account_rotate, req, ctx);
-    if (method == http::verb::delete_)
-      return account_call(account_key_route, call_kind::account_revoke, req, ctx);
-    return api_method_not_allowed(account_key_route, call_kind::account_rotate,
-                                  "POST, DELETE", req, ctx);
-  }
-  if (path == login_route) {
-    if (method != http::verb::get)
-      return method_not_allowed(login_route, "GET", req);
-    return new_call(login_route, call_kind::signin_start, req, ctx);
-  }
-  if (path == callback_route) {
-    if (method != http::verb::get)
-      return method_not_allowed(callback_route, "GET", req);
-    return callback_call(req, url, ctx);
-  }
-  // The account page's routes: one method each, all answered through the session cookie.
-  struct page_route_entry {
-    std::string_view route;
-    http::verb method;
-    std::string_view allow;
-    call_kind kind;
-  };
-  static constexpr std::array<page_route_entry, 5> page_routes{{
-    {page_route, http::verb::get, "GET", call_kind::page_view},
-    {session_route, http::verb::get, "GET", call_kind::page_session},
-    {page_key_route, http::verb::post, "POST", call_kind::page_new_key},
-    {page_revoke_route, http::verb::post, "POST", call_kind::page_revoke},
-    {signout_route, http::verb::post, "POST", call_kind::page_sign_out},
-  }};
-  for (const auto& entry : page_routes) {
-    if (path != entry.route)
+  // The first row of the path that takes the method answers. When none does, the path's
+  // first row answers for all of them, with the methods they take together.
+  path_params params;
+  const route_row* first = nullptr;
+  std::string_view first_name;
+  method_set allowed;
+  for (const auto& row : table) {
+    std::string_view name;
+    if (!matches(row, path, params, name))
       continue;
-    if (method != entry.method)
-      return method_not_allowed(entry.route, entry.allow, req);
-    return page_call(entry.route, entry.kind, req, ctx);
+    if (row.methods.contains(method)) {
+      if (row.draining == drain_rule::refuse && ctx.draining)
+        return shutting_down(row, name, req, ctx);
+      return row.handler(route_input{req, url, path, ctx, row, name, params, keep_alive});
+    }
+    if (first == nullptr) {
+      first = &row;
+      first_name = name;
+    }
+    allowed |= row.methods;
   }
-  if (path == healthz_route) {
-    if (method != http::verb::get && method != http::verb::head)
-      return method_not_allowed(healthz_route, "GET, HEAD", req);
-    return answer(healthz_route,
-                  make_json(http::status::ok, R"({"ok":true})", req.version(), keep_alive));
-  }
-  if (path == readyz_route) {
-    if (method != http::verb::get && method != http::verb::head)
-      return method_not_allowed(readyz_route, "GET, HEAD", req);
-    if (ctx.draining)
-      return shutting_down(readyz_route, req);
-    return new_call(readyz_route, call_kind::ready, req, ctx);
-  }
-  if (path == metrics_route) {
-    if (method != http::verb::get)
-      return method_not_allowed(metrics_route, "GET", req);
-    return new_call(metrics_route, call_kind::metrics, req, ctx);
-  }
-  if (path == openapi_route) {
-    if (method != http::verb::get && method != http::verb::head)
-      return method_not_allowed(openapi_route, "GET, HEAD", req);
-    auto res = make_json(http::status::ok, std::string{ctx.openapi_json}, req.version(),
-                         keep_alive);
-    res.set(http::field::cache_control, "public, max-age=300");
-    add_cors(res);
-    return answer(openapi_route, std::move(res));
-  }
-  // The web page and its files; route names the file, since the table's paths live forever.
-  if (auto* asset = find_page_asset(path)) {
-    if (method != http::verb::get && method != http::verb::head)
-      return method_not_allowed(asset->path, "GET, HEAD", req);
-    return answer(asset->path, page_response(*asset, req, keep_alive));
-  }
+  if (first != nullptr)
+    return method_not_allowed(*first, first_name, allowed, req, ctx);
+
   auto not_found = make_failure(error_code::not_found, "no route " + std::string{path}
                                                          + "; see /openapi.json for the API");
-  if (path.substr(0, 5) == "/api/") {
+  if (is_api_path(path)) {
     auto decision = new_call(unknown_route, call_kind::unknown_api, req, ctx);
     decision.call->invalid = std::move(not_found);
     return decision;

@@ -29,14 +29,6 @@ std::string cookie(std::string_view name, std::string_view value, std::int64_t m
   return out;
 }
 
-std::string lower(std::string_view text) {
-  std::string out{text};
-  for (auto& c : out)
-    if (c >= 'A' && c <= 'Z')
-      c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
 } // namespace
 
 cookie_names signin_cookie_names(bool secure) {
@@ -83,10 +75,10 @@ std::string origin_of(std::string_view text) {
   auto url = boost::urls::parse_absolute_uri(text);
   if (!url || !url->has_authority() || url->encoded_host().empty())
     return {};
-  auto scheme = lower(url->scheme());
+  auto scheme = ascii_lower(url->scheme());
   if (scheme != "https" && scheme != "http")
     return {};
-  std::string origin = scheme + "://" + lower(url->encoded_host());
+  std::string origin = scheme + "://" + ascii_lower(url->encoded_host());
   auto default_port = scheme == "https" ? 443 : 80;
   if (url->has_port() && !url->port().empty() && url->port_number() != default_port)
     origin += ":" + std::to_string(url->port_number());

@@ -76,24 +76,12 @@ bool is_vchar(char c) {
   return u >= 0x21 && u <= 0x7e;
 }
 
-/// ASCII whitespace around a bare error code.
-constexpr std::string_view ascii_space = " \t\r\n\v\f";
-
 template <class Predicate>
 bool all_of(std::string_view s, Predicate pred) {
   return std::all_of(s.begin(), s.end(), pred);
 }
 
 using boost::algorithm::starts_with;
-
-/// s with ASCII letters lower-cased: protocol tokens only, so no locale is involved.
-std::string lower_ascii(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z')
-      c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
 
 // -- fields -------------------------------------------------------------------------------------
 
@@ -226,7 +214,7 @@ bool keep_known_extension(ice_candidate& out, std::string_view name, std::string
   if (iequals(name, "tcptype")) {
     if (out.tcptype)
       return false;
-    out.tcptype = lower_ascii(value);
+    out.tcptype = ascii_lower(value);
     return true;
   }
   if (iequals(name, "generation"))
@@ -331,7 +319,7 @@ std::optional<ice_candidate> parse_candidate(std::string_view line, std::string*
     return fail(why, "missing transport");
   if (!all_of(tokens[2], is_token_char))
     return fail(why, "bad transport");
-  out.transport = lower_ascii(tokens[2]);
+  out.transport = ascii_lower(tokens[2]);
 
   if (n < 4)
     return fail(why, "missing priority");
@@ -357,7 +345,7 @@ std::optional<ice_candidate> parse_candidate(std::string_view line, std::string*
     return fail(why, "typ without candidate type");
   if (!all_of(tokens[7], is_token_char))
     return fail(why, "bad candidate type");
-  out.type = lower_ascii(tokens[7]);
+  out.type = ascii_lower(tokens[7]);
 
   // What follows is name-value pairs: raddr and rport (RFC order, but accepted in any order so a
   // swapped pair is not taken for an extension), then extensions.
@@ -400,7 +388,7 @@ std::optional<ice_candidate> parse_candidate(std::string_view line, std::string*
 answer_kind classify_answer(std::string_view body, std::int64_t* code) {
   if (starts_with(body, "\xEF\xBB\xBF"))
     body.remove_prefix(3);
-  body = trim(body, ascii_space);
+  body = trim(body, ascii_whitespace);
   if (starts_with(body, "v="))
     return answer_kind::sdp;
   std::uint64_t value = 0;
@@ -447,7 +435,7 @@ struct shape {
   bool have_pwd = false;
 
   void see(std::string_view line) {
-    if (!seen_content && trim(line, ascii_space).empty())
+    if (!seen_content && trim(line, ascii_whitespace).empty())
       return;
     if (!seen_content) {
       seen_content = true;

@@ -7,7 +7,6 @@
 #include <sys/socket.h>
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <cstring>
 #include <mutex>
@@ -19,6 +18,8 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
+#include "net/base/text.hpp"
+
 namespace netherscope::net {
 
 namespace asio = boost::asio;
@@ -26,14 +27,6 @@ namespace asio = boost::asio;
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
-    text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
-    text.remove_suffix(1);
-  return text;
-}
 
 std::optional<std::uint16_t> parse_port(std::string_view text) {
   unsigned value = 0;
@@ -144,12 +137,6 @@ std::chrono::seconds ttl_of(const ares_addrinfo* info) {
   return std::chrono::seconds{std::max(shortest.value_or(0), 0)};
 }
 
-std::string lowercase(std::string text) {
-  for (auto& c : text)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
 // c-ares needs ares_library_init once per process before any channel; on Linux it does
 // little, but it is not thread-safe, so it runs exactly once.
 int library_status() {
@@ -164,11 +151,8 @@ int library_status() {
 std::optional<std::vector<dns_server>> parse_dns_servers(std::string_view text,
                                                          std::string& error) {
   std::vector<dns_server> servers;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    auto comma = text.find(',', start);
-    auto end = comma == std::string_view::npos ? text.size() : comma;
-    auto item = trim(text.substr(start, end - start));
+  for (auto item : split(text, ',')) {
+    item = trim(item, ascii_whitespace);
     auto server = parse_server(item);
     if (!server) {
       error = "'" + std::string{item}
@@ -176,9 +160,6 @@ std::optional<std::vector<dns_server>> parse_dns_servers(std::string_view text,
       return std::nullopt;
     }
     servers.push_back(*server);
-    if (comma == std::string_view::npos)
-      break;
-    start = comma + 1;
   }
   return servers;
 }
@@ -498,7 +479,7 @@ bool is_localhost_name(std::string_view host) {
     host.remove_suffix(1);
   constexpr std::string_view name = "localhost";
   if (host.size() < name.size()
-      || lowercase(std::string{host.substr(host.size() - name.size())}) != name)
+      || !iequals(host.substr(host.size() - name.size()), name))
     return false;
   return host.size() == name.size() || host[host.size() - name.size() - 1] == '.';
 }
@@ -530,7 +511,7 @@ void dns_resolver::resolve(const std::string& host, asio::any_io_executor ex, ca
     return;
   }
   // Names are case-insensitive (RFC 4343), so one spelling's answer serves all of them.
-  asio::post(impl_->strand, [im = impl_, name = lowercase(host),
+  asio::post(impl_->strand, [im = impl_, name = ascii_lower(host),
                              w = impl::waiter{std::move(ex), std::move(done)}]() mutable {
     im->start(std::move(name), std::move(w));
   });

@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 
 #include "app/service.hpp"
+#include "net/base/text.hpp"
 #include "net/http/router.hpp"
 #include "support/json_schema.hpp"
 
@@ -83,5 +84,29 @@ TEST_CASE("openapi: every route the router serves is described", "[openapi]") {
       CHECK(decision.immediate->result() != net::http::status::not_found);
     else
       CHECK(decision.call->invalid.code != error_code::not_found);
+  }
+}
+
+TEST_CASE("openapi: every row of the route table is described, with its methods",
+          "[openapi]") {
+  auto doc = document();
+  auto& paths = doc.at("paths").as_object();
+  for (const auto& row : net::routes()) {
+    // The page's files other than / are its own business, not the API's.
+    auto path = row.kind == net::route_kind::page ? std::string_view{"/"} : row.pattern;
+    INFO(path);
+    REQUIRE(paths.contains(path));
+    auto& described = paths.at(path).as_object();
+    for (auto verb : {net::http::verb::get, net::http::verb::head, net::http::verb::post,
+                      net::http::verb::put, net::http::verb::patch, net::http::verb::delete_}) {
+      if (!row.methods.contains(verb))
+        continue;
+      auto method = net::http::to_string(verb);
+      auto name = net::ascii_lower({method.data(), method.size()});
+      INFO(name);
+      CHECK(described.contains(name));
+    }
+    if (row.kind == net::route_kind::api)
+      CHECK(described.contains("options"));
   }
 }

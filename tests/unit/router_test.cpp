@@ -1,10 +1,15 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <boost/json/parse.hpp>
 
 #include "app/service.hpp"
 #include "net/api/error_table.hpp"
 #include "net/base/crypto.hpp"
+#include "net/http/access_log.hpp"
+#include "net/http/metrics.hpp"
+#include "net/http/page.hpp"
 #include "net/http/router.hpp"
 
 using namespace netherscope;
@@ -779,4 +784,220 @@ TEST_CASE("router: a cached offer carries its Age, which pages may read", "[rout
   failed.error = make_failure(error_code::upstream_timeout, "slow");
   failed.age = 5;
   CHECK(render_api(failed, call_kind::offer, 11, true).count(http::field::age) == 0);
+}
+
+// -- what every row of the route table is given by the router --------------------------------
+
+namespace {
+
+// A path of the row: its pattern with a value in each {parameter}.
+std::string sample_path(const route_row& row) {
+  std::string out;
+  for (std::size_t i = 0; i < row.pattern.size(); ++i) {
+    if (row.pattern[i] == '{') {
+      out += "sample";
+      i = row.pattern.find('}', i);
+    } else {
+      out += row.pattern[i];
+    }
+  }
+  return out;
+}
+
+// The paths a row answers: one sample for a pattern, every file for the page's row.
+std::vector<std::string> paths_of(const route_row& row) {
+  if (row.kind != route_kind::page)
+    return {sample_path(row)};
+  std::vector<std::string> paths;
+  for (std::size_t i = 0; i < page_asset_count; ++i)
+    paths.emplace_back(page_assets[i].path);
+  return paths;
+}
+
+// The methods a path of the row takes, over all the rows of its pattern.
+method_set methods_of_path(const route_row& row) {
+  method_set all;
+  for (const auto& other : routes())
+    if (other.pattern == row.pattern && other.kind == row.kind)
+      all |= other.methods;
+  return all;
+}
+
+// The first row of the row's pattern: the one that answers for a method none takes.
+const route_row& first_of_path(const route_row& row) {
+  for (const auto& other : routes())
+    if (other.pattern == row.pattern && other.kind == row.kind)
+      return other;
+  return row;
+}
+
+constexpr http::verb every_method[] = {http::verb::get,   http::verb::head,
+                                       http::verb::post,  http::verb::put,
+                                       http::verb::patch, http::verb::delete_,
+                                       http::verb::options};
+
+} // namespace
+
+TEST_CASE("router: every row refuses the methods its path does not take, with its Allow",
+          "[router]") {
+  for (const auto& row : routes()) {
+    auto allowed = methods_of_path(row);
+    auto allow = allowed.text();
+    const auto& first = first_of_path(row);
+    for (const auto& path : paths_of(row)) {
+      for (auto method : every_method) {
+        // OPTIONS on the API is a preflight (the next test).
+        if (allowed.contains(method)
+            || (row.kind == route_kind::api && method == http::verb::options))
+          continue;
+        auto req = make_request(method, path);
+        INFO(path << " " << req.method_string());
+        auto d = route(req, context());
+        auto expected_name = row.kind == route_kind::page ? std::string_view{path} : row.name();
+        CHECK(d.route == expected_name);
+        response res;
+        if (row.kind == route_kind::api && row.call) {
+          // A call of the route, counted and shown its quota.
+          REQUIRE(d.call);
+          CHECK(d.call->kind == *first.call);
+          CHECK(d.call->invalid.code == error_code::method_not_allowed);
+          api_outcome outcome;
+          outcome.error = d.call->invalid;
+          res = render_api(outcome, d.call->kind, 11, true);
+        } else {
+          REQUIRE(d.immediate);
+          res = *d.immediate;
+        }
+        CHECK(res.result() == http::status::method_not_allowed);
+        CHECK(res.at(http::field::allow) == allow);
+        CHECK(body_of(res).at("code") == "method_not_allowed");
+        CHECK(res.count(http::field::access_control_allow_origin)
+              == (row.kind == route_kind::api ? 1u : 0u));
+      }
+    }
+  }
+}
+
+TEST_CASE("router: every API row answers a preflight with its path's methods", "[router]") {
+  std::size_t api_rows = 0;
+  for (const auto& row : routes()) {
+    if (row.kind != route_kind::api)
+      continue;
+    ++api_rows;
+    auto path = sample_path(row);
+    INFO(path);
+    auto d = route(make_request(http::verb::options, path), context());
+    REQUIRE(d.immediate);
+    CHECK(d.route == row.name());
+    CHECK(d.immediate->result() == http::status::no_content);
+    CHECK(d.immediate->at(http::field::access_control_allow_methods)
+          == methods_of_path(row).text());
+    CHECK(d.immediate->at(http::field::access_control_allow_origin) == "*");
+    CHECK(d.immediate->at(http::field::access_control_allow_headers).find("X-API-Key")
+          != std::string::npos);
+  }
+  CHECK(api_rows >= 8);
+}
+
+TEST_CASE("router: the API routes are the /api rows, and a refused request shows its row",
+          "[router]") {
+  std::vector<std::string_view> refused_routes;
+  for (const auto& row : routes()) {
+    CHECK(is_api_path(row.pattern) == (row.kind == route_kind::api));
+    if (row.kind != route_kind::api)
+      continue;
+    auto path = sample_path(row);
+    INFO(path);
+    // A header refused before routing, and a target that does not parse, are still calls of
+    // the route the path names, so they show its quota; a route the actors do not answer
+    // shows the quota of an unknown API path.
+    auto framed = route_refused(make_request(http::verb::post, path + "?x=1"), context(),
+                                make_failure(error_code::invalid_input, "framed two ways"));
+    auto unparsed = route_get(path + "?host=[::1]");
+    for (const auto* d : {&framed, &unparsed}) {
+      REQUIRE(d->call);
+      CHECK(d->call->peek);
+      CHECK(d->call->invalid.code == error_code::invalid_input);
+      CHECK(d->call->kind == (row.call ? *first_of_path(row).call : call_kind::unknown_api));
+      CHECK(d->route == (row.call ? row.name() : std::string_view{"unknown"}));
+    }
+    if (row.call) {
+      refused_routes.push_back(framed.route);
+      CHECK(allowed_methods(*row.call) == methods_of_path(row).text());
+    }
+  }
+  // /api/check among them: a refused check shows the check route and its quota.
+  for (auto name : {"/api/info", "/api/offer", "/api/check", "/api/account", "/api/account/key"})
+    CHECK(std::count(refused_routes.begin(), refused_routes.end(), name) >= 1);
+  auto check = route_get("/api/check?host=[::1]");
+  REQUIRE(check.call);
+  CHECK(check.call->kind == call_kind::check);
+  CHECK(endpoint_of(check.call->kind) == endpoint::offer);
+}
+
+TEST_CASE("router: while shutting down, exactly the rows that drain are refused", "[router]") {
+  auto rc = context();
+  rc.draining = true;
+  std::vector<std::string_view> refused;
+  for (const auto& row : routes()) {
+    for (const auto& path : paths_of(row)) {
+      for (auto method : every_method) {
+        if (!row.methods.contains(method))
+          continue;
+        auto req = make_request(method, path + (row.call == call_kind::info ? "?host=a.com" : ""));
+        INFO(path << " " << req.method_string());
+        auto d = route(req, rc);
+        if (row.draining == drain_rule::refuse) {
+          refused.push_back(row.name());
+          if (row.kind == route_kind::api) {
+            // A call that only looks up the quota for the headers.
+            REQUIRE(d.call);
+            CHECK(d.call->peek);
+            CHECK(d.call->invalid.code == error_code::unavailable);
+          } else {
+            REQUIRE(d.immediate);
+            CHECK(d.immediate->result() == http::status::service_unavailable);
+            CHECK_FALSE(d.immediate->keep_alive());
+          }
+        } else if (d.call) {
+          CHECK_FALSE(d.call->peek);
+          CHECK(d.call->invalid.code != error_code::unavailable);
+        } else {
+          REQUIRE(d.immediate);
+          CHECK(d.immediate->result() != http::status::service_unavailable);
+          CHECK_FALSE(d.immediate->keep_alive());
+        }
+      }
+    }
+  }
+  std::sort(refused.begin(), refused.end());
+  refused.erase(std::unique(refused.begin(), refused.end()), refused.end());
+  CHECK(refused
+        == std::vector<std::string_view>{"/api/check", "/api/info", "/api/offer", "/badge",
+                                         "/readyz"});
+}
+
+TEST_CASE("router: the routes counted apart and left out of the log are rows", "[router]") {
+  auto is_row = [](std::string_view name) {
+    for (const auto& row : routes())
+      if (row.name() == name)
+        return true;
+    return false;
+  };
+  for (std::size_t i = 0; i + 1 < metric_routes.size(); ++i) {
+    INFO(metric_routes[i]);
+    CHECK(is_row(metric_routes[i]));
+  }
+  for (const auto& row : routes()) {
+    INFO(row.name());
+    CHECK(is_probe_route(row.name()) == (row.kind == route_kind::health));
+  }
+}
+
+TEST_CASE("router: a {parameter} stands for one segment of its route", "[router]") {
+  // Two segments are no code of /api/explain: the unknown API path's 404.
+  auto d = route_get("/api/explain/a/b");
+  REQUIRE(d.call);
+  CHECK(d.call->kind == call_kind::unknown_api);
+  CHECK(d.call->invalid.code == error_code::not_found);
 }

@@ -1,4 +1,5 @@
-// Tests for net/base/text (trimming, ASCII case-insensitive comparison, splitting, hex) and
+// Tests for net/base/text (trimming, ASCII case-insensitive comparison, splitting, hex,
+// escaping for markup) and
 // net/base/bytes (the little-endian integers of stored records).
 #include <catch2/catch.hpp>
 
@@ -45,6 +46,16 @@ TEST_CASE("iequals and istarts_with ignore ASCII case only", "[text]") {
   CHECK(istarts_with("BEARER abc", "bearer "));
   CHECK_FALSE(istarts_with("Bearer", "bearer "));
   CHECK(istarts_with("x", ""));
+}
+
+TEST_CASE("html_escape writes the five markup characters as references", "[text]") {
+  CHECK(html_escape(R"(<a href="x">Tom & Jerry's</a>)")
+        == "&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt;");
+  // An escaped reference is escaped again: the text is shown, not read as markup.
+  CHECK(html_escape("&amp;") == "&amp;amp;");
+  CHECK(html_escape("") == "");
+  // Every other byte stays, UTF-8 and controls included: sanitizing is the caller's job.
+  CHECK(html_escape("\xC3\x89t\xC3\xA9\n") == "\xC3\x89t\xC3\xA9\n");
 }
 
 TEST_CASE("split keeps empty fields and split_tokens drops them", "[text]") {
