@@ -8,7 +8,11 @@
 
 #include <boost/json.hpp>
 
+#include "app/service.hpp"
+#include "net/raknet/unconnected.hpp"
+#include "net/report/raknet_status.hpp"
 #include "net/report/verdict.hpp"
+#include "support/json_schema.hpp"
 
 using namespace netherscope;
 using namespace netherscope::net;
@@ -440,4 +444,47 @@ TEST_CASE("verdict: the check body carries raknet and clients", "[verdict]") {
   CHECK(without.at("clients").at("raknet").is_null());
   CHECK(to_string(verdict_kind::auth_required) == "auth_required");
   CHECK(to_string(verdict_kind::raknet_only) == "raknet_only");
+}
+
+TEST_CASE("verdict: check bodies with RakNet and clients match the OpenAPI document",
+          "[verdict][openapi]") {
+  auto doc = json::parse(openapi_document);
+  json::value schema = json::object{{"$ref", "#/components/schemas/CheckResult"}};
+  auto valid = [&](const std::string& body) {
+    auto problems = test::schema_violations(doc, schema, json::parse(body));
+    std::string all;
+    for (const auto& p : problems)
+      all += p + "\n";
+    INFO(body << "\n" << all);
+    CHECK(problems.empty());
+  };
+  // A real pong's reply: every field, nulls included.
+  raknet_pings pings{1, 100, 3};
+  std::string pong(1, '\x1c');
+  pong += std::string(7, '\0') + '\x64' + std::string(8, '\x05');
+  pong.append(reinterpret_cast<const char*>(raknet::offline_magic.data()), 16);
+  std::string text = "MCPE;Name;2193;1.26.51;1;10;;L;Survival;1;19140;-1;0;";
+  pong += std::string(1, '\0') + static_cast<char>(text.size()) + text;
+  udp_exchange_result answered;
+  answered.outcome = udp_outcome::answered;
+  answered.reply = pong;
+  answered.latency_ms = 3;
+  answered.address = "127.0.0.1";
+  auto facts = facts_with({});
+  facts.info_error = make_failure(error_code::upstream_failure, "refused");
+  facts.offer_tried = false;
+  facts.raknet = make_raknet_reply(answered, 19132, pings);
+  REQUIRE(facts.raknet.ok);
+  info_reply info;
+  info.error = facts.info_error;
+  valid(render_check(facts, decide(facts), info, offer_reply{}));
+
+  udp_exchange_result silent;
+  silent.outcome = udp_outcome::no_listener;
+  silent.message = "nothing listens";
+  facts.raknet = make_raknet_reply(silent, 19132, pings);
+  valid(render_check(facts, decide(facts), info, offer_reply{}));
+
+  facts.raknet = raknet_reply{};
+  valid(render_check(facts, decide(facts), info, offer_reply{}));
 }
