@@ -52,27 +52,18 @@ json::value number_or_null(const std::optional<Int>& n) {
   return n ? json::value(*n) : json::value(nullptr);
 }
 
-/// The API's code for an exchange that did not end with a pong.
-std::string_view code_of(udp_outcome outcome) {
+/// The API's code for an exchange that did not end with a pong: the exchange's own word,
+/// except where the API's names say more (a broken reply is a broken pong; a refused address
+/// is the API's forbidden_target).
+std::string code_of(udp_outcome outcome) {
   switch (outcome) {
-    case udp_outcome::answered:
-      break;
-    case udp_outcome::no_listener:
-      return "no_listener";
-    case udp_outcome::timeout:
-      return "timeout";
     case udp_outcome::malformed:
       return "malformed_pong";
     case udp_outcome::forbidden:
       return "forbidden_target";
-    case udp_outcome::lookup_failed:
-      return "lookup_failed";
-    case udp_outcome::lookup_timeout:
-      return "lookup_timeout";
-    case udp_outcome::unreachable:
-      return "unreachable";
+    default:
+      return std::string{to_string(outcome)};
   }
-  return "malformed_pong";
 }
 
 raknet_reply failed(std::uint16_t port, std::string code, std::string message) {
@@ -135,7 +126,7 @@ reply_judgement judge_pong(std::string_view datagram, const raknet_pings& pings)
 raknet_reply make_raknet_reply(const udp_exchange_result& result, std::uint16_t port,
                                const raknet_pings& pings) {
   if (result.outcome != udp_outcome::answered)
-    return failed(port, std::string{code_of(result.outcome)}, result.message);
+    return failed(port, code_of(result.outcome), result.message);
   raknet::pong_error why = raknet::pong_error::none;
   auto pong = raknet::read_pong(result.reply, pings.first_time, pings.count, &why);
   // The exchange accepted it with the same judge, so this holds; a reply of another exchange

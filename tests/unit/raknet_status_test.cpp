@@ -5,7 +5,6 @@
 
 #include <array>
 #include <string>
-#include <thread>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/udp.hpp>
@@ -14,6 +13,7 @@
 #include "net/base/cidr.hpp"
 #include "net/raknet/unconnected.hpp"
 #include "net/report/raknet_status.hpp"
+#include "support/udp_peer.hpp"
 
 using namespace netherscope;
 using namespace netherscope::net;
@@ -197,24 +197,18 @@ TEST_CASE("raknet status: each way an exchange fails has its code", "[raknet_sta
 
 TEST_CASE("raknet status: one exchange over loopback, end to end", "[raknet_status]") {
   // A RakNet server in miniature: it answers each ping with a pong that echoes its time.
-  asio::io_context server_ioc;
-  asio::ip::udp::socket server{server_ioc, {asio::ip::make_address("127.0.0.1"), 0}};
-  std::thread thread{[&] {
-    std::array<char, 1500> buffer{};
-    asio::ip::udp::endpoint from;
-    boost::system::error_code ec;
-    auto n = server.receive_from(asio::buffer(buffer), from, 0, ec);
-    if (ec || n != raknet::ping_size)
-      return;
-    std::string ping(buffer.data(), n);
+  test::udp_peer server{[](std::string_view ping, const asio::ip::udp::endpoint&) {
+    test::udp_peer::answer out;
+    if (ping.size() != raknet::ping_size)
+      return out;
     std::string pong = pong_bytes(0, "MCPE;Loopback;2193;1.26.51;1;10;5;L;Survival;1;;;");
-    // Echo the ping's own time bytes, as every server does.
-    pong.replace(1, 8, ping.substr(1, 8));
-    server.send_to(asio::buffer(pong), from, 0, ec);
+    pong.replace(1, 8, std::string{ping.substr(1, 8)});
+    out.replies.push_back(pong);
+    return out;
   }};
   asio::io_context ioc;
   udp_exchanger exchanger{ioc, nullptr, address_policy{{*parse_cidr("127.0.0.0/8")}, {}}};
-  auto port = server.local_endpoint().port();
+  auto port = server.port();
   auto these = next_raknet_pings();
   auto request = raknet_exchange("127.0.0.1", port, these);
   request.addresses = {asio::ip::make_address("127.0.0.1")};
@@ -222,7 +216,6 @@ TEST_CASE("raknet status: one exchange over loopback, end to end", "[raknet_stat
   exchanger.run(std::move(request),
                 [&](udp_exchange_result&& r) { reply = make_raknet_reply(r, port, these); });
   ioc.run();
-  thread.join();
   REQUIRE(reply.ok);
   CHECK(reply.motd == "Loopback");
   CHECK(reply.protocol == 2193);

@@ -4,18 +4,15 @@
 // the tries within the deadline.
 #include <catch2/catch.hpp>
 
-#include <array>
-#include <atomic>
 #include <chrono>
-#include <functional>
 #include <string>
-#include <thread>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/udp.hpp>
 
 #include "net/base/cidr.hpp"
 #include "net/upstream/udp_exchange.hpp"
+#include "support/udp_peer.hpp"
 
 using namespace netherscope::net;
 using namespace std::chrono_literals;
@@ -39,71 +36,46 @@ enum class behaviour {
   broken_first,  ///< "bad", then "re:" + the request
 };
 
-/// A UDP peer on a loopback port, on its own thread until destroyed.
-class responder {
+/// A UDP peer on a loopback port that meets each request as `how` says.
+class responder : public netherscope::test::udp_peer {
 public:
-  explicit responder(behaviour how) : how_(how) {
-    receive();
-    thread_ = std::thread([this] { ioc_.run(); });
-  }
-  ~responder() {
-    ioc_.stop();
-    thread_.join();
-  }
-  std::uint16_t port() const {
-    return socket_.local_endpoint().port();
+  explicit responder(behaviour how) : udp_peer([how](std::string_view datagram, const udp::endpoint&) {
+      return answer_for(how, std::string{datagram});
+    }) {
+    // nop
   }
   int requests() const {
-    return requests_;
+    return datagrams();
   }
 
 private:
-  void receive() {
-    socket_.async_receive_from(asio::buffer(buffer_), from_, [this](auto ec, std::size_t n) {
-      if (ec)
-        return;
-      ++requests_;
-      std::string request(buffer_.data(), n);
-      boost::system::error_code ignored;
-      auto send = [&](udp::socket& s, const std::string& bytes) {
-        s.send_to(asio::buffer(bytes), from_, 0, ignored);
-      };
-      switch (how_) {
-        case behaviour::answer:
-          send(socket_, "re:" + request);
-          break;
-        case behaviour::silent:
-          break;
-        case behaviour::other_port:
-          send(other_, "re:" + request);
-          break;
-        case behaviour::broken:
-          send(socket_, "bad");
-          break;
-        case behaviour::oversized:
-          send(socket_, "re:" + request + std::string(1600, 'x'));
-          break;
-        case behaviour::second_only:
-          if (request == "try:1")
-            send(socket_, "re:" + request);
-          break;
-        case behaviour::broken_first:
-          send(socket_, "bad");
-          send(socket_, "re:" + request);
-          break;
-      }
-      receive();
-    });
+  static answer answer_for(behaviour how, const std::string& request) {
+    answer out;
+    switch (how) {
+      case behaviour::answer:
+        out.replies = {"re:" + request};
+        break;
+      case behaviour::silent:
+        break;
+      case behaviour::other_port:
+        out.from_other_port = {"re:" + request};
+        break;
+      case behaviour::broken:
+        out.replies = {"bad"};
+        break;
+      case behaviour::oversized:
+        out.replies = {"re:" + request + std::string(1600, 'x')};
+        break;
+      case behaviour::second_only:
+        if (request == "try:1")
+          out.replies = {"re:" + request};
+        break;
+      case behaviour::broken_first:
+        out.replies = {"bad", "re:" + request};
+        break;
+    }
+    return out;
   }
-
-  behaviour how_;
-  asio::io_context ioc_;
-  udp::socket socket_{ioc_, {asio::ip::make_address("127.0.0.1"), 0}};
-  udp::socket other_{ioc_, {asio::ip::make_address("127.0.0.1"), 0}};
-  std::array<char, 4096> buffer_{};
-  udp::endpoint from_;
-  std::atomic<int> requests_{0};
-  std::thread thread_;
 };
 
 /// A port nothing listens on: bound, then closed (the kernel does not hand it out again at once).
