@@ -22,6 +22,9 @@ constexpr std::size_t longest_variant = 6;
 
 constexpr std::string_view signalling_kind = "signalling_error";
 constexpr std::string_view codeword_kind = "client_codeword";
+/// GET /api/check's verdicts and the codes of a RakNet status, as the API writes them.
+constexpr std::string_view verdict_kind = "check_verdict";
+constexpr std::string_view raknet_kind = "raknet_status";
 constexpr std::array<std::string_view, 3> evidence_levels = {"source_code", "reports",
                                                             "name_only"};
 
@@ -55,6 +58,10 @@ bool is_digit(char c) {
 
 bool is_letter(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+bool is_code_character(char c) {
+  return (c >= 'a' && c <= 'z') || c == '_';
 }
 
 /// A non-empty string member, or null.
@@ -119,6 +126,10 @@ std::optional<entry> read_entry(const boost::json::value& raw, std::size_t posit
     } else if (view(*kind) == codeword_kind) {
       if (!all_of_class(view(*code), is_letter))
         problems.push_back(where + " is a codeword that is not made of letters only");
+    } else if (sv(*kind) == verdict_kind || sv(*kind) == raknet_kind) {
+      // As the API writes them ("auth_required"), so that a reply's code is its path.
+      if (!all_of_class(sv(*code), is_code_character))
+        problems.push_back(where + " is an API code not made of lower-case letters and '_'");
     } else {
       problems.push_back(where + " has an unknown kind");
     }

@@ -1,5 +1,6 @@
-// What a NetherNet signalling error number or a Minecraft client codeword means, for
-// GET /api/explain/{code} and for the links in /api/offer errors.
+// What a NetherNet signalling error number, a Minecraft client codeword, a verdict of
+// GET /api/check or a RakNet status code means, for GET /api/explain/{code} and for the links
+// in /api/offer errors.
 //
 // The facts live in net/api/explanations.json with their sources; CMake embeds that file
 // (net/api/explanations.cpp.in), and it is read once, on first use.
@@ -23,8 +24,9 @@ inline constexpr std::string_view explain_route = "/api/explain";
 /// meaning, causes, checks, evidence, [note], sources: [{url, what}], [variant]}; nullopt when
 /// nothing explains the code. ASCII letters match in any case. Accepted: a decimal signalling
 /// error number ("37"; leading zeros are ignored), a codeword ("door"), the name or an alias
-/// of a signalling error ("IdentityNotAllowed"), and a codeword followed by '-' and up to six
-/// digits ("door-83"), whose number comes back as variant.
+/// of a signalling error ("IdentityNotAllowed"), a codeword followed by '-' and up to six
+/// digits ("door-83"), whose number comes back as variant, and a verdict or RakNet status code
+/// as the API writes it ("auth_required", "no_listener").
 std::optional<std::string> render_explanation(std::string_view code);
 
 /// Renders GET /api/explain: {ok: true, codes: [{code, kind, name, href}]}, in the order of

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <vector>
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/url/grammar/parse.hpp>
-#include <boost/url/rfc/ipv4_address_rule.hpp>
 #include <boost/url/rfc/ipv6_address_rule.hpp>
 
 #include "net/base/text.hpp"
@@ -27,7 +27,89 @@ bool all_digits(std::string_view text) {
                         [](char c) { return c >= '0' && c <= '9'; });
 }
 
+/// The dot-separated parts of a host, with one trailing empty part (a trailing dot) dropped
+/// when there are others, as the URL Standard's IPv4 parser splits them.
+std::vector<std::string_view> ipv4_parts(std::string_view text) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  while (true) {
+    auto dot = text.find('.', start);
+    parts.push_back(text.substr(start, dot == std::string_view::npos ? dot : dot - start));
+    if (dot == std::string_view::npos)
+      break;
+    start = dot + 1;
+  }
+  if (parts.size() > 1 && parts.back().empty())
+    parts.pop_back();
+  return parts;
+}
+
+/// One part read as the URL Standard's "IPv4 number": decimal, hexadecimal after 0x or 0X
+/// (an empty rest is 0), or octal after a leading 0. A value past 2^32 is still a number (the
+/// host is an address, and an invalid one): it is held at 2^32 so that it cannot overflow.
+std::optional<std::uint64_t> ipv4_number(std::string_view part) {
+  if (part.empty())
+    return std::nullopt;
+  unsigned radix = 10;
+  if (part.size() >= 2 && part[0] == '0' && (part[1] == 'x' || part[1] == 'X')) {
+    radix = 16;
+    part.remove_prefix(2);
+  } else if (part.size() >= 2 && part[0] == '0') {
+    radix = 8;
+    part.remove_prefix(1);
+  }
+  std::uint64_t value = 0;
+  for (char c : part) {
+    unsigned digit = 0;
+    if (c >= '0' && c <= '9')
+      digit = static_cast<unsigned>(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      digit = static_cast<unsigned>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      digit = static_cast<unsigned>(c - 'A' + 10);
+    else
+      return std::nullopt;
+    if (digit >= radix)
+      return std::nullopt;
+    value = std::min<std::uint64_t>(value * radix + digit, std::uint64_t{1} << 32);
+  }
+  return value;
+}
+
 } // namespace
+
+bool ends_in_a_number(std::string_view host) {
+  auto parts = ipv4_parts(host);
+  if (parts.size() == 1 && parts.front().empty())
+    return false;
+  auto last = parts.back();
+  return all_digits(last) || ipv4_number(last).has_value();
+}
+
+std::optional<std::uint32_t> parse_url_ipv4(std::string_view host) {
+  auto parts = ipv4_parts(host);
+  if (parts.size() > 4)
+    return std::nullopt;
+  std::uint64_t address = 0;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    auto number = ipv4_number(parts[i]);
+    if (!number)
+      return std::nullopt;
+    if (i + 1 < parts.size()) {
+      // Every part but the last is one byte.
+      if (*number > 255)
+        return std::nullopt;
+      address |= *number << (8 * (3 - i));
+    } else {
+      // The last part fills the bytes the others left.
+      auto bytes_left = 4 - (parts.size() - 1);
+      if (*number >= (std::uint64_t{1} << (8 * bytes_left)))
+        return std::nullopt;
+      address |= *number;
+    }
+  }
+  return static_cast<std::uint32_t>(address);
+}
 
 std::optional<std::string> normalize_host(std::string_view text, std::string& error) {
   if (text.empty()) {
@@ -55,8 +137,17 @@ std::optional<std::string> normalize_host(std::string_view text, std::string& er
       return boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, v6_address).to_string();
     return v6_address.to_string();
   }
-  if (auto v4 = boost::urls::grammar::parse(text, boost::urls::ipv4_address_rule))
-    return boost::asio::ip::make_address_v4(v4->to_bytes()).to_string();
+  // A host whose last label is a number is an IPv4 address as browsers and curl read it
+  // (the URL Standard's IPv4 parser: hex, octal, one to four parts, a trailing dot), so it is
+  // named and checked as the address it denotes before anything could resolve it; one that
+  // does not parse as such is neither an address nor a DNS name.
+  if (ends_in_a_number(text)) {
+    if (auto v4 = parse_url_ipv4(text))
+      return boost::asio::ip::make_address_v4(*v4).to_string();
+    error = "host '" + std::string{text}
+            + "' is not a valid IPv4 address (its last label is a number)";
+    return std::nullopt;
+  }
 
   // A DNS name. One trailing dot (the root) is allowed and dropped.
   auto name = text;
@@ -66,7 +157,6 @@ std::optional<std::string> normalize_host(std::string_view text, std::string& er
     error = "host must be a DNS name of at most 253 characters, an IPv4 or an IPv6 address";
     return std::nullopt;
   }
-  std::string_view last_label;
   std::size_t start = 0;
   while (start <= name.size()) {
     auto dot = name.find('.', start);
@@ -77,16 +167,9 @@ std::optional<std::string> normalize_host(std::string_view text, std::string& er
               + "' is not a valid DNS name (labels of 1 to 63 letters, digits, '-' or '_')";
       return std::nullopt;
     }
-    last_label = label;
     if (dot == std::string_view::npos)
       break;
     start = dot + 1;
-  }
-  // No top-level domain is numeric, so "1.2.3" or "127.1" are malformed IPv4, and letting
-  // the resolver read them in its legacy forms would only surprise the caller.
-  if (all_digits(last_label)) {
-    error = "host '" + std::string{text} + "' is not a valid IPv4 address";
-    return std::nullopt;
   }
   return ascii_lower(name);
 }

@@ -22,6 +22,32 @@ struct info_reply {
 };
 
 
+/// The RakNet status of a target (the unconnected ping on its UDP port), or why there is none.
+struct raknet_reply {
+  /// Whether a ping was sent or meant to be: a call that did not ask for RakNet leaves it
+  /// false, and its reply shows no RakNet status at all.
+  bool tried = false;
+  /// Whether a pong came back and read.
+  bool ok = false;
+  /// For !ok, the machine code: "no_listener", "timeout", "malformed_pong",
+  /// "forbidden_target", "lookup_failed", "lookup_timeout", "unreachable".
+  std::string code;
+  /// For !ok, a sentence for people.
+  std::string message;
+  /// The API's JSON object for the "raknet" field ({ok: true, ...} or {ok: false, code,
+  /// error}), rendered once (net/report/raknet_status).
+  std::string body;
+  /// The UDP port that was pinged.
+  std::uint16_t port = 0;
+  /// For ok, what the verdict and the clients read of the pong: milliseconds from the ping,
+  /// the protocol (-1 when the pong left it out), the version and the server's name, both
+  /// valid UTF-8 (empty when left out), the name without formatting codes.
+  double latency_ms = -1;
+  std::int64_t protocol = -1;
+  std::string version;
+  std::string motd;
+};
+
 /// The answer to an offer, or why there is none.
 struct offer_reply {
   failure error;

@@ -1,6 +1,7 @@
 #include "net/report/verdict.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <set>
 
@@ -11,14 +12,34 @@
 #include <boost/json/serialize.hpp>
 
 #include "net/api/api_json.hpp"
+#include "net/api/explain.hpp"
 #include "net/api/host_port.hpp"
 #include "net/base/json_access.hpp"
+#include "net/base/text.hpp"
+#include "net/report/clients.hpp"
 
 namespace netherscope::net {
 
 namespace json = boost::json;
 
 namespace {
+
+/// NetherNet error 37, IdentityVerificationFailed: the code go-nethernet and BDS refuse an
+/// identity with (docs/PROTOCOL.md, "Refusals of an anonymous offer").
+constexpr std::int32_t identity_verification_failed = 37;
+
+/// Pumpkin's refusals in online mode (an offer without an identity, a token that is no Xbox
+/// GameServerToken, an identity provider it does not take).
+constexpr std::array<std::string_view, 3> online_mode_refusals = {
+  "SDP offer is missing its identity assertion", "invalid GameServerToken:",
+  "invalid identity provider"};
+
+/// Pumpkin's refusals of an identity that is broken whatever the server's mode: faults in what
+/// our offer carries. "invalid identity provider" is matched before these.
+constexpr std::array<std::string_view, 10> identity_faults = {
+  "identity token has expired", "identity token has no expiration", "malformed identity token",
+  "invalid identity ", "invalid nested identity assertion", "identity assertion is missing",
+  "identity token is missing", "fingerprint ", "malformed JWS", "invalid ES384 signature"};
 
 /// Docker's default bridge networks lie in 172.16.0.0/12 (172.17.0.0/16 first): an answer
 /// advertising one of these almost always comes from a server in a container.
@@ -186,48 +207,188 @@ void decide_by_candidates(const check_facts& facts, check_verdict& out) {
   private_steps(players, out);
 }
 
+/// "host:port" of the signalling port (TCP).
+std::string signalling_text(const check_facts& facts) {
+  return host_for_url(facts.where.host) + ":" + std::to_string(facts.where.port);
+}
+
+bool raknet_answered(const check_facts& facts) {
+  return facts.raknet.tried && facts.raknet.ok;
+}
+
+/// "RakNet status answered on UDP 19132 in 12.5 ms: \"My Server\", protocol 2193 (1.26.51)."
+std::string raknet_answer_text(const check_facts& facts) {
+  const auto& r = facts.raknet;
+  std::string out = "RakNet status answered on UDP " + std::to_string(r.port) + " in "
+                    + ms_text(r.latency_ms);
+  std::string details;
+  if (!r.motd.empty())
+    details = "\"" + r.motd + "\"";
+  if (r.protocol >= 0)
+    details += (details.empty() ? "" : ", ") + std::string{"protocol "} + std::to_string(r.protocol)
+               + (r.version.empty() ? "" : " (" + r.version + ")");
+  else if (!r.version.empty())
+    details += (details.empty() ? "" : ", ") + std::string{"version "} + r.version;
+  return out + (details.empty() ? "." : ": " + details + ".");
+}
+
+/// The reason that RakNet answered too, for verdicts about NetherNet.
+void note_raknet(const check_facts& facts, check_verdict& out) {
+  if (raknet_answered(facts))
+    out.reasons.push_back(raknet_answer_text(facts));
+}
+
+/// How the offer was refused, in words: "NetherNet error 37 (IdentityVerificationFailed)" or
+/// "HTTP 400 \"SDP offer is missing its identity assertion\"".
+std::string refusal_text(const failure& offer) {
+  if (offer.nethernet_error >= 0)
+    return "NetherNet error " + std::to_string(offer.nethernet_error)
+           + (offer.reason.empty() ? "" : " (" + offer.reason + ")");
+  auto body = trim(offer.body, " \t\r\n");
+  std::string out = "HTTP " + std::to_string(offer.http_status);
+  if (body.empty())
+    return out + " and an empty body";
+  auto quoted = fit_for_json(body, 160);
+  return out + " \"" + quoted.text + (quoted.truncated ? "...\"" : "\"");
+}
+
+/// The sentence every verdict without an SDP answer shares: what the reply does not show.
+constexpr std::string_view no_answer_note =
+  "The reply holds no SDP answer, so it shows no candidates, and the UDP ports players would "
+  "use were not checked.";
+
+void decide_auth_required(const check_facts& facts, check_verdict& out) {
+  out.kind = verdict_kind::auth_required;
+  if (facts.info_error.ok())
+    out.reasons.push_back("NetherNet signalling answers on " + signalling_text(facts)
+                          + " (GET /v1/join answered).");
+  out.reasons.push_back("The server refused our offer with " + refusal_text(facts.offer_error)
+                        + ": the refusal of a server that admits only players signed in to Xbox "
+                          "Live (online mode). Our offer carries a self-signed identity, as a "
+                          "client that is not signed in would.");
+  out.reasons.emplace_back(no_answer_note);
+  note_raknet(facts, out);
+  out.next_steps.push_back("Nothing to change if the server is meant for players signed in to "
+                           "Xbox Live: BDS's online-mode=true, its default, refuses every offer "
+                           "without an Xbox sign-in, and so do other servers in online mode.");
+  out.next_steps.push_back("To test the UDP ports players use, join with a signed-in client: "
+                           "this server gives an anonymous check no SDP answer, so the check "
+                           "cannot see where players would connect.");
+}
+
+void decide_raknet_only(const check_facts& facts, check_verdict& out) {
+  out.kind = verdict_kind::raknet_only;
+  const auto& info = facts.info_error;
+  if (info.code == error_code::upstream_status)
+    out.reasons.push_back("NetherNet signalling does not answer on " + signalling_text(facts)
+                          + ": GET /v1/join got HTTP " + std::to_string(info.http_status)
+                          + ", and clients take only a 2xx as NetherNet.");
+  else
+    out.reasons.push_back("Nothing answered NetherNet signalling (HTTP or HTTPS) on "
+                          + signalling_text(facts) + ": " + info.message);
+  out.reasons.push_back(raknet_answer_text(facts));
+  out.reasons.push_back("Clients before 1.26.30 join only over RakNet, and clients from 1.26.30 "
+                        "fall back to RakNet when /v1/join does not answer; clients later than "
+                        "1.26.51 are reported to have no RakNet (1.26.60 is named). \"clients\" "
+                        "lists each range with its evidence.");
+  out.reasons.push_back("A RakNet pong shows that the server is up; it does not prove that RakNet "
+                        "joins work (Pumpkin answers pings without a RakNet game transport).");
+  out.next_steps.push_back("To let clients that have only NetherNet join: on BDS 1.26.50 or "
+                           "later, set transport=nethernet in server.properties, then open TCP "
+                           + std::to_string(facts.where.port)
+                           + " for signalling and the UDP ports of server-udp-ports for play. "
+                             "BDS runs one transport at a time, so RakNet clients can then no "
+                             "longer join.");
+  out.next_steps.push_back("On other server software (Geyser, PocketMine-MP, Nukkit, dragonfly), "
+                           "see whether it offers NetherNet; some run both transports at once.");
+}
+
+void decide_refused(const check_facts& facts, refusal_kind kind, check_verdict& out) {
+  const auto& offer = facts.offer_error;
+  out.kind = verdict_kind::refused;
+  if (kind == refusal_kind::our_identity) {
+    out.reasons.push_back("The server refused the identity our offer carries, with "
+                          + refusal_text(offer)
+                          + ": a fault it found in this service's offer, not a setting of the "
+                            "server.");
+  } else if (offer.nethernet_error >= 0) {
+    out.reasons.push_back("The server rejected our offer with NetherNet error "
+                          + std::to_string(offer.nethernet_error)
+                          + (offer.reason.empty() ? "" : " (" + offer.reason + ")") + ".");
+  } else if (offer.http_status == 403) {
+    out.reasons.push_back("The server answered our offer with HTTP 403: a policy of the server "
+                          "(or of a proxy in front of it) turned this client away.");
+  } else {
+    out.reasons.push_back("The server answered our offer with " + refusal_text(offer)
+                          + " instead of an SDP answer.");
+  }
+  out.reasons.emplace_back(no_answer_note);
+  note_raknet(facts, out);
+  if (kind == refusal_kind::our_identity) {
+    out.next_steps.push_back("Nothing to change on the server for this: report the check (the "
+                             "host, the time and this reply) to this service's operators, so "
+                             "that its offer can be fixed.");
+    return;
+  }
+  out.next_steps.push_back("Look for this offer in the server's log at the time of the check: "
+                           "it says why the server turned it down.");
+  if (auto path = explanation_path(offer.nethernet_error); !path.empty())
+    out.next_steps.push_back("What NetherNet error " + std::to_string(offer.nethernet_error)
+                             + " means, and what usually causes it: " + path + ".");
+}
+
+void decide_offline(const check_facts& facts, check_verdict& out) {
+  out.kind = verdict_kind::offline;
+  const auto port = std::to_string(facts.where.port);
+  out.reasons.push_back("Nothing answered NetherNet signalling (HTTP or HTTPS) on "
+                        + signalling_text(facts) + ": " + facts.info_error.message);
+  const auto& r = facts.raknet;
+  if (r.tried) {
+    if (r.code == "no_listener")
+      out.reasons.push_back("Nothing listens on UDP " + std::to_string(r.port)
+                            + ": the host answered our RakNet ping with ICMP port unreachable, "
+                              "so the host is up but no RakNet server is on that port.");
+    else
+      out.reasons.push_back("RakNet status did not answer: " + r.message);
+  }
+  out.next_steps.push_back("Check that the server is running and that " + port
+                           + " is its port.");
+  if (r.tried && r.port != 0)
+    out.next_steps.push_back("Open TCP " + port + " (NetherNet signalling) and UDP "
+                             + std::to_string(r.port)
+                             + " (RakNet) in the firewall, and forward them to the server if it "
+                               "is behind NAT.");
+  else
+    out.next_steps.push_back("Open TCP " + port
+                             + " in the firewall, and forward it to the server if it is behind "
+                               "NAT.");
+}
+
 /// No valid answer: decided by the errors.
 void decide_by_errors(const check_facts& facts, check_verdict& out) {
   const auto& offer = facts.offer_error;
-  auto signalling = host_for_url(facts.where.host) + ":" + std::to_string(facts.where.port);
-  if (facts.offer_tried && (offer.nethernet_error >= 0 || offer.code == error_code::upstream_status)) {
-    out.kind = verdict_kind::refused;
-    if (offer.nethernet_error >= 0)
-      out.reasons.push_back("The server rejected our offer with NetherNet error "
-                            + std::to_string(offer.nethernet_error)
-                            + (offer.reason.empty() ? "" : " (" + offer.reason + ")") + ".");
-    else
-      out.reasons.push_back("The server answered our offer with HTTP "
-                            + std::to_string(offer.http_status) + " instead of an SDP answer.");
-    out.next_steps.push_back("Look for this offer in the server's log at the time of the "
-                             "check: it says why the server turned it down.");
-    out.next_steps.push_back("If the server runs in online mode it may refuse offers from "
-                             "outside Xbox Live; the status and candidates above still show "
-                             "what it would advertise.");
-    return;
-  }
+  auto refusal = facts.offer_tried ? classify_refusal(offer) : refusal_kind::none;
+  if (refusal == refusal_kind::auth_required)
+    return decide_auth_required(facts, out);
+  if (!facts.info_error.ok() && raknet_answered(facts))
+    return decide_raknet_only(facts, out);
+  if (refusal != refusal_kind::none)
+    return decide_refused(facts, refusal, out);
   auto unreachable = [](const failure& f) {
     return f.code == error_code::upstream_failure || f.code == error_code::upstream_timeout;
   };
-  if (unreachable(facts.info_error) && (!facts.offer_tried || unreachable(offer))) {
-    out.kind = verdict_kind::offline;
-    out.reasons.push_back("Nothing answered HTTP or HTTPS on " + signalling + ": "
-                          + facts.info_error.message);
-    out.next_steps.push_back("Check that the server is running and that "
-                             + std::to_string(facts.where.port)
-                             + " is its signalling port (TCP).");
-    out.next_steps.push_back("Open TCP " + std::to_string(facts.where.port)
-                             + " in the firewall, and forward it to the server if it is "
-                               "behind NAT.");
-    return;
-  }
+  if (unreachable(facts.info_error) && (!facts.offer_tried || unreachable(offer)))
+    return decide_offline(facts, out);
   out.kind = verdict_kind::signalling_only;
   out.reasons.push_back(facts.info_error.ok()
                           ? "The signalling port answers the status request, but our offer got "
                             "no usable answer: " + offer.message
                           : "Our offer got no usable answer: " + offer.message);
+  out.reasons.emplace_back(no_answer_note);
+  note_raknet(facts, out);
   out.next_steps.push_back("Check the server's log for the offer; a server that takes longer "
-                           "than the answer deadline to gather its candidates times out here.");
+                           "than the answer deadline to prepare its answer (BDS first gathers "
+                           "every address it has) times out here.");
 }
 
 int reachable_of(const json::value* v) {
@@ -262,6 +423,10 @@ std::string_view to_string(verdict_kind kind) {
       return "private_candidates";
     case verdict_kind::no_candidates:
       return "no_candidates";
+    case verdict_kind::auth_required:
+      return "auth_required";
+    case verdict_kind::raknet_only:
+      return "raknet_only";
     case verdict_kind::refused:
       return "refused";
     case verdict_kind::offline:
@@ -299,12 +464,34 @@ std::vector<candidate_fact> candidate_facts(const std::string& offer_body) {
   return out;
 }
 
+refusal_kind classify_refusal(const failure& offer_error) {
+  if (offer_error.code != error_code::upstream_status)
+    return refusal_kind::none;
+  if (offer_error.nethernet_error == identity_verification_failed)
+    return refusal_kind::auth_required;
+  if (offer_error.nethernet_error >= 0)
+    return refusal_kind::other;
+  if (offer_error.http_status == 401)
+    return refusal_kind::auth_required;
+  auto body = trim(offer_error.body, " \t\r\n");
+  auto starts = [&body](std::string_view prefix) { return body.substr(0, prefix.size()) == prefix; };
+  for (auto prefix : online_mode_refusals)
+    if (starts(prefix))
+      return refusal_kind::auth_required;
+  for (auto prefix : identity_faults)
+    if (starts(prefix))
+      return refusal_kind::our_identity;
+  return refusal_kind::other;
+}
+
 check_verdict decide(const check_facts& facts) {
   check_verdict out;
-  if (facts.offer_tried && facts.offer_error.ok())
+  if (facts.offer_tried && facts.offer_error.ok()) {
     decide_by_candidates(facts, out);
-  else
+    note_raknet(facts, out);
+  } else {
     decide_by_errors(facts, out);
+  }
   return out;
 }
 
@@ -344,6 +531,8 @@ std::string render_check(const check_facts& facts, const check_verdict& verdict,
   body["offerError"] = facts.offer_tried && !offer.error.ok()
                          ? parsed_or_null(render_error(offer.error))
                          : json::value(nullptr);
+  body["raknet"] = facts.raknet.tried ? parsed_or_null(facts.raknet.body) : json::value(nullptr);
+  body["clients"] = describe_clients(seen_from(info, facts.raknet));
   return json::serialize(body);
 }
 

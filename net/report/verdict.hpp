@@ -25,9 +25,14 @@ enum class verdict_kind : std::uint8_t {
   private_candidates,
   /// The answer has no UDP candidate: the server's UDP port pool is drained or its ports unset.
   no_candidates,
-  /// The server rejected our offer (a NetherNet error code or an HTTP error).
+  /// The server speaks NetherNet and refused our offer's identity the way servers that admit
+  /// only players signed in to Xbox Live (online mode) refuse every offer that is not.
+  auth_required,
+  /// RakNet status answers on UDP, and NetherNet signalling (GET /v1/join) does not.
+  raknet_only,
+  /// The server rejected our offer (another NetherNet error code, or an HTTP error).
   refused,
-  /// The signalling port did not answer at all.
+  /// Neither transport answered (or NetherNet did not and RakNet was not asked).
   offline,
 };
 
@@ -61,7 +66,29 @@ struct check_facts {
   /// Whether the offer was sent at all (it is not when the status call could not connect).
   bool offer_tried = true;
   std::vector<candidate_fact> candidates;
+  /// The RakNet status (tried false when the call did not ping).
+  raknet_reply raknet;
 };
+
+/// What a refused offer's reply says about the refusal (docs/PROTOCOL.md, "Refusals of an
+/// anonymous offer").
+enum class refusal_kind : std::uint8_t {
+  /// No refusal: an answer, or a failure without a reply (a timeout, a reset).
+  none,
+  /// The shapes of a server that admits only players signed in to Xbox Live: NetherNet error
+  /// 37 (bare, or in go-nethernet's sentence), Pumpkin's "SDP offer is missing its identity
+  /// assertion", "invalid GameServerToken: ..." and "invalid identity provider", or HTTP 401.
+  auth_required,
+  /// A fault the server found in the identity our offer carries (Pumpkin's "identity token
+  /// has expired", "fingerprint signature verification failed", "invalid identity public
+  /// key: ...", "malformed JWS", ...): ours to fix, not the server's policy.
+  our_identity,
+  /// Any other refusal: another NetherNet error code, another status or text.
+  other,
+};
+
+/// Reads a refused offer's reply: its NetherNet error code, HTTP status and body.
+refusal_kind classify_refusal(const failure& offer_error);
 
 /// The verdict with its reasons and next steps, each a sentence.
 struct check_verdict {
@@ -79,9 +106,11 @@ std::vector<candidate_fact> candidate_facts(const std::string& offer_body);
 /// component 1: no_candidates; one whose player candidates were checked and none answered:
 /// signalling_only; one whose player candidates are all non-public and were refused by the
 /// address policy: private_candidates; any other valid answer: signalling_only. Without a
-/// valid answer: a NetherNet error code or an HTTP error status from the offer: refused; the
-/// status call or the offer could not connect, and the status call failed too: offline; else
-/// signalling_only.
+/// valid answer: a refusal in an online-mode shape: auth_required; the status call did not
+/// answer 2xx and RakNet answered: raknet_only; another refusal (a NetherNet error code or an
+/// HTTP error status): refused; the status call or the offer could not connect, the status
+/// call failed too, and RakNet did not answer: offline; else signalling_only. Every sentence
+/// says only what the replies show.
 check_verdict decide(const check_facts& facts);
 
 /// Whether an error from the status call or the offer is about the target (the verdict
@@ -90,8 +119,10 @@ check_verdict decide(const check_facts& facts);
 bool is_target_failure(const failure& error);
 
 /// Renders GET /api/check's body: {ok, host, port, verdict, reasons, nextSteps, info,
-/// infoError, offer, offerError}: info and offer are the two calls' reply bodies (null when
-/// they failed or were not made), infoError and offerError their error bodies (null when none).
+/// infoError, offer, offerError, raknet, clients}: info and offer are the two calls' reply
+/// bodies (null when they failed or were not made), infoError and offerError their error bodies
+/// (null when none), raknet the RakNet status of facts.raknet (null when it was not tried), and
+/// clients the client versions that reach the server over what answered (net/report/clients).
 std::string render_check(const check_facts& facts, const check_verdict& verdict,
                          const info_reply& info, const offer_reply& offer);
 

@@ -8,7 +8,7 @@
 //
 // TARGET is a fake_target whose status names the server "<img src=x onerror=...>", and which
 // answers offers and connectivity checks; REFUSING_TARGET (optional) one that refuses every
-// offer with NetherNet error 37. Sign-in needs the service wired to the fake GitHub
+// offer with NetherNet error 13. Sign-in needs the service wired to the fake GitHub
 // (SIGN_IN=1).
 // The script fails on any request to a host that is not loopback and on any console error,
 // prints one line per step, and exits 0 only when every step passed.
@@ -311,17 +311,17 @@ try {
 
   // -- a refusal and its code explained -------------------------------------------------------
   if (refusing_target) {
-    step('a server that refuses the offer: verdict refused, NetherNet error 37 explained');
+    step('a server that refuses the offer: verdict refused, NetherNet error 13 explained');
     await page.getByLabel('Server', { exact: true }).fill(refusing_target);
     await page.getByRole('button', { name: 'Can players join?' }).click();
     await page.locator('#check-result').waitFor({ state: 'visible' });
     check(await page.locator('#verdict-code').textContent() === 'refused',
           `verdict code: ${await page.locator('#verdict-code').textContent()}`);
     const link = page.locator('#check-offer-error a.explain-link');
-    check(await link.getAttribute('href') === '/api/explain/37', `explain link: ${await link.getAttribute('href')}`);
+    check(await link.getAttribute('href') === '/api/explain/13', `explain link: ${await link.getAttribute('href')}`);
     await link.click();
     await page.locator('#explain').waitFor({ state: 'visible' });
-    check(/37 \(IdentityVerificationFailed\)/.test(await page.locator('#explain-title').textContent()),
+    check(/13 \(FailedToSetRemoteDescription\)/.test(await page.locator('#explain-title').textContent()),
           `explanation title: ${await page.locator('#explain-title').textContent()}`);
     check((await page.locator('#explain-meaning').textContent()).length > 20, 'the explanation\'s meaning');
     check(await page.locator('#explain-checks li').count() >= 1, 'what to check');

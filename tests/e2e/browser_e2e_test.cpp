@@ -91,9 +91,9 @@ TEST_CASE("browser e2e: the page in chromium: status, probed offer, verdict, exp
     {"name", hostile_name}, {"protocol", 2193}, {"version", "1.26.51"},
     {"level", "Bedrock level"}, {"players", 3}, {"maxPlayers", 10}, {"gameType", 0}});
   fake_target_process target({"--info", info});
-  // A server that refuses every offer with NetherNet error 37: the verdict "refused", and the
-  // error's link to its explanation.
-  fake_target_process refusing({"--reject-offers", "37"});
+  // A server that refuses every offer with NetherNet error 13: the verdict "refused", and the
+  // error's link to its explanation. (37 is the online-mode refusal, verdict auth_required.)
+  fake_target_process refusing({"--reject-offers", "13"});
   auto svc = start_service(provider);
 
   std::filesystem::create_directories(SCREENSHOT_DIR);

@@ -13,6 +13,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/json.hpp>
 
+#include "support/dns_server.hpp"
 #include "support/http.hpp"
 #include "support/wait.hpp"
 
@@ -249,6 +250,41 @@ TEST_CASE("info e2e: loopback targets are 403 unless allowed", "[e2e][info]") {
     CHECK(reply.code() == "forbidden_target");
   }
   CHECK(stat(fake, "connections") == 1); // Only our stats request reached it.
+}
+
+TEST_CASE("info e2e: every IPv4 spelling of an internal address is refused before a lookup",
+          "[e2e][info]") {
+  // The service asks this DNS server, so a spelling that slipped through to a lookup would
+  // show as a query here.
+  dns_server dns;
+  fake_target_process fake;
+  service_process svc{{"--dns-servers", "127.0.0.1:" + std::to_string(dns.port())}, {}, false};
+  auto port = "&port=" + std::to_string(fake.port());
+  for (auto host : {"0x7f000001", "2130706433", "0177.0.0.1", "127.1", "0x7f.1", "127.0.0.1.",
+                    "0xA9.0xFE.0xA9.0xFE", "012.1", "0"}) {
+    auto reply = get_info(svc, std::string{"host="} + host + port);
+    INFO(host);
+    CHECK(reply.status == 403);
+    CHECK(reply.code() == "forbidden_target");
+  }
+  // A number that is not an address is neither an address nor a name.
+  for (auto host : {"1.2.3.4.5", "09", "4294967296", "1.256.1"}) {
+    auto reply = get_info(svc, std::string{"host="} + host);
+    INFO(host);
+    CHECK(reply.status == 400);
+    CHECK(reply.code() == "invalid_input");
+  }
+  CHECK(dns.total_queries() == 0);
+  CHECK(stat(fake, "connections") == 1); // Only our stats request reached it.
+}
+
+TEST_CASE("info e2e: an allowed address written as a number is checked", "[e2e][info]") {
+  fake_target_process fake;
+  service_process svc;
+  auto reply = get_info(svc, "host=0x7f000001&port=" + std::to_string(fake.port()));
+  CHECK(reply.status == 200);
+  CHECK(reply.json().at("ok").as_bool());
+  CHECK(stat(fake, "status_requests") == 1);
 }
 
 TEST_CASE("info e2e: bad host, port and tls are 400 naming the field", "[e2e][info]") {

@@ -259,7 +259,18 @@ TEST_CASE("reach e2e: /api/check gives one verdict per fake target mode", "[e2e]
      "not with the credentials", "no other program"},
     {"drained pool", {"--udp-ports", std::to_string(taken.port())}, "no_candidates",
      "without any candidate", "server-udp-ports"},
-    {"rejecting offers", {"--reject-offers", "37"}, "refused", "NetherNet error 37", "log"},
+    {"rejecting offers", {"--reject-offers", "13"}, "refused", "NetherNet error 13", "log"},
+    {"online mode, error 37", {"--reject-offers", "37"}, "auth_required", "NetherNet error 37",
+     "online-mode=true"},
+    {"online mode, BDS", {"--auth", "online"}, "auth_required", "NetherNet error 37",
+     "online-mode=true"},
+    {"online mode, go-nethernet", {"--auth", "online", "--style", "go"}, "auth_required",
+     "NetherNet error 37", "online-mode=true"},
+    {"online mode, Pumpkin", {"--auth", "online", "--style", "pumpkin"}, "auth_required",
+     "HTTP 400 \"invalid GameServerToken: Public key build failed: OIDC header missing kid\"",
+     "online-mode=true"},
+    {"online mode, 401", {"--auth", "online", "--auth-style", "401"}, "auth_required",
+     "HTTP 401 and an empty body", "online-mode=true"},
     {"container address", {"--candidate-address", "172.17.0.2"}, "private_candidates",
      "172.17.0.2 (private)", "map the container's UDP ports"},
   };
@@ -280,7 +291,7 @@ TEST_CASE("reach e2e: /api/check gives one verdict per fake target mode", "[e2e]
       CHECK(any_contains(steps, m.step));
     // Both calls' replies come along.
     CHECK(body.at("info").is_object());
-    if (m.verdict == "refused") {
+    if (m.verdict == "refused" || m.verdict == "auth_required") {
       CHECK(body.at("offer").is_null());
       CHECK(body.at("offerError").is_object());
     } else {

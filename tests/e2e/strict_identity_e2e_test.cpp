@@ -79,9 +79,10 @@ TEST_CASE("strict identity e2e: the strict mode refuses a JWK cpk as Pumpkin doe
   fake_target_process strict{{"--identity", "strict", "--style", "pumpkin"}};
   auto refused = post_sdp(strict, jwk_offer);
   CHECK(refused.status == 400);
-  // Pumpkin's own words for a cpk its typed claims cannot read (PROTOCOL.md §2.4): the text
-  // is the behaviour under test, as a client sees it.
-  CHECK(refused.body == "invalid GameServerToken: invalid type: map, expected a string");
+  // Pumpkin's own words for a cpk it cannot read as a string (PROTOCOL.md, "Refusals of an
+  // anonymous offer"): the text is the behaviour under test, as a client sees it.
+  CHECK(refused.body
+        == "invalid identity public key: Public key build failed: OIDC payload missing cpk");
   CHECK(stat(strict, "offers_rejected") == 1);
   // The same identity with cpk as a string passes the same check.
   auto accepted = post_sdp(strict, der_offer);

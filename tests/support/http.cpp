@@ -189,6 +189,8 @@ fake_target_process::fake_target_process(std::vector<std::string> args) {
     if (!line)
       throw std::runtime_error("fake_target did not start");
     port_ = port_from_line(*line);
+    if (auto at = line->find("\"stats_port\":"); at != std::string::npos)
+      stats_port_ = static_cast<unsigned>(std::strtoul(line->c_str() + at + 13, nullptr, 10));
     std::lock_guard<std::mutex> guard{mutex};
     if (used.insert(port_).second || chosen)
       return;
@@ -197,7 +199,8 @@ fake_target_process::fake_target_process(std::vector<std::string> args) {
 }
 
 boost::json::object fake_target_process::stats(bool tls) {
-  auto reply = http_request(port_, "GET", "/_fake/stats", {}, {}, std::chrono::seconds(10), tls);
+  auto reply = http_request(stats_port(), "GET", "/_fake/stats", {}, {}, std::chrono::seconds(10),
+                            tls);
   auto value = reply.json();
   if (!value.is_object())
     throw std::runtime_error("fake_target stats unreadable: " + reply.error + reply.body);

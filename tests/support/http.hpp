@@ -79,6 +79,11 @@ public:
   unsigned port() const noexcept {
     return port_;
   }
+  /// The port GET /_fake/stats answers on: the game port, or with --raknet only a port of its
+  /// own (the game port has no TCP listener then).
+  unsigned stats_port() const noexcept {
+    return stats_port_ != 0 ? stats_port_ : port_;
+  }
   child_process& process() {
     return *proc_;
   }
@@ -88,6 +93,7 @@ public:
 private:
   std::unique_ptr<child_process> proc_;
   unsigned port_ = 0;
+  unsigned stats_port_ = 0;
 };
 
 /// Runs `netherscope admin --data-dir dir args...`; returns its stdout, or throws on failure.

@@ -8,6 +8,8 @@
 #include "net/api/explain.hpp"
 #include "net/http/router.hpp"
 #include "net/nethernet/sdp_answer.hpp"
+#include "net/report/raknet_status.hpp"
+#include "net/report/verdict.hpp"
 
 using namespace netherscope;
 using namespace netherscope::net;
@@ -233,4 +235,31 @@ TEST_CASE("explain: the OpenAPI document describes the routes and the link", "[e
     CHECK(properties.contains(key));
   for (auto& [key, value] : explained("37"))
     CHECK(properties.contains(key));
+}
+
+TEST_CASE("explain: the new verdicts and the RakNet status codes are explained",
+          "[explain][raknet_status][verdict]") {
+  // The verdicts an operator may not know from their sentence alone.
+  for (auto kind : {verdict_kind::auth_required, verdict_kind::raknet_only}) {
+    auto code = std::string{to_string(kind)};
+    INFO(code);
+    auto e = explained(code);
+    CHECK(e.at("kind") == "check_verdict");
+    CHECK(e.at("code") == code.c_str());
+    CHECK(e.contains("note"));
+  }
+  // Each code a RakNet status reports about the server itself; the others (a refused target,
+  // a name that does not resolve) are the API's own errors.
+  for (auto outcome : {udp_outcome::no_listener, udp_outcome::timeout, udp_outcome::malformed}) {
+    udp_exchange_result result;
+    result.outcome = outcome;
+    auto code = make_raknet_reply(result, 19132, raknet_pings{}).code;
+    INFO(code);
+    auto e = explained(code);
+    CHECK(e.at("kind") == "raknet_status");
+    CHECK_FALSE(e.at("sources").as_array().empty());
+  }
+  CHECK(explained("AUTH_REQUIRED").at("code") == "auth_required");
+  CHECK(explained("xbox sign-in required").at("code") == "auth_required");
+  CHECK_FALSE(render_explanation("auth_required-2"));
 }

@@ -46,12 +46,58 @@ TEST_CASE("hosts: malformed names are refused", "[host_port]") {
 TEST_CASE("hosts: IPv4 literals and numeric look-alikes", "[host_port]") {
   CHECK(host("203.0.113.7") == "203.0.113.7");
   CHECK(host("127.0.0.1") == "127.0.0.1");
-  // Legacy forms the resolver would read as addresses are refused, not resolved.
-  CHECK_FALSE(host("127.1"));
-  CHECK_FALSE(host("1.2.3"));
+  // Every form a browser or curl reads as an address is that address (the URL Standard's
+  // IPv4 parser), so the address policy sees what would really be reached.
+  CHECK(host("127.1") == "127.0.0.1");
+  CHECK(host("1.2.3") == "1.2.0.3");
+  CHECK(host("2130706433") == "127.0.0.1");
+  CHECK(host("0x7f000001") == "127.0.0.1");
+  CHECK(host("0X7F000001") == "127.0.0.1");
+  CHECK(host("0177.0.0.1") == "127.0.0.1");
+  CHECK(host("0x7f.1") == "127.0.0.1");
+  CHECK(host("010.0.0.1") == "8.0.0.1");
+  CHECK(host("127.0.0.1.") == "127.0.0.1");
+  CHECK(host("0xA9.0xFE.0xA9.0xFE") == "169.254.169.254");
+  CHECK(host("0x") == "0.0.0.0");
+  CHECK(host("0") == "0.0.0.0");
+  CHECK(host("4294967295") == "255.255.255.255");
+  CHECK(host("203.0.29447") == "203.0.115.7");
+  // Numbers that are not addresses are neither addresses nor names.
   CHECK_FALSE(host("256.1.1.1"));
-  CHECK_FALSE(host("2130706433"));
-  CHECK_FALSE(host("010.0.0.1"));
+  CHECK(host("1.256") == "1.0.1.0");
+  CHECK_FALSE(host("1.2.65536"));
+  CHECK_FALSE(host("4294967296"));
+  CHECK_FALSE(host("0x100000000"));
+  CHECK_FALSE(host("1.2.3.4.5"));
+  CHECK_FALSE(host("09"));
+  CHECK_FALSE(host("08.0.0.1"));
+  CHECK_FALSE(host("1..2"));
+  CHECK_FALSE(host("example.0x10"));
+  CHECK_FALSE(host("example.123"));
+  CHECK_FALSE(host("99999999999999999999999"));
+}
+
+TEST_CASE("hosts: names whose last label only looks numeric stay names", "[host_port]") {
+  CHECK(host("0x7f000001.example") == "0x7f000001.example");
+  CHECK(host("127.0.0.1.nip.io") == "127.0.0.1.nip.io");
+  CHECK(host("deadbeef") == "deadbeef");
+  CHECK(host("1e100.net") == "1e100.net");
+  CHECK(host("abc.0xz") == "abc.0xz");
+  CHECK(host("0xg") == "0xg");
+}
+
+TEST_CASE("hosts: the URL Standard's IPv4 parser", "[host_port]") {
+  CHECK(ends_in_a_number("127.1"));
+  CHECK(ends_in_a_number("example.0x10"));
+  CHECK(ends_in_a_number("1.2.3.4."));
+  CHECK_FALSE(ends_in_a_number("example.com"));
+  CHECK_FALSE(ends_in_a_number("1.2.3.4.."));
+  CHECK_FALSE(ends_in_a_number(""));
+  CHECK(parse_url_ipv4("0x7f000001") == std::uint32_t{0x7f000001});
+  CHECK(parse_url_ipv4("0.0.0.0") == std::uint32_t{0});
+  CHECK(parse_url_ipv4("255.255.255.255") == std::uint32_t{0xffffffff});
+  CHECK_FALSE(parse_url_ipv4("1.2.3.4.5"));
+  CHECK_FALSE(parse_url_ipv4(""));
 }
 
 TEST_CASE("hosts: IPv6 literals with or without brackets", "[host_port]") {

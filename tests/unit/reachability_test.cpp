@@ -3,13 +3,11 @@
 // against a small responder in the test that speaks through net/nethernet/stun.
 #include <catch2/catch.hpp>
 
-#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <future>
 #include <sstream>
 #include <string>
-#include <thread>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/udp.hpp>
@@ -22,6 +20,7 @@
 #include "net/report/bodies.hpp"
 #include "net/report/reachability.hpp"
 #include "net/upstream/ice_check.hpp"
+#include "support/udp_peer.hpp"
 
 using namespace netherscope;
 using namespace netherscope::net;
@@ -55,50 +54,25 @@ address_policy loopback_allowed() {
 
 /// Answers Binding requests on a loopback port the way a peer holding `pwd` would, or with
 /// another key; runs on its own thread until stopped.
-class responder {
+class responder : public test::udp_peer {
 public:
-  explicit responder(std::string key) : key_(std::move(key)) {
-    // The receive is pending before the thread runs, so run() has work and does not return.
-    receive();
-    thread_ = std::thread([this] { ioc_.run(); });
-  }
-  ~responder() {
-    ioc_.stop();
-    thread_.join();
-  }
-  unsigned short port() const {
-    return socket_.local_endpoint().port();
+  explicit responder(std::string key)
+    : udp_peer([key = std::move(key)](std::string_view datagram, const asio::ip::udp::endpoint& from) {
+        answer out;
+        if (auto m = stun::read(datagram)) {
+          stun::message_writer w{stun::message_type::binding_success, m->id};
+          w.add_xor_mapped_address({from.address(), from.port()});
+          w.add_integrity(key);
+          w.add_fingerprint();
+          out.replies.push_back(w.bytes());
+        }
+        return out;
+      }) {
+    // nop
   }
   int requests() const {
-    return requests_;
+    return datagrams();
   }
-
-private:
-  void receive() {
-    socket_.async_receive_from(asio::buffer(buffer_), from_, [this](auto ec, std::size_t n) {
-      if (ec)
-        return;
-      ++requests_;
-      auto m = stun::read(std::string_view{buffer_.data(), n});
-      if (m) {
-        stun::message_writer w{stun::message_type::binding_success, m->id};
-        w.add_xor_mapped_address({from_.address(), from_.port()});
-        w.add_integrity(key_);
-        w.add_fingerprint();
-        boost::system::error_code ignored;
-        socket_.send_to(asio::buffer(w.bytes()), from_, 0, ignored);
-      }
-      receive();
-    });
-  }
-
-  std::string key_;
-  asio::io_context ioc_;
-  asio::ip::udp::socket socket_{ioc_, {asio::ip::make_address("127.0.0.1"), 0}};
-  std::array<char, 1500> buffer_{};
-  asio::ip::udp::endpoint from_;
-  std::atomic<int> requests_{0};
-  std::thread thread_;
 };
 
 /// Runs checks on a fresh io_context and waits for their results.

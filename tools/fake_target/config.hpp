@@ -47,6 +47,42 @@ enum class server_style { bds, go, pumpkin };
 /// How the answer's self-signed token writes its `cpk` claim.
 enum class cpk_form { jwk, der };
 
+/// Whether the server admits only players signed in to Xbox Live (online mode): then every
+/// offer is refused, since the fake cannot tell a real GameServerToken from a self-signed one
+/// and no anonymous client has one.
+enum class auth_mode { offline, online };
+
+/// The shape of an online-mode refusal (PROTOCOL.md, "Refusals of an anonymous offer"): BDS's
+/// bare 37, go-nethernet's 400 sentence, Pumpkin's 400 texts, or a 401 (crustaceans, gateway).
+/// automatic follows --style.
+enum class auth_style { automatic, bds, go_nethernet, pumpkin, http401 };
+
+/// Whether the fake answers RakNet's unconnected ping on UDP: not at all (no UDP socket on the
+/// port), on the TCP port's number beside NetherNet, or only RakNet (nothing listens on the
+/// TCP port; the stats move to a port of their own).
+enum class raknet_mode { off, on, only };
+
+/// Whose status string the pong carries (PROTOCOL.md, "RakNet status").
+enum class raknet_style { bds, bds_trailer, geyser, pocketmine, nukkit, pumpkin };
+
+/// A hostile pong: silence, a wrong magic, a time that is not ours, a reply from another port,
+/// a datagram past 1,500 bytes, a 1,400-byte string, invalid UTF-8, fewer than 6 fields, id 0x19,
+/// a length past the end, no length prefix.
+enum class raknet_fault {
+  none,
+  silent,
+  wrong_magic,
+  no_echo,
+  other_port,
+  oversize,
+  long_string,
+  bad_utf8,
+  truncated,
+  incompatible,
+  length_past_end,
+  no_length,
+};
+
 /// An inclusive UDP port range; an empty optional means "let the OS pick, unlimited".
 struct port_range {
   std::uint16_t first = 0;
@@ -89,10 +125,21 @@ struct config {
   /// The address the answer's candidate names instead of the bind address (a server in a
   /// container advertising its internal address); empty: the bind address.
   std::string candidate_address;
+
+  auth_mode auth = auth_mode::offline;
+  /// The online-mode refusal's shape, never automatic once parsed.
+  auth_style auth_shape = auth_style::bds;
+
+  raknet_mode raknet = raknet_mode::off;
+  raknet_style pong_style = raknet_style::bds;
+  raknet_fault pong_fault = raknet_fault::none;
 };
 
 /// The name a mode is written with on the command line and in the "listening" event.
 const char* to_string(tls_mode mode);
+
+/// The name a RakNet mode is written with on the command line and in the "listening" event.
+const char* to_string(raknet_mode mode);
 
 /// Parses argv into `out`. Returns std::nullopt to go on running, or the exit code to stop
 /// with (0 after --help, 2 after a usage error, whose message is already on stderr).

@@ -97,29 +97,6 @@ std::string canonical_fingerprints(const std::vector<sdp_fingerprint>& fingerpri
   return json::serialize(json::object{{"fingerprint", std::move(list)}});
 }
 
-// The JSON kind of a value in the words serde uses when a typed parse meets the wrong kind,
-// which is how Pumpkin's refusal of a non-string cpk reads.
-std::string_view serde_kind(const json::value& value) {
-  switch (value.kind()) {
-    case json::kind::object:
-      return "map";
-    case json::kind::array:
-      return "sequence";
-    case json::kind::bool_:
-      return "boolean";
-    case json::kind::int64:
-    case json::kind::uint64:
-      return "integer";
-    case json::kind::double_:
-      return "floating point";
-    case json::kind::null:
-      return "null";
-    case json::kind::string:
-      break;
-  }
-  return "string";
-}
-
 std::optional<identity_problem> verify_identity(std::string_view value,
                                                 const std::vector<sdp_fingerprint>& fingerprints,
                                                 std::int64_t now, cpk_forms accepted) {
@@ -145,8 +122,9 @@ std::optional<identity_problem> verify_identity(std::string_view value,
   if (!header_says_es384(*token_header)) return malformed("token alg is not ES384");
   const auto* cpk = token_payload->if_contains("cpk");
   if (!cpk) return malformed("token has no cpk claim");
+  // Pumpkin reads cpk with as_str(), so any other kind counts as no cpk at all.
   if (accepted == cpk_forms::der_only && !cpk->is_string())
-    return malformed("invalid type: " + std::string(serde_kind(*cpk)) + ", expected a string");
+    return identity_problem{identity_failure::cpk_not_string, "OIDC payload missing cpk"};
   const auto key = key_from_cpk(*cpk);
   if (!key) return malformed("cpk is neither a P-384 JWK nor base64 DER of a P-384 key");
 
@@ -168,6 +146,26 @@ std::optional<identity_problem> verify_identity(std::string_view value,
     return identity_problem{identity_failure::fingerprint_signature,
                             "fingerprint signature verification failed"};
   return std::nullopt;
+}
+
+online_view read_for_online(std::string_view value) {
+  online_view view;
+  const auto outer_text = base64_decode(value, false);
+  const auto outer = outer_text ? parse_object(*outer_text) : std::nullopt;
+  if (!outer) return view;
+  const auto* idp = outer->if_contains("idp");
+  const auto* assertion_text = string_member(*outer, "assertion");
+  if (!idp || !idp->is_object() || !assertion_text) return view;
+  const auto assertion = parse_object(*assertion_text);
+  const auto* token = assertion ? string_member(*assertion, "token") : nullptr;
+  if (!token) return view;
+  view.decodes = true;
+  const auto* protocol = string_member(idp->get_object(), "protocol");
+  const auto* domain = string_member(idp->get_object(), "domain");
+  view.provider_ok = protocol && *protocol == "default" && domain && !domain->empty();
+  const auto header = decode_json_part(split_dots(*token).front());
+  if (const auto* kid = header ? string_member(*header, "kid") : nullptr) view.kid = std::string(*kid);
+  return view;
 }
 
 std::string make_identity(EVP_PKEY* key, const std::vector<sdp_fingerprint>& fingerprints, std::int64_t now,

@@ -17,6 +17,7 @@ namespace fake_target {
 /// Why an identity assertion was refused; the styles word each kind differently.
 enum class identity_failure {
   malformed,              ///< not base64, not the expected JSON, wrong alg, bad cpk, ...
+  cpk_not_string,         ///< cpk is a JWK object where Pumpkin reads a base64 DER string
   token_signature,        ///< the token's ES384 signature does not verify with its own cpk
   expired,                ///< the token's exp lies in the past
   fingerprint_signature,  ///< the detached JWS does not cover this offer's fingerprints
@@ -45,6 +46,19 @@ std::optional<identity_problem> verify_identity(std::string_view value,
                                                 const std::vector<sdp_fingerprint>& fingerprints,
                                                 std::int64_t now,
                                                 cpk_forms accepted = cpk_forms::jwk_or_der);
+
+/// What an online-mode server reads of an identity before it asks the Xbox service about the
+/// token: whether it decodes, whether its provider is one it takes (Pumpkin: idp.protocol
+/// "default" and a domain), and the token header's key id.
+struct online_view {
+  bool decodes = false;
+  bool provider_ok = false;
+  /// The token header's "kid"; empty when there is none (a self-signed token has none).
+  std::string kid;
+};
+
+/// Reads an a=identity value as an online-mode server does first.
+online_view read_for_online(std::string_view value);
 
 /// Makes a BDS-shaped identity value (domain "self", ES384 token with x5u header, a 60 s
 /// lifetime) whose fingerprints JWS covers `fingerprints`.

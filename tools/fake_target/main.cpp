@@ -4,6 +4,7 @@
 #include "crypto.hpp"
 #include "listener.hpp"
 #include "port_pool.hpp"
+#include "raknet_responder.hpp"
 #include "target_state.hpp"
 #include "transport.hpp"
 
@@ -35,6 +36,24 @@ bool write_file(const std::string& path, const std::string& contents) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << contents;
   return static_cast<bool>(out.flush());
+}
+
+// --raknet on: TCP and UDP on one port number, as BDS and Pumpkin use 19132 for both. With
+// --port 0 the OS picks the UDP port, and the TCP listener takes the same number, trying again
+// with another when that TCP port is taken.
+std::uint16_t listen_on_both(boost::asio::io_context& ioc, fake_target::target_state& state,
+                             boost::asio::ssl::context* tls,
+                             std::unique_ptr<fake_target::raknet_responder>& raknet) {
+  const auto& cfg = state.cfg;
+  for (int attempt = 0;; ++attempt) {
+    raknet = std::make_unique<fake_target::raknet_responder>(ioc, cfg.bind, cfg.port, cfg, state.stats);
+    try {
+      return fake_target::start_listener(ioc, cfg.bind, raknet->port(), state, tls);
+    } catch (const boost::system::system_error&) {
+      raknet.reset();
+      if (cfg.port != 0 || attempt == 20) throw;
+    }
+  }
 }
 
 }  // namespace
@@ -71,18 +90,39 @@ int main(int argc, char** argv) {
   state.ports = &ports;
 
   std::unique_ptr<boost::asio::ssl::context> tls;
+  std::unique_ptr<raknet_responder> raknet;
   std::uint16_t port = 0;
+  std::uint16_t stats_port = 0;
   try {
     if (state.cfg.tls == tls_mode::on)
       tls = make_tls_context(tls_certificate.served.cert_pem, tls_certificate.served.key_pem);
-    port = start_listener(ioc, state.cfg.bind, state.cfg.port, state, tls.get());
+    switch (state.cfg.raknet) {
+      case raknet_mode::off:
+        port = start_listener(ioc, state.cfg.bind, state.cfg.port, state, tls.get());
+        break;
+      case raknet_mode::on:
+        port = listen_on_both(ioc, state, tls.get(), raknet);
+        break;
+      case raknet_mode::only:
+        // A RakNet-only server: UDP on the game port, nothing on its TCP side; the stats
+        // still need HTTP, so they get a port of their own.
+        raknet = std::make_unique<raknet_responder>(ioc, state.cfg.bind, state.cfg.port, state.cfg, state.stats);
+        port = raknet->port();
+        state.stats_only = true;
+        stats_port = start_listener(ioc, state.cfg.bind, 0, state, nullptr);
+        break;
+    }
   } catch (const std::exception& e) {
     std::cerr << "fake_target: cannot listen on " << state.cfg.bind << ":" << state.cfg.port << ": "
               << e.what() << "\n";
     return 1;
   }
-  emit_line(R"({"event":"listening","port":)" + std::to_string(port) + R"(,"tls":")" +
-            to_string(state.cfg.tls) + R"("})");
+  std::string listening = R"({"event":"listening","port":)" + std::to_string(port) + R"(,"tls":")" +
+                          to_string(state.cfg.tls) + R"(")";
+  if (state.cfg.raknet != raknet_mode::off)
+    listening += R"(,"raknet":")" + std::string(to_string(state.cfg.raknet)) + R"(")";
+  if (stats_port != 0) listening += R"(,"stats_port":)" + std::to_string(stats_port);
+  emit_line(listening + "}");
 
   boost::asio::signal_set signals(ioc, SIGINT, SIGTERM);
   signals.async_wait([&ioc](boost::system::error_code, int) { ioc.stop(); });

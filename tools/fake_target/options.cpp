@@ -153,7 +153,21 @@ po::options_description describe_options() {
      "connectivity checks on the answer's UDP port: answer|silent|wrong-integrity")
     ("candidate-address", po::value<std::string>()->default_value(""),
      "IP address the answer's candidate names instead of --bind (the port is still bound on "
-     "--bind), as a server in a container advertises its internal address");
+     "--bind), as a server in a container advertises its internal address")
+    ("auth", po::value<std::string>()->default_value("offline"),
+     "offline|online: online refuses every offer as a server that admits only players signed "
+     "in to Xbox Live, in the --auth-style shape")
+    ("auth-style", po::value<std::string>()->default_value("auto"),
+     "online-mode refusal: auto (follows --style)|bds|go-nethernet|pumpkin|401")
+    ("raknet", po::value<std::string>()->default_value("off"),
+     "RakNet unconnected ping on UDP: off (no UDP socket on the port)|on (UDP on the TCP port's "
+     "number, beside NetherNet)|only (RakNet alone: nothing listens on the TCP port; the stats "
+     "get a port of their own)")
+    ("raknet-style", po::value<std::string>()->default_value("bds"),
+     "whose status string the pong carries: bds|bds-trailer|geyser|pocketmine|nukkit|pumpkin")
+    ("raknet-fault", po::value<std::string>()->default_value("none"),
+     "a hostile pong: none|silent|wrong-magic|no-echo|other-port|oversize|long-string|bad-utf8|"
+     "truncated|incompatible|length-past-end|no-length");
   // clang-format on
   return all;
 }
@@ -236,6 +250,45 @@ config to_config(const po::variables_map& vm) {
                            {{"answer", stun_mode::answer},
                             {"silent", stun_mode::silent},
                             {"wrong-integrity", stun_mode::wrong_integrity}});
+  c.auth = pick<auth_mode>("auth", vm["auth"].as<std::string>(),
+                          {{"offline", auth_mode::offline}, {"online", auth_mode::online}});
+  c.auth_shape = pick<auth_style>("auth-style", vm["auth-style"].as<std::string>(),
+                                  {{"auto", auth_style::automatic},
+                                   {"bds", auth_style::bds},
+                                   {"go-nethernet", auth_style::go_nethernet},
+                                   {"pumpkin", auth_style::pumpkin},
+                                   {"401", auth_style::http401}});
+  if (c.auth_shape == auth_style::automatic)
+    c.auth_shape = c.style == server_style::go        ? auth_style::go_nethernet
+                   : c.style == server_style::pumpkin ? auth_style::pumpkin
+                                                      : auth_style::bds;
+  c.raknet = pick<raknet_mode>("raknet", vm["raknet"].as<std::string>(),
+                               {{"off", raknet_mode::off}, {"on", raknet_mode::on}, {"only", raknet_mode::only}});
+  c.pong_style = pick<raknet_style>("raknet-style", vm["raknet-style"].as<std::string>(),
+                                    {{"bds", raknet_style::bds},
+                                     {"bds-trailer", raknet_style::bds_trailer},
+                                     {"geyser", raknet_style::geyser},
+                                     {"pocketmine", raknet_style::pocketmine},
+                                     {"nukkit", raknet_style::nukkit},
+                                     {"pumpkin", raknet_style::pumpkin}});
+  c.pong_fault = pick<raknet_fault>("raknet-fault", vm["raknet-fault"].as<std::string>(),
+                                    {{"none", raknet_fault::none},
+                                     {"silent", raknet_fault::silent},
+                                     {"wrong-magic", raknet_fault::wrong_magic},
+                                     {"no-echo", raknet_fault::no_echo},
+                                     {"other-port", raknet_fault::other_port},
+                                     {"oversize", raknet_fault::oversize},
+                                     {"long-string", raknet_fault::long_string},
+                                     {"bad-utf8", raknet_fault::bad_utf8},
+                                     {"truncated", raknet_fault::truncated},
+                                     {"incompatible", raknet_fault::incompatible},
+                                     {"length-past-end", raknet_fault::length_past_end},
+                                     {"no-length", raknet_fault::no_length}});
+  if (c.raknet == raknet_mode::off &&
+      (c.pong_style != raknet_style::bds || c.pong_fault != raknet_fault::none))
+    throw usage_error{"--raknet-style and --raknet-fault only make sense with --raknet on or only"};
+  if (c.raknet == raknet_mode::only && c.tls == tls_mode::on)
+    throw usage_error{"--raknet only has no TCP game port, so --tls on has nothing to secure"};
   c.post_fault = pick<offer_fault>("offer-fault", vm["offer-fault"].as<std::string>(),
                                    {{"none", offer_fault::none},
                                     {"hang", offer_fault::hang},
@@ -257,6 +310,18 @@ const char* to_string(tls_mode mode) {
     case tls_mode::silent:
       return "silent";
     case tls_mode::off:
+      break;
+  }
+  return "off";
+}
+
+const char* to_string(raknet_mode mode) {
+  switch (mode) {
+    case raknet_mode::on:
+      return "on";
+    case raknet_mode::only:
+      return "only";
+    case raknet_mode::off:
       break;
   }
   return "off";

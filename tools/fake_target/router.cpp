@@ -207,17 +207,53 @@ response refuse(const request& req, const config& cfg, const refusal& why) {
   return text(req, cfg.error_status, std::to_string(why.code));
 }
 
+// Pumpkin's words for each fault of an identity, as an offline-mode Pumpkin would refuse it
+// (PROTOCOL.md, "Refusals of an anonymous offer").
 refusal identity_refusal(const identity_problem& problem) {
   switch (problem.kind) {
     case identity_failure::fingerprint_signature:
       return {error_identity_verification_failed, "fingerprint signature verification failed"};
     case identity_failure::expired:
       return {error_identity_verification_failed, "identity token has expired"};
+    case identity_failure::cpk_not_string:
+      return {error_identity_verification_failed,
+              "invalid identity public key: Public key build failed: " + problem.detail};
     case identity_failure::token_signature:
     case identity_failure::malformed:
       break;
   }
-  return {error_identity_verification_failed, "invalid GameServerToken: " + problem.detail};
+  return {error_identity_verification_failed, "invalid identity token payload: " + problem.detail};
+}
+
+// An online-mode refusal (--auth online) in the --auth-style shape: the offer's identity is no
+// Xbox GameServerToken, which no anonymous client has and the fake could not verify anyway.
+response refuse_unauthenticated(const request& req, const config& cfg, const offer_summary& offer) {
+  const bool missing = offer.session_identities.empty();
+  switch (cfg.auth_shape) {
+    case auth_style::go_nethernet:
+      return make_response(req, 400,
+                           "Negotiation failed with error code: " + std::to_string(error_identity_verification_failed),
+                           "text/plain; charset=utf-8");
+    case auth_style::pumpkin: {
+      if (missing) return text(req, 400, "SDP offer is missing its identity assertion");
+      const auto view = read_for_online(offer.session_identities.front());
+      if (!view.decodes)
+        return text(req, 400, "invalid identity JSON: no idp, assertion and token in the a=identity value");
+      if (!view.provider_ok) return text(req, 400, "invalid identity provider");
+      // Pumpkin looks the token's key up in the Xbox service's key set by its kid.
+      return text(req, 400,
+                  view.kid.empty() ? "invalid GameServerToken: Public key build failed: OIDC header missing kid"
+                                   : "invalid GameServerToken: Public key build failed: Key not found in JWKS: " +
+                                         view.kid);
+    }
+    case auth_style::http401:
+      // crustaceans: an empty 401 for a missing or unverifiable identity.
+      return make_response(req, 401, "", "");
+    case auth_style::bds:
+    case auth_style::automatic:
+      break;
+  }
+  return text(req, cfg.error_status, std::to_string(error_identity_verification_failed));
 }
 
 // Step 4: the a=identity policy. Returns the refusal, if any.
@@ -318,6 +354,11 @@ reply_plan offer_reply(const request& req, target_state& state) {
             refuse(req, cfg, {error_failed_to_set_remote_description, "invalid SDP offer"}),
             {}};
   }
+  if (cfg.auth == auth_mode::online) {
+    ++state.stats.offers_rejected;
+    ++state.stats.offers_unauthenticated;
+    return {reply_kind::respond, refuse_unauthenticated(req, cfg, *checked.summary), {}};
+  }
   if (const auto why = check_identity(*checked.summary, state)) {
     ++state.stats.offers_rejected;
     return {reply_kind::respond, refuse(req, cfg, *why), {}};
@@ -360,6 +401,9 @@ response stats_response(const request& req, const target_state& state) {
       {"tls_hellos_ignored", s.tls_hellos_ignored},
       {"stun_requests", s.stun_requests},
       {"stun_answers", s.stun_answers},
+      {"offers_unauthenticated", s.offers_unauthenticated},
+      {"raknet_pings", s.raknet_pings},
+      {"raknet_pongs", s.raknet_pongs},
   };
   return make_response(req, 200, json::serialize(body), "application/json");
 }
@@ -370,6 +414,8 @@ reply_plan route(const request& req, target_state& state) {
     if (req.method() != http::verb::get) return {reply_kind::respond, method_not_allowed(req, "GET"), {}};
     return {reply_kind::respond, stats_response(req, state), {}};
   }
+  // --raknet only: this port is the stats' alone; the game port has no TCP listener at all.
+  if (state.stats_only) return {reply_kind::respond, text(req, 404, "404 page not found"), {}};
   if (path == status_path) {
     if (req.method() != http::verb::get && req.method() != http::verb::head)
       return {reply_kind::respond, method_not_allowed(req, "GET, HEAD"), {}};

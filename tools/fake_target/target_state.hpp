@@ -20,6 +20,7 @@ struct counters {
   std::uint64_t status_requests = 0;         ///< GET and HEAD /v1/join, faulted or not
   std::uint64_t offers = 0;                  ///< POSTs that reached the SDP check
   std::uint64_t offers_rejected = 0;         ///< of those, the ones refused (13, 37, no candidate)
+  std::uint64_t offers_unauthenticated = 0;  ///< of those, the ones refused by --auth online
   std::uint64_t tls_alerts = 0;              ///< handshake_failure alerts sent in --tls bds
   std::uint64_t tls_handshake_failures = 0;  ///< failed handshakes in --tls on
   std::uint64_t tls_hellos_ignored = 0;      ///< ClientHellos left unanswered in --tls silent
@@ -27,6 +28,8 @@ struct counters {
   std::uint64_t connections_open = 0;        ///< of those, the ones still open
   std::uint64_t stun_requests = 0;           ///< datagrams received on answered offers' ports
   std::uint64_t stun_answers = 0;            ///< of those, the ones answered
+  std::uint64_t raknet_pings = 0;            ///< RakNet unconnected pings received on UDP
+  std::uint64_t raknet_pongs = 0;            ///< of those, the ones answered (from any port)
 };
 
 /// Hands out UDP ports for answer candidates; the Asio implementation lives in port_pool.cpp
@@ -51,6 +54,8 @@ struct target_state {
   std::mt19937_64 random{std::random_device{}()};
   std::function<std::int64_t()> now;             ///< Unix seconds
   std::function<void(const std::string&)> emit;  ///< writes one event line
+  /// With --raknet only, the HTTP listener serves only GET /_fake/stats, on a port of its own.
+  bool stats_only = false;
 };
 
 /// Counts a connection while it lives, so that the stats can tell open ones from closed ones.
