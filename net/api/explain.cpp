@@ -126,9 +126,9 @@ std::optional<entry> read_entry(const boost::json::value& raw, std::size_t posit
     } else if (view(*kind) == codeword_kind) {
       if (!all_of_class(view(*code), is_letter))
         problems.push_back(where + " is a codeword that is not made of letters only");
-    } else if (sv(*kind) == verdict_kind || sv(*kind) == raknet_kind) {
+    } else if (view(*kind) == verdict_kind || view(*kind) == raknet_kind) {
       // As the API writes them ("auth_required"), so that a reply's code is its path.
-      if (!all_of_class(sv(*code), is_code_character))
+      if (!all_of_class(view(*code), is_code_character))
         problems.push_back(where + " is an API code not made of lower-case letters and '_'");
     } else {
       problems.push_back(where + " has an unknown kind");
