@@ -1,6 +1,6 @@
 // The Microsoft account steps (login.live.com): the device code flow that links the account
 // (RFC 8628 as Microsoft runs it: start, then polling) and the refresh grant that renews the
-// access token later, rotating the refresh token each time (research-25 §1).
+// access token later, rotating the refresh token each time (docs/XBOX.md §2).
 //
 // The client is Minecraft's Android title (client id 0000000048183522) with the scope
 // service::user.auth.xboxlive.com::MBI_SSL, as gophertunnel and MinecraftAuth sign in.

@@ -11,7 +11,7 @@ namespace json = boost::json;
 
 namespace {
 
-// The fix for the PlayFab errors LoginWithXbox is documented to return (research-25 §3).
+// The fix for the PlayFab errors LoginWithXbox is documented to return (docs/XBOX.md §4).
 std::string playfab_fix(std::string_view name) {
   if (name == "InvalidXboxLiveToken" || name == "ExpiredXboxLiveToken")
     return "netherscope gets a new XSTS token on its next try; if this repeats, check the "

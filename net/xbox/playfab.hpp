@@ -1,4 +1,4 @@
-// PlayFab's LoginWithXbox for Minecraft's title 20CA2 (research-25 §3): the XSTS token for
+// PlayFab's LoginWithXbox for Minecraft's title 20CA2 (docs/XBOX.md §4): the XSTS token for
 // PlayFab's relying party buys a session ticket, which Minecraft services take.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Minecraft services (research-25 §4): discovery names the authorization service and its
+// Minecraft services (docs/XBOX.md §5): discovery names the authorization service and its
 // issuer; session start trades the PlayFab session ticket for an MCToken; multiplayer session
 // start trades the MCToken and our P-384 identity public key for the GameServerToken, an RS256
 // JWT whose `cpk` claim is that key. We are the client: the token's claims are read, not
@@ -33,7 +33,7 @@ struct auth_environment {
   std::string playfab_title_id;
 
   /// The issuer with exactly one trailing "/": the tokens' `iss` and the `idp.domain` of the
-  /// offer's a=identity (research-25 §5).
+  /// offer's a=identity (docs/XBOX.md §5.1).
   std::string idp_domain() const;
 };
 

@@ -1,6 +1,6 @@
 // Proof of possession on Xbox requests: a P-256 key made when the account is linked, whose
 // public half the device token request sends as a JWK (ProofKey), and which signs the device,
-// SISU and XSTS requests in the `Signature` header (research-25 §2.1, §2.3):
+// SISU and XSTS requests in the `Signature` header (docs/XBOX.md §3.1):
 //
 //   SHA-256 over  00 00 00 01 00 | FILETIME (8 bytes BE) 00 | method 00 | path?query 00 |
 //                 Authorization 00 | body 00

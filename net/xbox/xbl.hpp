@@ -1,7 +1,7 @@
 // The Xbox Live steps: the device token (device.auth.xboxlive.com), the user, title and
 // authorization tokens in one SISU call (sisu.xboxlive.com), and the XSTS token for PlayFab's
 // relying party (xsts.auth.xboxlive.com), as gophertunnel and MinecraftAuth request them for
-// the Android title (research-25 §2). Each request is signed with the device's P-256 proof key
+// the Android title (docs/XBOX.md §3). Each request is signed with the device's P-256 proof key
 // (net/xbox/signing.hpp) by the caller, after it is built.
 //
 // Refusals carry an XErr: SISU in the X-Err header, XSTS in the header and in a body
@@ -34,7 +34,7 @@ constexpr std::string_view device_type = "Android";
 constexpr std::string_view xbox_relying_party = "http://xboxlive.com";
 
 /// The relying party of the XSTS token PlayFab's LoginWithXbox takes, as prismarine-auth and
-/// MinecraftAuth ask for it (research-25 §9.1: other clients use http://playfab.xboxlive.com/).
+/// MinecraftAuth ask for it (docs/XBOX.md §3.4, §7: other clients use http://playfab.xboxlive.com/).
 constexpr std::string_view playfab_relying_party = "https://b980a380.minecraft.playfabapi.com/";
 
 /// POST /device/authenticate for the device id (a UUID) and its proof key; unsigned.

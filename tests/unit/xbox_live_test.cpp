@@ -1,5 +1,5 @@
 // Tests for net/xbox/live: the Microsoft account requests and the answers of the device code
-// flow and the refresh grant, in the shapes research-25 §1 records.
+// flow and the refresh grant, in the shapes docs/XBOX.md §2 records.
 #include <catch2/catch.hpp>
 
 #include <string>

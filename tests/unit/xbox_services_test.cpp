@@ -1,5 +1,5 @@
 // Tests for net/xbox/playfab and net/xbox/services: LoginWithXbox, discovery, session start,
-// multiplayer session start and the GameServerToken's claims, in the shapes research-25 §3–§4
+// multiplayer session start and the GameServerToken's claims, in the shapes docs/XBOX.md §4–§5
 // records (the discovery answer follows the SynapseAPI capture).
 #include <catch2/catch.hpp>
 

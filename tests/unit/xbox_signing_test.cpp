@@ -1,4 +1,4 @@
-// Tests for net/xbox/signing: the Xbox request Signature header (research-25 §2.3), the proof
+// Tests for net/xbox/signing: the Xbox request Signature header (docs/XBOX.md §3.1), the proof
 // key JWK and device ids.
 #include <catch2/catch.hpp>
 

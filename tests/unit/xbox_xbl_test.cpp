@@ -1,5 +1,5 @@
 // Tests for net/xbox/xbl and net/xbox/xerr: the device token, SISU and XSTS requests and
-// answers in the shapes research-25 §2 records, and the XErr table.
+// answers in the shapes docs/XBOX.md §3 records, and the XErr table.
 #include <catch2/catch.hpp>
 
 #include <string>
