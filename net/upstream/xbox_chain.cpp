@@ -71,6 +71,15 @@ namespace {
 
 using shared_ptr = std::shared_ptr<xbox_chain::shared>;
 
+// Moves what a reader read into the state's slot; false when it read nothing.
+template <class T>
+bool keep(std::optional<T>&& read, std::optional<T>& slot) {
+  if (!read)
+    return false;
+  slot = std::move(*read);
+  return true;
+}
+
 // Sends one call on behalf of an operation and hands the answer (or why there is none) to
 // the operation's strand.
 template <class Strand, class Handler>
@@ -230,46 +239,25 @@ private:
         }
         break;
       case xb::step::device_token:
-        if (auto token = xb::read_device_token(answer, now, error)) {
-          st().device_token = std::move(*token);
-          ok = true;
-        }
+        ok = keep(xb::read_device_token(answer, now, error), st().device_token);
         break;
       case xb::step::sisu:
-        if (auto tokens = xb::read_sisu(answer, now, error)) {
-          st().sisu = std::move(*tokens);
-          ok = true;
-        }
+        ok = keep(xb::read_sisu(answer, now, error), st().sisu);
         break;
       case xb::step::xsts:
-        if (auto token = xb::read_xsts(answer, now, error)) {
-          st().playfab_xsts = std::move(*token);
-          ok = true;
-        }
+        ok = keep(xb::read_xsts(answer, now, error), st().playfab_xsts);
         break;
       case xb::step::playfab:
-        if (auto session = xb::read_playfab_login(answer, now, error)) {
-          st().playfab = std::move(*session);
-          ok = true;
-        }
+        ok = keep(xb::read_playfab_login(answer, now, error), st().playfab);
         break;
       case xb::step::discovery:
-        if (auto env = xb::read_discovery(answer, error)) {
-          st().environment = std::move(*env);
-          ok = true;
-        }
+        ok = keep(xb::read_discovery(answer, error), st().environment);
         break;
       case xb::step::session_start:
-        if (auto token = xb::read_session_start(answer, now, error)) {
-          st().mc = std::move(*token);
-          ok = true;
-        }
+        ok = keep(xb::read_session_start(answer, now, error), st().mc);
         break;
       case xb::step::multiplayer_start:
-        if (auto token = xb::read_multiplayer_start(answer, spki_, now, error)) {
-          st().game_server = std::move(*token);
-          ok = true;
-        }
+        ok = keep(xb::read_multiplayer_start(answer, spki_, now, error), st().game_server);
         break;
       case xb::step::device_code:
       case xb::step::device_poll:

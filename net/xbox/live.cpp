@@ -43,7 +43,7 @@ bool read_tokens(const boost::json::object& body, msa_tokens& out) {
     return false;
   out.access_token = std::move(*access);
   out.refresh_token = text_at(body, "refresh_token").value_or("");
-  out.expires_in_s = std::max<std::int64_t>(0, integer_at(body, "expires_in").value_or(0));
+  out.expires_in_s = std::max<std::int64_t>(0, int64_at(body, "expires_in").value_or(0));
   return true;
 }
 
@@ -86,7 +86,7 @@ std::optional<device_code> read_device_code(const http_answer& answer, chain_err
   auto uri = text_at(*body, "verification_uri");
   if (!uri)
     uri = text_at(*body, "verification_url");
-  auto expires = integer_at(*body, "expires_in");
+  auto expires = int64_at(*body, "expires_in");
   if (!user_code || !secret || !uri || !expires || *expires <= 0) {
     error = make_error(step::device_code, fault::bad_answer,
                        "Microsoft's device code answer lacks user_code, device_code, "
@@ -99,7 +99,7 @@ std::optional<device_code> read_device_code(const http_answer& answer, chain_err
   code.verification_uri = std::move(*uri);
   code.expires_in_s = *expires;
   code.interval_s = std::clamp<std::int64_t>(
-    integer_at(*body, "interval").value_or(default_interval_s), 1, longest_interval_s);
+    int64_at(*body, "interval").value_or(default_interval_s), 1, longest_interval_s);
   return code;
 }
 

@@ -72,7 +72,7 @@ std::optional<playfab_session> read_playfab_login(const http_answer& answer,
                        answer.status);
     return std::nullopt;
   }
-  auto number = integer_at(*body, "errorCode");
+  auto number = int64_at(*body, "errorCode");
   std::string what = "PlayFab refused the login with " + shown(*name);
   if (number)
     what += " (" + std::to_string(*number) + ")";

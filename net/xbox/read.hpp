@@ -1,5 +1,5 @@
-// Helpers the readers of net/xbox share: members of untrusted JSON by kind (on top of
-// net/base/json_access), and provider text made safe to quote in an operator's message.
+// Helpers the readers of net/xbox share: members of untrusted JSON by kind (beside
+// net/base/json_access, which the readers use too), and provider text made safe to quote in an operator's message.
 #pragma once
 
 #include <cstdint>
@@ -14,9 +14,6 @@ namespace netherscope::net::xbox {
 
 /// The member key when it is an array, else null.
 const boost::json::array* array_at(const boost::json::object& o, std::string_view key);
-
-/// The member key when it is an integer (or a number with no fraction) that fits int64.
-std::optional<std::int64_t> integer_at(const boost::json::object& o, std::string_view key);
 
 /// The member key when it is a non-empty string, as a std::string.
 std::optional<std::string> text_at(const boost::json::object& o, std::string_view key);

@@ -32,7 +32,7 @@ std::string services_error_code(const json::object& body) {
   for (int depth = 0; depth < 4 && at != nullptr; ++depth) {
     if (auto code = text_at(*at, "code"))
       return *code;
-    if (auto number = integer_at(*at, "code"))
+    if (auto number = int64_at(*at, "code"))
       return std::to_string(*number);
     at = object_at(*at, "innerError");
   }
@@ -57,11 +57,16 @@ chain_error services_refusal(step s, const http_answer& answer) {
   return e;
 }
 
-// The "result" object of a 200 answer, or null.
-const json::object* result_of(const std::optional<json::object>& body, const http_answer& answer) {
-  if (answer.status != 200 || !body)
-    return nullptr;
-  return object_at(*body, "result");
+// The "result" object of a 200 answer; nullopt with error set to the services' refusal
+// otherwise.
+std::optional<json::object> result_of(step s, const http_answer& answer, chain_error& error) {
+  auto body = answer.status == 200 ? parse_object(answer.body) : std::nullopt;
+  const auto* result = body ? object_at(*body, "result") : nullptr;
+  if (result == nullptr) {
+    error = services_refusal(s, answer);
+    return std::nullopt;
+  }
+  return *result;
 }
 
 std::optional<json::object> decode_json_part(std::string_view part) {
@@ -87,12 +92,9 @@ http_call discovery_call(const endpoints& map) {
 }
 
 std::optional<auth_environment> read_discovery(const http_answer& answer, chain_error& error) {
-  auto body = parse_object(answer.body);
-  const auto* result = result_of(body, answer);
-  if (result == nullptr) {
-    error = services_refusal(step::discovery, answer);
+  auto result = result_of(step::discovery, answer, error);
+  if (!result)
     return std::nullopt;
-  }
   const auto* envs = object_at(*result, "serviceEnvironments");
   const auto* auth = envs ? object_at(*envs, "auth") : nullptr;
   const auto* prod = auth ? object_at(*auth, "prod") : nullptr;
@@ -156,12 +158,9 @@ http_call session_start_call(const auth_environment& env, std::string_view sessi
 
 std::optional<mc_token> read_session_start(const http_answer& answer, std::int64_t received_ms,
                                            chain_error& error) {
-  auto body = parse_object(answer.body);
-  const auto* result = result_of(body, answer);
-  if (result == nullptr) {
-    error = services_refusal(step::session_start, answer);
+  auto result = result_of(step::session_start, answer, error);
+  if (!result)
     return std::nullopt;
-  }
   auto header = text_at(*result, "authorizationHeader");
   auto until = text_at(*result, "validUntil");
   auto expires = until ? parse_timestamp_ms(*until) : std::nullopt;
@@ -198,8 +197,8 @@ std::optional<game_server_claims> read_game_server_claims(std::string_view jwt) 
       c.cpk_is_jwk = true;
     }
   }
-  c.iat = integer_at(*payload, "iat").value_or(0);
-  auto exp = integer_at(*payload, "exp");
+  c.iat = int64_at(*payload, "iat").value_or(0);
+  auto exp = int64_at(*payload, "exp");
   if (!exp)
     return std::nullopt;
   c.exp = *exp;
@@ -231,12 +230,9 @@ std::optional<game_server_token> read_multiplayer_start(const http_answer& answe
                                                         std::string_view spki_der,
                                                         std::int64_t received_ms,
                                                         chain_error& error) {
-  auto body = parse_object(answer.body);
-  const auto* result = result_of(body, answer);
-  if (result == nullptr) {
-    error = services_refusal(step::multiplayer_start, answer);
+  auto result = result_of(step::multiplayer_start, answer, error);
+  if (!result)
     return std::nullopt;
-  }
   auto token = text_at(*result, "signedToken");
   auto claims = token ? read_game_server_claims(*token) : std::nullopt;
   if (!claims) {

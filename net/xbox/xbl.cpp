@@ -36,7 +36,7 @@ std::uint32_t xerr_of(const http_answer& answer) {
   auto body = parse_object(answer.body);
   if (!body)
     return 0;
-  if (auto number = integer_at(*body, "XErr"); number && *number > 0 && *number <= 0xFFFFFFFF)
+  if (auto number = int64_at(*body, "XErr"); number && *number > 0 && *number <= 0xFFFFFFFF)
     return static_cast<std::uint32_t>(*number);
   if (const auto* text = string_at(*body, "XErr"))
     return parse_xerr(view(*text));

@@ -7,17 +7,12 @@
 #include <boost/url/parse.hpp>
 
 #include "net/xbox/live.hpp"
+#include "support/xbox_answer.hpp"
 
 using namespace netherscope::net::xbox;
+using netherscope::test::answer;
 
 namespace {
-
-http_answer answer(int status, std::string body) {
-  http_answer a;
-  a.status = status;
-  a.body = std::move(body);
-  return a;
-}
 
 // The decoded value of a form field given exactly once, or "(absent)"/"(repeated)".
 std::string form_field(const std::string& body, std::string_view name) {

@@ -12,19 +12,14 @@
 #include "net/base/jose.hpp"
 #include "net/xbox/playfab.hpp"
 #include "net/xbox/services.hpp"
+#include "support/xbox_answer.hpp"
 
 using namespace netherscope::net;
 using namespace netherscope::net::xbox;
+using netherscope::test::answer;
 namespace json = boost::json;
 
 namespace {
-
-http_answer answer(int status, std::string body) {
-  http_answer a;
-  a.status = status;
-  a.body = std::move(body);
-  return a;
-}
 
 json::object body_of(const http_call& call) {
   return json::parse(call.body).as_object();

@@ -11,20 +11,14 @@
 #include "net/xbox/signing.hpp"
 #include "net/xbox/xbl.hpp"
 #include "net/xbox/xerr.hpp"
+#include "support/xbox_answer.hpp"
 
 using namespace netherscope::net;
 using namespace netherscope::net::xbox;
+using netherscope::test::answer;
 namespace json = boost::json;
 
 namespace {
-
-http_answer answer(int status, std::string body, std::vector<header> headers = {}) {
-  http_answer a;
-  a.status = status;
-  a.body = std::move(body);
-  a.headers = std::move(headers);
-  return a;
-}
 
 json::object body_of(const http_call& call) {
   return json::parse(call.body).as_object();
