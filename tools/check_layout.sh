@@ -11,12 +11,13 @@ declare -A allowed=(
   [net/api]="net/api net/base"
   [net/nethernet]="net/nethernet net/base"
   [net/raknet]="net/raknet net/base"
-  [net/upstream]="net/upstream net/api net/base"
-  [net/report]="net/report net/upstream net/nethernet net/raknet net/api net/base"
+  [net/xbox]="net/xbox net/base"
+  [net/upstream]="net/upstream net/xbox net/api net/base"
+  [net/report]="net/report net/upstream net/xbox net/nethernet net/raknet net/api net/base"
   [net/http]="net/http net/api net/base"
   [storage]="storage net/api net/base"
-  [actors]="actors net/report net/upstream net/nethernet net/raknet net/api net/base storage"
-  [app]="app actors net/http net/report net/upstream net/nethernet net/raknet net/api net/base storage"
+  [actors]="actors net/report net/upstream net/xbox net/nethernet net/raknet net/api net/base storage"
+  [app]="app actors net/http net/report net/upstream net/xbox net/nethernet net/raknet net/api net/base storage"
   [tools]="tools"
 )
 

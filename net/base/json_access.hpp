@@ -2,6 +2,7 @@
 // a null pointer or nullopt, never a throw (Boost.JSON's as_*() and at() would throw).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -18,6 +19,10 @@ const boost::json::object* object_at(const boost::json::object& o, std::string_v
 
 /// The member key when it is a string, else null.
 const boost::json::string* string_at(const boost::json::object& o, std::string_view key);
+
+/// The member key when it is an integer that fits int64 (a number written with a fraction of
+/// zero, 5.0, counts), else nullopt.
+std::optional<std::int64_t> int64_at(const boost::json::object& o, std::string_view key);
 
 /// A JSON string as a string_view (valid while the string lives).
 inline std::string_view view(const boost::json::string& s) {

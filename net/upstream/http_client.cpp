@@ -378,6 +378,9 @@ void fetch_op::on_response(beast::error_code ec) {
   result.status = static_cast<std::uint16_t>(res.result_int());
   result.tls = using_tls_;
   result.content_type = std::string{res[http::field::content_type]};
+  for (const auto& name : req_.response_headers)
+    if (auto it = res.find(name); it != res.end())
+      result.headers.emplace_back(name, std::string{it->value()});
   result.body = std::move(res.body());
   result.certificate = std::move(certificate_);
   finish(std::move(result));

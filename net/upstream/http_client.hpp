@@ -73,6 +73,9 @@ struct fetch_request {
   std::string body;
   /// Extra request headers (Accept, Authorization); never logged.
   std::vector<std::pair<std::string, std::string>> headers;
+  /// Response headers to hand back in fetch_result::headers (names compared without letter
+  /// case), for callers that read more than the body; empty for none.
+  std::vector<std::string> response_headers;
   std::size_t body_limit = 64 * 1024;
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds total_timeout{10000};
@@ -99,6 +102,9 @@ struct fetch_result {
   bool tls = false;
   std::string body;
   std::string content_type;
+  /// The response headers the request named in response_headers that were present, each
+  /// with its first value.
+  std::vector<std::pair<std::string, std::string>> headers;
   /// The certificate the target presented, when the response came over TLS.
   std::optional<tls_certificate> certificate;
 };

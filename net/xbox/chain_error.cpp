@@ -1,0 +1,64 @@
+#include "net/xbox/chain_error.hpp"
+
+namespace netherscope::net::xbox {
+
+std::string_view step_name(step s) {
+  switch (s) {
+    case step::device_code:
+      return "Microsoft sign-in (device code)";
+    case step::device_poll:
+      return "Microsoft sign-in (waiting for approval)";
+    case step::refresh:
+      return "Microsoft sign-in (refresh)";
+    case step::device_token:
+      return "Xbox device token";
+    case step::sisu:
+      return "Xbox sign-in (SISU)";
+    case step::xsts:
+      return "Xbox XSTS token for PlayFab";
+    case step::playfab:
+      return "PlayFab login";
+    case step::discovery:
+      return "Minecraft services discovery";
+    case step::session_start:
+      return "Minecraft services session";
+    case step::multiplayer_start:
+      return "Minecraft multiplayer token";
+  }
+  return "Xbox sign-in";
+}
+
+std::string_view fault_name(fault f) {
+  switch (f) {
+    case fault::unreachable:
+      return "unreachable";
+    case fault::bad_answer:
+      return "bad_answer";
+    case fault::link_revoked:
+      return "link_revoked";
+    case fault::code_expired:
+      return "code_expired";
+    case fault::denied:
+      return "denied";
+    case fault::xbox_refused:
+      return "xbox_refused";
+    case fault::playfab_refused:
+      return "playfab_refused";
+    case fault::services_refused:
+      return "services_refused";
+    case fault::wrong_key:
+      return "wrong_key";
+  }
+  return "bad_answer";
+}
+
+chain_error make_error(step s, fault f, std::string_view what, int status) {
+  chain_error e;
+  e.step = s;
+  e.fault = f;
+  e.status = status;
+  e.message = std::string{step_name(s)} + ": " + std::string{what};
+  return e;
+}
+
+} // namespace netherscope::net::xbox

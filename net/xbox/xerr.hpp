@@ -1,0 +1,41 @@
+// The Xbox error codes (XErr) a sign-in can be refused with, in plain words for operators:
+// each with its decimal code (as the X-Err header and the XErr body member write it), the name
+// Microsoft's SDK gives it (xbox-live-api xsapi_utils.cpp), what it means and what fixes it
+// (docs/XBOX.md §3.5).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace netherscope::net::xbox {
+
+/// One known XErr.
+struct xerr_info {
+  /// The code in decimal, as Xbox sends it (2148916233 is 0x8015DC09).
+  std::uint32_t code = 0;
+  /// Microsoft's name ("XO_E_ACCOUNT_CREATION_REQUIRED").
+  std::string_view name;
+  /// What it means, in a few plain words ("the Xbox account has no profile").
+  std::string_view meaning;
+  /// What the operator does about it ("sign in once at xbox.com to create one").
+  std::string_view fix;
+};
+
+/// Every XErr we know, in code order.
+const std::vector<xerr_info>& xerr_table();
+
+/// The entry of code, or null when we do not know it.
+const xerr_info* find_xerr(std::uint32_t code);
+
+/// A sentence naming the code for an operator: "the Xbox account has no profile: sign in once
+/// at xbox.com to create one, then link again (XErr 2148916233,
+/// XO_E_ACCOUNT_CREATION_REQUIRED)"; for an unknown code, that Xbox refused the account with it.
+std::string describe_xerr(std::uint32_t code);
+
+/// Reads an XErr from text: decimal ("2148916233"), or hex with 0x ("0x8015DC09"); 0 when it
+/// is neither or does not fit 32 bits.
+std::uint32_t parse_xerr(std::string_view text);
+
+} // namespace netherscope::net::xbox
