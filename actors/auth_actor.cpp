@@ -2,28 +2,31 @@
 
 #include <caf/all.hpp>
 
-namespace netherscope {
+namespace netherscope::actors {
+
+namespace api = net::api;
+namespace upstream = net::upstream;
 
 namespace {
 
-signin_result failed(failure error) {
+signin_result failed(api::failure error) {
   signin_result result;
   result.error = std::move(error);
   return result;
 }
 
 // The second request: the user behind the token. Runs on an io thread; reports by message.
-void fetch_user(std::shared_ptr<net::http_client> client, const net::oauth_settings& settings,
+void fetch_user(std::shared_ptr<upstream::http_client> client, const upstream::oauth_settings& settings,
                 const std::string& token, auth_actor self, std::uint64_t id) {
-  auto req = net::user_request(settings, token);
+  auto req = upstream::user_request(settings, token);
   if (!req) {
     caf::anon_send(self, done_atom::value, id,
-                   failed(make_failure(error_code::internal, "the provider API URL is invalid")));
+                   failed(api::make_failure(api::error_code::internal, "the provider API URL is invalid")));
     return;
   }
-  client->fetch(std::move(*req), [self, id](net::fetch_result&& r) {
-    failure error;
-    auto user = net::read_user(r, error);
+  client->fetch(std::move(*req), [self, id](upstream::fetch_result&& r) {
+    api::failure error;
+    auto user = upstream::read_user(r, error);
     signin_result result;
     if (user) {
       result.user_id = user->id;
@@ -38,8 +41,8 @@ void fetch_user(std::shared_ptr<net::http_client> client, const net::oauth_setti
 } // namespace
 
 auth_actor::behavior_type auth(auth_actor::stateful_pointer<auth_state> self,
-                               net::oauth_settings settings,
-                               std::shared_ptr<net::http_client> client) {
+                               upstream::oauth_settings settings,
+                               std::shared_ptr<upstream::http_client> client) {
   self->state.settings = std::move(settings);
   self->state.client = std::move(client);
   return {
@@ -47,10 +50,10 @@ auth_actor::behavior_type auth(auth_actor::stateful_pointer<auth_state> self,
         const std::string& verifier) -> caf::typed_response_promise<signin_result> {
       auto& st = self->state;
       auto promise = self->make_response_promise<signin_result>();
-      auto req = net::token_request(st.settings, code, verifier);
+      auto req = upstream::token_request(st.settings, code, verifier);
       if (!req) {
         promise.deliver(
-          failed(make_failure(error_code::internal, "the provider token URL is invalid")));
+          failed(api::make_failure(api::error_code::internal, "the provider token URL is invalid")));
         return promise;
       }
       auto id = st.next_id++;
@@ -58,9 +61,9 @@ auth_actor::behavior_type auth(auth_actor::stateful_pointer<auth_state> self,
       auto handle = caf::actor_cast<auth_actor>(self);
       auto settings_copy = st.settings;
       auto http = st.client;
-      http->fetch(std::move(*req), [=](net::fetch_result&& r) {
-        failure error;
-        auto token = net::read_token(r, error);
+      http->fetch(std::move(*req), [=](upstream::fetch_result&& r) {
+        api::failure error;
+        auto token = upstream::read_token(r, error);
         if (!token) {
           caf::anon_send(handle, done_atom::value, id, failed(std::move(error)));
           return;
@@ -79,4 +82,4 @@ auth_actor::behavior_type auth(auth_actor::stateful_pointer<auth_state> self,
   };
 }
 
-} // namespace netherscope
+} // namespace netherscope::actors

@@ -10,20 +10,22 @@
 #include "net/upstream/http_client.hpp"
 #include "net/upstream/oauth.hpp"
 
-namespace netherscope {
+namespace netherscope::actors {
+
+namespace upstream = net::upstream;
 
 /// State of the auth actor.
 struct auth_state {
   static inline const char* name = "auth";
-  net::oauth_settings settings;
-  std::shared_ptr<net::http_client> client;
+  upstream::oauth_settings settings;
+  std::shared_ptr<upstream::http_client> client;
   std::map<std::uint64_t, caf::typed_response_promise<signin_result>> waiting;
   std::uint64_t next_id = 0;
 };
 
 /// Implements auth_actor.
 auth_actor::behavior_type auth(auth_actor::stateful_pointer<auth_state> self,
-                               net::oauth_settings settings,
-                               std::shared_ptr<net::http_client> client);
+                               upstream::oauth_settings settings,
+                               std::shared_ptr<upstream::http_client> client);
 
-} // namespace netherscope
+} // namespace netherscope::actors

@@ -7,23 +7,26 @@
 #include "net/base/crypto.hpp"
 #include "net/base/log.hpp"
 
-namespace netherscope {
+namespace netherscope::actors {
+
+namespace api = net::api;
+namespace base = net::base;
 
 namespace {
 
-using cache_pointer = cache_actor::stateful_pointer<cache_state>;
+using cache_pointer = actors::cache_actor::stateful_pointer<cache_state>;
 
 // A plain hit: the cache keeps its body with its fields already in it.
-offer_reply from_hit(const offer_cache::hit& hit) {
-  offer_reply reply;
+api::offer_reply from_hit(const offer_cache::hit& hit) {
+  api::offer_reply reply;
   reply.body = *hit.body;
   reply.cached = true;
   reply.age = hit.age;
   return reply;
 }
 
-offer_reply from_fallback(offer_cache::fallback&& entry) {
-  offer_reply reply;
+api::offer_reply from_fallback(offer_cache::fallback&& entry) {
+  api::offer_reply reply;
   reply.body = std::move(entry.body);
   reply.cached = true;
   reply.stale = entry.stale;
@@ -34,7 +37,7 @@ offer_reply from_fallback(offer_cache::fallback&& entry) {
 // Shows the io threads' boards what the cache now holds for a target: its plain hit, or
 // nothing (an answer too large to keep replaced the entry with none). The body is copied once
 // here and shared by every board.
-void publish(cache_state& st, const target& where, offer_cache::clock_type::time_point stored,
+void publish(cache_state& st, const api::target& where, offer_cache::clock_type::time_point stored,
              bool probed) {
   if (!st.settings.publish_hits)
     return;
@@ -50,8 +53,8 @@ std::int64_t unix_of(offer_cache::wall_clock::time_point t) {
 
 // Stores a finished flight's result for the other replicas and frees the shared lock,
 // through the shared-offers worker: the store's calls block.
-void publish_flight(cache_pointer self, const target& where, bool probe,
-                    const offer_reply& reply, std::int64_t retrieved_unix) {
+void publish_flight(cache_pointer self, const api::target& where, bool probe,
+                    const api::offer_reply& reply, std::int64_t retrieved_unix) {
   auto& st = self->state;
   auto lock = st.owned_locks.find({where, probe});
   if (lock == st.owned_locks.end())
@@ -63,7 +66,7 @@ void publish_flight(cache_pointer self, const target& where, bool probe,
                  ok ? reply.body : std::string{}, retrieved_unix, reply.probed);
 }
 
-void finish_flight(cache_pointer self, const target& where, bool probe, offer_reply reply) {
+void finish_flight(cache_pointer self, const api::target& where, bool probe, api::offer_reply reply) {
   auto& st = self->state;
   auto now = st.settings.now();
   auto i = st.flights.find({where, probe});
@@ -76,14 +79,14 @@ void finish_flight(cache_pointer self, const target& where, bool probe, offer_re
   if (reply.error.ok()) {
     auto unix_seconds = unix_of(retrieved_at);
     auto body
-      = net::with_cache_fields(reply.body, net::cache_fields{false, false, unix_seconds, 0});
+      = api::with_cache_fields(reply.body, api::cache_fields{false, false, unix_seconds, 0});
     st.cache.put(where, std::move(reply.body), now, retrieved_at, reply.probed);
     reply.body = std::move(body);
     publish(st, where, now, reply.probed);
   } else {
     // A refresh that failed falls back to what the target said before. Past the per-target
     // limit it is an ordinary hit, stale only when past its lifetime.
-    auto limited = reply.error.code == error_code::target_rate_limited;
+    auto limited = reply.error.code == api::error_code::target_rate_limited;
     if (auto entry = st.cache.usable(where, now, !limited, probe))
       reply = from_fallback(std::move(*entry));
   }
@@ -92,30 +95,30 @@ void finish_flight(cache_pointer self, const target& where, bool probe, offer_re
 }
 
 // Sends the target the offer (through the probe registry) and answers the flight's waiters.
-void fetch(cache_pointer self, const target& where, const std::string& network_id, bool probe) {
+void fetch(cache_pointer self, const api::target& where, const std::string& network_id, bool probe) {
   auto& st = self->state;
   self->request(st.registry, st.settings.flight_deadline, offer_atom::value, where, network_id,
                 probe)
-    .then([=](offer_reply& reply) { finish_flight(self, where, probe, std::move(reply)); },
+    .then([=](api::offer_reply& reply) { finish_flight(self, where, probe, std::move(reply)); },
           [=](caf::error& err) {
-            log::write(log::level::error, "offer_flight_failed",
+            base::log::write(base::log::level::error, "offer_flight_failed",
                        {{"error", caf::to_string(err)}});
-            offer_reply reply;
-            reply.error = make_failure(error_code::internal, "the offer could not be completed");
+            api::offer_reply reply;
+            reply.error = api::make_failure(api::error_code::internal, "the offer could not be completed");
             finish_flight(self, where, probe, std::move(reply));
           });
 }
 
 // Starts the one flight for a target: through the shared store when there is one.
-void start_flight(cache_pointer self, const offer_request& req) {
+void start_flight(cache_pointer self, const api::offer_request& req) {
   auto& st = self->state;
   if (!st.shared_worker || req.fresh)
     return fetch(self, req.where, req.network_id, req.probe);
   auto key = std::make_pair(req.where, req.probe);
-  auto token = net::random_bytes(16);
+  auto token = base::random_bytes(16);
   shared_flight flight;
   flight.network_id = req.network_id;
-  flight.owner = net::base64url_encode(token ? *token : std::string{});
+  flight.owner = base::base64url_encode(token ? *token : std::string{});
   flight.give_up = st.settings.now() + st.settings.flight_deadline;
   st.shared_flights[key] = flight;
   caf::anon_send(st.shared_worker, lookup_atom::value, req.where, req.probe, flight.owner);
@@ -124,7 +127,7 @@ void start_flight(cache_pointer self, const offer_request& req) {
 // The shared store answered a flight: serve another replica's hit, fetch (holding the lock
 // when owned), or, while another replica holds the lock, look again after a pause. Waiting
 // takes no thread: the next look is a delayed message to the worker.
-void on_shared(cache_pointer self, const target& where, bool probe, const std::string& kind,
+void on_shared(cache_pointer self, const api::target& where, bool probe, const std::string& kind,
                std::string body, std::int64_t retrieved_unix, bool probed) {
   auto& st = self->state;
   auto key = std::make_pair(where, probe);
@@ -149,7 +152,7 @@ void on_shared(cache_pointer self, const target& where, bool probe, const std::s
                  probed);
     publish(st, where, stored, probed);
     if (auto hit = st.cache.fresh(where, now, probe)) {
-      process_telemetry().count_shared_hit();
+      api::process_telemetry().count_shared_hit();
       auto f = st.flights.find(key);
       if (f != st.flights.end()) {
         auto waiters = std::move(f->second);
@@ -171,7 +174,7 @@ void on_shared(cache_pointer self, const target& where, bool probe, const std::s
 
 // -- the shared-offers worker ------------------------------------------------------
 
-shared_lookup look_up_shared_once(storage::shared_store& store, const target& where,
+shared_lookup look_up_shared_once(storage::shared_store& store, const api::target& where,
                                   bool probe, const std::string& owner,
                                   std::chrono::milliseconds lock_ttl) {
   auto cached = store.get_offer(where, probe);
@@ -194,29 +197,29 @@ shared_lookup look_up_shared_once(storage::shared_store& store, const target& wh
 }
 
 caf::behavior shared_offers(caf::event_based_actor* self,
-                            std::shared_ptr<storage::shared_store> store, cache_actor cache,
+                            std::shared_ptr<storage::shared_store> store, actors::cache_actor cache,
                             std::chrono::milliseconds lock_ttl, std::chrono::seconds offer_ttl) {
   return {
-    [=](lookup_atom, const target& where, bool probe, const std::string& owner) {
+    [=](lookup_atom, const api::target& where, bool probe, const std::string& owner) {
       auto found = look_up_shared_once(*store, where, probe, owner, lock_ttl);
       self->send(cache, shared_atom::value, where, probe, found.kind,
                  found.kind == "owned" ? owner : std::move(found.offer.body),
                  found.offer.retrieved_unix, found.offer.probed);
     },
-    [=](publish_atom, const target& where, bool probe, const std::string& owner, bool ok,
+    [=](publish_atom, const api::target& where, bool probe, const std::string& owner, bool ok,
         std::string& body, std::int64_t retrieved_unix, bool probed) {
       if (ok) {
         storage::shared_offer offer{std::move(body), retrieved_unix, probed};
         if (auto err = store->put_offer(where, offer, offer_ttl))
-          log::write(log::level::warn, "shared_cache_failed", {{"error", caf::to_string(err)}});
+          base::log::write(base::log::level::warn, "shared_cache_failed", {{"error", caf::to_string(err)}});
       }
       if (auto err = store->unlock_flight(where, probe, owner))
-        log::write(log::level::warn, "shared_cache_failed", {{"error", caf::to_string(err)}});
+        base::log::write(base::log::level::warn, "shared_cache_failed", {{"error", caf::to_string(err)}});
     },
   };
 }
 
-cache_actor::behavior_type cache(cache_pointer self, probe_registry_actor registry,
+actors::cache_actor::behavior_type cache(cache_pointer self, actors::probe_registry_actor registry,
                                  cache_settings settings) {
   self->state.cache = offer_cache{settings.limits};
   if (settings.shared) {
@@ -230,13 +233,13 @@ cache_actor::behavior_type cache(cache_pointer self, probe_registry_actor regist
   self->state.settings = std::move(settings);
   self->state.registry = std::move(registry);
   return {
-    [=](offer_atom, offer_request& req) -> caf::typed_response_promise<offer_reply> {
+    [=](offer_atom, api::offer_request& req) -> caf::typed_response_promise<api::offer_reply> {
       auto& st = self->state;
       auto now = st.settings.now();
-      auto promise = self->make_response_promise<offer_reply>();
+      auto promise = self->make_response_promise<api::offer_reply>();
       if (!req.fresh) {
         if (auto hit = st.cache.fresh(req.where, now, req.probe)) {
-          process_telemetry().count_cache_hit();
+          api::process_telemetry().count_cache_hit();
           promise.deliver(from_hit(*hit));
           return promise;
         }
@@ -246,20 +249,20 @@ cache_actor::behavior_type cache(cache_pointer self, probe_registry_actor regist
       auto& waiters = st.flights[{req.where, req.probe}];
       waiters.push_back(promise);
       if (waiters.size() > 1)
-        process_telemetry().count_cache_join();
+        api::process_telemetry().count_cache_join();
       if (waiters.size() == 1) {
-        process_telemetry().count_cache_miss();
+        api::process_telemetry().count_cache_miss();
         st.cache.expire(now);
         start_flight(self, req);
       }
       return promise;
     },
     [=](count_atom) { return static_cast<std::uint64_t>(self->state.cache.size()); },
-    [=](shared_atom, const target& where, bool probe, const std::string& kind,
+    [=](shared_atom, const api::target& where, bool probe, const std::string& kind,
         std::string& body, std::int64_t retrieved_unix, bool probed) {
       on_shared(self, where, probe, kind, std::move(body), retrieved_unix, probed);
     },
   };
 }
 
-} // namespace netherscope
+} // namespace netherscope::actors

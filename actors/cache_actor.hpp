@@ -10,7 +10,9 @@
 #include "actors/offer_cache.hpp"
 #include "storage/shared_store.hpp"
 
-namespace netherscope {
+namespace netherscope::actors {
+
+namespace api = net::api;
 
 /// Settings of the cache actor.
 struct cache_settings {
@@ -49,15 +51,15 @@ struct cache_state {
   }
   cache_settings settings;
   offer_cache cache;
-  probe_registry_actor registry;
+  actors::probe_registry_actor registry;
   /// Callers waiting for the upstream offer in flight for a target, with and without
   /// reachability checks (the probe actor still sends the target one offer at a time).
-  std::map<std::pair<target, bool>, std::vector<caf::typed_response_promise<offer_reply>>>
+  std::map<std::pair<api::target, bool>, std::vector<caf::typed_response_promise<api::offer_reply>>>
     flights;
   /// The flights this replica fetches holding the shared lock, with the lock's owner token.
-  std::map<std::pair<target, bool>, std::string> owned_locks;
+  std::map<std::pair<api::target, bool>, std::string> owned_locks;
   /// The flights waiting for the shared store's answer.
-  std::map<std::pair<target, bool>, shared_flight> shared_flights;
+  std::map<std::pair<api::target, bool>, shared_flight> shared_flights;
   /// The detached actor that makes the blocking calls to a store shared across hosts; none
   /// when offers are cached in this process only.
   caf::actor shared_worker;
@@ -72,7 +74,7 @@ struct shared_lookup {
 };
 
 /// One look at the shared store for a flight: the cached offer, else the lock.
-shared_lookup look_up_shared_once(storage::shared_store& store, const target& where,
+shared_lookup look_up_shared_once(storage::shared_store& store, const api::target& where,
                                   bool probe, const std::string& owner,
                                   std::chrono::milliseconds lock_ttl);
 
@@ -80,11 +82,11 @@ shared_lookup look_up_shared_once(storage::shared_store& store, const target& wh
 /// cache as shared_atom, and stores a finished flight's result and frees its lock on
 /// publish_atom. Spawn it detached: every call blocks on the store.
 caf::behavior shared_offers(caf::event_based_actor* self,
-                            std::shared_ptr<storage::shared_store> store, cache_actor cache,
+                            std::shared_ptr<storage::shared_store> store, actors::cache_actor cache,
                             std::chrono::milliseconds lock_ttl, std::chrono::seconds offer_ttl);
 
 /// Implements cache_actor.
-cache_actor::behavior_type cache(cache_actor::stateful_pointer<cache_state> self,
-                                 probe_registry_actor registry, cache_settings settings);
+actors::cache_actor::behavior_type cache(cache_actor::stateful_pointer<cache_state> self,
+                                 actors::probe_registry_actor registry, cache_settings settings);
 
-} // namespace netherscope
+} // namespace netherscope::actors

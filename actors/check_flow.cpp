@@ -5,28 +5,32 @@
 #include "net/base/log.hpp"
 #include "net/report/verdict.hpp"
 
-namespace netherscope {
+namespace netherscope::actors {
+
+namespace api = net::api;
+namespace base = net::base;
+namespace report = net::report;
 
 namespace {
 
-using front_pointer = front_actor::pointer;
+using front_pointer = actors::front_actor::pointer;
 
-api_outcome with_quota(api_outcome outcome, const quota_verdict& verdict) {
+api::api_outcome with_quota(api::api_outcome outcome, const api::quota_verdict& verdict) {
   outcome.has_quota = true;
   outcome.quota = verdict;
   return outcome;
 }
 
-api_outcome failed(failure error) {
-  api_outcome outcome;
+api::api_outcome failed(api::failure error) {
+  api::api_outcome outcome;
   outcome.error = std::move(error);
   return outcome;
 }
 
-api_outcome lost(const caf::error& err, const quota_verdict& verdict) {
+api::api_outcome lost(const caf::error& err, const api::quota_verdict& verdict) {
   // The caller learns only that it failed; the cause goes to the log.
-  log::write(log::level::error, "actor_request_failed", {{"error", caf::to_string(err)}});
-  return with_quota(failed(make_failure(error_code::internal,
+  base::log::write(base::log::level::error, "actor_request_failed", {{"error", caf::to_string(err)}});
+  return with_quota(failed(api::make_failure(api::error_code::internal,
                                         "the request could not be completed")),
                     verdict);
 }
@@ -34,15 +38,15 @@ api_outcome lost(const caf::error& err, const quota_verdict& verdict) {
 /// Gives back one counted call, then replies with outcome. With show_after the reply shows
 /// the quota as it stands after the refund (when the store could be written).
 void give_back(front_pointer self, const front_peers& peers, const front_settings& settings,
-               endpoint what, const api_call& call, const quota_verdict& charged,
-               api_outcome outcome, bool show_after) {
+               api::endpoint what, const api::api_call& call, const api::quota_verdict& charged,
+               api::api_outcome outcome, bool show_after) {
   // The counter the call was charged to, as for POST /api/offer (front_actor.cpp).
-  auto refund = quota_charge::refund_call(what, call.client, call.key_hash, charged);
+  auto refund = api::quota_charge::refund_call(what, call.client, call.key_hash, charged);
   auto reply = call.reply;
   self->request(peers.quotas, settings.store_deadline, charge_atom::value, std::move(refund))
     .then(
-      [reply, outcome, show_after](quota_verdict& after) mutable {
-        if (show_after && after.error.code != error_code::unavailable)
+      [reply, outcome, show_after](api::quota_verdict& after) mutable {
+        if (show_after && after.error.code != api::error_code::unavailable)
           outcome.quota = after;
         reply(std::move(outcome));
       },
@@ -50,38 +54,38 @@ void give_back(front_pointer self, const front_peers& peers, const front_setting
 }
 
 /// The verdict once both replies are in (or the offer was not made).
-void answer(const api_call& call, const quota_verdict& verdict, const info_reply& info,
-            const offer_reply& offer, bool offer_tried) {
-  net::check_facts facts;
+void answer(const api::api_call& call, const api::quota_verdict& verdict, const api::info_reply& info,
+            const api::offer_reply& offer, bool offer_tried) {
+  report::check_facts facts;
   facts.where = call.where;
   facts.info_error = info.error;
   facts.offer_error = offer.error;
   facts.offer_tried = offer_tried;
   if (offer_tried && offer.error.ok())
-    facts.candidates = net::candidate_facts(offer.body);
-  auto decided = net::decide(facts);
-  api_outcome outcome;
-  outcome.body = net::render_check(facts, decided, info, offer);
+    facts.candidates = report::candidate_facts(offer.body);
+  auto decided = report::decide(facts);
+  api::api_outcome outcome;
+  outcome.body = report::render_check(facts, decided, info, offer);
   call.reply(with_quota(std::move(outcome), verdict));
 }
 
 /// The probed offer, after the status call answered (or failed in a way the verdict reports).
 void check_offer(front_pointer self, const front_peers& peers, const front_settings& settings,
-                 const api_call& call, const quota_verdict& verdict, info_reply info) {
-  offer_request req;
+                 const api::api_call& call, const api::quota_verdict& verdict, api::info_reply info) {
+  api::offer_request req;
   req.where = call.where;
   req.probe = true;
   // No timeout, as for POST /api/offer: the cache always answers within its flight deadline.
   self->request(peers.cache, caf::infinite, offer_atom::value, std::move(req))
     .then(
-      [=](offer_reply& offer) {
-        if (offer.error.code == error_code::target_rate_limited) {
+      [=](api::offer_reply& offer) {
+        if (offer.error.code == api::error_code::target_rate_limited) {
           // The per-target limit refused the offer after it was counted: give it back.
-          give_back(self, peers, settings, endpoint::offer, call, verdict,
+          give_back(self, peers, settings, api::endpoint::offer, call, verdict,
                     with_quota(failed(offer.error), verdict), true);
           return;
         }
-        if (!net::is_target_failure(offer.error)) {
+        if (!report::is_target_failure(offer.error)) {
           call.reply(with_quota(failed(offer.error), verdict));
           return;
         }
@@ -92,19 +96,19 @@ void check_offer(front_pointer self, const front_peers& peers, const front_setti
 
 /// The work of a call both charges let through.
 void run_check(front_pointer self, const front_peers& peers, const front_settings& settings,
-               const api_call& call, const quota_verdict& verdict) {
+               const api::api_call& call, const api::quota_verdict& verdict) {
   self->request(peers.registry, settings.info_deadline, info_atom::value, call.where)
     .then(
-      [=](info_reply& info) {
-        if (!net::is_target_failure(info.error)) {
+      [=](api::info_reply& info) {
+        if (!report::is_target_failure(info.error)) {
           // A refused target (the address policy), or the service failing: not a verdict.
           call.reply(with_quota(failed(info.error), verdict));
           return;
         }
         // Nothing answers on the signalling port: an offer would only fail the same way.
-        if (info.error.code == error_code::upstream_failure
-            || info.error.code == error_code::upstream_timeout) {
-          answer(call, verdict, info, offer_reply{}, false);
+        if (info.error.code == api::error_code::upstream_failure
+            || info.error.code == api::error_code::upstream_timeout) {
+          answer(call, verdict, info, api::offer_reply{}, false);
           return;
         }
         check_offer(self, peers, settings, call, verdict, std::move(info));
@@ -115,20 +119,20 @@ void run_check(front_pointer self, const front_peers& peers, const front_setting
 } // namespace
 
 void serve_check(front_pointer self, const front_peers& peers, const front_settings& settings,
-                 api_call& call) {
-  auto info_charge = quota_charge::count_call(endpoint::info, call.client, call.key_hash);
+                 api::api_call& call) {
+  auto info_charge = api::quota_charge::count_call(api::endpoint::info, call.client, call.key_hash);
   // Copied before the handlers are made: the first handler moves the call.
   auto reply = call.reply;
   // No timeout on the charges: the quota actor answers each after its commit (as for every
   // other call).
   self->request(peers.quotas, caf::infinite, charge_atom::value, std::move(info_charge))
     .then(
-      [=, call = std::move(call)](quota_verdict& info_verdict) mutable {
-        if (info_verdict.error.code == error_code::unavailable) {
+      [=, call = std::move(call)](api::quota_verdict& info_verdict) mutable {
+        if (info_verdict.error.code == api::error_code::unavailable) {
           // Nothing was counted. A check shows the offer quota: the same scope and month,
           // the offer's limit.
           auto shown = info_verdict;
-          shown.limit = settings.limits.of(endpoint::offer, shown.scope);
+          shown.limit = settings.limits.of(api::endpoint::offer, shown.scope);
           call.reply(with_quota(failed(info_verdict.error), shown));
           return;
         }
@@ -137,15 +141,15 @@ void serve_check(front_pointer self, const front_peers& peers, const front_setti
           call.reply(with_quota(failed(info_verdict.error), info_verdict));
           return;
         }
-        auto offer_charge = quota_charge::count_call(endpoint::offer, call.client,
+        auto offer_charge = api::quota_charge::count_call(api::endpoint::offer, call.client,
                                                      call.key_hash);
         self->request(peers.quotas, caf::infinite, charge_atom::value, std::move(offer_charge))
           .then(
-            [=](quota_verdict& verdict) {
+            [=](api::quota_verdict& verdict) {
               if (!verdict.error.ok()) {
                 // Refused by the offer quota, or its store failed: the info call it was
                 // counted for is not made.
-                give_back(self, peers, settings, endpoint::info, call, info_verdict,
+                give_back(self, peers, settings, api::endpoint::info, call, info_verdict,
                           with_quota(failed(verdict.error), verdict), false);
                 return;
               }
@@ -158,10 +162,10 @@ void serve_check(front_pointer self, const front_peers& peers, const front_setti
             [=](caf::error& err) { call.reply(lost(err, info_verdict)); });
       },
       [reply](caf::error& err) {
-        auto outcome = lost(err, quota_verdict{});
+        auto outcome = lost(err, api::quota_verdict{});
         outcome.has_quota = false;
         reply(std::move(outcome));
       });
 }
 
-} // namespace netherscope
+} // namespace netherscope::actors

@@ -5,13 +5,15 @@
 
 #include "actors/front_actor.hpp"
 
-namespace netherscope {
+namespace netherscope::actors {
+
+namespace api = net::api;
 
 /// Serves one check call; replies exactly once through call.reply. The quota headers are the
 /// offer quota's, the scarcer of the two the call is counted against. A call refused by the
 /// offer quota gives its counted info call back; one refused by the per-target offer limit
 /// gives its offer call back, as POST /api/offer does.
-void serve_check(front_actor::pointer self, const front_peers& peers,
-                 const front_settings& settings, api_call& call);
+void serve_check(actors::front_actor::pointer self, const front_peers& peers,
+                 const front_settings& settings, api::api_call& call);
 
-} // namespace netherscope
+} // namespace netherscope::actors

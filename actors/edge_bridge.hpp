@@ -14,13 +14,15 @@
 #include "actors/messages.hpp"
 #include "net/api/call.hpp"
 
-namespace netherscope {
+namespace netherscope::actors {
+
+namespace api = net::api;
 
 /// What the cache-hit path needs: the hit board of the io thread the sink serves, and the
 /// quota actor. Without a board every call goes to the fronts.
 struct hit_path {
   std::shared_ptr<const hit_board> board;
-  quota_actor quotas;
+  actors::quota_actor quotas;
 };
 
 /// A sink for the calls of one io thread: it enqueues each call into one of fronts in turn,
@@ -28,11 +30,11 @@ struct hit_path {
 /// blocks and takes no lock: anon_send only appends to a mailbox, the board is this thread's
 /// own, and the reply comes back through the call's own callback. Call it on that io thread
 /// only. The sink holds the actor handles until it is destroyed.
-call_sink make_edge_bridge(std::vector<front_actor> fronts, hit_path hits = {});
+api::call_sink make_edge_bridge(std::vector<front_actor> fronts, hit_path hits = {});
 
 /// Answers call from the board when it is an offer the board holds a fresh answer for: sends
 /// the charge to the quota actor and returns true; the verdict then completes the reply. Leaves
 /// call untouched and returns false otherwise.
-bool answer_from_board(const hit_path& hits, api_call& call);
+bool answer_from_board(const hit_path& hits, api::api_call& call);
 
-} // namespace netherscope
+} // namespace netherscope::actors

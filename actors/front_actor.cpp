@@ -9,23 +9,27 @@
 #include "net/api/offer_outcome.hpp"
 #include "net/base/crypto.hpp"
 
-namespace netherscope {
+namespace netherscope::actors {
+
+namespace api = net::api;
+namespace base = net::base;
+namespace upstream = net::upstream;
 
 namespace {
 
-api_outcome failed(failure error) {
-  api_outcome outcome;
+api::api_outcome failed(api::failure error) {
+  api::api_outcome outcome;
   outcome.error = std::move(error);
   return outcome;
 }
 
-api_outcome lost_reply(const caf::error& err) {
+api::api_outcome lost_reply(const caf::error& err) {
   // The caller learns only that it failed; the cause goes to the log.
-  log::write(log::level::error, "actor_request_failed", {{"error", caf::to_string(err)}});
-  return failed(make_failure(error_code::internal, "the request could not be completed"));
+  base::log::write(base::log::level::error, "actor_request_failed", {{"error", caf::to_string(err)}});
+  return failed(api::make_failure(api::error_code::internal, "the request could not be completed"));
 }
 
-api_outcome with_quota(api_outcome outcome, const quota_verdict& verdict) {
+api::api_outcome with_quota(api::api_outcome outcome, const api::quota_verdict& verdict) {
   outcome.has_quota = true;
   outcome.quota = verdict;
   return outcome;
@@ -33,12 +37,12 @@ api_outcome with_quota(api_outcome outcome, const quota_verdict& verdict) {
 
 // -- the work behind each kind of call ----------------------------------------
 
-void serve_info(front_actor::pointer self, const front_peers& peers,
-                const front_settings& settings, api_call& call, quota_verdict verdict) {
+void serve_info(actors::front_actor::pointer self, const front_peers& peers,
+                const front_settings& settings, api::api_call& call, api::quota_verdict verdict) {
   self->request(peers.registry, settings.info_deadline, info_atom::value, call.where)
     .then(
-      [reply = call.reply, verdict](info_reply& r) {
-        api_outcome outcome;
+      [reply = call.reply, verdict](api::info_reply& r) {
+        api::api_outcome outcome;
         outcome.error = std::move(r.error);
         outcome.body = std::move(r.body);
         reply(with_quota(std::move(outcome), verdict));
@@ -48,25 +52,25 @@ void serve_info(front_actor::pointer self, const front_peers& peers,
       });
 }
 
-void serve_offer(front_actor::pointer self, const front_peers& peers,
-                 const front_settings& settings, api_call& call, quota_verdict verdict) {
+void serve_offer(actors::front_actor::pointer self, const front_peers& peers,
+                 const front_settings& settings, api::api_call& call, api::quota_verdict verdict) {
   // The expected ports stay here: they are not part of the cache key, so the cache never
   // sees them, and the warning is worked out on each reply, cached or not.
-  offer_request req{std::move(call.where), std::move(call.network_id), call.fresh, {},
+  api::offer_request req{std::move(call.where), std::move(call.network_id), call.fresh, {},
                     call.probe};
   // The refund names the counter this call was charged to; looking the key up again could
   // find it revoked meanwhile and give the call back to an address that never paid for it.
-  auto refund = quota_charge::refund_call(endpoint::offer, call.client, call.key_hash, verdict);
+  auto refund = api::quota_charge::refund_call(api::endpoint::offer, call.client, call.key_hash, verdict);
   // No timeout: the cache always answers (its flight has its own deadline), and a timeout
   // would cost every call a trip through CAF's clock thread.
   self->request(peers.cache, caf::infinite, offer_atom::value, std::move(req))
     .then(
-      [=, reply = call.reply, expected = std::move(call.expect_ports)](offer_reply& r) mutable {
-        auto limited = r.error.code == error_code::target_rate_limited;
+      [=, reply = call.reply, expected = std::move(call.expect_ports)](api::offer_reply& r) mutable {
+        auto limited = r.error.code == api::error_code::target_rate_limited;
         std::shared_ptr<const std::string> body;
         if (r.error.ok())
           body = std::make_shared<const std::string>(std::move(r.body));
-        auto outcome = offer_outcome(quota_verdict{verdict}, std::move(r.error), std::move(body),
+        auto outcome = api::offer_outcome(api::quota_verdict{verdict}, std::move(r.error), std::move(body),
                                      r.age, std::move(expected));
         if (!limited) {
           reply(std::move(outcome));
@@ -76,8 +80,8 @@ void serve_offer(front_actor::pointer self, const front_peers& peers,
         // and show the caller the quota as it stands after that.
         self->request(peers.quotas, settings.store_deadline, charge_atom::value, refund)
           .then(
-            [reply, outcome, verdict](quota_verdict& after) mutable {
-              auto refunded = after.error.code != error_code::unavailable;
+            [reply, outcome, verdict](api::quota_verdict& after) mutable {
+              auto refunded = after.error.code != api::error_code::unavailable;
               reply(with_quota(std::move(outcome), refunded ? after : verdict));
             },
             [reply, outcome](caf::error&) mutable { reply(std::move(outcome)); });
@@ -87,16 +91,16 @@ void serve_offer(front_actor::pointer self, const front_peers& peers,
       });
 }
 
-void finish_signin(front_actor::pointer self, const front_peers& peers,
-                   const front_settings& settings, api_call& call);
+void finish_signin(actors::front_actor::pointer self, const front_peers& peers,
+                   const front_settings& settings, api::api_call& call);
 
 template <class Atom>
-void serve_account(front_actor::pointer self, const front_peers& peers,
-                   const front_settings& settings, api_call& call, quota_verdict verdict) {
+void serve_account(actors::front_actor::pointer self, const front_peers& peers,
+                   const front_settings& settings, api::api_call& call, api::quota_verdict verdict) {
   self->request(peers.accounts, settings.store_deadline, Atom::value, call.key_hash)
     .then(
-      [reply = call.reply, verdict](account_view& view) {
-        api_outcome outcome;
+      [reply = call.reply, verdict](api::account_view& view) {
+        api::api_outcome outcome;
         outcome.error = view.error;
         outcome.account = std::move(view);
         reply(with_quota(std::move(outcome), verdict));
@@ -108,16 +112,16 @@ void serve_account(front_actor::pointer self, const front_peers& peers,
 
 // Counts the call (or, for account calls, only looks up where the caller stands), then
 // does the work. Nothing is done for a call that is refused.
-void charge_then_serve(front_actor::pointer self, const front_peers& peers,
-                       const front_settings& settings, api_call& call) {
+void charge_then_serve(actors::front_actor::pointer self, const front_peers& peers,
+                       const front_settings& settings, api::api_call& call) {
   // A sign-in callback costs us requests to the provider, so it is counted too, against
   // its own hourly limit per address (endpoint_of), never against the info quota. A badge
   // is an info call.
-  auto counted = call.kind == call_kind::info || call.kind == call_kind::badge
-                 || call.kind == call_kind::offer || call.kind == call_kind::signin_finish;
+  auto counted = call.kind == api::call_kind::info || call.kind == api::call_kind::badge
+                 || call.kind == api::call_kind::offer || call.kind == api::call_kind::signin_finish;
   auto charge = counted
-                  ? quota_charge::count_call(endpoint_of(call.kind), call.client, call.key_hash)
-                  : quota_charge::look_up(endpoint_of(call.kind), call.client, call.key_hash);
+                  ? api::quota_charge::count_call(endpoint_of(call.kind), call.client, call.key_hash)
+                  : api::quota_charge::look_up(endpoint_of(call.kind), call.client, call.key_hash);
   // Copied before the handlers are made: the order in which a function's arguments are
   // built is unspecified, and the first handler moves the call.
   auto reply = call.reply;
@@ -126,7 +130,7 @@ void charge_then_serve(front_actor::pointer self, const front_peers& peers,
   // clock thread.
   self->request(peers.quotas, caf::infinite, charge_atom::value, std::move(charge))
     .then(
-      [=, call = std::move(call)](quota_verdict& verdict) mutable {
+      [=, call = std::move(call)](api::quota_verdict& verdict) mutable {
         if (!verdict.error.ok()) {
           // Store failures included: the verdict then carries the limit and the reset.
           call.reply(with_quota(failed(verdict.error), verdict));
@@ -137,21 +141,21 @@ void charge_then_serve(front_actor::pointer self, const front_peers& peers,
           return;
         }
         switch (call.kind) {
-          case call_kind::info:
-          case call_kind::badge:
+          case api::call_kind::info:
+          case api::call_kind::badge:
             return serve_info(self, peers, settings, call, verdict);
-          case call_kind::offer:
+          case api::call_kind::offer:
             return serve_offer(self, peers, settings, call, verdict);
-          case call_kind::account_get:
+          case api::call_kind::account_get:
             return serve_account<account_atom>(self, peers, settings, call, verdict);
-          case call_kind::account_rotate:
+          case api::call_kind::account_rotate:
             return serve_account<rotate_atom>(self, peers, settings, call, verdict);
-          case call_kind::account_revoke:
+          case api::call_kind::account_revoke:
             return serve_account<revoke_atom>(self, peers, settings, call, verdict);
-          case call_kind::signin_finish:
+          case api::call_kind::signin_finish:
             return finish_signin(self, peers, settings, call);
           default:
-            call.reply(failed(make_failure(error_code::internal, "unexpected call")));
+            call.reply(failed(api::make_failure(api::error_code::internal, "unexpected call")));
         }
       },
       [reply](caf::error& err) { reply(lost_reply(err)); });
@@ -160,38 +164,38 @@ void charge_then_serve(front_actor::pointer self, const front_peers& peers,
 // An error the edge decided before the request became a call of its route: only look up
 // where the caller stands, so the error shows the route's quota headers, and count nothing.
 // The edge's error is the answer whatever the look-up finds (an unknown key included).
-void peek_then_refuse(front_actor::pointer self, const front_peers& peers, api_call& call) {
-  auto look_up = quota_charge::look_up(endpoint_of(call.kind), call.client, call.key_hash);
+void peek_then_refuse(actors::front_actor::pointer self, const front_peers& peers, api::api_call& call) {
+  auto look_up = api::quota_charge::look_up(endpoint_of(call.kind), call.client, call.key_hash);
   self->request(peers.quotas, caf::infinite, charge_atom::value, std::move(look_up))
     .then(
-      [reply = call.reply, error = call.invalid](quota_verdict& verdict) {
+      [reply = call.reply, error = call.invalid](api::quota_verdict& verdict) {
         reply(with_quota(failed(error), verdict));
       },
       [reply = call.reply, error = call.invalid](caf::error&) { reply(failed(error)); });
 }
 
-void start_signin(const front_settings& settings, api_call& call) {
-  auto attempt = net::start_attempt(settings.state_key, std::time(nullptr));
+void start_signin(const front_settings& settings, api::api_call& call) {
+  auto attempt = upstream::start_attempt(settings.state_key, std::time(nullptr));
   if (!attempt) {
-    call.reply(failed(make_failure(error_code::internal, "cannot draw random bytes")));
+    call.reply(failed(api::make_failure(api::error_code::internal, "cannot draw random bytes")));
     return;
   }
-  api_outcome outcome;
+  api::api_outcome outcome;
   outcome.binding = std::move(attempt->binding);
-  outcome.redirect = net::authorize_redirect(settings.oauth, attempt->state, attempt->challenge);
+  outcome.redirect = upstream::authorize_redirect(settings.oauth, attempt->state, attempt->challenge);
   call.reply(std::move(outcome));
 }
 
 // The account view after the provider named the user: the keys actor opens the session.
-void open_account(front_actor::pointer self, const front_peers& peers,
-                  const front_settings& settings, reply_fn reply, signin_result who,
+void open_account(actors::front_actor::pointer self, const front_peers& peers,
+                  const front_settings& settings, api::reply_fn reply, signin_result who,
                   std::string old_session_hash) {
   self
     ->request(peers.accounts, settings.store_deadline, signin_atom::value, who.user_id,
               std::move(who.login), std::move(old_session_hash))
     .then(
-      [reply](account_view& view) {
-        api_outcome outcome;
+      [reply](api::account_view& view) {
+        api::api_outcome outcome;
         outcome.error = view.error;
         outcome.account = std::move(view);
         reply(std::move(outcome));
@@ -199,13 +203,13 @@ void open_account(front_actor::pointer self, const front_peers& peers,
       [reply](caf::error& err) { reply(lost_reply(err)); });
 }
 
-void finish_signin(front_actor::pointer self, const front_peers& peers,
-                   const front_settings& settings, api_call& call) {
+void finish_signin(actors::front_actor::pointer self, const front_peers& peers,
+                   const front_settings& settings, api::api_call& call) {
   // Only states we issued, recently, to this browser reach the provider: a made-up state, or
   // a real one with a cookie made from the URL, must not make us spend requests (and our
   // client secret) on it.
-  failure refused;
-  auto checked = net::check_state(settings.state_key, call.state, call.binding,
+  api::failure refused;
+  auto checked = upstream::check_state(settings.state_key, call.state, call.binding,
                                   std::time(nullptr), refused);
   if (!checked) {
     call.reply(failed(std::move(refused)));
@@ -218,7 +222,7 @@ void finish_signin(front_actor::pointer self, const front_peers& peers,
               checked->expires_unix)
     .then(
       [=, reply = call.reply, code = std::move(call.code), verifier = checked->verifier,
-       old_session = std::move(call.session_hash)](failure& claimed) {
+       old_session = std::move(call.session_hash)](api::failure& claimed) {
         if (!claimed.ok()) {
           reply(failed(std::move(claimed)));
           return;
@@ -239,19 +243,19 @@ void finish_signin(front_actor::pointer self, const front_peers& peers,
 
 // The account page's calls: the session cookie says who, the keys actor checks it and, for
 // changes, the form's token.
-void serve_page(front_actor::pointer self, const front_peers& peers,
-                const front_settings& settings, api_call& call) {
+void serve_page(actors::front_actor::pointer self, const front_peers& peers,
+                const front_settings& settings, api::api_call& call) {
   page_request req;
   req.session_hash = std::move(call.session_hash);
   req.csrf = std::move(call.csrf);
   switch (call.kind) {
-    case call_kind::page_new_key:
+    case api::call_kind::page_new_key:
       req.action = page_action::new_key;
       break;
-    case call_kind::page_revoke:
+    case api::call_kind::page_revoke:
       req.action = page_action::revoke;
       break;
-    case call_kind::page_sign_out:
+    case api::call_kind::page_sign_out:
       req.action = page_action::sign_out;
       break;
     default:
@@ -260,8 +264,8 @@ void serve_page(front_actor::pointer self, const front_peers& peers,
   auto signing_out = req.action == page_action::sign_out;
   self->request(peers.accounts, settings.store_deadline, page_atom::value, std::move(req))
     .then(
-      [reply = call.reply, signing_out](account_view& view) {
-        api_outcome outcome;
+      [reply = call.reply, signing_out](api::account_view& view) {
+        api::api_outcome outcome;
         outcome.error = view.error;
         outcome.signed_out = signing_out && view.error.ok();
         outcome.account = std::move(view);
@@ -271,27 +275,27 @@ void serve_page(front_actor::pointer self, const front_peers& peers,
 }
 
 // Ready when the store answers a look-up (which counts nothing).
-void check_ready(front_actor::pointer self, const front_peers& peers,
-                 const front_settings& settings, api_call& call) {
-  auto probe = quota_charge::look_up(endpoint::info, "readyz", {});
+void check_ready(actors::front_actor::pointer self, const front_peers& peers,
+                 const front_settings& settings, api::api_call& call) {
+  auto probe = api::quota_charge::look_up(api::endpoint::info, "readyz", {});
   self->request(peers.quotas, settings.store_deadline, charge_atom::value, std::move(probe))
     .then(
-      [reply = call.reply](quota_verdict& verdict) {
-        reply(verdict.error.code == error_code::unavailable ? failed(verdict.error)
-                                                            : api_outcome{});
+      [reply = call.reply](api::quota_verdict& verdict) {
+        reply(verdict.error.code == api::error_code::unavailable ? failed(verdict.error)
+                                                            : api::api_outcome{});
       },
       [reply = call.reply](caf::error& err) { reply(lost_reply(err)); });
 }
 
-void collect_metrics(front_actor::pointer self, const front_peers& peers,
-                     const front_settings& settings, api_call& call) {
+void collect_metrics(actors::front_actor::pointer self, const front_peers& peers,
+                     const front_settings& settings, api::api_call& call) {
   self->request(peers.registry, settings.store_deadline, count_atom::value)
     .then(
       [=, reply = call.reply](std::uint64_t probes) {
         self->request(peers.cache, settings.store_deadline, count_atom::value)
           .then(
             [reply, probes](std::uint64_t entries) {
-              api_outcome outcome;
+              api::api_outcome outcome;
               outcome.probes = probes;
               outcome.cache_entries = entries;
               reply(std::move(outcome));
@@ -303,17 +307,17 @@ void collect_metrics(front_actor::pointer self, const front_peers& peers,
 
 } // namespace
 
-front_actor::behavior_type front(front_actor::pointer self, front_peers peers,
+actors::front_actor::behavior_type front(front_actor::pointer self, front_peers peers,
                                  front_settings settings) {
   return {
-    [=](api_call& call) {
+    [=](api::api_call& call) {
       if (call.peek)
         return peek_then_refuse(self, peers, call);
       switch (call.kind) {
-        case call_kind::signin_start:
-        case call_kind::signin_finish:
+        case api::call_kind::signin_start:
+        case api::call_kind::signin_finish:
           if (!settings.oauth.configured()) {
-            call.reply(failed(make_failure(error_code::unavailable,
+            call.reply(failed(api::make_failure(api::error_code::unavailable,
                                            "sign-in is not configured on this server")));
             return;
           }
@@ -321,24 +325,24 @@ front_actor::behavior_type front(front_actor::pointer self, front_peers peers,
             call.reply(failed(call.invalid));
             return;
           }
-          if (call.kind == call_kind::signin_start)
+          if (call.kind == api::call_kind::signin_start)
             return start_signin(settings, call);
           return charge_then_serve(self, peers, settings, call);
-        case call_kind::page_view:
-        case call_kind::page_session:
-        case call_kind::page_new_key:
-        case call_kind::page_revoke:
-        case call_kind::page_sign_out:
+        case api::call_kind::page_view:
+        case api::call_kind::page_session:
+        case api::call_kind::page_new_key:
+        case api::call_kind::page_revoke:
+        case api::call_kind::page_sign_out:
           if (!call.invalid.ok()) {
             call.reply(failed(call.invalid));
             return;
           }
           return serve_page(self, peers, settings, call);
-        case call_kind::ready:
+        case api::call_kind::ready:
           return check_ready(self, peers, settings, call);
-        case call_kind::metrics:
+        case api::call_kind::metrics:
           return collect_metrics(self, peers, settings, call);
-        case call_kind::check:
+        case api::call_kind::check:
           return serve_check(self, peers, settings, call);
         default:
           return charge_then_serve(self, peers, settings, call);
@@ -347,4 +351,4 @@ front_actor::behavior_type front(front_actor::pointer self, front_peers peers,
   };
 }
 
-} // namespace netherscope
+} // namespace netherscope::actors

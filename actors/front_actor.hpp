@@ -10,7 +10,9 @@
 #include "actors/quota_actor.hpp"
 #include "net/upstream/oauth.hpp"
 
-namespace netherscope {
+namespace netherscope::actors {
+
+namespace upstream = net::upstream;
 
 /// What the front actor needs to know.
 struct front_settings {
@@ -21,7 +23,7 @@ struct front_settings {
   std::chrono::milliseconds store_deadline{30000};
   std::chrono::milliseconds signin_deadline{30000};
   /// Sign-in settings; sign-in answers 503 when they are not configured.
-  net::oauth_settings oauth;
+  upstream::oauth_settings oauth;
   /// The key that signs sign-in states (kept in the store, shared by replicas).
   std::string state_key;
   /// The quotas, for the headers of a check whose charge the store could not record.
@@ -30,15 +32,15 @@ struct front_settings {
 
 /// The actors the front asks.
 struct front_peers {
-  probe_registry_actor registry;
-  cache_actor cache;
-  quota_actor quotas;
-  keys_actor accounts;
+  actors::probe_registry_actor registry;
+  actors::cache_actor cache;
+  actors::quota_actor quotas;
+  actors::keys_actor accounts;
   auth_actor signin;
 };
 
 /// Implements front_actor.
-front_actor::behavior_type front(front_actor::pointer self, front_peers peers,
+actors::front_actor::behavior_type front(front_actor::pointer self, front_peers peers,
                                  front_settings settings);
 
-} // namespace netherscope
+} // namespace netherscope::actors

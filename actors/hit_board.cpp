@@ -1,6 +1,8 @@
 #include "actors/hit_board.hpp"
 
-namespace netherscope {
+namespace netherscope::actors {
+
+namespace api = net::api;
 
 hit_board::hit_board(offer_cache::limits lim, std::function<clock_type::time_point()> now)
   : limits_(lim), now_(std::move(now)) {
@@ -21,7 +23,7 @@ void hit_board::apply(const board_update& update) {
     erase(entries_.find(order_.front()));
 }
 
-std::optional<hit_board::hit> hit_board::find(const target& key, bool need_probe) const {
+std::optional<hit_board::hit> hit_board::find(const api::target& key, bool need_probe) const {
   auto i = entries_.find(key);
   if (i == entries_.end())
     return std::nullopt;
@@ -34,10 +36,10 @@ std::optional<hit_board::hit> hit_board::find(const target& key, bool need_probe
   return hit{i->second.body, age < 0 ? 0 : age};
 }
 
-void hit_board::erase(std::map<target, entry>::iterator i) {
+void hit_board::erase(std::map<api::target, entry>::iterator i) {
   bytes_ -= i->second.body->size();
   order_.erase(i->second.position);
   entries_.erase(i);
 }
 
-} // namespace netherscope
+} // namespace netherscope::actors

@@ -7,33 +7,36 @@
 #include "storage/accounts.hpp"
 #include "storage/auth_records.hpp"
 
-namespace netherscope {
+namespace netherscope::actors {
+
+namespace api = net::api;
+namespace base = net::base;
 
 namespace {
 
-using keys_pointer = keys_actor::stateful_pointer<keys_state>;
+using keys_pointer = actors::keys_actor::stateful_pointer<keys_state>;
 
-account_view failed(failure error) {
-  account_view view;
+api::account_view failed(api::failure error) {
+  api::account_view view;
   view.error = std::move(error);
   return view;
 }
 
-account_view failed(error_code code, std::string message) {
+api::account_view failed(api::error_code code, std::string message) {
   return failed(make_failure(code, std::move(message)));
 }
 
-account_view store_failed(const caf::error& err) {
-  log::write(log::level::error, "keys_store_failed", {{"error", caf::to_string(err)}});
-  return failed(error_code::unavailable, "the account store failed; try again shortly");
+api::account_view store_failed(const caf::error& err) {
+  base::log::write(base::log::level::error, "keys_store_failed", {{"error", caf::to_string(err)}});
+  return failed(api::error_code::unavailable, "the account store failed; try again shortly");
 }
 
 // Describes an account and its limits; add_usage fills in its usage once the record
 // transaction is over (the counters live outside the record tables on Redis).
-account_view describe(const quota_limits& limits, const storage::account_record& account,
+api::account_view describe(const quota_limits& limits, const storage::account_record& account,
                       std::int64_t now) {
   auto window = storage::window_of(now);
-  account_view view;
+  api::account_view view;
   view.user_id = account.user_id;
   view.login = account.login;
   view.created = account.created_unix;
@@ -46,7 +49,7 @@ account_view describe(const quota_limits& limits, const storage::account_record&
 }
 
 // Fills in this month's usage of a view that describes an account.
-account_view add_usage(storage::store& store, account_view view) {
+api::account_view add_usage(storage::store& store, api::account_view view) {
   if (!view.error.ok() || view.month.empty())
     return view;
   auto used = storage::usage_of(store, view.user_id, view.month);
@@ -56,7 +59,7 @@ account_view add_usage(storage::store& store, account_view view) {
     // one, or a session whose cookie is never set.
     if (view.new_key.empty() && view.session.empty())
       return store_failed(used.error());
-    log::write(log::level::warn, "account_usage_unread",
+    base::log::write(base::log::level::warn, "account_usage_unread",
                {{"error", caf::to_string(used.error())}});
     view.usage_known = false;
     return view;
@@ -70,8 +73,8 @@ account_view add_usage(storage::store& store, account_view view) {
 // limit, a wrong token) is an answer too, but nothing it may have written is kept. On Redis
 // fn may run again when another replica changed the records first.
 template <class F>
-account_view in_records(storage::store& store, bool write, F fn) {
-  account_view view;
+api::account_view in_records(storage::store& store, bool write, F fn) {
+  api::account_view view;
   auto err = store.with_records(write, [&](storage::record_txn& t) -> caf::expected<bool> {
     view = fn(t);
     return view.error.ok();
@@ -81,13 +84,13 @@ account_view in_records(storage::store& store, bool write, F fn) {
   return add_usage(store, std::move(view));
 }
 
-account_view unknown_key() {
-  return failed(error_code::unauthorized, "unknown or revoked API key");
+api::account_view unknown_key() {
+  return failed(api::error_code::unauthorized, "unknown or revoked API key");
 }
 
 // Runs fn(account) for the account whose active key has this hash, or says why not.
 template <class F>
-account_view with_account(storage::record_txn& t, const std::string& key_hash, F fn) {
+api::account_view with_account(storage::record_txn& t, const std::string& key_hash, F fn) {
   auto account = storage::account_by_key(t, key_hash);
   if (!account)
     return store_failed(account.error());
@@ -97,7 +100,7 @@ account_view with_account(storage::record_txn& t, const std::string& key_hash, F
 }
 
 // Issues a new key for an account within the hourly limit, and shows it once.
-account_view rotate(storage::record_txn& t, const keys_settings& cfg,
+api::account_view rotate(storage::record_txn& t, const keys_settings& cfg,
                     const storage::account_record& account, std::int64_t now) {
   auto allowed = storage::take_rotation(t, account.user_id, now, cfg.rotations_per_hour);
   if (!allowed)
@@ -112,7 +115,7 @@ account_view rotate(storage::record_txn& t, const keys_settings& cfg,
   return view;
 }
 
-account_view revoke(storage::record_txn& t, const keys_settings& cfg,
+api::account_view revoke(storage::record_txn& t, const keys_settings& cfg,
                     storage::account_record& account, std::int64_t now) {
   auto revoked = storage::revoke_active_key(t, account.user_id, now);
   if (!revoked)
@@ -121,7 +124,7 @@ account_view revoke(storage::record_txn& t, const keys_settings& cfg,
   return describe(cfg.limits, account, now);
 }
 
-account_view sign_in(storage::record_txn& t, const keys_settings& cfg, std::uint64_t user_id,
+api::account_view sign_in(storage::record_txn& t, const keys_settings& cfg, std::uint64_t user_id,
                      const std::string& login, const std::string& old_session_hash,
                      std::int64_t now) {
   auto result = storage::sign_in(t, user_id, login, now);
@@ -141,14 +144,14 @@ account_view sign_in(storage::record_txn& t, const keys_settings& cfg, std::uint
   return view;
 }
 
-account_view signed_out_page() {
-  return failed(error_code::unauthorized,
+api::account_view signed_out_page() {
+  return failed(api::error_code::unauthorized,
                 "you are not signed in, or your session expired; sign in to see your account");
 }
 
 // One request of the account page, in one write transaction: the session is looked up in the
 // same transaction that acts on it, so a sign-out and an action never cross.
-account_view serve_page(storage::record_txn& t, const keys_settings& cfg,
+api::account_view serve_page(storage::record_txn& t, const keys_settings& cfg,
                         const page_request& req, std::int64_t now) {
   auto session = storage::find_session(t, req.session_hash, now);
   if (!session)
@@ -156,21 +159,21 @@ account_view serve_page(storage::record_txn& t, const keys_settings& cfg,
   if (!*session)
     return signed_out_page();
   // The token is checked in constant time: it is a secret of the page, like a password.
-  if (req.action != page_action::view && !net::same_secret(req.csrf, (*session)->csrf))
-    return failed(error_code::csrf_rejected,
+  if (req.action != page_action::view && !base::same_secret(req.csrf, (*session)->csrf))
+    return failed(api::error_code::csrf_rejected,
                   "this form is not from your current account page; reload the page and try "
                   "again");
   if (req.action == page_action::sign_out) {
     if (auto err = storage::end_session(t, req.session_hash))
       return store_failed(err);
-    return account_view{};
+    return api::account_view{};
   }
   auto account = storage::get_account(t, (*session)->user_id);
   if (!account)
     return store_failed(account.error());
   if (!*account)
     return signed_out_page();
-  account_view view;
+  api::account_view view;
   switch (req.action) {
     case page_action::new_key:
       view = rotate(t, cfg, **account, now);
@@ -211,7 +214,7 @@ void sweep(keys_pointer self) {
     return schedule_sweep(self, false);
   }
   if (report.total() > 0)
-    log::write(log::level::debug, "keys_pruned",
+    base::log::write(base::log::level::debug, "keys_pruned",
                {{"states", report.states},
                 {"sessions", report.sessions},
                 {"revoked_keys", report.revoked_keys},
@@ -221,7 +224,7 @@ void sweep(keys_pointer self) {
 
 } // namespace
 
-keys_actor::behavior_type keys(keys_pointer self, std::shared_ptr<storage::store> store,
+actors::keys_actor::behavior_type keys(keys_pointer self, std::shared_ptr<storage::store> store,
                                keys_settings settings) {
   self->state.store = std::move(store);
   self->state.settings = std::move(settings);
@@ -234,17 +237,17 @@ keys_actor::behavior_type keys(keys_pointer self, std::shared_ptr<storage::store
         return sign_in(t, st.settings, user_id, login, old_session_hash, st.settings.now());
       });
     },
-    [=](claim_atom, const std::string& canonical_state, std::int64_t expires) -> failure {
+    [=](claim_atom, const std::string& canonical_state, std::int64_t expires) -> api::failure {
       auto& st = self->state;
-      failure answer;
+      api::failure answer;
       // Committed before the code goes to the provider: a replica or a restarted service
       // that sees the same callback finds the state used.
       auto err = st.store->with_records(true, [&](storage::record_txn& t) -> caf::expected<bool> {
         auto claimed = storage::claim_state(t, canonical_state, expires, st.settings.now());
         if (!claimed)
           return claimed.error();
-        answer = *claimed ? failure{}
-                          : make_failure(error_code::invalid_input,
+        answer = *claimed ? api::failure{}
+                          : api::make_failure(api::error_code::invalid_input,
                                          "this sign-in was completed already; start again");
         return *claimed;
       });
@@ -288,4 +291,4 @@ keys_actor::behavior_type keys(keys_pointer self, std::shared_ptr<storage::store
   };
 }
 
-} // namespace netherscope
+} // namespace netherscope::actors

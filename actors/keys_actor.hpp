@@ -12,7 +12,7 @@
 #include "actors/messages.hpp"
 #include "actors/quota_actor.hpp"
 
-namespace netherscope {
+namespace netherscope::actors {
 
 /// What the keys actor needs besides the store.
 struct keys_settings {
@@ -39,8 +39,8 @@ struct keys_state {
 };
 
 /// Implements keys_actor over the store; spawn it detached.
-keys_actor::behavior_type keys(keys_actor::stateful_pointer<keys_state> self,
+actors::keys_actor::behavior_type keys(keys_actor::stateful_pointer<keys_state> self,
                                std::shared_ptr<storage::store> store,
                                keys_settings settings);
 
-} // namespace netherscope
+} // namespace netherscope::actors

@@ -19,6 +19,7 @@
 #include <caf/typed_actor.hpp>
 
 #include "net/api/call.hpp"
+#include "net/api/inspect.hpp"
 #include "net/api/failure.hpp"
 #include "net/api/quota.hpp"
 #include "net/api/reachability.hpp"
@@ -26,7 +27,9 @@
 #include "net/api/target.hpp"
 #include "net/api/target_memory.hpp"
 
-namespace netherscope {
+namespace netherscope::actors {
+
+namespace api = net::api;
 
 // -- atoms --------------------------------------------------------------------
 
@@ -59,7 +62,7 @@ using release_atom = caf::atom_constant<caf::atom("release")>;
 
 /// Who signed in, or why it failed.
 struct signin_result {
-  failure error;
+  api::failure error;
   std::uint64_t user_id = 0;
   std::string login;
 };
@@ -87,65 +90,8 @@ struct page_request {
 
 // -- inspection ---------------------------------------------------------------
 
-// Found by argument-dependent lookup: the types live in namespace netherscope too.
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, target& x) {
-  return f(caf::meta::type_name("target"), x.host, x.port, x.tls);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, failure& x) {
-  return f(caf::meta::type_name("failure"), x.code, x.message, x.http_status,
-           x.body, x.nethernet_error, x.reason, x.retry_after);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, info_reply& x) {
-  return f(caf::meta::type_name("info_reply"), x.error, x.status, x.tls, x.body);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, offer_reply& x) {
-  return f(caf::meta::type_name("offer_reply"), x.error, x.body, x.cached, x.stale, x.age,
-           x.probed);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, reach_target& x) {
-  return f(caf::meta::type_name("reach_target"), x.address, x.port, x.skip);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, reach_plan& x) {
-  return f(caf::meta::type_name("reach_plan"), x.valid, x.offer_ufrag, x.answer_ufrag,
-           x.answer_pwd, x.candidates);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, offer_request& x) {
-  return f(caf::meta::type_name("offer_request"), x.where, x.network_id, x.fresh,
-           x.expect_ports, x.probe);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, quota_charge& x) {
-  return f(caf::meta::type_name("quota_charge"), x.what, x.client, x.key_hash, x.mode,
-           x.charged_scope, x.charged_user_id, x.charged_reset);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, quota_verdict& x) {
-  return f(caf::meta::type_name("quota_verdict"), x.error, x.scope, x.limit, x.remaining,
-           x.reset, x.user_id);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, account_view& x) {
-  return f(caf::meta::type_name("account_view"), x.error, x.user_id, x.login, x.created,
-           x.month, x.info_used, x.info_limit, x.offer_used, x.offer_limit, x.reset,
-           x.usage_known, x.new_key, x.key_active, x.session, x.csrf);
-}
+// The vocabulary's types are inspected in net/api/inspect.hpp, beside them, where
+// argument-dependent lookup finds them; these are the types only actors exchange.
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, signin_result& x) {
@@ -157,40 +103,29 @@ typename Inspector::result_type inspect(Inspector& f, page_request& x) {
   return f(caf::meta::type_name("page_request"), x.session_hash, x.csrf, x.action);
 }
 
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, target_memory& x) {
-  return f(caf::meta::type_name("target_memory"), x.scheme, x.scheme_expires, x.key_sha256);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, target_memory_update& x) {
-  return f(caf::meta::type_name("target_memory_update"), x.change, x.scheme, x.scheme_expires,
-           x.key_sha256);
-}
-
 // -- actor interfaces ---------------------------------------------------------
 
 /// Serves the public API; one per CAF worker, chosen round robin by the edge.
-using front_actor = caf::typed_actor<caf::reacts_to<api_call>>;
+using front_actor = caf::typed_actor<caf::reacts_to<api::api_call>>;
 
 /// Talks to one target (host, port, TLS mode); spawned on demand by the registry. An offer
 /// takes the network id and whether to check the answer's candidates (probe).
 /// It sends itself done_atom or answer_atom when a fetch completes, reached_atom when the
 /// connectivity checks of an answer end, and idle_atom to check for idleness.
 using probe_actor
-  = caf::typed_actor<caf::replies_to<info_atom, target>::with<info_reply>,
-                     caf::replies_to<offer_atom, target, std::string, bool>::with<offer_reply>,
-                     caf::reacts_to<done_atom, info_reply>,
-                     caf::reacts_to<answer_atom, offer_reply, reach_plan>,
-                     caf::reacts_to<reached_atom, offer_reply>,
+  = caf::typed_actor<caf::replies_to<info_atom, api::target>::with<api::info_reply>,
+                     caf::replies_to<offer_atom, api::target, std::string, bool>::with<api::offer_reply>,
+                     caf::reacts_to<done_atom, api::info_reply>,
+                     caf::reacts_to<answer_atom, api::offer_reply, api::reach_plan>,
+                     caf::reacts_to<reached_atom, api::offer_reply>,
                      caf::reacts_to<idle_atom>,
                      caf::reacts_to<stop_atom>>;
 
 /// Routes each request to the probe actor of its target and retires idle ones.
 using probe_registry_actor
-  = caf::typed_actor<caf::replies_to<info_atom, target>::with<info_reply>,
-                     caf::replies_to<offer_atom, target, std::string, bool>::with<offer_reply>,
-                     caf::reacts_to<idle_atom, probe_actor, std::uint64_t>,
+  = caf::typed_actor<caf::replies_to<info_atom, api::target>::with<api::info_reply>,
+                     caf::replies_to<offer_atom, api::target, std::string, bool>::with<api::offer_reply>,
+                     caf::reacts_to<idle_atom, actors::probe_actor, std::uint64_t>,
                      caf::replies_to<count_atom>::with<std::uint64_t>>;
 
 /// Holds offer results for 120 s and lets concurrent identical offers share one answer. On a
@@ -199,23 +134,23 @@ using probe_registry_actor
 /// ("hit", "fetch", "busy": look again later, or "owned": fetch holding the lock), and for a
 /// hit its body, retrieval time and probe flag (for "owned", the lock token).
 using cache_actor
-  = caf::typed_actor<caf::replies_to<offer_atom, offer_request>::with<offer_reply>,
+  = caf::typed_actor<caf::replies_to<offer_atom, api::offer_request>::with<api::offer_reply>,
                      caf::replies_to<count_atom>::with<std::uint64_t>,
-                     caf::reacts_to<shared_atom, target, bool, std::string, std::string,
+                     caf::reacts_to<shared_atom, api::target, bool, std::string, std::string,
                                     std::int64_t, bool>>;
 
 /// Hands a charge's verdict to an io thread where no actor waits for it: called on the quota
 /// actor's thread once the charge is durable, it only moves the verdict into the call's
 /// outcome and hands that on to the connection's io thread, which builds the reply. It never
 /// blocks and does no other work.
-using verdict_fn = std::function<void(quota_verdict&&)>;
+using verdict_fn = std::function<void(api::quota_verdict&&)>;
 
 /// Counts a call or reports where a caller stands. A charge with a verdict_fn is answered by
 /// calling it instead of with a reply message (the cache-hit path of actors/edge_bridge). It
 /// sends itself flush_atom to commit a batch and sweep_atom to give back idle reservations.
 using quota_actor
-  = caf::typed_actor<caf::replies_to<charge_atom, quota_charge>::with<quota_verdict>,
-                     caf::reacts_to<charge_atom, quota_charge, verdict_fn>,
+  = caf::typed_actor<caf::replies_to<charge_atom, api::quota_charge>::with<api::quota_verdict>,
+                     caf::reacts_to<charge_atom, api::quota_charge, verdict_fn>,
                      caf::reacts_to<flush_atom>, caf::reacts_to<sweep_atom>>;
 
 /// Hears whether an offer may go under the per-target limit replicas share: how long to wait,
@@ -235,12 +170,12 @@ using offer_gate_actor
 /// claim (decoded state, expiry) answers invalid_input for a state used before. It prunes
 /// what expired when it sends itself sweep_atom.
 using keys_actor = caf::typed_actor<
-  caf::replies_to<signin_atom, std::uint64_t, std::string, std::string>::with<account_view>,
-  caf::replies_to<claim_atom, std::string, std::int64_t>::with<failure>,
-  caf::replies_to<account_atom, std::string>::with<account_view>,
-  caf::replies_to<rotate_atom, std::string>::with<account_view>,
-  caf::replies_to<revoke_atom, std::string>::with<account_view>,
-  caf::replies_to<page_atom, page_request>::with<account_view>,
+  caf::replies_to<signin_atom, std::uint64_t, std::string, std::string>::with<api::account_view>,
+  caf::replies_to<claim_atom, std::string, std::int64_t>::with<api::failure>,
+  caf::replies_to<account_atom, std::string>::with<api::account_view>,
+  caf::replies_to<rotate_atom, std::string>::with<api::account_view>,
+  caf::replies_to<revoke_atom, std::string>::with<api::account_view>,
+  caf::replies_to<page_atom, page_request>::with<api::account_view>,
   caf::reacts_to<sweep_atom>>;
 
 /// Runs the two provider requests of a sign-in (code, PKCE verifier); it reports their end to
@@ -253,14 +188,14 @@ using auth_actor
 /// Remembers per target (host, port), in the store, the scheme that answered and the identity
 /// key last verified; it sweeps expired scheme records when it sends itself sweep_atom.
 using memory_actor
-  = caf::typed_actor<caf::replies_to<recall_atom, std::string, std::uint16_t>::with<target_memory>,
-                     caf::reacts_to<remember_atom, std::string, std::uint16_t, target_memory_update>,
+  = caf::typed_actor<caf::replies_to<recall_atom, std::string, std::uint16_t>::with<api::target_memory>,
+                     caf::reacts_to<remember_atom, std::string, std::uint16_t, api::target_memory_update>,
                      caf::reacts_to<sweep_atom>>;
 
-} // namespace netherscope
+} // namespace netherscope::actors
 
 // These messages hold callbacks and never leave the process, so they need no serialization.
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::api_call)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::api_outcome)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::verdict_fn)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::gate_fn)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::net::api::api_call)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::net::api::api_outcome)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::actors::verdict_fn)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::actors::gate_fn)

@@ -11,7 +11,9 @@
 #include "net/upstream/offer_limiter.hpp"
 #include "storage/shared_store.hpp"
 
-namespace netherscope {
+namespace netherscope::actors {
+
+namespace upstream = net::upstream;
 
 /// Settings of the offer gate.
 struct offer_gate_settings {
@@ -26,7 +28,7 @@ struct offer_gate_settings {
 offer_gate_actor::behavior_type offer_gate(std::shared_ptr<storage::shared_store> store,
                                            offer_gate_settings settings);
 
-/// The limiter's side of the gate: messages to gate, for net::offer_limiter::share.
-net::shared_offer_gate gate_through(offer_gate_actor gate);
+/// The limiter's side of the gate: messages to gate, for upstream::offer_limiter::share.
+upstream::shared_offer_gate gate_through(offer_gate_actor gate);
 
-} // namespace netherscope
+} // namespace netherscope::actors

@@ -14,11 +14,16 @@
 #include "net/report/replies.hpp"
 #include "storage/target_records.hpp"
 
-namespace netherscope {
+namespace netherscope::actors {
+
+namespace api = net::api;
+namespace nethernet = net::nethernet;
+namespace report = net::report;
+namespace upstream = net::upstream;
 
 namespace {
 
-using probe_pointer = probe_actor::stateful_pointer<probe_state>;
+using probe_pointer = actors::probe_actor::stateful_pointer<probe_state>;
 
 std::int64_t unix_now() {
   return static_cast<std::int64_t>(std::time(nullptr));
@@ -26,28 +31,28 @@ std::int64_t unix_now() {
 
 bool scheme_memory_on(const probe_state& st) {
   return st.deps.memory && st.deps.settings.scheme_lifetime.count() > 0
-         && st.where.tls == tls_mode::auto_detect;
+         && st.where.tls == api::tls_mode::auto_detect;
 }
 
 /// What the fetch is told about the target's scheme: only auto-detected calls use the memory,
 /// and only while it is on (records written before it was turned off are ignored).
-net::scheme_hint hint_for(const probe_state& st, const target_memory& recalled) {
+upstream::scheme_hint hint_for(const probe_state& st, const api::target_memory& recalled) {
   if (!scheme_memory_on(st))
-    return net::scheme_hint::unknown;
+    return upstream::scheme_hint::unknown;
   switch (recalled.scheme) {
-    case remembered_scheme::tls:
-      return net::scheme_hint::tls;
-    case remembered_scheme::plain:
-      return net::scheme_hint::plain;
-    case remembered_scheme::unknown:
+    case api::remembered_scheme::tls:
+      return upstream::scheme_hint::tls;
+    case api::remembered_scheme::plain:
+      return upstream::scheme_hint::plain;
+    case api::remembered_scheme::unknown:
       break;
   }
-  return net::scheme_hint::unknown;
+  return upstream::scheme_hint::unknown;
 }
 
 /// How a fetch ended, for the scheme memory: a response, a failure to reach the target, or
 /// no attempt (refused by the address policy or the per-target limit).
-storage::fetch_outcome outcome_of(const net::fetch_result& fetched) {
+storage::fetch_outcome outcome_of(const upstream::fetch_result& fetched) {
   if (fetched.error.ok()) {
     // A non-2xx over plain HTTP may be a TLS server's complaint about plain HTTP (nginx's 400)
     // after a slow handshake made detection give up: never learn "plain" from it, and forget
@@ -56,8 +61,8 @@ storage::fetch_outcome outcome_of(const net::fetch_result& fetched) {
       return storage::fetch_outcome::unanswered;
     return storage::fetch_outcome::answered;
   }
-  if (fetched.error.code == error_code::upstream_failure
-      || fetched.error.code == error_code::upstream_timeout)
+  if (fetched.error.code == api::error_code::upstream_failure
+      || fetched.error.code == api::error_code::upstream_timeout)
     return storage::fetch_outcome::unanswered;
   return storage::fetch_outcome::not_tried;
 }
@@ -69,17 +74,17 @@ template <class F>
 void with_memory(probe_pointer self, bool needed, F next) {
   auto& st = self->state;
   if (!needed || !st.deps.memory)
-    return next(target_memory{}, true);
+    return next(api::target_memory{}, true);
   self
     ->request(st.deps.memory, st.deps.settings.recall_deadline, recall_atom::value,
               st.where.host, st.where.port)
-    .then([=](target_memory& recalled) { next(std::move(recalled), true); },
-          [=](caf::error&) { next(target_memory{}, false); });
+    .then([=](api::target_memory& recalled) { next(std::move(recalled), true); },
+          [=](caf::error&) { next(api::target_memory{}, false); });
 }
 
 /// The parts every fetch of this probe shares.
-net::fetch_request base_request(const probe_state& st, const target_memory& recalled) {
-  net::fetch_request req;
+upstream::fetch_request base_request(const probe_state& st, const api::target_memory& recalled) {
+  upstream::fetch_request req;
   req.where = st.where;
   req.connect_timeout = st.deps.settings.connect_timeout;
   req.tls_detect_timeout = st.deps.settings.tls_detect_timeout;
@@ -95,31 +100,31 @@ struct lesson {
   /// A weak reference: a fetch still pending in the io_context when the service stops must not
   /// keep the detached memory actor alive, or the actor system would wait for it forever.
   caf::actor_addr memory;
-  target where;
-  target_memory recalled;
+  api::target where;
+  api::target_memory recalled;
   std::int64_t lifetime_s = 0;
 
   /// The scheme part of the update for this fetch.
-  target_memory_update plan(const net::fetch_result& fetched, std::int64_t now) const {
+  api::target_memory_update plan(const upstream::fetch_result& fetched, std::int64_t now) const {
     return storage::plan_scheme_update(where.tls, recalled, outcome_of(fetched), fetched.tls, now,
                                        lifetime_s);
   }
 
   /// Sends the update; anon_send only enqueues, so this is safe on an io thread.
-  void teach(target_memory_update update) const {
+  void teach(api::target_memory_update update) const {
     if (update.empty())
       return;
-    if (auto strong = caf::actor_cast<memory_actor>(memory))
+    if (auto strong = caf::actor_cast<actors::memory_actor>(memory))
       caf::anon_send(strong, remember_atom::value, where.host, where.port, std::move(update));
   }
 };
 
-lesson lesson_of(const probe_state& st, target_memory recalled) {
+lesson lesson_of(const probe_state& st, api::target_memory recalled) {
   return {caf::actor_cast<caf::actor_addr>(st.deps.memory), st.where, std::move(recalled),
           static_cast<std::int64_t>(st.deps.settings.scheme_lifetime.count())};
 }
 
-void start_info(probe_pointer self, target_memory recalled) {
+void start_info(probe_pointer self, api::target_memory recalled) {
   auto& st = self->state;
   auto req = base_request(st, recalled);
   req.method = "GET";
@@ -128,18 +133,18 @@ void start_info(probe_pointer self, target_memory recalled) {
   req.total_timeout = st.deps.settings.status_timeout;
   auto handle = caf::actor_cast<probe_actor>(self);
   st.deps.client->fetch(std::move(req), [handle, learnt = lesson_of(st, std::move(recalled))](
-                                          net::fetch_result&& r) {
+                                          upstream::fetch_result&& r) {
     // Runs on an io thread: build the reply there and hand it over as a message, so the
     // actor's state is only ever touched by the actor.
     learnt.teach(learnt.plan(r, unix_now()));
-    auto reply = make_info_reply(std::move(r));
-    process_telemetry().count_probe(probe_call::info, probe_outcome_of(reply.error.code));
+    auto reply = report::make_info_reply(std::move(r));
+    api::process_telemetry().count_probe(api::probe_call::info, api::probe_outcome_of(reply.error.code));
     caf::anon_send(handle, done_atom::value, std::move(reply));
   });
 }
 
 /// Answers every caller of the offer in flight with reply, checks or not (a failed offer).
-void deliver_offer(probe_pointer self, const offer_reply& reply) {
+void deliver_offer(probe_pointer self, const api::offer_reply& reply) {
   auto waiters = std::move(self->state.offer_waiters);
   self->state.offer_waiters.clear();
   for (auto& waiter : waiters)
@@ -148,10 +153,10 @@ void deliver_offer(probe_pointer self, const offer_reply& reply) {
 
 /// Sends the connectivity checks of an answer; their end comes back as reached_atom with the
 /// reply's body completed on the io thread.
-void start_checks(probe_pointer self, offer_reply reply, reach_plan plan) {
+void start_checks(probe_pointer self, api::offer_reply reply, api::reach_plan plan) {
   auto& st = self->state;
   st.checking = true;
-  auto run = net::make_checks(plan, net::random_tie_breaker());
+  auto run = report::make_checks(plan, report::random_tie_breaker());
   auto checks = std::move(run.checks);
   auto started = std::chrono::steady_clock::now();
   auto handle = caf::actor_cast<probe_actor>(self);
@@ -159,7 +164,7 @@ void start_checks(probe_pointer self, offer_reply reply, reach_plan plan) {
                                            plan = std::move(plan), run = std::move(run),
                                            started](auto&& results) mutable {
     std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - started;
-    reply.body = net::with_reachability(std::move(reply.body), plan, run, results,
+    reply.body = report::with_reachability(std::move(reply.body), plan, run, results,
                                         elapsed.count());
     reply.probed = true;
     caf::anon_send(handle, reached_atom::value, std::move(reply));
@@ -168,11 +173,11 @@ void start_checks(probe_pointer self, offer_reply reply, reach_plan plan) {
 
 /// The answer of the offer in flight: callers that asked for no checks get it now; the others
 /// when the checks end (at once when there is nothing to check).
-void on_answer(probe_pointer self, offer_reply reply, reach_plan plan) {
+void on_answer(probe_pointer self, api::offer_reply reply, api::reach_plan plan) {
   auto& st = self->state;
   auto waiters = std::move(st.offer_waiters);
   st.offer_waiters.clear();
-  std::vector<caf::typed_response_promise<offer_reply>> probing;
+  std::vector<caf::typed_response_promise<api::offer_reply>> probing;
   for (auto& waiter : waiters) {
     if (waiter.probe)
       probing.push_back(std::move(waiter.promise));
@@ -196,20 +201,20 @@ void on_answer(probe_pointer self, offer_reply reply, reach_plan plan) {
 /// Sends an offer; recalled_ok is false when the memory could not be asked (slow or failed),
 /// and then the identity key is neither compared nor stored: an unknown previous key must not
 /// be overwritten by the new one, or a change would go unreported.
-void start_offer(probe_pointer self, target_memory recalled, bool recalled_ok,
+void start_offer(probe_pointer self, api::target_memory recalled, bool recalled_ok,
                  std::string network_id) {
   auto& st = self->state;
-  auto params = net::make_offer_parameters(*st.deps.identity, std::time(nullptr));
+  auto params = nethernet::make_offer_parameters(*st.deps.identity, std::time(nullptr));
   if (!params) {
-    offer_reply reply;
-    reply.error = make_failure(error_code::internal, "cannot build an offer");
+    api::offer_reply reply;
+    reply.error = api::make_failure(api::error_code::internal, "cannot build an offer");
     return deliver_offer(self, reply);
   }
   auto req = base_request(st, recalled);
   req.method = "POST";
   req.path = "/v1/join/" + network_id;
   req.content_type = "application/sdp";
-  req.body = net::build_offer(*params);
+  req.body = nethernet::build_offer(*params);
   // As large as any known implementation lets an answer be, so only a hostile target meets
   // the limit.
   req.body_limit = 1024 * 1024;
@@ -217,30 +222,30 @@ void start_offer(probe_pointer self, target_memory recalled, bool recalled_ok,
   req.limited = true;
   auto handle = caf::actor_cast<probe_actor>(self);
   auto offer_ufrag = params->ice_ufrag;
-  net::offer_context context;
+  report::offer_context context;
   context.network_id = network_id;
   context.signalling_port = st.where.port;
   if (!recalled.key_sha256.empty())
     context.previous_key_sha256 = recalled.key_sha256;
   st.deps.client->fetch(std::move(req), [handle, context, recalled_ok, offer_ufrag,
                                          learnt = lesson_of(st, std::move(recalled))](
-                                          net::fetch_result&& r) mutable {
+                                          upstream::fetch_result&& r) mutable {
     auto now = unix_now();
     // What a probe:true caller needs checked, planned here while the answer is at hand: the
     // reply below keeps only its rendered form.
-    reach_plan plan;
+    api::reach_plan plan;
     if (r.error.ok() && r.status >= 200 && r.status <= 299)
-      plan = net::plan_reach(r.body, offer_ufrag);
+      plan = report::plan_reach(r.body, offer_ufrag);
     auto update = learnt.plan(r, now);
     // The answer's identity is checked against the time it arrived, once: the reply renders
     // it, and its verified key is what the memory keeps.
     context.now_unix = now;
-    net::identity_check identity;
-    auto reply = make_offer_reply(std::move(r), context, &identity);
-    process_telemetry().count_probe(probe_call::offer, probe_outcome_of(reply.error.code));
+    nethernet::identity_check identity;
+    auto reply = report::make_offer_reply(std::move(r), context, &identity);
+    api::process_telemetry().count_probe(api::probe_call::offer, api::probe_outcome_of(reply.error.code));
     if (reply.error.ok() && recalled_ok)
       update.key_sha256
-        = net::compare_identity_key(identity, learnt.recalled.key_sha256).key_to_store;
+        = report::compare_identity_key(identity, learnt.recalled.key_sha256).key_to_store;
     learnt.teach(std::move(update));
     caf::anon_send(handle, answer_atom::value, std::move(reply), std::move(plan));
   });
@@ -248,7 +253,7 @@ void start_offer(probe_pointer self, target_memory recalled, bool recalled_ok,
 
 } // namespace
 
-probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self, target where,
+actors::probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self, api::target where,
                                  probe_deps deps, probe_registry_actor registry) {
   auto& st = self->state;
   st.where = std::move(where);
@@ -256,31 +261,31 @@ probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self
   st.registry = std::move(registry);
   self->delayed_send(self, st.deps.settings.idle, idle_atom::value);
   return {
-    [=](info_atom, const target&) -> caf::typed_response_promise<info_reply> {
+    [=](info_atom, const api::target&) -> caf::typed_response_promise<api::info_reply> {
       auto& st = self->state;
       ++st.seen;
       st.active = true;
-      auto promise = self->make_response_promise<info_reply>();
+      auto promise = self->make_response_promise<api::info_reply>();
       st.info_waiters.push_back(promise);
       // Callers asking while a GET is in flight share its answer: one request per target at
       // a time, however many callers ask.
       if (st.info_waiters.size() == 1)
         with_memory(self, scheme_memory_on(st),
-                    [=](target_memory recalled, bool) { start_info(self, std::move(recalled)); });
+                    [=](api::target_memory recalled, bool) { start_info(self, std::move(recalled)); });
       return promise;
     },
-    [=](done_atom, info_reply& reply) {
+    [=](done_atom, api::info_reply& reply) {
       auto waiters = std::move(self->state.info_waiters);
       self->state.info_waiters.clear();
       for (auto& waiter : waiters)
         waiter.deliver(reply);
     },
-    [=](offer_atom, const target&, std::string& network_id,
-        bool probe) -> caf::typed_response_promise<offer_reply> {
+    [=](offer_atom, const api::target&, std::string& network_id,
+        bool probe) -> caf::typed_response_promise<api::offer_reply> {
       auto& st = self->state;
       ++st.seen;
       st.active = true;
-      auto promise = self->make_response_promise<offer_reply>();
+      auto promise = self->make_response_promise<api::offer_reply>();
       // With checks in progress and no offer in flight, their answer is as fresh as any.
       if (probe && st.checking && st.offer_waiters.empty()) {
         st.reach_waiters.push_back(promise);
@@ -290,18 +295,18 @@ probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self
       if (st.offer_waiters.size() > 1)
         return promise;
       if (network_id.empty())
-        network_id = net::random_network_id();
+        network_id = api::random_network_id();
       // Offers always ask the memory: the identity key last seen is compared with the
       // answer's whatever the scheme.
-      with_memory(self, true, [=](target_memory recalled, bool recalled_ok) {
+      with_memory(self, true, [=](api::target_memory recalled, bool recalled_ok) {
         start_offer(self, std::move(recalled), recalled_ok, network_id);
       });
       return promise;
     },
-    [=](answer_atom, offer_reply& reply, reach_plan& plan) {
+    [=](answer_atom, api::offer_reply& reply, api::reach_plan& plan) {
       on_answer(self, std::move(reply), std::move(plan));
     },
-    [=](reached_atom, offer_reply& reply) {
+    [=](reached_atom, api::offer_reply& reply) {
       auto& st = self->state;
       st.checking = false;
       auto waiters = std::move(st.reach_waiters);
@@ -320,4 +325,4 @@ probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self
   };
 }
 
-} // namespace netherscope
+} // namespace netherscope::actors

@@ -10,7 +10,11 @@
 #include "net/upstream/ice_check.hpp"
 #include "net/nethernet/identity.hpp"
 
-namespace netherscope {
+namespace netherscope::actors {
+
+namespace api = net::api;
+namespace nethernet = net::nethernet;
+namespace upstream = net::upstream;
 
 /// Deadlines, limits and lifetime of probe actors.
 struct probe_settings {
@@ -32,28 +36,28 @@ struct probe_settings {
 /// and our identity.
 struct probe_deps {
   probe_settings settings;
-  std::shared_ptr<net::http_client> client;
-  std::shared_ptr<const net::local_identity> identity;
+  std::shared_ptr<upstream::http_client> client;
+  std::shared_ptr<const nethernet::local_identity> identity;
   /// Runs the connectivity checks of offers made with probe: true; without one (tests of the
   /// probe alone) such offers are answered without checks.
-  std::shared_ptr<net::ice_checker> checker;
+  std::shared_ptr<upstream::ice_checker> checker;
   /// What the service remembers about targets (scheme, identity key); without one (tests of
   /// the probe alone) every call detects and no key is compared.
-  memory_actor memory;
+  actors::memory_actor memory;
 };
 
 /// State of one probe actor.
 struct probe_state {
   static inline const char* name = "probe";
-  target where;
+  api::target where;
   probe_deps deps;
-  probe_registry_actor registry;
+  actors::probe_registry_actor registry;
   /// Callers waiting for the GET /v1/join in flight; they all get its answer.
-  std::vector<caf::typed_response_promise<info_reply>> info_waiters;
+  std::vector<caf::typed_response_promise<api::info_reply>> info_waiters;
   /// A caller waiting for the offer in flight, and whether it asked for the candidates to be
   /// checked.
   struct offer_waiter {
-    caf::typed_response_promise<offer_reply> promise;
+    caf::typed_response_promise<api::offer_reply> promise;
     bool probe = false;
   };
   /// Callers waiting for the offer in flight: never two offers at once to one target, since
@@ -61,7 +65,7 @@ struct probe_state {
   /// answer as soon as it arrives; the others wait for the checks.
   std::vector<offer_waiter> offer_waiters;
   /// Callers waiting for the connectivity checks in progress.
-  std::vector<caf::typed_response_promise<offer_reply>> reach_waiters;
+  std::vector<caf::typed_response_promise<api::offer_reply>> reach_waiters;
   /// Whether connectivity checks are in progress; a probe:true caller arriving meanwhile, with
   /// no offer in flight, shares their result.
   bool checking = false;
@@ -72,7 +76,7 @@ struct probe_state {
 };
 
 /// Implements probe_actor for one target.
-probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self, target where,
+actors::probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self, api::target where,
                                  probe_deps deps, probe_registry_actor registry);
 
-} // namespace netherscope
+} // namespace netherscope::actors

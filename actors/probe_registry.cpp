@@ -2,12 +2,14 @@
 
 #include <caf/all.hpp>
 
-namespace netherscope {
+namespace netherscope::actors {
+
+namespace api = net::api;
 
 namespace {
 
-probe_actor& probe_for(probe_registry_actor::stateful_pointer<probe_registry_state> self,
-                       const target& where) {
+actors::probe_actor& probe_for(probe_registry_actor::stateful_pointer<probe_registry_state> self,
+                       const api::target& where) {
   auto& st = self->state;
   auto i = st.probes.find(where);
   if (i == st.probes.end()) {
@@ -22,7 +24,7 @@ probe_actor& probe_for(probe_registry_actor::stateful_pointer<probe_registry_sta
 
 } // namespace
 
-probe_registry_actor::behavior_type
+actors::probe_registry_actor::behavior_type
 probe_registry(probe_registry_actor::stateful_pointer<probe_registry_state> self,
                probe_deps deps) {
   self->state.deps = std::move(deps);
@@ -32,10 +34,10 @@ probe_registry(probe_registry_actor::stateful_pointer<probe_registry_state> self
       self->quit(msg.reason);
   });
   return {
-    [=](info_atom, const target& where) {
+    [=](info_atom, const api::target& where) {
       return self->delegate(probe_for(self, where), info_atom::value, where);
     },
-    [=](offer_atom, const target& where, const std::string& network_id, bool probe) {
+    [=](offer_atom, const api::target& where, const std::string& network_id, bool probe) {
       return self->delegate(probe_for(self, where), offer_atom::value, where, network_id,
                             probe);
     },
@@ -55,4 +57,4 @@ probe_registry(probe_registry_actor::stateful_pointer<probe_registry_state> self
   };
 }
 
-} // namespace netherscope
+} // namespace netherscope::actors

@@ -7,7 +7,9 @@
 #include "actors/messages.hpp"
 #include "actors/probe_actor.hpp"
 
-namespace netherscope {
+namespace netherscope::actors {
+
+namespace api = net::api;
 
 /// State of the registry.
 struct probe_registry_state {
@@ -15,17 +17,17 @@ struct probe_registry_state {
 
   /// A live probe and how many requests the registry forwarded to it.
   struct entry {
-    probe_actor handle;
+    actors::probe_actor handle;
     std::uint64_t forwarded = 0;
   };
 
   probe_deps deps;
-  std::map<target, entry> probes;
+  std::map<api::target, entry> probes;
 };
 
 /// Implements probe_registry_actor.
-probe_registry_actor::behavior_type
+actors::probe_registry_actor::behavior_type
 probe_registry(probe_registry_actor::stateful_pointer<probe_registry_state> self,
                probe_deps deps);
 
-} // namespace netherscope
+} // namespace netherscope::actors

@@ -6,19 +6,21 @@
 
 #include "net/api/telemetry.hpp"
 
-namespace netherscope {
+namespace netherscope::actors {
+
+namespace api = net::api;
 
 namespace {
 
-using quota_pointer = quota_actor::stateful_pointer<quota_state>;
+using quota_pointer = actors::quota_actor::stateful_pointer<quota_state>;
 
 // Counts a verdict that refused its call, by the quota that refused it.
-void count_refusal(telemetry& counters, const quota_verdict& verdict) {
-  if (verdict.error.code == error_code::quota_exhausted)
-    counters.count_refusal(verdict.scope == quota_scope::key ? refusal_scope::key
-                                                             : refusal_scope::ip);
-  else if (verdict.error.code == error_code::signin_rate_limited)
-    counters.count_refusal(refusal_scope::signin);
+void count_refusal(api::telemetry& counters, const api::quota_verdict& verdict) {
+  if (verdict.error.code == api::error_code::quota_exhausted)
+    counters.count_refusal(verdict.scope == api::quota_scope::key ? api::refusal_scope::key
+                                                             : api::refusal_scope::ip);
+  else if (verdict.error.code == api::error_code::signin_rate_limited)
+    counters.count_refusal(api::refusal_scope::signin);
 }
 
 void schedule_flush(quota_pointer self) {
@@ -40,7 +42,7 @@ void schedule_sweep(quota_pointer self) {
 }
 
 // Hands one verdict to whoever waits for it; a refill has nobody.
-void answer(quota_state::waiting& entry, quota_verdict&& verdict) {
+void answer(quota_state::waiting& entry, api::quota_verdict&& verdict) {
   if (entry.then)
     entry.then(std::move(verdict));
   else if (entry.promise.pending())
@@ -97,7 +99,7 @@ void flush(quota_pointer self) {
     release_held(self, false);
     return;
   }
-  std::vector<quota_charge> charges;
+  std::vector<api::quota_charge> charges;
   std::vector<std::uint64_t> reserve;
   std::vector<bool> with_caller;
   charges.reserve(batch.size());
@@ -112,7 +114,7 @@ void flush(quota_pointer self) {
                                returned, st.settings.now());
   // The batch is one store operation (one transaction or one script call); a failed one
   // answered every charge unavailable and counted nothing.
-  auto& counters = process_telemetry();
+  auto& counters = api::process_telemetry();
   bool failed = charged.failed;
   counters.count_store(st.store->backend(), failed);
   if (!failed)
@@ -139,7 +141,7 @@ void enqueue(quota_pointer self, quota_state::waiting&& entry) {
   auto& book = st.reservations;
   // A look-up (peek) has a reservation too: deliver shows its unused calls as remaining.
   entry.reservation = book.id_of(entry.charge);
-  auto* r = entry.reservation.empty() || entry.charge.mode == charge_mode::peek
+  auto* r = entry.reservation.empty() || entry.charge.mode == api::charge_mode::peek
               ? nullptr
               : book.find(entry.reservation);
   if (r != nullptr) {
@@ -182,7 +184,7 @@ void sweep(quota_pointer self) {
 
 } // namespace
 
-quota_actor::behavior_type quota_on(quota_pointer self, std::shared_ptr<storage::store> store,
+actors::quota_actor::behavior_type quota_on(quota_pointer self, std::shared_ptr<storage::store> store,
                                     quota_settings settings) {
   self->state.store = std::move(store);
   self->state.reservations = quota_reservations{settings.reserve_max, settings.reserve_ttl};
@@ -208,12 +210,12 @@ quota_actor::behavior_type quota_on(quota_pointer self, std::shared_ptr<storage:
     self->quit(msg.reason);
   });
   return {
-    [=](charge_atom, quota_charge& charge) -> caf::typed_response_promise<quota_verdict> {
-      auto promise = self->make_response_promise<quota_verdict>();
+    [=](charge_atom, api::quota_charge& charge) -> caf::typed_response_promise<api::quota_verdict> {
+      auto promise = self->make_response_promise<api::quota_verdict>();
       enqueue(self, {std::move(charge), promise, nullptr, {}, 0});
       return promise;
     },
-    [=](charge_atom, quota_charge& charge, verdict_fn& then) {
+    [=](charge_atom, api::quota_charge& charge, verdict_fn& then) {
       enqueue(self, {std::move(charge), {}, std::move(then), {}, 0});
     },
     [=](flush_atom) { flush(self); },
@@ -221,4 +223,4 @@ quota_actor::behavior_type quota_on(quota_pointer self, std::shared_ptr<storage:
   };
 }
 
-} // namespace netherscope
+} // namespace netherscope::actors

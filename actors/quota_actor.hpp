@@ -32,7 +32,9 @@
 #include "actors/quota_reservations.hpp"
 #include "storage/store.hpp"
 
-namespace netherscope {
+namespace netherscope::actors {
+
+namespace api = net::api;
 
 /// Settings of the quota actor.
 struct quota_settings {
@@ -55,9 +57,9 @@ struct quota_state {
   /// (promise) or, when set, a callback (then). A charge with neither only refills a
   /// reservation.
   struct waiting {
-    quota_charge charge;
-    caf::typed_response_promise<quota_verdict> promise;
-    verdict_fn then;
+    api::quota_charge charge;
+    caf::typed_response_promise<api::quota_verdict> promise;
+    actors::verdict_fn then;
     /// The caller's reservation (quota_reservations::id_of), when its calls may be counted
     /// ahead.
     std::string reservation;
@@ -72,7 +74,7 @@ struct quota_state {
   /// answered after the next batch's commit or an explicit flush.
   struct held_batch {
     std::vector<waiting> callers;
-    std::vector<quota_charge> charges;
+    std::vector<api::quota_charge> charges;
     charged_batch charged;
   };
   held_batch held;
@@ -83,9 +85,9 @@ struct quota_state {
 };
 
 /// Implements quota_actor over any store; spawn it detached.
-quota_actor::behavior_type quota_on(quota_actor::stateful_pointer<quota_state> self,
+actors::quota_actor::behavior_type quota_on(quota_actor::stateful_pointer<quota_state> self,
                                     std::shared_ptr<storage::store> store,
                                     quota_settings settings);
 
 
-} // namespace netherscope
+} // namespace netherscope::actors

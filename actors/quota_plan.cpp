@@ -5,16 +5,19 @@
 
 #include "net/base/log.hpp"
 
-namespace netherscope {
+namespace netherscope::actors {
+
+namespace api = net::api;
+namespace base = net::base;
 
 namespace {
 
-storage::counter_op counter(std::string_view endpoint, quota_scope scope, std::string subject,
+storage::counter_op counter(std::string_view endpoint, api::quota_scope scope, std::string subject,
                             std::string window, std::int64_t reset, std::uint64_t limit,
-                            charge_mode mode) {
+                            api::charge_mode mode) {
   storage::counter_op op;
   op.endpoint = std::string{endpoint};
-  op.scope = scope == quota_scope::key ? "key" : "ip";
+  op.scope = scope == api::quota_scope::key ? "key" : "ip";
   op.subject = std::move(subject);
   op.window = std::move(window);
   op.expires_unix = reset;
@@ -25,28 +28,28 @@ storage::counter_op counter(std::string_view endpoint, quota_scope scope, std::s
 
 } // namespace
 
-std::string_view endpoint_name(endpoint what) {
+std::string_view endpoint_name(api::endpoint what) {
   switch (what) {
-    case endpoint::info:
+    case api::endpoint::info:
       return "info";
-    case endpoint::offer:
+    case api::endpoint::offer:
       return "offer";
-    case endpoint::signin:
+    case api::endpoint::signin:
       return "signin";
   }
   return "info";
 }
 
-planned_charge plan_charge(const quota_limits& limits, const quota_charge& charge,
+planned_charge plan_charge(const quota_limits& limits, const api::quota_charge& charge,
                            const std::optional<storage::key_record>* key, std::int64_t now_unix,
                            const storage::month_window& month) {
-  auto mode = charge.counts() ? charge_mode::count : charge_mode::peek;
+  auto mode = charge.counts() ? api::charge_mode::count : api::charge_mode::peek;
   planned_charge out;
-  if (charge.what == endpoint::signin) {
+  if (charge.what == api::endpoint::signin) {
     // Sign-in callbacks: per address and clock hour, with a code of their own, so a shared
     // address that spent its monthly info quota can still sign in.
     auto hour = storage::hour_of(now_unix);
-    out.op = counter("signin", quota_scope::ip, charge.client, hour.label, hour.reset_unix,
+    out.op = counter("signin", api::quota_scope::ip, charge.client, hour.label, hour.reset_unix,
                      limits.signin_ip, mode);
     return out;
   }
@@ -55,13 +58,13 @@ planned_charge plan_charge(const quota_limits& limits, const quota_charge& charg
     // the charge, which its verdict's reset names; the key is not looked up again.
     auto window = storage::window_of(charge.charged_reset > 0 ? charge.charged_reset - 1
                                                               : now_unix);
-    auto key_scope = charge.charged_scope == quota_scope::key;
+    auto key_scope = charge.charged_scope == api::quota_scope::key;
     out.scope = charge.charged_scope;
     out.user_id = key_scope ? charge.charged_user_id : 0;
     out.op = counter(endpoint_name(charge.what), charge.charged_scope,
                      key_scope ? std::to_string(charge.charged_user_id) : charge.client,
                      window.label, window.reset_unix,
-                     limits.of(charge.what, charge.charged_scope), charge_mode::refund);
+                     limits.of(charge.what, charge.charged_scope), api::charge_mode::refund);
     return out;
   }
   auto name = endpoint_name(charge.what);
@@ -71,20 +74,20 @@ planned_charge plan_charge(const quota_limits& limits, const quota_charge& charg
     out.key_refusal = *key ? "this API key was revoked" : "unknown API key";
   }
   if (!key || !out.key_refusal.empty()) {
-    out.op = counter(name, quota_scope::ip, charge.client, month.label, month.reset_unix,
-                     limits.of(charge.what, quota_scope::ip), mode);
+    out.op = counter(name, api::quota_scope::ip, charge.client, month.label, month.reset_unix,
+                     limits.of(charge.what, api::quota_scope::ip), mode);
     return out;
   }
-  out.scope = quota_scope::key;
+  out.scope = api::quota_scope::key;
   out.user_id = (*key)->user_id;
-  out.op = counter(name, quota_scope::key, std::to_string(out.user_id), month.label,
-                   month.reset_unix, limits.of(charge.what, quota_scope::key), mode);
+  out.op = counter(name, api::quota_scope::key, std::to_string(out.user_id), month.label,
+                   month.reset_unix, limits.of(charge.what, api::quota_scope::key), mode);
   return out;
 }
 
-quota_verdict verdict_of(const quota_charge& charge, const planned_charge& planned,
+api::quota_verdict verdict_of(const api::quota_charge& charge, const planned_charge& planned,
                          const storage::counter_result& result, std::int64_t now_unix) {
-  quota_verdict verdict;
+  api::quota_verdict verdict;
   verdict.scope = planned.scope;
   verdict.user_id = planned.user_id;
   verdict.limit = planned.op.limit;
@@ -93,41 +96,41 @@ quota_verdict verdict_of(const quota_charge& charge, const planned_charge& plann
   if (result.refused) {
     verdict.remaining = 0;
     auto retry = static_cast<std::uint32_t>(std::max<std::int64_t>(1, verdict.reset - now_unix));
-    if (charge.what == endpoint::signin)
-      verdict.error = make_failure(error_code::signin_rate_limited,
+    if (charge.what == api::endpoint::signin)
+      verdict.error = api::make_failure(api::error_code::signin_rate_limited,
                                    "at most " + std::to_string(verdict.limit)
                                      + " sign-in attempts per address per hour; try again "
                                        "after the hour");
     else
-      verdict.error = make_failure(error_code::quota_exhausted,
+      verdict.error = api::make_failure(api::error_code::quota_exhausted,
                                    "monthly quota of " + std::to_string(verdict.limit)
                                      + " calls exhausted; it resets at the start of next "
                                        "month (UTC)");
     verdict.error.retry_after = retry;
   }
   if (!planned.key_refusal.empty())
-    verdict.error = make_failure(error_code::unauthorized, planned.key_refusal);
+    verdict.error = api::make_failure(api::error_code::unauthorized, planned.key_refusal);
   return verdict;
 }
 
-quota_verdict store_failed(const quota_charge& charge, const quota_limits& limits,
+api::quota_verdict store_failed(const api::quota_charge& charge, const quota_limits& limits,
                            std::int64_t now_unix) {
   // The scope is key when the call sent one: whether the key is good may be what could not
   // be read.
-  quota_verdict verdict;
-  verdict.error = make_failure(error_code::unavailable,
+  api::quota_verdict verdict;
+  verdict.error = api::make_failure(api::error_code::unavailable,
                                "usage could not be recorded; try again shortly");
-  verdict.scope = charge.key_hash.empty() ? quota_scope::ip : quota_scope::key;
+  verdict.scope = charge.key_hash.empty() ? api::quota_scope::ip : api::quota_scope::key;
   verdict.limit = limits.of(charge.what, verdict.scope);
   verdict.reset = storage::window_of(now_unix).reset_unix;
   return verdict;
 }
 
-key_lookups keys_to_find(const std::vector<quota_charge>& charges) {
+key_lookups keys_to_find(const std::vector<api::quota_charge>& charges) {
   key_lookups out;
   out.index.reserve(charges.size());
   for (auto& c : charges) {
-    if (c.what != endpoint::signin && !c.refunds() && !c.key_hash.empty()) {
+    if (c.what != api::endpoint::signin && !c.refunds() && !c.key_hash.empty()) {
       out.index.emplace_back(out.hashes.size());
       out.hashes.push_back(c.key_hash);
     } else {
@@ -137,7 +140,7 @@ key_lookups keys_to_find(const std::vector<quota_charge>& charges) {
   return out;
 }
 
-batch_plan plan_batch(const quota_limits& limits, const std::vector<quota_charge>& charges,
+batch_plan plan_batch(const quota_limits& limits, const std::vector<api::quota_charge>& charges,
                       const std::vector<std::uint64_t>& reserve,
                       const std::vector<bool>& with_caller,
                       std::vector<storage::counter_op> give_backs, const key_lookups& lookups,
@@ -156,7 +159,7 @@ batch_plan plan_batch(const quota_limits& limits, const std::vector<quota_charge
     out.charges.push_back(plan_charge(limits, charges[i], key, now_unix, month));
     auto& planned = out.charges.back();
     auto& op = planned.op;
-    if (op.mode == charge_mode::count) {
+    if (op.mode == api::charge_mode::count) {
       // Calls counted ahead, never more than the limit's share; a charge without a caller
       // counts only those, and nothing at all against an address its key fell back to.
       auto ahead = i < reserve.size() ? std::min(reserve[i], op.limit / reserve_share) : 0;
@@ -164,14 +167,14 @@ batch_plan plan_batch(const quota_limits& limits, const std::vector<quota_charge
         ahead = 0;
       op.amount = (with_caller[i] ? 1 : 0) + ahead;
       if (op.amount == 0)
-        op.mode = charge_mode::peek;
+        op.mode = api::charge_mode::peek;
     }
     out.ops.push_back(op);
   }
   return out;
 }
 
-charged_batch read_batch(batch_plan&& plan, const std::vector<quota_charge>& charges,
+charged_batch read_batch(batch_plan&& plan, const std::vector<api::quota_charge>& charges,
                          const std::vector<bool>& with_caller,
                          const std::vector<storage::counter_result>& results,
                          std::int64_t now_unix) {
@@ -184,28 +187,28 @@ charged_batch read_batch(batch_plan&& plan, const std::vector<quota_charge>& cha
   for (std::size_t i = 0; i < charges.size(); ++i) {
     auto& result = out.results[i];
     auto own = with_caller[i] && result.granted > 0 ? 1 : 0;
-    auto reserved = out.counters[i].mode == charge_mode::count ? result.granted - own : 0;
+    auto reserved = out.counters[i].mode == api::charge_mode::count ? result.granted - own : 0;
     out.reserved.push_back(reserved);
     auto made = result;
     made.used -= std::min(made.used, reserved);
-    out.verdicts.push_back(verdict_of(charges[i], plan.charges[i], made, now_unix));
+    out.verdicts.push_back(actors::verdict_of(charges[i], plan.charges[i], made, now_unix));
   }
   return out;
 }
 
-charged_batch failed_batch(const std::vector<quota_charge>& charges, const quota_limits& limits,
+charged_batch failed_batch(const std::vector<api::quota_charge>& charges, const quota_limits& limits,
                            std::int64_t now_unix) {
   charged_batch out;
   out.verdicts.reserve(charges.size());
   for (auto& charge : charges)
-    out.verdicts.push_back(store_failed(charge, limits, now_unix));
+    out.verdicts.push_back(actors::store_failed(charge, limits, now_unix));
   out.reserved.assign(charges.size(), 0);
   out.failed = true;
   return out;
 }
 
-std::vector<quota_verdict> apply_charges(storage::store& store, const quota_limits& limits,
-                                         const std::vector<quota_charge>& charges,
+std::vector<api::quota_verdict> apply_charges(storage::store& store, const quota_limits& limits,
+                                         const std::vector<api::quota_charge>& charges,
                                          std::int64_t now_unix) {
   return apply_charges(store, limits, charges, {}, std::vector<bool>(charges.size(), true), {},
                        now_unix)
@@ -213,7 +216,7 @@ std::vector<quota_verdict> apply_charges(storage::store& store, const quota_limi
 }
 
 charged_batch apply_charges(storage::store& store, const quota_limits& limits,
-                            const std::vector<quota_charge>& charges,
+                            const std::vector<api::quota_charge>& charges,
                             const std::vector<std::uint64_t>& reserve,
                             const std::vector<bool>& with_caller,
                             const std::vector<storage::counter_op>& extra,
@@ -242,9 +245,9 @@ charged_batch apply_charges(storage::store& store, const quota_limits& limits,
 
 void log_store_failure(const caf::error& err) {
   // A store that is down fails every batch: one line per 10 s, with how many it stands for.
-  static log::sampler failures{std::chrono::seconds{10}};
-  log::write_sampled(failures, log::level::error, "quota_store_failed",
+  static base::log::sampler failures{std::chrono::seconds{10}};
+  base::log::write_sampled(failures, base::log::level::error, "quota_store_failed",
                      {{"error", caf::to_string(err)}});
 }
 
-} // namespace netherscope
+} // namespace netherscope::actors

@@ -4,7 +4,9 @@
 
 #include "net/api/telemetry.hpp"
 
-namespace netherscope {
+namespace netherscope::actors {
+
+namespace api = net::api;
 
 namespace {
 
@@ -15,7 +17,7 @@ std::uint64_t made_calls(const reservation& r) {
 }
 
 // A verdict answered from a reservation: the last one the store gave, with the calls made.
-quota_verdict reserved_verdict(const reservation& r) {
+api::quota_verdict reserved_verdict(const reservation& r) {
   auto verdict = r.verdict;
   auto used = made_calls(r);
   verdict.remaining = used >= verdict.limit ? 0 : verdict.limit - used;
@@ -23,20 +25,20 @@ quota_verdict reserved_verdict(const reservation& r) {
 }
 
 // Uses one unused call of r for a reply.
-quota_verdict use_one(reservation& r) {
+api::quota_verdict use_one(reservation& r) {
   --r.unused;
-  process_telemetry().count_reserved_call();
+  api::process_telemetry().count_reserved_call();
   return reserved_verdict(r);
 }
 
 } // namespace
 
-std::string quota_reservations::id_of(const quota_charge& charge) const {
-  if (reserve_max_ == 0 || charge.what == endpoint::signin)
+std::string quota_reservations::id_of(const api::quota_charge& charge) const {
+  if (reserve_max_ == 0 || charge.what == api::endpoint::signin)
     return {};
   // A refund goes to the counter its call was charged to, which is the address's when the
   // key was refused.
-  auto by_key = charge.refunds() ? charge.charged_scope == quota_scope::key
+  auto by_key = charge.refunds() ? charge.charged_scope == api::quota_scope::key
                                  : !charge.key_hash.empty();
   auto name = endpoint_name(charge.what);
   std::string id;
@@ -65,10 +67,10 @@ std::optional<quota_reservations::answered_call> quota_reservations::answer_call
   return out;
 }
 
-std::optional<quota_verdict> quota_reservations::take_refund(reservation& r,
-                                                             const quota_charge& refund) {
+std::optional<api::quota_verdict> quota_reservations::take_refund(reservation& r,
+                                                             const api::quota_charge& refund) {
   if (r.verdict.reset != refund.charged_reset || r.verdict.scope != refund.charged_scope
-      || (refund.charged_scope == quota_scope::key && r.verdict.user_id != refund.charged_user_id)
+      || (refund.charged_scope == api::quota_scope::key && r.verdict.user_id != refund.charged_user_id)
       || made_calls(r) == 0 || r.unused + r.in_flight >= most_ahead(r))
     return std::nullopt;
   ++r.unused;
@@ -97,24 +99,24 @@ void quota_reservations::give_back(reservation& r) {
   if (r.unused == 0)
     return;
   auto op = r.counter;
-  op.mode = charge_mode::refund;
+  op.mode = api::charge_mode::refund;
   op.amount = r.unused;
   give_backs_.push_back(std::move(op));
   r.counted -= std::min(r.counted, r.unused);
   r.unused = 0;
 }
 
-void quota_reservations::credit(const std::string& id, const quota_charge& charge,
-                                std::uint64_t asked, const quota_verdict& verdict,
+void quota_reservations::credit(const std::string& id, const api::quota_charge& charge,
+                                std::uint64_t asked, const api::quota_verdict& verdict,
                                 const charged_batch& charged, std::size_t i,
                                 clock_type::time_point now) {
   auto it = reservations_.find(id);
   if (it != reservations_.end())
     it->second.in_flight -= std::min(it->second.in_flight, asked);
-  if (verdict.error.code != error_code::none || charged.failed) {
+  if (verdict.error.code != api::error_code::none || charged.failed) {
     // Refused or not counted: nothing was reserved. A key that no longer works loses what it
     // had reserved, so a revoked key stops at once.
-    if (it != reservations_.end() && verdict.error.code == error_code::unauthorized) {
+    if (it != reservations_.end() && verdict.error.code == api::error_code::unauthorized) {
       give_back(it->second);
       reservations_.erase(it);
     }
@@ -140,8 +142,8 @@ void quota_reservations::credit(const std::string& id, const quota_charge& charg
   r.expires = now + ttl_;
 }
 
-void quota_reservations::settle(const std::string& id, const quota_charge& charge,
-                                std::uint64_t asked, bool with_caller, quota_verdict& verdict,
+void quota_reservations::settle(const std::string& id, const api::quota_charge& charge,
+                                std::uint64_t asked, bool with_caller, api::quota_verdict& verdict,
                                 const charged_batch& charged, std::size_t i,
                                 clock_type::time_point now, std::int64_t now_unix) {
   if (charge.counts())
@@ -151,7 +153,7 @@ void quota_reservations::settle(const std::string& id, const quota_charge& charg
     return;
   // A caller with calls counted ahead has used only what it was answered: the unused part of
   // its reservation still counts as remaining.
-  if (verdict.error.code == error_code::none && r->verdict.reset == verdict.reset) {
+  if (verdict.error.code == api::error_code::none && r->verdict.reset == verdict.reset) {
     // A refund the store took (the reservation had no room for it) lowered the counter this
     // reservation counts on.
     if (charge.refunds() && !charged.failed && r->verdict.scope == verdict.scope)
@@ -165,7 +167,7 @@ void quota_reservations::settle(const std::string& id, const quota_charge& charg
   }
   // The counter is full, but partly with this caller's own calls counted ahead (a refill
   // ahead of it in the batch took the last ones): the call is one of those.
-  if (with_caller && verdict.error.code == error_code::quota_exhausted && r->unused > 0
+  if (with_caller && verdict.error.code == api::error_code::quota_exhausted && r->unused > 0
       && usable(*r, now, now_unix))
     verdict = use_one(*r);
 }
@@ -195,4 +197,4 @@ std::vector<storage::counter_op> quota_reservations::take_give_backs() {
   return out;
 }
 
-} // namespace netherscope
+} // namespace netherscope::actors

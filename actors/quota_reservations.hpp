@@ -16,7 +16,9 @@
 #include "net/api/quota.hpp"
 #include "storage/store.hpp"
 
-namespace netherscope {
+namespace netherscope::actors {
+
+namespace api = net::api;
 
 /// Calls counted ahead for one caller (one endpoint, and one address or one key).
 struct reservation {
@@ -29,11 +31,11 @@ struct reservation {
   /// The size of the last reservation asked, which the next one doubles.
   std::uint64_t last_size = 0;
   /// The verdict of the call the store last counted (scope, limit, reset, user id).
-  quota_verdict verdict;
+  api::quota_verdict verdict;
   /// That call's counter, to give the unused part back.
   storage::counter_op counter;
   /// The call that refills the reservation.
-  quota_charge charge;
+  api::quota_charge charge;
   std::chrono::steady_clock::time_point expires;
 };
 
@@ -55,7 +57,7 @@ public:
   /// The reservation a charge may use, refill or give a call back to: one per endpoint and
   /// caller (an address, or a key by its hash). Empty for sign-ins, which are never counted
   /// ahead, and when reservations are off.
-  std::string id_of(const quota_charge& charge) const;
+  std::string id_of(const api::quota_charge& charge) const;
 
   /// The reservation of id, or null.
   reservation* find(const std::string& id);
@@ -66,7 +68,7 @@ public:
   /// A call answered from a reservation, and the size of the refill to ask for now (0 for
   /// none): the next one is asked when half is used, so a busy caller rarely waits.
   struct answered_call {
-    quota_verdict verdict;
+    api::quota_verdict verdict;
     std::uint64_t refill = 0;
   };
 
@@ -76,7 +78,7 @@ public:
   /// Takes a refunded call back into r when the refund names the counter r counts ahead on
   /// and r has room: the store keeps the call counted, and the next call uses it. Returns the
   /// verdict to answer the refund with; nothing when the refund must go to the store.
-  std::optional<quota_verdict> take_refund(reservation& r, const quota_charge& refund);
+  std::optional<api::quota_verdict> take_refund(reservation& r, const api::quota_charge& refund);
 
   /// The size of the next reservation for r: twice the last, from 4, such that no more than
   /// reserve_max calls (and the limit's share) are counted ahead at once; none while one is
@@ -92,8 +94,8 @@ public:
   /// verdict show the calls made rather than those counted ahead. A counted call refused
   /// because the counter is full of the caller's own calls counted ahead is answered from
   /// them (with_caller: the charge has a caller to answer).
-  void settle(const std::string& id, const quota_charge& charge, std::uint64_t asked,
-              bool with_caller, quota_verdict& verdict, const charged_batch& charged,
+  void settle(const std::string& id, const api::quota_charge& charge, std::uint64_t asked,
+              bool with_caller, api::quota_verdict& verdict, const charged_batch& charged,
               std::size_t i, clock_type::time_point now, std::int64_t now_unix);
 
   /// Gives back and forgets the reservations nobody used within the ttl.
@@ -115,8 +117,8 @@ public:
 
 private:
   /// Adds what the store counted ahead for a caller to its reservation.
-  void credit(const std::string& id, const quota_charge& charge, std::uint64_t asked,
-              const quota_verdict& verdict, const charged_batch& charged, std::size_t i,
+  void credit(const std::string& id, const api::quota_charge& charge, std::uint64_t asked,
+              const api::quota_verdict& verdict, const charged_batch& charged, std::size_t i,
               clock_type::time_point now);
 
   /// The most calls counted ahead for r's caller at once.
@@ -128,4 +130,4 @@ private:
   std::vector<storage::counter_op> give_backs_;
 };
 
-} // namespace netherscope
+} // namespace netherscope::actors

@@ -4,17 +4,20 @@
 
 #include "net/base/log.hpp"
 
-namespace netherscope {
+namespace netherscope::actors {
+
+namespace api = net::api;
+namespace base = net::base;
 
 namespace {
 
 void store_failed(std::string_view what, const caf::error& err) {
   // The memory only saves time; a call without it still works, so this is a warning.
-  log::write(log::level::warn, "target_memory_failed",
+  base::log::write(base::log::level::warn, "target_memory_failed",
              {{"step", what}, {"error", caf::to_string(err)}});
 }
 
-void schedule_sweep(memory_actor::stateful_pointer<memory_state> self) {
+void schedule_sweep(actors::memory_actor::stateful_pointer<memory_state> self) {
   auto interval = self->state.settings.sweep_interval;
   if (interval.count() > 0)
     self->delayed_send(self, interval, sweep_atom::value);
@@ -22,13 +25,13 @@ void schedule_sweep(memory_actor::stateful_pointer<memory_state> self) {
 
 } // namespace
 
-memory_actor::behavior_type memory(memory_actor::stateful_pointer<memory_state> self,
+actors::memory_actor::behavior_type memory(memory_actor::stateful_pointer<memory_state> self,
                                    memory_settings settings) {
   self->state.settings = std::move(settings);
   schedule_sweep(self);
   return {
     [=](recall_atom, const std::string& host,
-        std::uint16_t port) -> caf::result<target_memory> {
+        std::uint16_t port) -> caf::result<api::target_memory> {
       auto& cfg = self->state.settings;
       auto recalled = cfg.store->recall_target(host, port, cfg.now());
       if (!recalled) {
@@ -38,7 +41,7 @@ memory_actor::behavior_type memory(memory_actor::stateful_pointer<memory_state> 
       return std::move(*recalled);
     },
     [=](remember_atom, const std::string& host, std::uint16_t port,
-        const target_memory_update& update) {
+        const api::target_memory_update& update) {
       auto& cfg = self->state.settings;
       if (update.empty())
         return;
@@ -52,9 +55,9 @@ memory_actor::behavior_type memory(memory_actor::stateful_pointer<memory_state> 
       if (!swept)
         return store_failed("sweep", swept.error());
       if (*swept > 0)
-        log::write(log::level::debug, "target_memory_swept", {{"records", *swept}});
+        base::log::write(base::log::level::debug, "target_memory_swept", {{"records", *swept}});
     },
   };
 }
 
-} // namespace netherscope
+} // namespace netherscope::actors

@@ -16,7 +16,7 @@
 #include "actors/messages.hpp"
 #include "storage/store.hpp"
 
-namespace netherscope {
+namespace netherscope::actors {
 
 /// Where the memory lives and how often expired records are swept.
 struct memory_settings {
@@ -37,7 +37,7 @@ struct memory_state {
 };
 
 /// Implements memory_actor; spawn it detached.
-memory_actor::behavior_type memory(memory_actor::stateful_pointer<memory_state> self,
+actors::memory_actor::behavior_type memory(memory_actor::stateful_pointer<memory_state> self,
                                    memory_settings settings);
 
-} // namespace netherscope
+} // namespace netherscope::actors

@@ -19,7 +19,7 @@
 #include "storage/records.hpp"
 #include "storage/redis_url.hpp"
 
-namespace netherscope {
+namespace netherscope::app {
 
 namespace po = boost::program_options;
 
@@ -414,4 +414,4 @@ int run_admin(int argc, const char* const* argv) {
   return prune(s, days);
 }
 
-} // namespace netherscope
+} // namespace netherscope::app

@@ -15,16 +15,16 @@ int main(int argc, char** argv) {
   // write to their sockets with plain write(), which raises SIGPIPE otherwise.
   std::signal(SIGPIPE, SIG_IGN);
   if (argc > 1 && std::strcmp(argv[1], "admin") == 0)
-    return netherscope::run_admin(argc - 1, argv + 1);
-  auto parsed = netherscope::parse_options(argc, argv);
+    return netherscope::app::run_admin(argc - 1, argv + 1);
+  auto parsed = netherscope::app::parse_options(argc, argv);
   switch (parsed.status) {
-    case netherscope::parse_status::exit_ok:
+    case netherscope::app::parse_status::exit_ok:
       std::fputs(parsed.message.c_str(), stdout);
       return 0;
-    case netherscope::parse_status::exit_error:
+    case netherscope::app::parse_status::exit_error:
       std::fprintf(stderr, "netherscope: %s (see --help)\n", parsed.message.c_str());
       return 2;
-    case netherscope::parse_status::run:
+    case netherscope::app::parse_status::run:
       break;
   }
   // glibc's default threshold for serving a block with its own mmap, fixed so that it stays
@@ -34,5 +34,5 @@ int main(int argc, char** argv) {
   // (measured: 40 such answers at once left the process 30 MiB larger for good; with the
   // threshold fixed, 2 MiB plus what the cache keeps; docs/BENCHMARKS.md, "Hostile answers").
   mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-  return netherscope::run_service(parsed.cfg);
+  return netherscope::app::run_service(parsed.cfg);
 }

@@ -12,7 +12,10 @@
 
 #include "storage/redis_url.hpp"
 
-namespace netherscope {
+namespace netherscope::app {
+
+namespace base = net::base;
+namespace upstream = net::upstream;
 
 namespace po = boost::program_options;
 
@@ -158,7 +161,7 @@ po::options_description make_environment_only() {
 
 // Splits list options on commas, so both "a,b" and repeated flags work.
 bool parse_cidr_list(const po::variables_map& vm, const char* name,
-                     std::vector<net::cidr>& out, std::string& error) {
+                     std::vector<base::cidr>& out, std::string& error) {
   if (!vm.count(name))
     return true;
   for (auto& item : vm[name].as<std::vector<std::string>>()) {
@@ -167,7 +170,7 @@ bool parse_cidr_list(const po::variables_map& vm, const char* name,
     while (std::getline(parts, part, ',')) {
       if (part.empty())
         continue;
-      auto parsed = net::parse_cidr(part);
+      auto parsed = base::parse_cidr(part);
       if (!parsed) {
         error = std::string{"--"} + name + ": '" + part + "' is not a CIDR such as 10.0.0.0/8";
         return false;
@@ -409,7 +412,7 @@ parse_result parse_options(int argc, const char* const* argv) {
   cfg.dns_timeout = std::chrono::milliseconds{vm["dns-timeout-ms"].as<unsigned>()};
   cfg.dns_tries = vm["dns-tries"].as<unsigned>();
   if (auto servers = vm["dns-servers"].as<std::string>(); !servers.empty()) {
-    auto parsed = net::parse_dns_servers(servers, error);
+    auto parsed = upstream::parse_dns_servers(servers, error);
     if (!parsed)
       return fail("--dns-servers: " + error);
     cfg.dns_servers = std::move(*parsed);
@@ -441,15 +444,15 @@ parse_result parse_options(int argc, const char* const* argv) {
   cfg.github_api_url = vm["github-api-url"].as<std::string>();
   if (vm.count("github-client-secret"))
     cfg.github_client_secret = vm["github-client-secret"].as<std::string>();
-  if (!log::parse_level(vm["log-level"].as<std::string>(), cfg.log_level))
+  if (!base::log::parse_level(vm["log-level"].as<std::string>(), cfg.log_level))
     return fail("--log-level must be debug, info, warn or error");
   if (!parse_cidr_list(vm, "allow-cidr", cfg.allow_cidrs, error)
       || !parse_cidr_list(vm, "deny-cidr", cfg.deny_cidrs, error)
       || !parse_cidr_list(vm, "trusted-proxy", cfg.trusted_proxies, error))
     return fail(error);
   if (cfg.allow_loopback) {
-    cfg.allow_cidrs.push_back(*net::parse_cidr("127.0.0.0/8"));
-    cfg.allow_cidrs.push_back(*net::parse_cidr("::1/128"));
+    cfg.allow_cidrs.push_back(*base::parse_cidr("127.0.0.0/8"));
+    cfg.allow_cidrs.push_back(*base::parse_cidr("::1/128"));
   }
   if (cfg.user_agent.find_first_of("\r\n") != std::string::npos)
     return fail("--user-agent must be one line");
@@ -473,4 +476,4 @@ std::optional<std::string> option_for_variable(std::string_view variable) {
   return name;
 }
 
-} // namespace netherscope
+} // namespace netherscope::app

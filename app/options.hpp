@@ -12,7 +12,10 @@
 #include "net/upstream/address_policy.hpp"
 #include "net/upstream/dns.hpp"
 
-namespace netherscope {
+namespace netherscope::app {
+
+namespace base = net::base;
+namespace upstream = net::upstream;
 
 /// Every setting of the service, with the embedded defaults the README's quick start relies on.
 struct config {
@@ -61,15 +64,15 @@ struct config {
   /// How long the scheme (HTTPS or HTTP) a target answered with is remembered in the store,
   /// so later auto-detected calls go straight to it; 0 turns that memory off.
   std::chrono::seconds scheme_memory{3600};
-  std::vector<net::cidr> allow_cidrs;
-  std::vector<net::cidr> deny_cidrs;
+  std::vector<base::cidr> allow_cidrs;
+  std::vector<base::cidr> deny_cidrs;
   /// Adds 127.0.0.0/8 and ::1/128 to allow_cidrs, for tests and local use.
   bool allow_loopback = false;
   /// PEM file of extra CAs trusted for HTTPS targets, besides the system store.
   std::string upstream_ca_file;
   std::string user_agent = "libhttpclient/1.0.0.0";
   /// Name servers for looking up targets (c-ares); empty for those in /etc/resolv.conf.
-  std::vector<net::dns_server> dns_servers;
+  std::vector<upstream::dns_server> dns_servers;
   /// How long a name server has to answer a query before it is sent again; c-ares doubles
   /// it on each later round over the servers.
   std::chrono::milliseconds dns_timeout{1000};
@@ -119,10 +122,10 @@ struct config {
 
   // -- clients ----------------------------------------------------------------
   /// Peers whose X-Forwarded-For header is believed.
-  std::vector<net::cidr> trusted_proxies;
+  std::vector<base::cidr> trusted_proxies;
 
   // -- logging ----------------------------------------------------------------
-  log::level log_level = log::level::info;
+  base::log::level log_level = base::log::level::info;
   /// One JSON line per response on stdout (default true).
   bool access_log = true;
   /// Whether those lines include /healthz, /readyz and /metrics (default false).
@@ -160,4 +163,4 @@ int exact_command_line_style();
 /// allow-cidr), whether or not that option exists; nothing for a variable without the prefix.
 std::optional<std::string> option_for_variable(std::string_view variable);
 
-} // namespace netherscope
+} // namespace netherscope::app

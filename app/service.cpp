@@ -33,7 +33,13 @@
 #include "storage/open.hpp"
 #include "storage/redis_url.hpp"
 
-namespace netherscope {
+namespace netherscope::app {
+
+namespace api = net::api;
+namespace base = net::base;
+namespace http = net::http;
+namespace nethernet = net::nethernet;
+namespace upstream = net::upstream;
 
 namespace {
 
@@ -48,7 +54,7 @@ constexpr std::chrono::milliseconds abandoned_reply_flush{1000};
 class shutdown_sequence : public std::enable_shared_from_this<shutdown_sequence> {
 public:
   shutdown_sequence(asio::io_context& ioc, std::function<void()> stop_all,
-                    std::shared_ptr<net::listener> lst, net::server_context& ctx,
+                    std::shared_ptr<http::listener> lst, http::server_context& ctx,
                     std::chrono::milliseconds grace)
     : stop_all_(std::move(stop_all)), listener_(std::move(lst)), ctx_(ctx), grace_(grace),
       signals_(ioc), timer_(ioc) {
@@ -65,7 +71,7 @@ public:
 
 private:
   void begin(int sig) {
-    log::write(log::level::info, "shutdown",
+    base::log::write(base::log::level::info, "shutdown",
                {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"},
                 {"in_flight", ctx_.in_flight.load()},
                 {"grace_ms", grace_.count()}});
@@ -92,12 +98,12 @@ private:
       // write those answers on their own threads, which keep running a little longer.
       abandoned_ = true;
       auto answered = ctx_.pending.abandon_all();
-      log::write(log::level::warn, "shutdown_abandoned",
+      base::log::write(base::log::level::warn, "shutdown_abandoned",
                  {{"in_flight", ctx_.in_flight.load()}, {"answered_503", answered}});
       deadline_ = now + abandoned_reply_flush;
     } else if (now >= deadline_) {
       // Clients too slow to take even a 503 are closed bare.
-      log::write(log::level::warn, "shutdown_unflushed", {{"in_flight", ctx_.in_flight.load()}});
+      base::log::write(base::log::level::warn, "shutdown_unflushed", {{"in_flight", ctx_.in_flight.load()}});
       return stop_all_();
     }
     timer_.expires_after(std::chrono::milliseconds(10));
@@ -108,8 +114,8 @@ private:
   }
 
   std::function<void()> stop_all_;
-  std::shared_ptr<net::listener> listener_;
-  net::server_context& ctx_;
+  std::shared_ptr<http::listener> listener_;
+  http::server_context& ctx_;
   std::chrono::milliseconds grace_;
   asio::signal_set signals_;
   asio::steady_timer timer_;
@@ -154,7 +160,7 @@ struct io_pool {
 
 /// Logs why the service cannot start; run_service then returns 1.
 void startup_failed(const std::string& error) {
-  log::write(log::level::error, "startup_failed", {{"error", error}});
+  base::log::write(base::log::level::error, "startup_failed", {{"error", error}});
 }
 
 /// Opens the store --data-dir or --store names, creating --data-dir when missing.
@@ -170,7 +176,7 @@ std::optional<storage::opened> open_store(const config& cfg) {
     return std::nullopt;
   }
   if (!cfg.store_url.empty())
-    log::write(log::level::info, "store",
+    base::log::write(base::log::level::info, "store",
                {{"backend", "redis"}, {"url", storage::redacted_store_url(cfg.store_url)}});
   return std::move(*opened);
 }
@@ -179,7 +185,7 @@ std::optional<storage::opened> open_store(const config& cfg) {
 struct stored_secrets {
   /// Signs sign-in states; shared by replicas on the same store.
   std::string state_key;
-  std::shared_ptr<const net::local_identity> identity;
+  std::shared_ptr<const nethernet::local_identity> identity;
 };
 
 /// Loads the sign-in state key and our NetherNet identity, making them when missing.
@@ -189,26 +195,26 @@ std::optional<stored_secrets> load_secrets(const storage::opened& opened) {
     startup_failed(caf::to_string(state_key.error()));
     return std::nullopt;
   }
-  auto identity = load_or_create_identity(*opened.store, std::time(nullptr));
+  auto identity = app::load_or_create_identity(*opened.store, std::time(nullptr));
   if (!identity) {
     startup_failed("identity: " + caf::to_string(identity.error()));
     return std::nullopt;
   }
-  log::write(log::level::info, "identity", {{"fingerprint", (*identity)->fingerprint}});
+  base::log::write(base::log::level::info, "identity", {{"fingerprint", (*identity)->fingerprint}});
   return stored_secrets{std::move(*state_key), std::move(*identity)};
 }
 
 /// Warns when only half of the sign-in credentials are set, which leaves sign-in off.
 void check_signin_credentials(const config& cfg) {
   if (cfg.github_client_id.empty() != cfg.github_client_secret.empty())
-    log::write(log::level::warn, "signin_disabled",
+    base::log::write(base::log::level::warn, "signin_disabled",
                {{"reason", "set both --github-client-id and NETHERSCOPE_GITHUB_CLIENT_SECRET"}});
 }
 
 /// Each connection is a descriptor, and so is each fetch: raises the soft open-files limit as
 /// far as allowed, and keeps connections within half of it, leaving room for fetches and the
 /// store.
-void fit_connections_to_file_limit(net::server_settings& server_cfg) {
+void fit_connections_to_file_limit(http::server_settings& server_cfg) {
   rlimit files{};
   if (getrlimit(RLIMIT_NOFILE, &files) != 0)
     return;
@@ -217,7 +223,7 @@ void fit_connections_to_file_limit(net::server_settings& server_cfg) {
   getrlimit(RLIMIT_NOFILE, &files);
   auto room = files.rlim_cur > 256 ? static_cast<std::size_t>(files.rlim_cur / 2) : 64;
   if (server_cfg.max_connections > room) {
-    log::write(log::level::warn, "max_connections_lowered",
+    base::log::write(base::log::level::warn, "max_connections_lowered",
                {{"asked", server_cfg.max_connections},
                 {"now", room},
                 {"reason", "half the open-files limit, the rest for fetches"}});
@@ -226,8 +232,8 @@ void fit_connections_to_file_limit(net::server_settings& server_cfg) {
 }
 
 /// The sign-in provider's settings.
-net::oauth_settings make_oauth_settings(const config& cfg) {
-  net::oauth_settings oauth_cfg;
+upstream::oauth_settings make_oauth_settings(const config& cfg) {
+  upstream::oauth_settings oauth_cfg;
   oauth_cfg.client_id = cfg.github_client_id;
   oauth_cfg.client_secret = cfg.github_client_secret;
   oauth_cfg.authorize_url = cfg.github_authorize_url;
@@ -239,8 +245,8 @@ net::oauth_settings make_oauth_settings(const config& cfg) {
 }
 
 /// The HTTP server's settings.
-net::server_settings make_server_settings(const config& cfg) {
-  net::server_settings server_cfg;
+http::server_settings make_server_settings(const config& cfg) {
+  http::server_settings server_cfg;
   server_cfg.read_timeout = cfg.read_timeout;
   server_cfg.pipeline_limit = cfg.pipeline_limit;
   server_cfg.max_connections = cfg.max_connections;
@@ -253,15 +259,15 @@ net::server_settings make_server_settings(const config& cfg) {
   server_cfg.access_log_probes = cfg.access_log_probes;
   // Cookies are Secure (and __Host- named) exactly when the sign-in pages are served over
   // HTTPS; the account page's POSTs must come from the public origin.
-  server_cfg.secure_cookies = net::served_over_https(make_oauth_settings(cfg));
-  server_cfg.public_origin = net::origin_of(cfg.public_base_url);
+  server_cfg.secure_cookies = upstream::served_over_https(make_oauth_settings(cfg));
+  server_cfg.public_origin = http::origin_of(cfg.public_base_url);
   return server_cfg;
 }
 
 /// How both clients look names up: the same settings, each with its own c-ares channel
 /// and cache.
-net::dns_settings dns_settings_of(const config& cfg) {
-  net::dns_settings dns_cfg;
+upstream::dns_settings dns_settings_of(const config& cfg) {
+  upstream::dns_settings dns_cfg;
   dns_cfg.servers = cfg.dns_servers;
   dns_cfg.timeout = cfg.dns_timeout;
   dns_cfg.tries = cfg.dns_tries;
@@ -270,16 +276,16 @@ net::dns_settings dns_settings_of(const config& cfg) {
 
 /// The two HTTP clients: one to the targets strangers name, one to the sign-in provider.
 struct upstream_clients {
-  std::shared_ptr<net::http_client> targets;
-  std::shared_ptr<net::http_client> provider;
+  std::shared_ptr<upstream::http_client> targets;
+  std::shared_ptr<upstream::http_client> provider;
   /// Connectivity checks toward answers' candidates, under the targets' address policy.
-  std::shared_ptr<net::ice_checker> checks;
+  std::shared_ptr<upstream::ice_checker> checks;
 };
 
 /// Settings of the client to targets, which the address policy guards.
-net::client_settings target_client_settings(const config& cfg) {
-  net::client_settings client_cfg;
-  client_cfg.policy = net::address_policy{cfg.allow_cidrs, cfg.deny_cidrs};
+upstream::client_settings target_client_settings(const config& cfg) {
+  upstream::client_settings client_cfg;
+  client_cfg.policy = upstream::address_policy{cfg.allow_cidrs, cfg.deny_cidrs};
   client_cfg.ca_file = cfg.upstream_ca_file;
   client_cfg.user_agent = cfg.user_agent;
   client_cfg.dns = dns_settings_of(cfg);
@@ -288,12 +294,12 @@ net::client_settings target_client_settings(const config& cfg) {
 }
 
 /// Settings of the client to the sign-in provider.
-net::client_settings provider_client_settings(const config& cfg) {
+upstream::client_settings provider_client_settings(const config& cfg) {
   // The sign-in provider is the operator's choice, not a stranger's, so its client has no
   // address policy; it verifies certificates against the system store as usual.
-  net::client_settings provider_cfg;
-  provider_cfg.policy = net::address_policy{{*net::parse_cidr("0.0.0.0/0"),
-                                             *net::parse_cidr("::/0")},
+  upstream::client_settings provider_cfg;
+  provider_cfg.policy = upstream::address_policy{{*base::parse_cidr("0.0.0.0/0"),
+                                             *base::parse_cidr("::/0")},
                                             {}};
   provider_cfg.ca_file = cfg.upstream_ca_file;
   provider_cfg.user_agent = "netherscope";
@@ -304,23 +310,23 @@ net::client_settings provider_client_settings(const config& cfg) {
 /// Makes both clients on ioc; they fail only when the TLS set-up does (a bad CA file).
 std::optional<upstream_clients> make_clients(asio::io_context& ioc, const config& cfg) {
   std::string error;
-  auto client = net::http_client::make(ioc, target_client_settings(cfg), error);
+  auto client = upstream::http_client::make(ioc, target_client_settings(cfg), error);
   if (!client) {
     startup_failed(error);
     return std::nullopt;
   }
-  auto provider_client = net::http_client::make(ioc, provider_client_settings(cfg), error);
+  auto provider_client = upstream::http_client::make(ioc, provider_client_settings(cfg), error);
   if (!provider_client) {
     startup_failed(error);
     return std::nullopt;
   }
-  auto checks = std::make_shared<net::ice_checker>(
-    ioc, net::address_policy{cfg.allow_cidrs, cfg.deny_cidrs});
+  auto checks = std::make_shared<upstream::ice_checker>(
+    ioc, upstream::address_policy{cfg.allow_cidrs, cfg.deny_cidrs});
   return upstream_clients{std::move(client), std::move(provider_client), std::move(checks)};
 }
 
 /// Binds the listening socket; null when the address is not an IP address or is taken.
-std::shared_ptr<net::listener> open_listener(io_pool& pool, net::server_context& ctx,
+std::shared_ptr<http::listener> open_listener(io_pool& pool, http::server_context& ctx,
                                              const config& cfg) {
   auto& ioc = pool.main;
   boost::system::error_code ec;
@@ -329,7 +335,7 @@ std::shared_ptr<net::listener> open_listener(io_pool& pool, net::server_context&
     startup_failed("--listen '" + cfg.listen_address + "' is not an IP address");
     return nullptr;
   }
-  auto lst = std::make_shared<net::listener>(
+  auto lst = std::make_shared<http::listener>(
     ioc, asio::ip::tcp::endpoint{address, cfg.port}, ctx, ec, pool.all());
   if (ec) {
     startup_failed("cannot listen on " + cfg.listen_address + ":" + std::to_string(cfg.port)
@@ -342,38 +348,38 @@ std::shared_ptr<net::listener> open_listener(io_pool& pool, net::server_context&
 /// The long-lived actors: the peers every front talks to, the fronts calls are dealt to, and
 /// the memory the probes share.
 struct service_actors {
-  front_peers peers;
-  std::vector<front_actor> fronts;
-  memory_actor memory;
+  actors::front_peers peers;
+  std::vector<actors::front_actor> fronts;
+  actors::memory_actor memory;
   /// The per-target offer limit replicas share; none unless the store is shared across hosts.
-  offer_gate_actor gate;
+  actors::offer_gate_actor gate;
   /// The cache's fresh answers for the bridges' cache-hit path, one board per io_context
   /// in the listener's order (actors/hit_board.hpp).
-  std::vector<std::shared_ptr<hit_board>> boards;
+  std::vector<std::shared_ptr<actors::hit_board>> boards;
 };
 
 /// Makes one hit board per io_context, and the publisher that hands the cache actor's
 /// updates to each through its context's reply inbox: each board is then written, as it is
 /// read, only on its own io thread.
-board_publisher make_boards(const std::vector<asio::io_context*>& contexts,
-                            const cache_settings& cache_cfg,
-                            std::vector<std::shared_ptr<hit_board>>& boards) {
-  std::vector<std::pair<net::reply_inbox*, std::shared_ptr<hit_board>>> copies;
+actors::board_publisher make_boards(const std::vector<asio::io_context*>& contexts,
+                            const actors::cache_settings& cache_cfg,
+                            std::vector<std::shared_ptr<actors::hit_board>>& boards) {
+  std::vector<std::pair<http::reply_inbox*, std::shared_ptr<actors::hit_board>>> copies;
   for (auto* context : contexts) {
-    boards.push_back(std::make_shared<hit_board>(cache_cfg.limits, cache_cfg.now));
-    copies.emplace_back(&asio::use_service<net::reply_inbox>(*context), boards.back());
+    boards.push_back(std::make_shared<actors::hit_board>(cache_cfg.limits, cache_cfg.now));
+    copies.emplace_back(&asio::use_service<http::reply_inbox>(*context), boards.back());
   }
-  return [copies = std::move(copies)](board_update update) {
+  return [copies = std::move(copies)](actors::board_update update) {
     for (auto& [inbox, board] : copies)
       inbox->push([board = board, update] { board->apply(update); });
   };
 }
 
 /// What every probe shares.
-probe_deps make_probe_deps(const config& cfg, const upstream_clients& clients,
-                           const stored_secrets& secrets, memory_actor memory,
-                           offer_gate_actor gate) {
-  probe_deps deps;
+actors::probe_deps make_probe_deps(const config& cfg, const upstream_clients& clients,
+                           const stored_secrets& secrets, actors::memory_actor memory,
+                           actors::offer_gate_actor gate) {
+  actors::probe_deps deps;
   deps.settings.connect_timeout = cfg.connect_timeout;
   deps.settings.status_timeout = cfg.status_timeout;
   deps.settings.answer_timeout = cfg.answer_timeout;
@@ -384,7 +390,7 @@ probe_deps make_probe_deps(const config& cfg, const upstream_clients& clients,
   // The client counts offers against the per-target limit (net/upstream/offer_limiter), and
   // on a store shared across hosts asks the gate every replica shares after its own limit.
   if (gate)
-    clients.targets->share_offer_gate(gate_through(std::move(gate)));
+    clients.targets->share_offer_gate(actors::gate_through(std::move(gate)));
   deps.client = clients.targets;
   deps.checker = clients.checks;
   deps.identity = secrets.identity;
@@ -392,10 +398,10 @@ probe_deps make_probe_deps(const config& cfg, const upstream_clients& clients,
 }
 
 /// The offer cache's bounds and its margin for a lost reply.
-cache_settings make_cache_settings(const config& cfg,
+actors::cache_settings make_cache_settings(const config& cfg,
                                    std::shared_ptr<storage::shared_store> shared) {
   // The probes' own deadlines end every fetch; these margins only catch a lost reply.
-  cache_settings cache_cfg;
+  actors::cache_settings cache_cfg;
   cache_cfg.limits.max_entries = cfg.cache_max_entries;
   cache_cfg.limits.max_bytes = cfg.cache_max_bytes;
   cache_cfg.flight_deadline = cfg.answer_timeout + std::chrono::seconds(5);
@@ -404,9 +410,9 @@ cache_settings make_cache_settings(const config& cfg,
 }
 
 /// The fronts' deadlines and sign-in settings.
-front_settings make_front_settings(const config& cfg, const stored_secrets& secrets,
-                                   const quota_limits& limits) {
-  front_settings front_cfg;
+actors::front_settings make_front_settings(const config& cfg, const stored_secrets& secrets,
+                                   const actors::quota_limits& limits) {
+  actors::front_settings front_cfg;
   front_cfg.limits = limits;
   front_cfg.info_deadline = cfg.status_timeout + std::chrono::seconds(5);
   front_cfg.signin_deadline = 2 * cfg.status_timeout + std::chrono::seconds(5);
@@ -424,51 +430,51 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
   auto& peers = actors.peers;
   auto unix_now = []() -> std::int64_t { return std::time(nullptr); };
   // Detached, as the quota actor: its writes wait for the disk and for other writers.
-  memory_settings memory_cfg;
+  actors::memory_settings memory_cfg;
   memory_cfg.now = unix_now;
   memory_cfg.store = opened.store;
-  actors.memory = system.spawn<caf::detached>(memory, std::move(memory_cfg));
+  actors.memory = system.spawn<caf::detached>(actors::memory, std::move(memory_cfg));
   if (opened.shared) {
     // Detached: each start is a round trip to Redis. A mark lives as long as a fetch may.
-    offer_gate_settings gate_cfg;
+    actors::offer_gate_settings gate_cfg;
     gate_cfg.per_minute = cfg.offers_per_target_per_minute;
     gate_cfg.in_flight_ttl = std::chrono::duration_cast<std::chrono::milliseconds>(
       cfg.connect_timeout + cfg.answer_timeout + std::chrono::seconds(5));
-    actors.gate = system.spawn<caf::detached>(offer_gate, opened.shared, gate_cfg);
+    actors.gate = system.spawn<caf::detached>(actors::offer_gate, opened.shared, gate_cfg);
   }
-  peers.registry = system.spawn(probe_registry, make_probe_deps(cfg, clients, secrets,
+  peers.registry = system.spawn(actors::probe_registry, make_probe_deps(cfg, clients, secrets,
                                                                 actors.memory, actors.gate));
   auto cache_cfg = make_cache_settings(cfg, opened.shared);
   cache_cfg.publish_hits = make_boards(contexts, cache_cfg, actors.boards);
-  peers.cache = system.spawn(cache, peers.registry, std::move(cache_cfg));
-  quota_limits limits{cfg.limit_info_ip, cfg.limit_info_key, cfg.limit_offer_ip,
+  peers.cache = system.spawn(actors::cache, peers.registry, std::move(cache_cfg));
+  actors::quota_limits limits{cfg.limit_info_ip, cfg.limit_info_key, cfg.limit_offer_ip,
                       cfg.limit_offer_key, cfg.limit_signin_per_hour};
   // Detached: a commit waits for the disk, and that must not stall the scheduler's workers.
-  quota_settings quota_cfg{limits, unix_now};
+  actors::quota_settings quota_cfg{limits, unix_now};
   quota_cfg.reserve_max = cfg.quota_reserve;
-  peers.quotas = system.spawn<caf::detached>(quota_on, opened.store, std::move(quota_cfg));
-  keys_settings keys_cfg;
+  peers.quotas = system.spawn<caf::detached>(actors::quota_on, opened.store, std::move(quota_cfg));
+  actors::keys_settings keys_cfg;
   keys_cfg.limits = limits;
   keys_cfg.rotations_per_hour = cfg.limit_key_rotations_per_hour;
   keys_cfg.now = unix_now;
-  peers.accounts = system.spawn<caf::detached>(keys, opened.store, std::move(keys_cfg));
-  peers.signin = system.spawn(auth, make_oauth_settings(cfg), clients.provider);
+  peers.accounts = system.spawn<caf::detached>(actors::keys, opened.store, std::move(keys_cfg));
+  peers.signin = system.spawn(actors::auth, make_oauth_settings(cfg), clients.provider);
   auto front_cfg = make_front_settings(cfg, secrets, limits);
   for (unsigned i = 0; i < cfg.actor_threads; ++i)
-    actors.fronts.push_back(system.spawn(front, peers, front_cfg));
+    actors.fronts.push_back(system.spawn(actors::front, peers, front_cfg));
   return actors;
 }
 
 /// Serves on cfg.io_threads threads, this one included (one per io_context), until the
 /// shutdown sequence that a signal starts stops every context.
-void serve(io_pool& pool, const std::shared_ptr<net::listener>& lst, net::server_context& ctx,
+void serve(io_pool& pool, const std::shared_ptr<http::listener>& lst, http::server_context& ctx,
            const config& cfg) {
   lst->run();
   auto bound = lst->local_endpoint();
   std::make_shared<shutdown_sequence>(pool.main, [&pool] { pool.stop_all(); }, lst, ctx,
                                       cfg.shutdown_grace)
     ->arm();
-  log::write(log::level::info, "listening",
+  base::log::write(base::log::level::info, "listening",
              {{"address", bound.address().to_string()},
               {"port", bound.port()},
               {"io_threads", cfg.io_threads},
@@ -484,7 +490,7 @@ void serve(io_pool& pool, const std::shared_ptr<net::listener>& lst, net::server
 
 /// Tells the long-lived actors to exit, since they end only when told; the actor system waits
 /// for them on destruction.
-void stop_actors(net::server_context& ctx, service_actors& actors) {
+void stop_actors(http::server_context& ctx, service_actors& actors) {
   ctx.set_call_sinks({});
   for (auto& f : actors.fronts)
     caf::anon_send_exit(f, caf::exit_reason::user_shutdown);
@@ -502,7 +508,7 @@ void stop_actors(net::server_context& ctx, service_actors& actors) {
 } // namespace
 
 int run_service(const config& cfg) {
-  log::set_level(cfg.log_level);
+  base::log::set_level(cfg.log_level);
   auto opened = open_store(cfg);
   if (!opened)
     return 1;
@@ -515,7 +521,7 @@ int run_service(const config& cfg) {
   // matters: sessions (owned by pending handlers of the io_context and by reply callbacks
   // inside actors) use the server context, so it is made first and destroyed last; the
   // actor system goes first, releasing every callback while sockets can still close.
-  net::server_context ctx{make_server_settings(cfg), openapi_document};
+  http::server_context ctx{make_server_settings(cfg), openapi_document};
   io_pool pool{cfg.io_threads};
   auto clients = make_clients(pool.main, cfg);
   if (!clients)
@@ -531,17 +537,17 @@ int run_service(const config& cfg) {
   auto actors = spawn_actors(system, cfg, *opened, *secrets, *clients, pool.all());
   // One sink per io_context, each with that context's board, as the listener deals
   // connections to them.
-  std::vector<call_sink> sinks;
+  std::vector<api::call_sink> sinks;
   for (auto& board : actors.boards)
-    sinks.push_back(make_edge_bridge(actors.fronts, {board, actors.peers.quotas}));
+    sinks.push_back(actors::make_edge_bridge(actors.fronts, {board, actors.peers.quotas}));
   ctx.set_call_sinks(std::move(sinks));
 
   serve(pool, lst, ctx, cfg);
   clients->targets->stop();
   clients->provider->stop();
   stop_actors(ctx, actors);
-  log::write(log::level::info, "stopped");
+  base::log::write(base::log::level::info, "stopped");
   return 0;
 }
 
-} // namespace netherscope
+} // namespace netherscope::app

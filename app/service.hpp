@@ -3,7 +3,7 @@
 
 #include "app/options.hpp"
 
-namespace netherscope {
+namespace netherscope::app {
 
 /// Runs the service; returns the process exit code.
 int run_service(const config& cfg);
@@ -11,4 +11,4 @@ int run_service(const config& cfg);
 /// The OpenAPI document (docs/openapi.json), embedded at build time.
 extern const char* const openapi_document;
 
-} // namespace netherscope
+} // namespace netherscope::app

@@ -50,12 +50,12 @@ caf::expected<counter_result> apply_counter(record_txn& t, const counter_op& op)
     return used.error();
   counter_result out{*used, false, 0};
   switch (op.mode) {
-    case counter_mode::peek:
+    case storage::counter_mode::peek:
       return out;
-    case counter_mode::refund:
+    case storage::counter_mode::refund:
       out.granted = std::min(*used, op.amount);
       break;
-    case counter_mode::count:
+    case storage::counter_mode::count:
       // A full counter is never incremented, so a refused call costs nothing.
       if (*used >= op.limit) {
         out.refused = true;
@@ -66,7 +66,7 @@ caf::expected<counter_result> apply_counter(record_txn& t, const counter_op& op)
   }
   if (out.granted == 0)
     return out;
-  out.used = op.mode == counter_mode::count ? *used + out.granted : *used - out.granted;
+  out.used = op.mode == storage::counter_mode::count ? *used + out.granted : *used - out.granted;
   if (auto err = write_count(t, key, out.used))
     return err;
   return out;
@@ -75,8 +75,8 @@ caf::expected<counter_result> apply_counter(record_txn& t, const counter_op& op)
 // -- the target memory's records in their environment --
 
 caf::error apply_target_update(txn& t, MDB_dbi db, std::string_view host, std::uint16_t port,
-                               const target_memory_update& update, std::int64_t now_unix) {
-  using change = target_memory_update::scheme_change;
+                               const net::api::target_memory_update& update, std::int64_t now_unix) {
+  using change = net::api::target_memory_update::scheme_change;
   if (update.change == change::store) {
     if (auto err = t.put(db, scheme_record_key(host, port),
                          encode(scheme_record{update.scheme, update.scheme_expires})))
@@ -120,7 +120,7 @@ lmdb_store::apply_counters(const std::vector<counter_op>& ops) {
     auto result = apply_counter(records, op);
     if (!result)
       return result.error();
-    wrote = wrote || op.mode != counter_mode::peek;
+    wrote = wrote || op.mode != storage::counter_mode::peek;
     out.push_back(*result);
   }
   // One commit for the whole batch; a batch of peeks writes nothing. With a syncing
@@ -212,7 +212,7 @@ lmdb_store::find_keys(const std::vector<std::string>& key_hashes) {
   return out;
 }
 
-caf::expected<target_memory> lmdb_store::recall_target(std::string_view host,
+caf::expected<net::api::target_memory> lmdb_store::recall_target(std::string_view host,
                                                        std::uint16_t port,
                                                        std::int64_t now_unix) {
   auto t = txn::begin(*parts_.targets_env, false);
@@ -224,11 +224,11 @@ caf::expected<target_memory> lmdb_store::recall_target(std::string_view host,
   auto key = t->get(parts_.targets, identity_record_key(host, port));
   if (!key)
     return key.error();
-  return read_target_memory(*scheme, *key, now_unix);
+  return storage::read_target_memory(*scheme, *key, now_unix);
 }
 
 caf::error lmdb_store::remember_target(std::string_view host, std::uint16_t port,
-                                       const target_memory_update& update,
+                                       const net::api::target_memory_update& update,
                                        std::int64_t now_unix) {
   auto t = txn::begin(*parts_.targets_env, true);
   if (!t)

@@ -38,8 +38,8 @@ public:
 
   // -- store ------------------------------------------------------------------
 
-  store_backend backend() const noexcept override {
-    return store_backend::lmdb;
+  net::api::store_backend backend() const noexcept override {
+    return net::api::store_backend::lmdb;
   }
   caf::error ping() override;
   caf::expected<std::vector<counter_result>>
@@ -49,10 +49,10 @@ public:
   caf::error with_records(bool write, const record_work& work) override;
   caf::expected<std::vector<std::optional<key_record>>>
   find_keys(const std::vector<std::string>& key_hashes) override;
-  caf::expected<target_memory> recall_target(std::string_view host, std::uint16_t port,
+  caf::expected<net::api::target_memory> recall_target(std::string_view host, std::uint16_t port,
                                              std::int64_t now_unix) override;
   caf::error remember_target(std::string_view host, std::uint16_t port,
-                             const target_memory_update& update,
+                             const net::api::target_memory_update& update,
                              std::int64_t now_unix) override;
   caf::expected<std::size_t> sweep_targets(std::int64_t now_unix, std::size_t limit) override;
   caf::expected<std::string> load_or_replace_record(std::string_view name,

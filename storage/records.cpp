@@ -20,11 +20,11 @@ constexpr std::uint8_t key_version = 2;
 
 // Every integer in these records is a u64, little-endian: the width is fixed here, once.
 void put_u64(std::string& out, std::uint64_t value) {
-  net::put_le(out, value);
+  net::base::put_le(out, value);
 }
 
 bool take_u64(std::string_view& in, std::uint64_t& value) {
-  return net::take_le(in, value);
+  return net::base::take_le(in, value);
 }
 
 void put_bytes(std::string& out, std::string_view bytes) {

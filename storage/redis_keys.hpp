@@ -26,10 +26,10 @@ std::string redis_target_tag(std::string_view host, std::uint16_t port);
 
 /// "<target tag>:offer:<tls>:<plain|probed>": a cached offer per target and TLS mode, with
 /// reachability (probe) or without.
-std::string redis_offer_key(const target& where, bool probe);
+std::string redis_offer_key(const net::api::target& where, bool probe);
 
 /// "<target tag>:flight:<tls>:<plain|probed>": the lock of one flight per target.
-std::string redis_flight_key(const target& where, bool probe);
+std::string redis_flight_key(const net::api::target& where, bool probe);
 
 /// "ns1:a:{<address>:<port>}": what the keys of one server, as connected to, start with.
 std::string redis_server_tag(std::string_view server);

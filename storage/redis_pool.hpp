@@ -99,7 +99,7 @@ caf::error redis_pool::with_slot(F fn) {
   bool fresh = false;
   if (!s.ctx) {
     if (auto err = connect(s)) {
-      process_telemetry().set_redis_up(false);
+      net::api::process_telemetry().set_redis_up(false);
       return err;
     }
     fresh = true;
@@ -112,7 +112,7 @@ caf::error redis_pool::with_slot(F fn) {
     // Connected, then lost before any answer: back off as for a refused connect.
     back_off(s);
   }
-  process_telemetry().set_redis_up(s.ctx != nullptr);
+  net::api::process_telemetry().set_redis_up(s.ctx != nullptr);
   return err;
 }
 

@@ -38,8 +38,8 @@ redis_store::apply_counters(const std::vector<counter_op>& ops) {
   for (auto& op : ops)
     cmd.push_back(redis_counter_key(op));
   for (auto& op : ops) {
-    cmd.push_back(op.mode == counter_mode::count ? "c"
-                  : op.mode == counter_mode::peek ? "p"
+    cmd.push_back(op.mode == storage::counter_mode::count ? "c"
+                  : op.mode == storage::counter_mode::peek ? "p"
                                                    : "r");
     cmd.push_back(std::to_string(op.limit));
     cmd.push_back(std::to_string(op.expires_unix));
@@ -122,7 +122,7 @@ redis_store::find_keys(const std::vector<std::string>& key_hashes) {
   return out;
 }
 
-caf::expected<target_memory> redis_store::recall_target(std::string_view host,
+caf::expected<net::api::target_memory> redis_store::recall_target(std::string_view host,
                                                         std::uint16_t port,
                                                         std::int64_t now_unix) {
   auto tag = redis_target_tag(host, port);
@@ -138,13 +138,13 @@ caf::expected<target_memory> redis_store::recall_target(std::string_view host,
       return std::nullopt;
     return reply_text(r.get());
   };
-  return read_target_memory(value((*replies)[0]), value((*replies)[1]), now_unix);
+  return storage::read_target_memory(value((*replies)[0]), value((*replies)[1]), now_unix);
 }
 
 caf::error redis_store::remember_target(std::string_view host, std::uint16_t port,
-                                        const target_memory_update& update,
+                                        const net::api::target_memory_update& update,
                                         std::int64_t now_unix) {
-  using change = target_memory_update::scheme_change;
+  using change = net::api::target_memory_update::scheme_change;
   auto tag = redis_target_tag(host, port);
   std::vector<redis_command> cmds;
   if (update.change == change::store && update.scheme_expires > now_unix)
@@ -206,7 +206,7 @@ caf::expected<std::string> redis_store::load_or_replace_record(std::string_view 
   return redis_error("the record '" + std::string{name} + "' kept changing under us");
 }
 
-caf::expected<std::optional<shared_offer>> redis_store::get_offer(const target& where,
+caf::expected<std::optional<shared_offer>> redis_store::get_offer(const net::api::target& where,
                                                                   bool probe) {
   // A call without probe is served by either entry, as the local cache does; the probed
   // one carries more.
@@ -229,7 +229,7 @@ caf::expected<std::optional<shared_offer>> redis_store::get_offer(const target& 
   return best;
 }
 
-caf::error redis_store::put_offer(const target& where, const shared_offer& offer,
+caf::error redis_store::put_offer(const net::api::target& where, const shared_offer& offer,
                                   std::chrono::seconds ttl) {
   auto r = pool_->exec_one({"SET", redis_offer_key(where, offer.probed), encode(offer), "EX",
                             std::to_string(std::max<std::int64_t>(1, ttl.count()))});
@@ -238,7 +238,7 @@ caf::error redis_store::put_offer(const target& where, const shared_offer& offer
   return {};
 }
 
-caf::expected<bool> redis_store::lock_flight(const target& where, bool probe,
+caf::expected<bool> redis_store::lock_flight(const net::api::target& where, bool probe,
                                              std::string_view owner,
                                              std::chrono::milliseconds ttl) {
   auto r = pool_->exec_one({"SET", redis_flight_key(where, probe), std::string{owner}, "NX", "PX",
@@ -248,7 +248,7 @@ caf::expected<bool> redis_store::lock_flight(const target& where, bool probe,
   return (*r)->type == REDIS_REPLY_STATUS;
 }
 
-caf::error redis_store::unlock_flight(const target& where, bool probe, std::string_view owner) {
+caf::error redis_store::unlock_flight(const net::api::target& where, bool probe, std::string_view owner) {
   auto r = pool_->exec_one({"EVAL", std::string{redis_scripts::unlock_flight}, "1",
                             redis_flight_key(where, probe), std::string{owner}});
   if (!r)

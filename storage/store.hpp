@@ -34,7 +34,7 @@ namespace netherscope::storage {
 // -- counters -------------------------------------------------------------------
 
 /// What one counter operation does: the charge's own mode (net/api/quota.hpp).
-using counter_mode = charge_mode;
+using counter_mode = net::api::charge_mode;
 
 /// One counter of a window, as the quota actor names it.
 struct counter_op {
@@ -49,7 +49,7 @@ struct counter_op {
   /// The first second after the window: a Redis counter expires then; LMDB prunes.
   std::int64_t expires_unix = 0;
   std::uint64_t limit = 0;
-  counter_mode mode = counter_mode::count;
+  storage::counter_mode mode = counter_mode::count;
   /// How many calls a count adds or a refund takes back: more than one when the quota actor
   /// counts calls ahead for a busy caller (quota_actor.hpp, "Reservations").
   std::uint64_t amount = 1;
@@ -79,7 +79,7 @@ public:
   virtual ~store() = default;
 
   /// Which implementation this is, for logs and metrics (to_string gives "lmdb" or "redis").
-  virtual store_backend backend() const noexcept = 0;
+  virtual net::api::store_backend backend() const noexcept = 0;
 
   /// Answers when the store can serve; the error says why not (GET /readyz).
   virtual caf::error ping() = 0;
@@ -119,12 +119,12 @@ public:
   find_keys(const std::vector<std::string>& key_hashes) = 0;
 
   /// What is remembered about a target at now_unix (storage/target_records.hpp).
-  virtual caf::expected<target_memory> recall_target(std::string_view host, std::uint16_t port,
+  virtual caf::expected<net::api::target_memory> recall_target(std::string_view host, std::uint16_t port,
                                                      std::int64_t now_unix) = 0;
 
   /// Applies what a call taught about a target.
   virtual caf::error remember_target(std::string_view host, std::uint16_t port,
-                                     const target_memory_update& update,
+                                     const net::api::target_memory_update& update,
                                      std::int64_t now_unix) = 0;
 
   /// Deletes up to limit expired scheme records; returns how many went (a store whose records

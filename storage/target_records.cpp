@@ -37,7 +37,7 @@ std::string encode(const scheme_record& x) {
   std::string out;
   out.push_back(static_cast<char>(scheme_version));
   out.push_back(static_cast<char>(x.scheme));
-  net::put_le(out, static_cast<std::uint64_t>(x.expires_unix));
+  net::base::put_le(out, static_cast<std::uint64_t>(x.expires_unix));
   return out;
 }
 
@@ -47,34 +47,34 @@ std::optional<scheme_record> decode_scheme(std::string_view in) {
     return std::nullopt;
   auto scheme = static_cast<std::uint8_t>(in[0]);
   in.remove_prefix(1);
-  if ((scheme != static_cast<std::uint8_t>(remembered_scheme::tls)
-       && scheme != static_cast<std::uint8_t>(remembered_scheme::plain))
-      || !net::take_le(in, expires) || !in.empty())
+  if ((scheme != static_cast<std::uint8_t>(net::api::remembered_scheme::tls)
+       && scheme != static_cast<std::uint8_t>(net::api::remembered_scheme::plain))
+      || !net::base::take_le(in, expires) || !in.empty())
     return std::nullopt;
-  return scheme_record{static_cast<remembered_scheme>(scheme),
+  return scheme_record{static_cast<net::api::remembered_scheme>(scheme),
                        static_cast<std::int64_t>(expires)};
 }
 
 std::string encode(const identity_key_record& x) {
   std::string out;
   out.push_back(static_cast<char>(identity_key_version));
-  net::put_le(out, static_cast<std::uint64_t>(x.since_unix));
+  net::base::put_le(out, static_cast<std::uint64_t>(x.since_unix));
   out += x.key_sha256;
   return out;
 }
 
 std::optional<identity_key_record> decode_identity_key(std::string_view in) {
   std::uint64_t since = 0;
-  if (!take_version(in, identity_key_version) || !net::take_le(in, since)
+  if (!take_version(in, identity_key_version) || !net::base::take_le(in, since)
       || in.size() != identity_key_hex_length)
     return std::nullopt;
   return identity_key_record{std::string{in}, static_cast<std::int64_t>(since)};
 }
 
-target_memory read_target_memory(std::optional<std::string_view> scheme_record,
+net::api::target_memory read_target_memory(std::optional<std::string_view> scheme_record,
                                  std::optional<std::string_view> key_record,
                                  std::int64_t now_unix) {
-  target_memory out;
+  net::api::target_memory out;
   if (scheme_record) {
     auto record = decode_scheme(*scheme_record);
     if (record && record->expires_unix > now_unix) {
@@ -94,19 +94,19 @@ bool scheme_record_stale(std::string_view record, std::int64_t now_unix) {
   return !scheme || scheme->expires_unix <= now_unix;
 }
 
-target_memory_update plan_scheme_update(tls_mode mode, const target_memory& recalled,
+net::api::target_memory_update plan_scheme_update(net::api::tls_mode mode, const net::api::target_memory& recalled,
                                         fetch_outcome outcome, bool used_tls,
                                         std::int64_t now_unix, std::int64_t lifetime_s) {
-  using change = target_memory_update::scheme_change;
-  target_memory_update out;
-  if (mode != tls_mode::auto_detect || lifetime_s <= 0 || outcome == fetch_outcome::not_tried)
+  using change = net::api::target_memory_update::scheme_change;
+  net::api::target_memory_update out;
+  if (mode != net::api::tls_mode::auto_detect || lifetime_s <= 0 || outcome == fetch_outcome::not_tried)
     return out;
   if (outcome == fetch_outcome::unanswered) {
-    if (recalled.scheme != remembered_scheme::unknown)
+    if (recalled.scheme != net::api::remembered_scheme::unknown)
       out.change = change::forget;
     return out;
   }
-  auto scheme = used_tls ? remembered_scheme::tls : remembered_scheme::plain;
+  auto scheme = used_tls ? net::api::remembered_scheme::tls : net::api::remembered_scheme::plain;
   if (scheme == recalled.scheme && recalled.scheme_expires - now_unix > lifetime_s / 2)
     return out;
   out.change = change::store;

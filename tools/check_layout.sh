@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks that includes point one way (docs/ARCHITECTURE.md, "Rules"): each room may include
-# only itself and the rooms listed for it. Prints every include that breaks a rule, with its
+# only itself and the rooms listed for it; and that each room's code is in the room's
+# namespace (net/http in netherscope::net::http). Prints every include that breaks a rule, with its
 # file and line, and exits 1 if there is one. Run from anywhere; reads only the source tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,14 +33,33 @@ room_of() {
   printf '%s' "$best"
 }
 
+# The namespace a room's code opens: netherscope:: and the room's folders, with / as ::.
+namespace_of() {
+  local room=$1
+  printf 'netherscope::%s' "${room//\//::}"
+}
+
 violations=0
 strays=0
+misplaced=0
 while IFS= read -r file; do
   room=$(room_of "$file")
   if [[ -z $room ]]; then
     echo "stray: $file is in no room of the layout" >&2
     strays=$((strays + 1))
     continue
+  fi
+  # Every namespace a file of a service room opens at the top level is the room's own, or
+  # one nested in it (tools/ holds programs, whose namespaces are their own).
+  if [[ $room != tools ]]; then
+    want=$(namespace_of "$room")
+    while IFS=: read -r line name; do
+      if [[ $name != "$want" && $name != "$want"::* ]]; then
+        echo "$file:$line: $room/ opens namespace $name, not $want" >&2
+        misplaced=$((misplaced + 1))
+      fi
+    done < <(grep -n -oE '^namespace netherscope[A-Za-z0-9_:]*' "$file" \
+               | sed -E 's/^([0-9]+):namespace /\1:/')
   fi
   # Quoted includes name our own headers; angle brackets are the system's and libraries'.
   while IFS=: read -r line target; do
@@ -62,8 +82,9 @@ while IFS= read -r file; do
 done < <(git ls-files -co --exclude-standard -- net actors storage app tools \
            | grep -E '\.(hpp|cpp|h|cc|in)$')
 
-if [[ $violations -gt 0 || $strays -gt 0 ]]; then
-  echo "check_layout: $violations include(s) against the rules, $strays stray file(s)" >&2
+if [[ $violations -gt 0 || $strays -gt 0 || $misplaced -gt 0 ]]; then
+  echo "check_layout: $violations include(s) against the rules, $strays stray file(s)," \
+    "$misplaced namespace(s) outside their room" >&2
   exit 1
 fi
-echo "check_layout: every include follows the rules"
+echo "check_layout: every include follows the rules, every namespace its room"

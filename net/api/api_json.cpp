@@ -13,7 +13,7 @@
 #include "net/base/json_access.hpp"
 #include "net/base/text.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::api {
 
 namespace {
 
@@ -185,11 +185,11 @@ std::string with_cache_fields(std::string_view body, const cache_fields& fields)
   if (fields.cached)
     members += fields.stale ? R"(,"cached":true,"stale":true)" : R"(,"cached":true)";
   members += R"(,"retrievedAt":")";
-  members += rfc3339_utc(fields.retrieved_at).value_or("1970-01-01T00:00:00Z");
+  members += base::rfc3339_utc(fields.retrieved_at).value_or("1970-01-01T00:00:00Z");
   members += '"';
   if (fields.cached) {
     members += R"(,"expiresAt":")";
-    members += rfc3339_utc(fields.expires_at).value_or("1970-01-01T00:00:00Z");
+    members += base::rfc3339_utc(fields.expires_at).value_or("1970-01-01T00:00:00Z");
     members += '"';
   }
   return splice_members(body, members);
@@ -213,7 +213,7 @@ std::string expected_ports_warning(const std::vector<std::uint16_t>& expected,
 std::string with_expected_ports(std::string_view body, const std::vector<std::uint16_t>& expected) {
   if (expected.empty())
     return std::string{body};
-  auto parsed = parse_object(body);
+  auto parsed = base::parse_object(body);
   if (!parsed)
     return std::string{body};
   std::vector<std::uint16_t> udp_ports;
@@ -222,9 +222,9 @@ std::string with_expected_ports(std::string_view body, const std::vector<std::ui
       auto* candidate = item.if_object();
       if (candidate == nullptr)
         continue;
-      auto* transport = string_at(*candidate, "transport");
+      auto* transport = base::string_at(*candidate, "transport");
       auto* port = candidate->if_contains("port");
-      if (transport == nullptr || !iequals(view(*transport), "udp") || port == nullptr)
+      if (transport == nullptr || !base::iequals(base::view(*transport), "udp") || port == nullptr)
         continue;
       // A port is written as an integer by render_offer; anything else is not a port.
       if (port->is_int64() && port->get_int64() >= 0 && port->get_int64() <= 65535)
@@ -280,4 +280,4 @@ void add_warning(boost::json::object& reply, std::string_view code, std::string 
   reply["warningCodes"].get_array().emplace_back(code);
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::api

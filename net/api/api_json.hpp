@@ -12,7 +12,7 @@
 #include "net/api/failure.hpp"
 #include "net/api/quota.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::api {
 
 /// How much of a target's error body is quoted back to the caller: bytes of the reply's JSON,
 /// escapes counted.
@@ -82,4 +82,4 @@ std::string with_expected_ports(std::string_view body, const std::vector<std::ui
 /// "warningCodes", creating both arrays when absent, so the two stay aligned index by index.
 void add_warning(boost::json::object& reply, std::string_view code, std::string sentence);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::api

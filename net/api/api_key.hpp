@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace netherscope::net {
+namespace netherscope::net::api {
 
 /// A new key from OpenSSL's generator; nullopt only if the generator fails.
 std::optional<std::string> make_api_key();
@@ -16,4 +16,4 @@ std::string hash_api_key(std::string_view key);
 /// Reads the key from X-API-Key, or from "Authorization: Bearer <key>". Empty when neither.
 std::string key_from_headers(std::string_view x_api_key, std::string_view authorization);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::api

@@ -14,7 +14,7 @@
 #include "net/api/quota.hpp"
 #include "net/api/target.hpp"
 
-namespace netherscope {
+namespace netherscope::net::api {
 
 /// What the edge asks of the actors.
 enum class call_kind : std::uint8_t {
@@ -145,4 +145,4 @@ inline endpoint endpoint_of(call_kind kind) {
   return kind == call_kind::offer || kind == call_kind::check ? endpoint::offer : endpoint::info;
 }
 
-} // namespace netherscope
+} // namespace netherscope::net::api

@@ -2,7 +2,7 @@
 
 #include <array>
 
-namespace netherscope::net {
+namespace netherscope::net::api {
 
 namespace {
 
@@ -82,4 +82,4 @@ const error_entry& lookup(error_code code) {
   return index < table.size() ? table[index] : table.back();
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::api

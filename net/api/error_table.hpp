@@ -8,7 +8,7 @@
 
 #include "net/api/failure.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::api {
 
 /// How one error_code appears to HTTP callers.
 struct error_entry {
@@ -23,4 +23,4 @@ struct error_entry {
 /// The table entry of a code; every error_code has exactly one.
 const error_entry& lookup(error_code code);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::api

@@ -11,7 +11,7 @@
 #include "net/base/json_access.hpp"
 #include "net/base/text.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::api {
 
 namespace {
 
@@ -66,7 +66,7 @@ bool is_code_character(char c) {
 
 /// A non-empty string member, or null.
 const boost::json::string* text_at(const boost::json::object& o, std::string_view key) {
-  auto* s = string_at(o, key);
+  auto* s = base::string_at(o, key);
   return s != nullptr && !s->empty() ? s : nullptr;
 }
 
@@ -120,22 +120,22 @@ std::optional<entry> read_entry(const boost::json::value& raw, std::size_t posit
   if (code != nullptr && kind != nullptr) {
     // Numbers are written without leading zeros, so the lookup can strip them; codewords are
     // letters only, so "word-<digits>" can only be a codeword with its number.
-    if (view(*kind) == signalling_kind) {
-      if (!all_of_class(view(*code), is_digit) || (code->size() > 1 && code->front() == '0'))
+    if (base::view(*kind) == signalling_kind) {
+      if (!all_of_class(base::view(*code), is_digit) || (code->size() > 1 && code->front() == '0'))
         problems.push_back(where + " is a signalling error whose code is not a plain number");
-    } else if (view(*kind) == codeword_kind) {
-      if (!all_of_class(view(*code), is_letter))
+    } else if (base::view(*kind) == codeword_kind) {
+      if (!all_of_class(base::view(*code), is_letter))
         problems.push_back(where + " is a codeword that is not made of letters only");
-    } else if (view(*kind) == verdict_kind || view(*kind) == raknet_kind) {
+    } else if (base::view(*kind) == verdict_kind || base::view(*kind) == raknet_kind) {
       // As the API writes them ("auth_required"), so that a reply's code is its path.
-      if (!all_of_class(view(*code), is_code_character))
+      if (!all_of_class(base::view(*code), is_code_character))
         problems.push_back(where + " is an API code not made of lower-case letters and '_'");
     } else {
       problems.push_back(where + " has an unknown kind");
     }
   }
   if (evidence != nullptr
-      && std::find(evidence_levels.begin(), evidence_levels.end(), view(*evidence))
+      && std::find(evidence_levels.begin(), evidence_levels.end(), base::view(*evidence))
            == evidence_levels.end())
     problems.push_back(where + " has an unknown evidence level");
   boost::json::array resolved;
@@ -146,7 +146,7 @@ std::optional<entry> read_entry(const boost::json::value& raw, std::size_t posit
       if (source_object == nullptr || text_at(*source_object, "url") == nullptr
           || text_at(*source_object, "what") == nullptr) {
         problems.push_back(where + " cites the unknown source \""
-                           + std::string{view(key.get_string())} + "\"");
+                           + std::string{base::view(key.get_string())} + "\"");
         continue;
       }
       boost::json::object item;
@@ -159,9 +159,9 @@ std::optional<entry> read_entry(const boost::json::value& raw, std::size_t posit
     return std::nullopt;
 
   entry e;
-  e.code = std::string{view(*code)};
-  e.name = std::string{view(*name)};
-  e.kind = std::string{view(*kind)};
+  e.code = std::string{base::view(*code)};
+  e.name = std::string{base::view(*name)};
+  e.kind = std::string{base::view(*kind)};
   auto& body = e.body;
   body["ok"] = true;
   body["code"] = *code;
@@ -198,10 +198,10 @@ book load(std::string_view text) {
     if (!e)
       continue;
     auto index = b.entries.size();
-    std::vector<std::string> keys{ascii_lower(e->code), ascii_lower(e->name)};
+    std::vector<std::string> keys{base::ascii_lower(e->code), base::ascii_lower(e->name)};
     if (auto* aliases = e->body.if_contains("aliases"))
       for (auto& alias : aliases->get_array())
-        keys.push_back(ascii_lower(view(alias.get_string())));
+        keys.push_back(base::ascii_lower(base::view(alias.get_string())));
     for (auto& key : keys) {
       auto [at, inserted] = b.by_key.emplace(key, index);
       // An entry may repeat its own code as its name (codewords do); two entries may not
@@ -243,7 +243,7 @@ std::optional<std::string> render_explanation(std::string_view code) {
   if (code.empty() || code.size() > longest_code)
     return std::nullopt;
   const auto& b = the_book();
-  auto key = ascii_lower(code);
+  auto key = base::ascii_lower(code);
   if (all_of_class(key, is_digit)) {
     auto first = key.find_first_not_of('0');
     key = first == std::string::npos ? "0" : key.substr(first);
@@ -282,4 +282,4 @@ std::vector<std::string> explanation_problems() {
   return the_book().problems;
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::api

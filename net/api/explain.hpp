@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-namespace netherscope::net {
+namespace netherscope::net::api {
 
 /// The embedded text of net/api/explanations.json.
 extern const char* const explanations_document;
@@ -42,4 +42,4 @@ std::string explanation_path(std::int64_t nethernet_error);
 /// same code, name or alias. Empty when the file is sound; the service then serves it all.
 std::vector<std::string> explanation_problems();
 
-} // namespace netherscope::net
+} // namespace netherscope::net::api

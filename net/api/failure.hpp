@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-namespace netherscope {
+namespace netherscope::net::api {
 
 /// What went wrong, independent of any protocol; net/error_table maps it to HTTP.
 enum class error_code : std::uint8_t {
@@ -74,4 +74,4 @@ inline failure make_failure(error_code code, std::string message) {
   return result;
 }
 
-} // namespace netherscope
+} // namespace netherscope::net::api

@@ -87,16 +87,16 @@ std::string encode(const history_hour& hour) {
   out.reserve(history_hour_size);
   out += static_cast<char>(hour_version);
   out += static_cast<char>(hour.most_seen);
-  put_le(out, hour.max_players ? has_max_players : std::uint16_t{0});
-  put_le(out, hour.checks);
-  put_le(out, hour.online);
-  put_le(out, hour.joinable);
-  put_le(out, hour.player_samples);
-  put_le(out, static_cast<std::uint64_t>(hour.start));
-  put_le(out, hour.players_min);
-  put_le(out, hour.players_max);
-  put_le(out, hour.players_sum);
-  put_le(out, hour.max_players.value_or(0));
+  base::put_le(out, hour.max_players ? has_max_players : std::uint16_t{0});
+  base::put_le(out, hour.checks);
+  base::put_le(out, hour.online);
+  base::put_le(out, hour.joinable);
+  base::put_le(out, hour.player_samples);
+  base::put_le(out, static_cast<std::uint64_t>(hour.start));
+  base::put_le(out, hour.players_min);
+  base::put_le(out, hour.players_max);
+  base::put_le(out, hour.players_sum);
+  base::put_le(out, hour.max_players.value_or(0));
   return out;
 }
 
@@ -113,16 +113,16 @@ std::optional<history_hour> decode_history_hour(std::string_view in) {
   std::uint64_t start = 0;
   std::uint32_t max_players = 0;
   // The size was checked above, so every read succeeds.
-  take_le(in, flags);
-  take_le(in, hour.checks);
-  take_le(in, hour.online);
-  take_le(in, hour.joinable);
-  take_le(in, hour.player_samples);
-  take_le(in, start);
-  take_le(in, hour.players_min);
-  take_le(in, hour.players_max);
-  take_le(in, hour.players_sum);
-  take_le(in, max_players);
+  base::take_le(in, flags);
+  base::take_le(in, hour.checks);
+  base::take_le(in, hour.online);
+  base::take_le(in, hour.joinable);
+  base::take_le(in, hour.player_samples);
+  base::take_le(in, start);
+  base::take_le(in, hour.players_min);
+  base::take_le(in, hour.players_max);
+  base::take_le(in, hour.players_sum);
+  base::take_le(in, max_players);
 
   if ((flags & ~has_max_players) != 0 || (!(flags & has_max_players) && max_players != 0))
     return std::nullopt;

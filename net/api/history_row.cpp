@@ -35,7 +35,7 @@ bool is_control(unsigned char c) {
 bool take_optional(std::string_view& in, std::uint16_t flags, std::uint16_t flag,
                    std::optional<std::uint32_t>& out) {
   std::uint32_t value = 0;
-  if (!take_le(in, value))
+  if (!base::take_le(in, value))
     return false;
   if (flags & flag)
     out = value;
@@ -98,7 +98,7 @@ std::string key_id_text(std::uint64_t key_id) {
   std::string raw;
   for (int shift = 56; shift >= 0; shift -= 8)
     raw += static_cast<char>((key_id >> shift) & 0xFF);
-  return hex_lower(raw);
+  return base::hex_lower(raw);
 }
 
 std::string encode(const history_row& row) {
@@ -120,18 +120,18 @@ std::string encode(const history_row& row) {
   out.reserve(history_row_size);
   out += static_cast<char>(row_version);
   out += static_cast<char>(row.verdict);
-  put_le(out, flags);
-  put_le(out, static_cast<std::uint64_t>(row.at));
-  put_le(out, row.players.value_or(0));
-  put_le(out, row.max_players.value_or(0));
-  put_le(out, row.nethernet_us.value_or(0));
-  put_le(out, row.raknet_us.value_or(0));
-  put_le(out, row.offer_us.value_or(0));
+  base::put_le(out, flags);
+  base::put_le(out, static_cast<std::uint64_t>(row.at));
+  base::put_le(out, row.players.value_or(0));
+  base::put_le(out, row.max_players.value_or(0));
+  base::put_le(out, row.nethernet_us.value_or(0));
+  base::put_le(out, row.raknet_us.value_or(0));
+  base::put_le(out, row.offer_us.value_or(0));
   out += static_cast<char>(row.candidates.total);
   out += static_cast<char>(row.candidates.for_players);
   out += static_cast<char>(row.candidates.public_addresses);
   out += static_cast<char>(row.candidates.reachable);
-  put_le(out, row.key_id.value_or(0));
+  base::put_le(out, row.key_id.value_or(0));
   auto version = bounded_version(row.version);
   out += static_cast<char>(version.size());
   out += version;
@@ -151,8 +151,8 @@ std::optional<history_row> decode_history_row(std::string_view in) {
 
   std::uint16_t flags = 0;
   std::uint64_t at = 0;
-  take_le(in, flags);
-  take_le(in, at);
+  base::take_le(in, flags);
+  base::take_le(in, at);
   if ((flags & ~known_flags) != 0 || at > static_cast<std::uint64_t>(INT64_MAX))
     return std::nullopt;
   row.at = static_cast<std::int64_t>(at);
@@ -180,7 +180,7 @@ std::optional<history_row> decode_history_row(std::string_view in) {
     return std::nullopt;
 
   std::uint64_t key = 0;
-  take_le(in, key);
+  base::take_le(in, key);
   if (flags & has_key)
     row.key_id = key;
   else if (key != 0)

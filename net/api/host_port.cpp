@@ -10,7 +10,7 @@
 
 #include "net/base/text.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::api {
 
 namespace {
 
@@ -171,7 +171,7 @@ std::optional<std::string> normalize_host(std::string_view text, std::string& er
       break;
     start = dot + 1;
   }
-  return ascii_lower(name);
+  return base::ascii_lower(name);
 }
 
 std::optional<std::uint16_t> parse_port_text(std::string_view text, std::string& error) {
@@ -210,4 +210,4 @@ bool is_ip_literal(std::string_view host) {
   return !ec;
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::api

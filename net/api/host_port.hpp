@@ -10,7 +10,7 @@
 
 #include "net/api/target.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::api {
 
 /// Validates a host: a DNS name (labels of letters, digits, '-' and '_', at most 253
 /// characters), an IPv4 address in any form the URL Standard reads (see parse_url_ipv4), or
@@ -40,4 +40,4 @@ std::string host_for_url(std::string_view host);
 /// Whether a normalized host is an IP literal rather than a DNS name.
 bool is_ip_literal(std::string_view host);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::api

@@ -3,7 +3,7 @@
 #include "net/api/api_json.hpp"
 #include "net/api/telemetry.hpp"
 
-namespace netherscope {
+namespace netherscope::net::api {
 
 api_outcome offer_outcome(quota_verdict&& verdict, failure&& error,
                           std::shared_ptr<const std::string>&& body, std::int64_t age,
@@ -32,9 +32,9 @@ void finish_offer(api_outcome& outcome) {
     process_telemetry().count_cache_hit();
   // Read only when ports are expected: the warning needs the candidates parsed.
   if (!outcome.expect_ports.empty() && outcome.shared_body) {
-    outcome.body = net::with_expected_ports(*outcome.shared_body, outcome.expect_ports);
+    outcome.body = net::api::with_expected_ports(*outcome.shared_body, outcome.expect_ports);
     outcome.shared_body.reset();
   }
 }
 
-} // namespace netherscope
+} // namespace netherscope::net::api

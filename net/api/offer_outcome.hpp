@@ -13,7 +13,7 @@
 #include "net/api/failure.hpp"
 #include "net/api/quota.hpp"
 
-namespace netherscope {
+namespace netherscope::net::api {
 
 /// The outcome of an offer call whose charge has its verdict: the verdict's refusal, or what
 /// was served (error, or body and its age in seconds, -1 for a fresh answer) with the UDP
@@ -26,4 +26,4 @@ api_outcome offer_outcome(quota_verdict&& verdict, failure&& error,
 /// expected ports its candidates do not use, and a hit the edge bridge served is counted.
 void finish_offer(api_outcome& outcome);
 
-} // namespace netherscope
+} // namespace netherscope::net::api

@@ -8,7 +8,7 @@
 #include "net/base/text.hpp"
 #include "net/api/host_port.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::api {
 
 namespace {
 
@@ -57,7 +57,7 @@ bool read_expected_ports(const boost::json::value& v, std::vector<std::uint16_t>
 } // namespace
 
 bool is_json_media_type(std::string_view content_type) {
-  return iequals(trim(content_type.substr(0, content_type.find(';'))), "application/json");
+  return base::iequals(base::trim(content_type.substr(0, content_type.find(';'))), "application/json");
 }
 
 bool is_valid_network_id(std::string_view text) {
@@ -152,7 +152,7 @@ std::optional<offer_request> parse_offer_body(std::string_view body, failure& er
 }
 
 std::string random_network_id() {
-  auto bytes = random_bytes(8);
+  auto bytes = base::random_bytes(8);
   std::uint64_t value = 0;
   if (bytes) {
     for (unsigned char c : *bytes)
@@ -164,4 +164,4 @@ std::string random_network_id() {
   return std::to_string(value);
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::api

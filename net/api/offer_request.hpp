@@ -10,7 +10,7 @@
 #include "net/api/failure.hpp"
 #include "net/api/results.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::api {
 
 /// The most entries expectPorts may have. It bounds the work one call can ask for (each
 /// expected port is looked for among the candidates) and is far above any port list a
@@ -30,4 +30,4 @@ std::optional<offer_request> parse_offer_body(std::string_view body, failure& er
 /// A random network id (uint64 from OpenSSL's generator) as decimal text.
 std::string random_network_id();
 
-} // namespace netherscope::net
+} // namespace netherscope::net::api

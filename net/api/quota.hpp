@@ -7,7 +7,7 @@
 
 #include "net/api/failure.hpp"
 
-namespace netherscope {
+namespace netherscope::net::api {
 
 /// The public endpoints whose calls are counted: info and offer per month, sign-in callbacks
 /// per address and hour.
@@ -113,4 +113,4 @@ struct account_view {
   std::string csrf;
 };
 
-} // namespace netherscope
+} // namespace netherscope::net::api

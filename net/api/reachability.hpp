@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace netherscope {
+namespace netherscope::net::api {
 
 /// Why a candidate is left unchecked, or none when it is to be checked.
 enum class reach_skip : std::uint8_t {
@@ -33,4 +33,4 @@ struct reach_plan {
   std::vector<reach_target> candidates;
 };
 
-} // namespace netherscope
+} // namespace netherscope::net::api

@@ -8,7 +8,7 @@
 #include "net/api/failure.hpp"
 #include "net/api/target.hpp"
 
-namespace netherscope {
+namespace netherscope::net::api {
 
 /// The answer to GET /v1/join, or why there is none.
 struct info_reply {
@@ -83,4 +83,4 @@ struct offer_request {
   bool probe = false;
 };
 
-} // namespace netherscope
+} // namespace netherscope::net::api

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-namespace netherscope {
+namespace netherscope::net::api {
 
 /// How long a sign-in may take from start to callback: the state's lifetime and the binding
 /// cookie's Max-Age.
@@ -15,4 +15,4 @@ constexpr std::int64_t signin_state_lifetime_seconds = 600;
 /// that a forgotten session on a shared computer soon stops working.
 constexpr std::int64_t session_lifetime_seconds = 3600;
 
-} // namespace netherscope
+} // namespace netherscope::net::api

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-namespace netherscope {
+namespace netherscope::net::api {
 
 /// How to speak to a target: detect TLS, or force it on or off.
 enum class tls_mode : std::uint8_t { auto_detect, on, off };
@@ -31,4 +31,4 @@ inline bool operator<(const target& x, const target& y) {
   return x.tls < y.tls;
 }
 
-} // namespace netherscope
+} // namespace netherscope::net::api

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-namespace netherscope {
+namespace netherscope::net::api {
 
 /// The scheme a target answered with.
 enum class remembered_scheme : std::uint8_t {
@@ -51,4 +51,4 @@ struct target_memory_update {
   }
 };
 
-} // namespace netherscope
+} // namespace netherscope::net::api

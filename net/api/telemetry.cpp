@@ -1,6 +1,6 @@
 #include "net/api/telemetry.hpp"
 
-namespace netherscope {
+namespace netherscope::net::api {
 
 std::string_view to_string(probe_outcome outcome) noexcept {
   switch (outcome) {
@@ -66,4 +66,4 @@ telemetry& process_telemetry() noexcept {
   return counters;
 }
 
-} // namespace netherscope
+} // namespace netherscope::net::api

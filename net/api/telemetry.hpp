@@ -13,7 +13,7 @@
 #include "net/api/failure.hpp"
 #include "net/api/quota.hpp"
 
-namespace netherscope {
+namespace netherscope::net::api {
 
 /// What a probe asked its target for.
 enum class probe_call : std::uint8_t { info, offer };
@@ -178,4 +178,4 @@ private:
 /// for nothing a test needs (tests read differences, never absolute values).
 telemetry& process_telemetry() noexcept;
 
-} // namespace netherscope
+} // namespace netherscope::net::api

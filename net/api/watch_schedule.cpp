@@ -24,7 +24,7 @@ std::string schedule_key(std::string_view host, std::uint16_t port) {
 
 std::int64_t slot_offset(std::string_view key, std::int64_t period_ms) {
   auto period = std::max<std::int64_t>(period_ms, 1);
-  auto digest = sha256(key);
+  auto digest = base::sha256(key);
   std::uint64_t bits = 0;
   for (std::size_t i = 0; i < 8 && i < digest.size(); ++i)
     bits = (bits << 8) | static_cast<unsigned char>(digest[i]);

@@ -18,7 +18,7 @@ constexpr std::string_view ellipsis = "\xE2\x80\xA6";
 constexpr std::string_view arrow = "\xE2\x86\x92";
 
 std::string time_text(std::int64_t unix_seconds) {
-  return rfc3339_utc(unix_seconds).value_or("");
+  return base::rfc3339_utc(unix_seconds).value_or("");
 }
 
 json::value optional_number(const std::optional<std::uint32_t>& v) {

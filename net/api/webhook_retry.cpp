@@ -28,7 +28,7 @@ std::optional<std::int64_t> next_retry(const retry_policy& policy, std::int64_t 
 }
 
 double jitter_draw(std::string_view delivery_id, unsigned retry) {
-  auto digest = sha256(std::string{delivery_id} + "#" + std::to_string(retry));
+  auto digest = base::sha256(std::string{delivery_id} + "#" + std::to_string(retry));
   std::uint64_t bits = 0;
   for (std::size_t i = 0; i < 8 && i < digest.size(); ++i)
     bits = (bits << 8) | static_cast<unsigned char>(digest[i]);

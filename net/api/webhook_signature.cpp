@@ -9,17 +9,17 @@
 namespace netherscope::net::api {
 
 std::optional<std::string> make_webhook_secret() {
-  auto raw = random_bytes(32);
+  auto raw = base::random_bytes(32);
   if (!raw)
     return std::nullopt;
-  return "whsec_" + base64url_encode(*raw);
+  return "whsec_" + base::base64url_encode(*raw);
 }
 
 std::string signature_digest(std::string_view secret, std::int64_t t, std::string_view body) {
   auto signed_text = std::to_string(t);
   signed_text += '.';
   signed_text += body;
-  return hex_lower(hmac_sha256(secret, signed_text));
+  return base::hex_lower(base::hmac_sha256(secret, signed_text));
 }
 
 std::string signature_value(std::string_view secret, std::int64_t t, std::string_view body) {
@@ -31,8 +31,8 @@ signature_check verify_signature(std::string_view header_value, std::string_view
                                  std::int64_t tolerance) {
   std::optional<std::int64_t> t;
   std::vector<std::string_view> digests;
-  for (auto part : split(header_value, ',')) {
-    part = trim(part);
+  for (auto part : base::split(header_value, ',')) {
+    part = base::trim(part);
     auto eq = part.find('=');
     if (eq == std::string_view::npos)
       continue;
@@ -57,7 +57,7 @@ signature_check verify_signature(std::string_view header_value, std::string_view
   bool matched = false;
   // Every digest is compared, so the time taken does not say which one matched.
   for (auto digest : digests)
-    matched = same_secret(expected, digest) || matched;
+    matched = base::same_secret(expected, digest) || matched;
   return matched ? signature_check::valid : signature_check::mismatch;
 }
 

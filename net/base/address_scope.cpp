@@ -11,7 +11,7 @@
 #include "net/base/cidr.hpp"
 #include "net/base/text.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::base {
 
 namespace {
 
@@ -178,4 +178,4 @@ address_class classify_address(std::string_view address) {
   return {address_scope::hostname, ip_family::none};
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::base

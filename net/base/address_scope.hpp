@@ -14,7 +14,7 @@
 
 #include "net/base/cidr.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::base {
 
 /// What kind of address a candidate names, as the API reports it.
 enum class address_scope {
@@ -91,4 +91,4 @@ const special_range& find_special_range(const boost::asio::ip::address& addr);
 /// text that is not an address is hostname.
 address_class classify_address(std::string_view address);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::base

@@ -9,7 +9,7 @@
 
 #include <boost/endian/conversion.hpp>
 
-namespace netherscope::net {
+namespace netherscope::net::base {
 
 /// Appends value to out as sizeof(UInt) little-endian bytes.
 template <class UInt>
@@ -33,4 +33,4 @@ bool take_le(std::string_view& in, UInt& value) {
   return true;
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::base

@@ -4,7 +4,7 @@
 #include <boost/asio/ip/network_v6.hpp>
 #include <boost/system/error_code.hpp>
 
-namespace netherscope::net {
+namespace netherscope::net::base {
 
 namespace {
 
@@ -109,4 +109,4 @@ bool contains(const cidr& net, const boost::asio::ip::address& addr) {
   return false;
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::base

@@ -8,7 +8,7 @@
 
 #include <boost/asio/ip/address.hpp>
 
-namespace netherscope::net {
+namespace netherscope::net::base {
 
 /// A network written as address/prefix, e.g. 127.0.0.0/8 or ::1/128.
 struct cidr {
@@ -26,4 +26,4 @@ std::string to_string(const cidr& x);
 /// Whether addr lies inside net. IPv4 and IPv6 never match each other.
 bool contains(const cidr& net, const boost::asio::ip::address& addr);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::base

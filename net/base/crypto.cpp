@@ -10,7 +10,7 @@
 #include <openssl/params.h>
 #include <openssl/rand.h>
 
-namespace netherscope::net {
+namespace netherscope::net::base {
 
 namespace {
 
@@ -387,4 +387,4 @@ bool ecdsa_verify_p1363(EVP_PKEY& key, std::string_view data, std::string_view s
          == 1;
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::base

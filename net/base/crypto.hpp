@@ -20,7 +20,7 @@
 #include <openssl/evp.h>
 #include <openssl/x509.h>
 
-namespace netherscope::net {
+namespace netherscope::net::base {
 
 // -- the error queue --
 
@@ -184,4 +184,4 @@ std::optional<std::string> ecdsa_sign_p1363(EVP_PKEY& key, std::string_view data
 /// ecdsa_sign_p1363); false for a wrong length, another key type or any failure.
 bool ecdsa_verify_p1363(EVP_PKEY& key, std::string_view data, std::string_view sig);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::base

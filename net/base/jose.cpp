@@ -9,7 +9,7 @@
 #include "net/base/json_access.hpp"
 #include "net/base/text.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::base {
 
 namespace json = boost::json;
 
@@ -202,4 +202,4 @@ pkey_ptr key_from_jwk(const json::object& jwk, jose_error* error) {
   return key;
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::base

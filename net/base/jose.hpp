@@ -14,7 +14,7 @@
 
 #include "net/base/crypto.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::base {
 
 /// The JWS algorithms we sign and verify: ECDSA with the curve's own hash, r||s signatures.
 enum class jws_alg {
@@ -106,4 +106,4 @@ std::optional<boost::json::object> ec_public_jwk(const EVP_PKEY& key);
 /// error is given, sets it to bad_key.
 pkey_ptr key_from_jwk(const boost::json::object& jwk, jose_error* error = nullptr);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::base

@@ -6,7 +6,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 
-namespace netherscope::net {
+namespace netherscope::net::base {
 
 std::optional<boost::json::object> parse_object(std::string_view text) {
   boost::json::error_code ec;
@@ -43,4 +43,4 @@ std::optional<std::int64_t> int64_at(const boost::json::object& o, std::string_v
   return std::nullopt;
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::base

@@ -9,7 +9,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/string.hpp>
 
-namespace netherscope::net {
+namespace netherscope::net::base {
 
 /// Parses text as a JSON object; nullopt when it is not JSON or not an object.
 std::optional<boost::json::object> parse_object(std::string_view text);
@@ -29,4 +29,4 @@ inline std::string_view view(const boost::json::string& s) {
   return {s.data(), s.size()};
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::base

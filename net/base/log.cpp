@@ -9,7 +9,7 @@
 
 #include <boost/json/serialize.hpp>
 
-namespace netherscope::log {
+namespace netherscope::net::base::log {
 
 namespace {
 
@@ -113,4 +113,4 @@ void write_sampled(sampler& sampled, level lvl, std::string_view event,
   write(lvl, event, std::move(fields));
 }
 
-} // namespace netherscope::log
+} // namespace netherscope::net::base::log

@@ -12,7 +12,7 @@
 
 #include <boost/json/object.hpp>
 
-namespace netherscope::log {
+namespace netherscope::net::base::log {
 
 /// Severity of a line; lines below the configured level are dropped.
 enum class level { debug, info, warn, error };
@@ -56,4 +56,4 @@ private:
 void write_sampled(sampler& sampled, level lvl, std::string_view event,
                    boost::json::object fields = {});
 
-} // namespace netherscope::log
+} // namespace netherscope::net::base::log

@@ -16,7 +16,7 @@
 #include "net/base/crypto.hpp"
 #include "net/base/text.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::base {
 
 namespace {
 
@@ -297,4 +297,4 @@ key_file_result load_secrets_key(const std::string& path) {
   return r;
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::base

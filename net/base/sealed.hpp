@@ -21,7 +21,7 @@
 #include <string>
 #include <string_view>
 
-namespace netherscope::net {
+namespace netherscope::net::base {
 
 /// The operator's secrets key: 32 random bytes, wiped from memory when it goes.
 class secrets_key {
@@ -117,4 +117,4 @@ key_file_result parse_secrets_key(std::string_view text);
 /// container's only user; everywhere else, chmod 600 is the fix the warning names.
 key_file_result load_secrets_key(const std::string& path);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::base

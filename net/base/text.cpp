@@ -9,7 +9,7 @@
 
 #include <boost/algorithm/hex.hpp>
 
-namespace netherscope::net {
+namespace netherscope::net::base {
 
 std::string_view trim(std::string_view text, std::string_view chars) {
   auto first = text.find_first_not_of(chars);
@@ -129,4 +129,4 @@ std::optional<std::string> rfc3339_utc(std::int64_t unix_seconds) {
   return std::string{text};
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::base

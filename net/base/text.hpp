@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace netherscope::net {
+namespace netherscope::net::base {
 
 /// SP and HTAB: the optional whitespace of HTTP header values (RFC 9110 §5.6.3) and the field
 /// separators of SDP attributes we accept.
@@ -54,4 +54,4 @@ std::string html_escape(std::string_view text);
 /// years 0000 to 9999, which RFC 3339 cannot write.
 std::optional<std::string> rfc3339_utc(std::int64_t unix_seconds);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::base

@@ -9,7 +9,7 @@
 #include "net/base/crypto.hpp"
 #include "net/base/text.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 bool is_probe_route(std::string_view route) {
   return route == "/healthz" || route == "/readyz" || route == "/metrics";
@@ -31,12 +31,12 @@ std::string error_code_of(std::string_view body) {
 request_ids::request_ids() {
   // Six random bytes: collisions between processes are negligible at the number of
   // replicas and restarts a service sees.
-  auto bytes = random_bytes(6);
+  auto bytes = base::random_bytes(6);
   if (!bytes) {
     auto now = std::chrono::system_clock::now().time_since_epoch().count();
     bytes = std::string(reinterpret_cast<const char*>(&now), 6);
   }
-  prefix_ = hex_lower(*bytes);
+  prefix_ = base::hex_lower(*bytes);
 }
 
 std::string request_ids::next() {
@@ -51,4 +51,4 @@ std::string request_ids::next() {
   return id;
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 /// True for the routes that probes and scrapers call every few seconds (/healthz, /readyz,
 /// /metrics): the access log leaves them out unless asked to, so that it shows people's
@@ -39,4 +39,4 @@ private:
   std::atomic<std::uint64_t> counter_{0};
 };
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

@@ -5,7 +5,7 @@
 #include "net/api/error_table.hpp"
 #include "net/base/text.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 namespace {
 
@@ -49,21 +49,21 @@ std::string row(std::string_view label, std::uint64_t used, std::uint64_t limit)
 std::string post_button(std::string_view action, std::string_view csrf, std::string_view label,
                         std::string_view button_class) {
   return "<form class=\"inline-form\" method=\"post\" action=\"" + std::string{action}
-         + "\"><input type=\"hidden\" name=\"csrf\" value=\"" + html_escape(csrf)
+         + "\"><input type=\"hidden\" name=\"csrf\" value=\"" + base::html_escape(csrf)
          + "\"><button type=\"submit\" class=\"" + std::string{button_class} + "\">"
          + std::string{label} + "</button></form>\n";
 }
 
-std::string error_body(std::string_view title, const failure& error, std::string_view link,
+std::string error_body(std::string_view title, const api::failure& error, std::string_view link,
                        std::string_view link_text) {
   std::string page = page_head(title);
   // The machine code is what a user can quote when asking for help, and what a script or
   // test checks instead of the sentence.
   page += "<h1>" + std::string{title} + "</h1>\n<section class=\"card\">\n"
           "<div class=\"alert\" role=\"alert\"><p class=\"alert-detail\">"
-          + html_escape(error.message)
+          + base::html_escape(error.message)
           + "</p>\n<p class=\"alert-code\">Error code: <code id=\"error-code\">"
-          + std::string{lookup(error.code).machine_code} + "</code></p></div>\n"
+          + std::string{api::lookup(error.code).machine_code} + "</code></p></div>\n"
           "<div class=\"actions\"><a class=\"button\" href=\"" + std::string{link} + "\">"
           + std::string{link_text} + "</a></div>\n</section>\n";
   page += page_tail;
@@ -84,17 +84,17 @@ std::string group_digits(std::uint64_t value) {
   return out;
 }
 
-std::string render_account_page(const account_view& account, std::string_view notice) {
+std::string render_account_page(const api::account_view& account, std::string_view notice) {
   std::string page = page_head("Your account");
-  page += "<h1>Signed in as " + html_escape(account.login) + "</h1>\n";
+  page += "<h1>Signed in as " + base::html_escape(account.login) + "</h1>\n";
   if (!notice.empty())
-    page += "<p class=\"notice\" role=\"status\">" + html_escape(notice) + "</p>\n";
+    page += "<p class=\"notice\" role=\"status\">" + base::html_escape(notice) + "</p>\n";
   page += "<section class=\"card\" aria-labelledby=\"key-title\">\n"
           "<h2 id=\"key-title\">API key</h2>\n";
   if (!account.new_key.empty()) {
     page += "<div class=\"new-key\"><p><strong>Your new API key</strong>, shown only now: "
             "netherscope keeps only its SHA-256.</p>\n<pre id=\"api-key\">"
-            + html_escape(account.new_key)
+            + base::html_escape(account.new_key)
             + "</pre>\n<p>Signing in again does not change it; if you lose it, sign in and "
               "ask for a new one here.</p></div>\n"
               "<p>Send it as <code>X-API-Key: &lt;key&gt;</code> or "
@@ -117,7 +117,7 @@ std::string render_account_page(const account_view& account, std::string_view no
     page += "</div>\n";
   }
   page += "</section>\n<section class=\"card\" aria-labelledby=\"usage-title\">\n"
-          "<h2 id=\"usage-title\">Usage in " + html_escape(account.month) + " (UTC)</h2>\n"
+          "<h2 id=\"usage-title\">Usage in " + base::html_escape(account.month) + " (UTC)</h2>\n"
           "<table class=\"usage\"><thead><tr><th scope=\"col\">Calls</th>"
           "<th scope=\"col\" class=\"number\">Used</th><th scope=\"col\" class=\"number\">Limit"
           "</th><th scope=\"col\" class=\"number\">Left</th></tr></thead>\n<tbody>\n";
@@ -137,12 +137,12 @@ std::string render_account_page(const account_view& account, std::string_view no
   return page;
 }
 
-std::string render_signin_error(const failure& error) {
+std::string render_signin_error(const api::failure& error) {
   return error_body("Sign-in did not complete", error, "/auth/github/login", "Try again");
 }
 
-std::string render_page_error(const failure& error) {
-  if (error.code == error_code::unauthorized)
+std::string render_page_error(const api::failure& error) {
+  if (error.code == api::error_code::unauthorized)
     return error_body("Not signed in", error, "/auth/github/login", "Sign in with GitHub");
   return error_body("That did not work", error, "/account", "Back to your account");
 }
@@ -158,7 +158,7 @@ std::string render_signed_out_page() {
   return page;
 }
 
-std::string render_session_json(const account_view& account, bool signed_in) {
+std::string render_session_json(const api::account_view& account, bool signed_in) {
   boost::json::object body;
   body["ok"] = true;
   body["signedIn"] = signed_in;
@@ -194,4 +194,4 @@ void add_page_headers(boost::beast::http::fields& headers) {
   headers.set("X-Content-Type-Options", "nosniff");
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

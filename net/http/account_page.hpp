@@ -13,7 +13,7 @@
 
 #include "net/api/quota.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 /// Where the account page is served: the sign-in sends an existing account there.
 inline constexpr std::string_view account_page_path = "/account";
@@ -24,13 +24,13 @@ std::string group_digits(std::uint64_t value);
 /// The account page: login, whether a key is active, a key just issued (shown once), usage
 /// and limits, and (with the session's form token in account.csrf) the forms to get a new
 /// key, revoke the key and sign out. notice is a sentence shown above the usage, if any.
-std::string render_account_page(const account_view& account, std::string_view notice = {});
+std::string render_account_page(const api::account_view& account, std::string_view notice = {});
 
 /// A page saying why sign-in failed, with the machine code, and how to try again.
-std::string render_signin_error(const failure& error);
+std::string render_signin_error(const api::failure& error);
 
 /// A page saying why an account page request failed, with the machine code.
-std::string render_page_error(const failure& error);
+std::string render_page_error(const api::failure& error);
 
 /// The page after signing out.
 std::string render_signed_out_page();
@@ -38,7 +38,7 @@ std::string render_signed_out_page();
 /// The JSON body of GET /account/session, which the page at / reads to show the account:
 /// {"ok":true,"signedIn":false} when signed_in is false, else the login, whether a key is
 /// active, the month and its usage. Never the form token or a key.
-std::string render_session_json(const account_view& account, bool signed_in);
+std::string render_session_json(const api::account_view& account, bool signed_in);
 
 /// The Content-Security-Policy of every page: nothing may load but this origin's stylesheet
 /// and images, nothing runs, forms post only to us, and no site may frame the page.
@@ -49,4 +49,4 @@ std::string_view page_content_security_policy();
 /// URL holds the provider's code, which must not leave in a Referer) and nosniff.
 void add_page_headers(boost::beast::http::fields& headers);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

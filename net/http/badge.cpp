@@ -9,7 +9,7 @@
 #include "net/base/json_access.hpp"
 #include "net/base/text.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 namespace {
 
@@ -113,36 +113,36 @@ std::string_view colour_of(badge_state state) {
 badge_view badge_from_info(std::string_view info_body) {
   badge_view view;
   view.state = badge_state::online;
-  auto body = parse_object(info_body);
+  auto body = base::parse_object(info_body);
   if (!body)
     return view;
-  auto* info = object_at(*body, "info");
+  auto* info = base::object_at(*body, "info");
   if (info == nullptr)
     return view;
-  if (auto* name = string_at(*info, "name"))
-    view.name = std::string{net::view(*name)};
+  if (auto* name = base::string_at(*info, "name"))
+    view.name = std::string{net::base::view(*name)};
   view.players = integer_at(*info, "players");
   view.max_players = integer_at(*info, "maxPlayers");
   return view;
 }
 
-badge_view badge_from_failure(const failure& error) {
+badge_view badge_from_failure(const api::failure& error) {
   badge_view view;
   switch (error.code) {
-    case error_code::upstream_status:
-    case error_code::upstream_failure:
-    case error_code::upstream_invalid_answer:
-    case error_code::upstream_timeout:
+    case api::error_code::upstream_status:
+    case api::error_code::upstream_failure:
+    case api::error_code::upstream_invalid_answer:
+    case api::error_code::upstream_timeout:
       view.state = badge_state::offline;
       break;
     default:
       view.state = badge_state::error;
       break;
   }
-  if (error.code == error_code::upstream_status)
+  if (error.code == api::error_code::upstream_status)
     view.detail = "GET /v1/join answered " + std::to_string(error.http_status);
   else
-    view.detail = error.message.empty() ? std::string{lookup(error.code).default_message}
+    view.detail = error.message.empty() ? std::string{api::lookup(error.code).default_message}
                                         : error.message;
   return view;
 }
@@ -162,7 +162,7 @@ std::string badge_value(const badge_view& view) {
 }
 
 unsigned badge_text_width(std::string_view utf8) {
-  auto text = valid_utf8(utf8);
+  auto text = api::valid_utf8(utf8);
   unsigned long units = 0;
   for (std::size_t i = 0; i < text.size();) {
     auto cp = next_code_point(text, i);
@@ -177,7 +177,7 @@ unsigned badge_text_width(std::string_view utf8) {
 }
 
 std::string xml_text(std::string_view untrusted, std::size_t max_chars) {
-  auto text = valid_utf8(untrusted);
+  auto text = api::valid_utf8(untrusted);
   std::string kept;
   kept.reserve(text.size());
   std::size_t chars = 0;
@@ -189,7 +189,7 @@ std::string xml_text(std::string_view untrusted, std::size_t max_chars) {
     else
       append_utf8(kept, xml_char(cp) ? cp : U'\uFFFD');
   }
-  return html_escape(kept);
+  return base::html_escape(kept);
 }
 
 std::string render_badge(const badge_view& view) {
@@ -236,4 +236,4 @@ std::string render_badge(const badge_view& view) {
   return svg;
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

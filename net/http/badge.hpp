@@ -11,7 +11,7 @@
 
 #include "net/api/failure.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 /// The Content-Security-Policy of a badge: an SVG opened on its own may run nothing and load
 /// nothing; inline style attributes are all it needs.
@@ -48,7 +48,7 @@ badge_view badge_from_info(std::string_view info_body);
 /// The badge for a failed info call: offline when the target could not be reached, timed out
 /// or answered with an error or a bad answer; error otherwise, with the failure's public
 /// message as detail.
-badge_view badge_from_failure(const failure& error);
+badge_view badge_from_failure(const api::failure& error);
 
 /// The text on the right half: "online · 3/10", "online", "offline" or "error".
 std::string badge_value(const badge_view& view);
@@ -65,4 +65,4 @@ unsigned badge_text_width(std::string_view utf8);
 /// UTF-8 and characters XML 1.0 forbids replaced by U+FFFD, and at most max_chars characters.
 std::string xml_text(std::string_view untrusted, std::size_t max_chars = 200);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

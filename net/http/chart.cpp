@@ -218,7 +218,7 @@ void draw_players(std::string& svg, const players_series& s) {
 /// "host:port", with the host cut and ended with an ellipsis until the text fits max_px at
 /// the title's size.
 std::string fitted_address(std::string_view host, std::uint16_t port, unsigned max_px) {
-  auto shown = host_for_url(host.substr(0, longest_host));
+  auto shown = api::host_for_url(host.substr(0, longest_host));
   auto tail = ":" + std::to_string(port);
   auto text = shown + tail;
   while (badge_text_width(text) > max_px && shown.size() > 1) {
@@ -247,7 +247,7 @@ std::string players_words(const players_series& s) {
 
 std::string summary_of(std::string_view host, std::uint16_t port, api::history_range range,
                        const api::uptime& up, const players_series& series) {
-  auto text = host_for_url(host.substr(0, longest_host)) + ":" + std::to_string(port)
+  auto text = api::host_for_url(host.substr(0, longest_host)) + ":" + std::to_string(port)
               + ", last " + std::string{range_words(range)} + ": ";
   if (up.checks == 0)
     return text + "no data yet";

@@ -4,7 +4,7 @@
 
 #include "net/base/text.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 namespace {
 
@@ -17,15 +17,15 @@ address unmap(const address& addr) {
   return addr;
 }
 
-bool is_trusted(const address& addr, const std::vector<cidr>& trusted) {
+bool is_trusted(const address& addr, const std::vector<base::cidr>& trusted) {
   return std::any_of(trusted.begin(), trusted.end(),
-                     [&](const cidr& net) { return contains(net, addr); });
+                     [&](const base::cidr& net) { return contains(net, addr); });
 }
 
 // Parses one X-Forwarded-For element: "1.2.3.4", "1.2.3.4:5678", "2001:db8::1" or
 // "[2001:db8::1]:5678".
 bool parse_hop(std::string_view text, address& out) {
-  text = trim(text);
+  text = base::trim(text);
   if (text.empty())
     return false;
   if (text.front() == '[') {
@@ -53,7 +53,7 @@ std::string quota_subject(const address& addr) {
 }
 
 client_identity identify_client(const address& peer, std::string_view forwarded_for,
-                                const std::vector<cidr>& trusted_proxies) {
+                                const std::vector<base::cidr>& trusted_proxies) {
   auto client = unmap(peer);
   if (!forwarded_for.empty() && is_trusted(client, trusted_proxies)) {
     // Walk from the right: each hop was appended by the proxy after it. Stop at the first
@@ -74,4 +74,4 @@ client_identity identify_client(const address& peer, std::string_view forwarded_
   return {client, quota_subject(client)};
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

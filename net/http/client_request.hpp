@@ -9,7 +9,7 @@
 
 #include "net/base/cidr.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 /// The client of one request.
 struct client_identity {
@@ -24,9 +24,9 @@ struct client_identity {
 /// trusted proxy itself: everything left of it was written by the client and proves nothing.
 client_identity identify_client(const boost::asio::ip::address& peer,
                                 std::string_view forwarded_for,
-                                const std::vector<cidr>& trusted_proxies);
+                                const std::vector<base::cidr>& trusted_proxies);
 
 /// The quota subject of an address: IPv4 (also IPv4-mapped IPv6) as is, IPv6 as its /64.
 std::string quota_subject(const boost::asio::ip::address& address);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

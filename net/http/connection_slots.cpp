@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 connection_source source_of(const boost::asio::ip::address& peer) {
   connection_source source;
@@ -182,4 +182,4 @@ void connection_slots::forget_source(const connection_source& source) noexcept {
     per_source_.erase(i);
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

@@ -17,7 +17,7 @@
 
 #include <boost/asio/ip/address.hpp>
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 /// What one connection slot is counted against: an IPv4 address (an IPv4-mapped IPv6 address
 /// is the IPv4 client it maps) or an IPv6 /64. Kept as 16 bytes: IPv4 in its mapped form.
@@ -170,4 +170,4 @@ private:
   slot_stats stats_;
 };
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

@@ -4,26 +4,26 @@
 
 #include "net/base/text.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
-namespace http = boost::beast::http;
+namespace beast = boost::beast;
 
 namespace {
 
 /// How many fields of this name the header has.
-std::size_t count_of(const http::request_header<>& header, http::field name) {
+std::size_t count_of(const beast::http::request_header<>& header, beast::http::field name) {
   auto range = header.equal_range(name);
   return static_cast<std::size_t>(std::distance(range.first, range.second));
 }
 
 /// The last transfer coding named across every Transfer-Encoding field, lower-cased.
-std::string last_coding(const http::request_header<>& header) {
+std::string last_coding(const beast::http::request_header<>& header) {
   std::string last;
-  for (auto range = header.equal_range(http::field::transfer_encoding);
+  for (auto range = header.equal_range(beast::http::field::transfer_encoding);
        range.first != range.second; ++range.first)
-    for (auto coding : split_tokens(
+    for (auto coding : base::split_tokens(
            std::string_view{range.first->value().data(), range.first->value().size()}, ","))
-      last = ascii_lower(trim(coding));
+      last = base::ascii_lower(base::trim(coding));
   return last;
 }
 
@@ -35,20 +35,20 @@ std::string_view skip_empty_lines(std::string_view bytes) {
 }
 
 // Method, space, target, space, "HTTP/1.1": the line as it was sent, less its CRLF.
-std::size_t request_line_length(const http::request_header<>& header) {
+std::size_t request_line_length(const beast::http::request_header<>& header) {
   return header.method_string().size() + header.target().size() + 10;
 }
 
-failure uri_too_long(std::size_t line_limit) {
-  return make_failure(error_code::uri_too_long, "the request line is longer than "
+api::failure uri_too_long(std::size_t line_limit) {
+  return api::make_failure(api::error_code::uri_too_long, "the request line is longer than "
                                                   + std::to_string(line_limit) + " bytes");
 }
 
 } // namespace
 
-std::optional<std::string> framing_problem(const http::request_header<>& header) {
-  auto encodings = count_of(header, http::field::transfer_encoding);
-  auto lengths = count_of(header, http::field::content_length);
+std::optional<std::string> framing_problem(const beast::http::request_header<>& header) {
+  auto encodings = count_of(header, beast::http::field::transfer_encoding);
+  auto lengths = count_of(header, beast::http::field::content_length);
   if (encodings > 0 && lengths > 0)
     return std::string{"a request may not have both Transfer-Encoding and Content-Length"};
   if (encodings > 0 && last_coding(header) != "chunked")
@@ -56,7 +56,7 @@ std::optional<std::string> framing_problem(const http::request_header<>& header)
   if (lengths > 1)
     return std::string{"a request may have only one Content-Length"};
   if (header.version() >= 11) {
-    auto hosts = count_of(header, http::field::host);
+    auto hosts = count_of(header, beast::http::field::host);
     if (hosts == 0)
       return std::string{"an HTTP/1.1 request needs a Host field"};
     if (hosts > 1)
@@ -65,7 +65,7 @@ std::optional<std::string> framing_problem(const http::request_header<>& header)
   return std::nullopt;
 }
 
-request_start request_start_of(const http::request_header<>& parsed,
+request_start request_start_of(const beast::http::request_header<>& parsed,
                                std::string_view unparsed) {
   if (!parsed.target().empty())
     return {parsed.method_string(), parsed.target()};
@@ -78,7 +78,7 @@ request_start request_start_of(const http::request_header<>& parsed,
   return {line.substr(0, space), rest.substr(0, rest.find(' '))};
 }
 
-failure oversized_header(const http::request_header<>& parsed, std::string_view unparsed,
+api::failure oversized_header(const beast::http::request_header<>& parsed, std::string_view unparsed,
                          std::size_t header_limit, std::size_t line_limit) {
   auto line_length = std::string_view::npos;
   if (!parsed.target().empty()) {
@@ -93,15 +93,15 @@ failure oversized_header(const http::request_header<>& parsed, std::string_view 
   }
   if (line_length > line_limit)
     return uri_too_long(line_limit);
-  return make_failure(error_code::headers_too_large, "the request header is larger than "
+  return api::make_failure(api::error_code::headers_too_large, "the request header is larger than "
                                                        + std::to_string(header_limit) + " bytes");
 }
 
-std::optional<failure> overlong_request_line(const http::request_header<>& header,
+std::optional<api::failure> overlong_request_line(const beast::http::request_header<>& header,
                                              std::size_t line_limit) {
   if (request_line_length(header) > line_limit)
     return uri_too_long(line_limit);
   return std::nullopt;
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

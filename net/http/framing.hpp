@@ -19,7 +19,7 @@
 
 #include "net/api/failure.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 /// The longest request line (method, target, version) the edge reads: 8 KiB, the size of one of
 /// nginx's large_client_header_buffers by default, so a URL that passes a common proxy passes here.
@@ -49,14 +49,14 @@ request_start request_start_of(const boost::beast::http::request_header<>& parse
 /// `unparsed` as for request_start_of): uri_too_long (414) when its request line is longer
 /// than line_limit, or does not end at all in what was read (the line alone filled the header
 /// limit); headers_too_large (431) otherwise. The message names the limit in force.
-failure oversized_header(const boost::beast::http::request_header<>& parsed,
+api::failure oversized_header(const boost::beast::http::request_header<>& parsed,
                          std::string_view unparsed, std::size_t header_limit,
                          std::size_t line_limit = request_line_limit);
 
 /// uri_too_long when a header that fit the header limit still has a request line longer than
 /// line_limit (the header limit is a setting and may be the larger); nullopt otherwise.
-std::optional<failure>
+std::optional<api::failure>
 overlong_request_line(const boost::beast::http::request_header<>& header,
                       std::size_t line_limit = request_line_limit);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

@@ -5,7 +5,7 @@
 
 #include "net/base/log.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
@@ -63,7 +63,7 @@ void listener::on_accept(std::size_t context, boost::system::error_code ec, tcp:
     auto now = std::chrono::steady_clock::now();
     if (now - last_error_log_ >= std::chrono::seconds(1)) {
       last_error_log_ = now;
-      log::write(log::level::warn, "accept_failed", {{"error", ec.message()}});
+      base::log::write(base::log::level::warn, "accept_failed", {{"error", ec.message()}});
     }
     backoff_.expires_after(std::chrono::milliseconds(50));
     backoff_.async_wait([self = shared_from_this()](boost::system::error_code wait_ec) {
@@ -111,7 +111,7 @@ void listener::log_pressure() {
     return;
   last_pressure_log_ = now;
   auto stats = ctx_.slots().stats();
-  log::write(log::level::warn, "connection_pressure",
+  base::log::write(base::log::level::warn, "connection_pressure",
              {{"open", stats.open},
               {"idle", stats.idle},
               {"evicted", stats.evicted},
@@ -132,4 +132,4 @@ std::string refusal_message(admission_verdict verdict) {
   }
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

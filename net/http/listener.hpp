@@ -13,7 +13,7 @@
 #include "net/http/reply_inbox.hpp"
 #include "net/http/server_context.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 /// Accepts connections and starts a session for each; stop() closes the acceptor.
 class listener : public std::enable_shared_from_this<listener> {
@@ -66,4 +66,4 @@ void reject_connection(boost::asio::ip::tcp::socket&& socket, std::string why);
 /// What a refused client is told, by the rule that refused it.
 std::string refusal_message(admission_verdict verdict);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

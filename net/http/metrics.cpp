@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 namespace {
 
@@ -65,13 +65,13 @@ void latency_histogram(std::string& out, const request_counters& requests) {
   }
 }
 
-void telemetry_families(std::string& out, const telemetry& t) {
+void telemetry_families(std::string& out, const api::telemetry& t) {
   family(out, "netherscope_upstream_requests_total", "counter",
          "Requests probes sent to targets, by call and outcome.");
-  for (auto call : {probe_call::info, probe_call::offer})
-    for (auto outcome : probe_outcomes)
+  for (auto call : {api::probe_call::info, api::probe_call::offer})
+    for (auto outcome : api::probe_outcomes)
       sample(out, "netherscope_upstream_requests_total",
-             std::string{"{call=\""} + (call == probe_call::info ? "info" : "offer")
+             std::string{"{call=\""} + (call == api::probe_call::info ? "info" : "offer")
                + "\",outcome=\"" + std::string{to_string(outcome)} + "\"}",
              std::to_string(t.probes(call, outcome)));
   family(out, "netherscope_offer_cache_requests_total", "counter",
@@ -90,7 +90,7 @@ void telemetry_families(std::string& out, const telemetry& t) {
          std::to_string(t.shared_hits()));
   family(out, "netherscope_quota_refusals_total", "counter",
          "Calls a quota refused, by scope (ip and key monthly, signin hourly).");
-  for (auto scope : {refusal_scope::ip, refusal_scope::key, refusal_scope::signin})
+  for (auto scope : {api::refusal_scope::ip, api::refusal_scope::key, api::refusal_scope::signin})
     sample(out, "netherscope_quota_refusals_total",
            "{scope=\"" + std::string{to_string(scope)} + "\"}",
            std::to_string(t.refusals(scope)));
@@ -102,7 +102,7 @@ void telemetry_families(std::string& out, const telemetry& t) {
          "Quota transactions (LMDB) or round trips (Redis) sent to the store, by backend.");
   family(out, "netherscope_store_errors_total", "counter",
          "Store operations that failed, by backend.");
-  for (auto backend : {store_backend::lmdb, store_backend::redis}) {
+  for (auto backend : {api::store_backend::lmdb, api::store_backend::redis}) {
     auto labels = "{backend=\"" + std::string{to_string(backend)} + "\"}";
     sample(out, "netherscope_store_operations_total", labels,
            std::to_string(t.store_ops(backend)));
@@ -165,4 +165,4 @@ std::string render_metrics(const metrics_snapshot& m) {
   return out;
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

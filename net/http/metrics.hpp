@@ -11,7 +11,7 @@
 
 #include "net/api/telemetry.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 /// The routes counted apart; everything else is "other".
 constexpr std::array<std::string_view, 9> metric_routes{
@@ -68,10 +68,10 @@ struct metrics_snapshot {
   std::uint64_t probes = 0;
   std::uint64_t cache_entries = 0;
   /// The process's counters (process_telemetry() in the service); none leaves them out.
-  const telemetry* counters = nullptr;
+  const api::telemetry* counters = nullptr;
 };
 
 /// Renders the Prometheus text exposition format (version 0.0.4).
 std::string render_metrics(const metrics_snapshot& m);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

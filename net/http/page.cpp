@@ -4,9 +4,9 @@
 
 #include "net/base/text.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
-namespace http = boost::beast::http;
+namespace beast = boost::beast;
 
 const page_asset* find_page_asset(std::string_view path) {
   for (std::size_t i = 0; i < page_asset_count; ++i)
@@ -16,8 +16,8 @@ const page_asset* find_page_asset(std::string_view path) {
 }
 
 bool etag_matches(std::string_view if_none_match, std::string_view etag) {
-  for (auto item : split(if_none_match, ',')) {
-    item = trim(item);
+  for (auto item : base::split(if_none_match, ',')) {
+    item = base::trim(item);
     if (item == "*")
       return true;
     // Weak comparison: a W/ prefix does not matter for a conditional GET.
@@ -29,19 +29,19 @@ bool etag_matches(std::string_view if_none_match, std::string_view etag) {
   return false;
 }
 
-http::response<http::string_body> page_response(const page_asset& asset,
-                                                const http::request<http::string_body>& req,
+beast::http::response<beast::http::string_body> page_response(const page_asset& asset,
+                                                const beast::http::request<beast::http::string_body>& req,
                                                 bool keep_alive) {
-  auto not_modified = etag_matches(req[http::field::if_none_match], asset.etag);
-  http::response<http::string_body> res{not_modified ? http::status::not_modified
-                                                     : http::status::ok,
+  auto not_modified = etag_matches(req[beast::http::field::if_none_match], asset.etag);
+  beast::http::response<beast::http::string_body> res{not_modified ? beast::http::status::not_modified
+                                                     : beast::http::status::ok,
                                         req.version()};
-  res.set(http::field::content_type, asset.content_type);
-  res.set(http::field::etag, asset.etag);
+  res.set(beast::http::field::content_type, asset.content_type);
+  res.set(beast::http::field::etag, asset.etag);
   // Revalidated on every use: the files change with each release and are tiny, and a 304
   // costs one round trip. Hashed file names with year-long caching would save that trip but
   // need a build step to rewrite the references.
-  res.set(http::field::cache_control, "no-cache");
+  res.set(beast::http::field::cache_control, "no-cache");
   res.set("Content-Security-Policy", web_page_csp);
   res.set("X-Content-Type-Options", "nosniff");
   res.set("Referrer-Policy", "no-referrer");
@@ -52,9 +52,9 @@ http::response<http::string_body> page_response(const page_asset& asset,
     return res;
   res.body() = std::string{asset.body};
   res.prepare_payload();
-  if (req.method() == http::verb::head)
+  if (req.method() == beast::http::verb::head)
     res.body().clear(); // Content-Length stays that of the GET (RFC 9110 section 9.3.2).
   return res;
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

@@ -10,7 +10,7 @@
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 /// One file of the page, as the generated table holds it.
 struct page_asset {
@@ -50,4 +50,4 @@ boost::beast::http::response<boost::beast::http::string_body> page_response(
   const page_asset& asset, const boost::beast::http::request<boost::beast::http::string_body>& req,
   bool keep_alive);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

@@ -15,7 +15,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 /// One per io_context (an Asio service: boost::asio::use_service<reply_inbox>(ioc)).
 class reply_inbox : public boost::asio::execution_context::service {
@@ -68,4 +68,4 @@ private:
   bool drain_posted_ = false;
 };
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

@@ -11,7 +11,7 @@
 #include "net/http/router.hpp"
 #include "net/http/signin.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 namespace {
 
@@ -21,25 +21,25 @@ constexpr std::string_view exposed_headers
   = "X-RateLimit-Scope, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, "
     "Retry-After, Age, X-Request-Id";
 
-void add_quota(response& res, const quota_verdict& q) {
-  res.set("X-RateLimit-Scope", q.scope == quota_scope::key ? "key" : "ip");
+void add_quota(response& res, const api::quota_verdict& q) {
+  res.set("X-RateLimit-Scope", q.scope == api::quota_scope::key ? "key" : "ip");
   res.set("X-RateLimit-Limit", std::to_string(q.limit));
   // A verdict the store could not give (unavailable) knows the limit and the reset, but not
   // how many calls are left: better no Remaining than a made-up one.
-  if (q.error.code != error_code::unavailable)
+  if (q.error.code != api::error_code::unavailable)
     res.set("X-RateLimit-Remaining", std::to_string(q.remaining));
   res.set("X-RateLimit-Reset", std::to_string(q.reset));
 }
 
 // Every refusal that says when to come back (the quota, the sign-in and key limits) says it
 // in Retry-After as well (RFC 9110 §10.2.3).
-void add_retry_after(response& res, const failure& error) {
-  if (lookup(error.code).status == http::status::too_many_requests && error.retry_after > 0)
-    res.set(http::field::retry_after, std::to_string(error.retry_after));
+void add_retry_after(response& res, const api::failure& error) {
+  if (api::lookup(error.code).status == beast::http::status::too_many_requests && error.retry_after > 0)
+    res.set(beast::http::field::retry_after, std::to_string(error.retry_after));
 }
 
 // An HTML page with the headers every page carries.
-response html_response(http::status status, std::string body, unsigned version,
+response html_response(beast::http::status status, std::string body, unsigned version,
                        bool keep_alive) {
   auto res = make_response(status, std::move(body), "text/html; charset=utf-8", version,
                            keep_alive);
@@ -48,15 +48,15 @@ response html_response(http::status status, std::string body, unsigned version,
 }
 
 // A redirect that leaks nothing: no page, no Referer from the URL it leaves.
-response redirect_response(http::status status, std::string_view location, unsigned version,
+response redirect_response(beast::http::status status, std::string_view location, unsigned version,
                            bool keep_alive) {
   auto res = make_response(status, {}, "text/plain", version, keep_alive);
-  res.set(http::field::location, location);
+  res.set(beast::http::field::location, location);
   res.set("Referrer-Policy", "no-referrer");
   return res;
 }
 
-response render_signin(api_outcome&& outcome, unsigned version, bool keep_alive, bool secure) {
+response render_signin(api::api_outcome&& outcome, unsigned version, bool keep_alive, bool secure) {
   auto names = signin_cookie_names(secure);
   response res;
   if (!outcome.error.ok()) {
@@ -65,41 +65,41 @@ response render_signin(api_outcome&& outcome, unsigned version, bool keep_alive,
     add_retry_after(res, outcome.error);
   } else if (!outcome.account.new_key.empty()) {
     // A new account: its first key, shown once, on this page.
-    res = html_response(http::status::ok, render_account_page(outcome.account), version,
+    res = html_response(beast::http::status::ok, render_account_page(outcome.account), version,
                         keep_alive);
   } else {
     // An account that existed: its key is untouched; the account page shows the rest, at
     // an address without the provider's code in it.
-    res = redirect_response(http::status::see_other, account_page_path, version, keep_alive);
+    res = redirect_response(beast::http::status::see_other, account_page_path, version, keep_alive);
   }
   // The attempt is over either way: its binding is single-use.
-  res.insert(http::field::set_cookie, cleared_cookie(names.binding, secure));
+  res.insert(beast::http::field::set_cookie, cleared_cookie(names.binding, secure));
   if (!outcome.account.session.empty())
-    res.insert(http::field::set_cookie, session_cookie(outcome.account.session, secure));
+    res.insert(beast::http::field::set_cookie, session_cookie(outcome.account.session, secure));
   return res;
 }
 
 // GET /account/session: the page at / asks whether this browser is signed in. Not being signed
 // in is an answer, not an error, so the page's script sees 200 either way; the cookie is a
 // same-origin credential, so the reply gets no CORS header and is never stored.
-response render_session(api_outcome&& outcome, unsigned version, bool keep_alive, bool secure) {
+response render_session(api::api_outcome&& outcome, unsigned version, bool keep_alive, bool secure) {
   response res;
-  auto signed_out = outcome.error.code == error_code::unauthorized;
+  auto signed_out = outcome.error.code == api::error_code::unauthorized;
   if (outcome.error.ok() || signed_out)
-    res = make_json(http::status::ok, render_session_json(outcome.account, !signed_out),
+    res = make_json(beast::http::status::ok, render_session_json(outcome.account, !signed_out),
                     version, keep_alive);
   else
     res = error_response(outcome.error, version, keep_alive);
   // A session that is unknown or expired is of no use to keep.
   if (signed_out)
-    res.set(http::field::set_cookie, cleared_cookie(signin_cookie_names(secure).session, secure));
-  res.set(http::field::cache_control, "no-store");
+    res.set(beast::http::field::set_cookie, cleared_cookie(signin_cookie_names(secure).session, secure));
+  res.set(beast::http::field::cache_control, "no-store");
   res.set("X-Content-Type-Options", "nosniff");
   res.set("Referrer-Policy", "no-referrer");
   return res;
 }
 
-response render_page(api_outcome&& outcome, call_kind kind, unsigned version, bool keep_alive,
+response render_page(api::api_outcome&& outcome, api::call_kind kind, unsigned version, bool keep_alive,
                      bool secure) {
   auto names = signin_cookie_names(secure);
   if (!outcome.error.ok()) {
@@ -107,36 +107,36 @@ response render_page(api_outcome&& outcome, call_kind kind, unsigned version, bo
                              render_page_error(outcome.error), version, keep_alive);
     add_retry_after(res, outcome.error);
     // A session that is unknown or expired is of no use to keep.
-    if (outcome.error.code == error_code::unauthorized)
-      res.set(http::field::set_cookie, cleared_cookie(names.session, secure));
+    if (outcome.error.code == api::error_code::unauthorized)
+      res.set(beast::http::field::set_cookie, cleared_cookie(names.session, secure));
     return res;
   }
   if (outcome.signed_out) {
-    auto res = html_response(http::status::ok, render_signed_out_page(), version, keep_alive);
-    res.set(http::field::set_cookie, cleared_cookie(names.session, secure));
+    auto res = html_response(beast::http::status::ok, render_signed_out_page(), version, keep_alive);
+    res.set(beast::http::field::set_cookie, cleared_cookie(names.session, secure));
     return res;
   }
   std::string_view notice;
-  if (kind == call_kind::page_revoke)
+  if (kind == api::call_kind::page_revoke)
     notice = "Your key is revoked: calls with it now answer 401. Ask for a new key when you "
              "need one.";
-  return html_response(http::status::ok, render_account_page(outcome.account, notice), version,
+  return html_response(beast::http::status::ok, render_account_page(outcome.account, notice), version,
                        keep_alive);
 }
 
 // A badge: an SVG for every outcome, so an <img> never shows a broken image. Only a status
 // of the target (online, offline) is 200 and cached for a minute; an error keeps its status.
-response badge_response(const api_outcome& outcome, unsigned version, bool keep_alive) {
+response badge_response(const api::api_outcome& outcome, unsigned version, bool keep_alive) {
   auto view = outcome.error.ok() ? badge_from_info(outcome.body)
                                  : badge_from_failure(outcome.error);
-  auto status = view.state == badge_state::error ? lookup(outcome.error.code).status
-                                                 : http::status::ok;
+  auto status = view.state == badge_state::error ? api::lookup(outcome.error.code).status
+                                                 : beast::http::status::ok;
   auto res = make_response(status, render_badge(view), "image/svg+xml", version, keep_alive);
-  if (status == http::status::ok)
-    res.set(http::field::cache_control, "max-age=60");
+  if (status == beast::http::status::ok)
+    res.set(beast::http::field::cache_control, "max-age=60");
   res.set("Content-Security-Policy", badge_csp);
-  if (outcome.error.code == error_code::quota_exhausted && outcome.error.retry_after > 0)
-    res.set(http::field::retry_after, std::to_string(outcome.error.retry_after));
+  if (outcome.error.code == api::error_code::quota_exhausted && outcome.error.retry_after > 0)
+    res.set(beast::http::field::retry_after, std::to_string(outcome.error.retry_after));
   add_cors(res);
   if (outcome.has_quota)
     add_quota(res, outcome.quota);
@@ -145,11 +145,11 @@ response badge_response(const api_outcome& outcome, unsigned version, bool keep_
 
 } // namespace
 
-response make_response(http::status status, std::string body, std::string_view content_type,
+response make_response(beast::http::status status, std::string body, std::string_view content_type,
                        unsigned version, bool keep_alive) {
   response res{status, version};
-  res.set(http::field::content_type, content_type);
-  res.set(http::field::cache_control, "no-store");
+  res.set(beast::http::field::content_type, content_type);
+  res.set(beast::http::field::cache_control, "no-store");
   res.set("X-Content-Type-Options", "nosniff");
   res.keep_alive(keep_alive);
   res.body() = std::move(body);
@@ -157,61 +157,61 @@ response make_response(http::status status, std::string body, std::string_view c
   return res;
 }
 
-response make_json(http::status status, std::string body, unsigned version, bool keep_alive) {
+response make_json(beast::http::status status, std::string body, unsigned version, bool keep_alive) {
   return make_response(status, std::move(body), "application/json", version, keep_alive);
 }
 
 // Browsers may call the API from any page: it is public, takes no cookies, and the
 // rate-limit headers are how a page learns where it stands.
 void add_cors(response& res) {
-  res.set(http::field::access_control_allow_origin, "*");
-  res.set(http::field::access_control_expose_headers, exposed_headers);
+  res.set(beast::http::field::access_control_allow_origin, "*");
+  res.set(beast::http::field::access_control_expose_headers, exposed_headers);
 }
 
-response error_response(const failure& error, unsigned version, bool keep_alive) {
-  auto res = make_json(lookup(error.code).status, render_error(error), version, keep_alive);
+response error_response(const api::failure& error, unsigned version, bool keep_alive) {
+  auto res = make_json(api::lookup(error.code).status, api::render_error(error), version, keep_alive);
   add_retry_after(res, error);
   return res;
 }
 
 // A CORS preflight: browsers send it before a cross-origin call with custom headers.
 response preflight_response(std::string_view methods, const request& req) {
-  response res{http::status::no_content, req.version()};
+  response res{beast::http::status::no_content, req.version()};
   add_cors(res);
-  res.set(http::field::access_control_allow_methods, methods);
-  res.set(http::field::access_control_allow_headers, "Content-Type, X-API-Key, Authorization");
-  res.set(http::field::access_control_max_age, "86400");
+  res.set(beast::http::field::access_control_allow_methods, methods);
+  res.set(beast::http::field::access_control_allow_headers, "Content-Type, X-API-Key, Authorization");
+  res.set(beast::http::field::access_control_max_age, "86400");
   res.keep_alive(req.keep_alive());
   res.prepare_payload();
   return res;
 }
 
-response render_api(api_outcome&& outcome, call_kind kind, unsigned version, bool keep_alive,
+response render_api(api::api_outcome&& outcome, api::call_kind kind, unsigned version, bool keep_alive,
                     bool secure_cookies) {
-  if (kind == call_kind::signin_finish)
+  if (kind == api::call_kind::signin_finish)
     return render_signin(std::move(outcome), version, keep_alive, secure_cookies);
-  if (kind == call_kind::page_session)
+  if (kind == api::call_kind::page_session)
     return render_session(std::move(outcome), version, keep_alive, secure_cookies);
   if (is_page_call(kind))
     return render_page(std::move(outcome), kind, version, keep_alive, secure_cookies);
   switch (kind) {
-    case call_kind::signin_start: {
+    case api::call_kind::signin_start: {
       if (!outcome.error.ok())
         return html_response(lookup(outcome.error.code).status,
                              render_signin_error(outcome.error), version, keep_alive);
-      auto res = redirect_response(http::status::found, outcome.redirect, version, keep_alive);
-      res.set(http::field::set_cookie, binding_cookie(outcome.binding, secure_cookies));
+      auto res = redirect_response(beast::http::status::found, outcome.redirect, version, keep_alive);
+      res.set(beast::http::field::set_cookie, binding_cookie(outcome.binding, secure_cookies));
       return res;
     }
-    case call_kind::ready:
+    case api::call_kind::ready:
       if (!outcome.error.ok())
         return error_response(outcome.error, version, keep_alive);
-      return make_json(http::status::ok, R"({"ok":true})", version, keep_alive);
-    case call_kind::badge:
+      return make_json(beast::http::status::ok, R"({"ok":true})", version, keep_alive);
+    case api::call_kind::badge:
       return badge_response(outcome, version, keep_alive);
-    case call_kind::metrics:
+    case api::call_kind::metrics:
       // The session fills the body: it holds the edge's counters (render_metrics).
-      return make_response(http::status::ok, {}, "text/plain; version=0.0.4", version,
+      return make_response(beast::http::status::ok, {}, "text/plain; version=0.0.4", version,
                            keep_alive);
     default:
       break;
@@ -219,29 +219,29 @@ response render_api(api_outcome&& outcome, call_kind kind, unsigned version, boo
   response res;
   if (!outcome.error.ok()) {
     res = error_response(outcome.error, version, keep_alive);
-  } else if (kind == call_kind::account_get || kind == call_kind::account_rotate
-             || kind == call_kind::account_revoke) {
-    res = make_json(http::status::ok, render_account(outcome.account), version, keep_alive);
+  } else if (kind == api::call_kind::account_get || kind == api::call_kind::account_rotate
+             || kind == api::call_kind::account_revoke) {
+    res = make_json(beast::http::status::ok, render_account(outcome.account), version, keep_alive);
   } else {
     // The body moves: a cached offer's few KB are copied no more than they must be.
-    res = make_json(http::status::ok,
+    res = make_json(beast::http::status::ok,
                     outcome.shared_body ? std::string{*outcome.shared_body}
                                         : std::move(outcome.body),
                     version, keep_alive);
     // RFC 9111 5.1: how long ago the target gave the answer a cached reply carries.
     if (outcome.age >= 0)
-      res.set(http::field::age, std::to_string(outcome.age));
+      res.set(beast::http::field::age, std::to_string(outcome.age));
   }
-  if (outcome.error.code == error_code::method_not_allowed)
-    res.set(http::field::allow, allowed_methods(kind));
+  if (outcome.error.code == api::error_code::method_not_allowed)
+    res.set(beast::http::field::allow, allowed_methods(kind));
   add_cors(res);
   if (outcome.has_quota)
     add_quota(res, outcome.quota);
   return res;
 }
 
-response render_plain_error(const failure& error, unsigned version, bool keep_alive) {
+response render_plain_error(const api::failure& error, unsigned version, bool keep_alive) {
   return error_response(error, version, keep_alive);
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

@@ -14,27 +14,27 @@
 #include "net/api/call.hpp"
 #include "net/api/failure.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
-namespace http = boost::beast::http;
+namespace beast = boost::beast;
 
-using request = http::request<http::string_body>;
-using response = http::response<http::string_body>;
+using request = beast::http::request<beast::http::string_body>;
+using response = beast::http::response<beast::http::string_body>;
 
 /// A response with the headers every answer of the edge carries: its Content-Type,
 /// Cache-Control: no-store and nosniff. The body's length is set.
-response make_response(http::status status, std::string body, std::string_view content_type,
+response make_response(beast::http::status status, std::string body, std::string_view content_type,
                        unsigned version, bool keep_alive);
 
 /// make_response for a JSON body.
-response make_json(http::status status, std::string body, unsigned version, bool keep_alive);
+response make_json(beast::http::status status, std::string body, unsigned version, bool keep_alive);
 
 /// Adds the CORS headers of the API: any origin, and the quota headers readable by scripts.
 void add_cors(response& res);
 
 /// The JSON error of the error table for error, with Retry-After when it says when to come
 /// back.
-response error_response(const failure& error, unsigned version, bool keep_alive);
+response error_response(const api::failure& error, unsigned version, bool keep_alive);
 
 /// The answer to a CORS preflight (OPTIONS) of an API route that takes methods ("GET",
 /// "POST, DELETE").
@@ -43,16 +43,16 @@ response preflight_response(std::string_view methods, const request& req);
 /// Builds the HTTP response for the actors' answer to a call of the given kind. Sign-in and
 /// session cookies get the Secure attribute and __Host- names when secure_cookies is set
 /// (served over HTTPS).
-response render_api(api_outcome&& outcome, call_kind kind, unsigned version, bool keep_alive,
+response render_api(api::api_outcome&& outcome, api::call_kind kind, unsigned version, bool keep_alive,
                     bool secure_cookies = false);
 
 /// The same, for an outcome the caller keeps (its body is copied).
-inline response render_api(const api_outcome& outcome, call_kind kind, unsigned version,
+inline response render_api(const api::api_outcome& outcome, api::call_kind kind, unsigned version,
                            bool keep_alive, bool secure_cookies = false) {
-  return render_api(api_outcome{outcome}, kind, version, keep_alive, secure_cookies);
+  return render_api(api::api_outcome{outcome}, kind, version, keep_alive, secure_cookies);
 }
 
 /// Builds a JSON error response outside the API (bad request line, overload).
-response render_plain_error(const failure& error, unsigned version, bool keep_alive);
+response render_plain_error(const api::failure& error, unsigned version, bool keep_alive);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 std::string method_set::text() const {
   std::string out;
@@ -41,4 +41,4 @@ bool match_pattern(std::string_view pattern, std::string_view path, path_params&
   return true;
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

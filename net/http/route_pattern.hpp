@@ -13,7 +13,7 @@
 
 #include <boost/beast/http/verb.hpp>
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 /// A set of HTTP methods: those a route takes.
 class method_set {
@@ -136,4 +136,4 @@ constexpr bool well_formed_pattern(std::string_view pattern) {
   return true;
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

@@ -17,7 +17,7 @@
 #include "net/http/page.hpp"
 #include "net/http/signin.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 namespace {
 
@@ -32,24 +32,24 @@ route_decision answer(std::string_view route, response res) {
 
 // The start of every call: who calls, with which key. The key itself goes no further than
 // this function; the actors only ever see its SHA-256.
-route_decision new_call(std::string_view route, call_kind kind, const request& req,
+route_decision new_call(std::string_view route, api::call_kind kind, const request& req,
                         const route_context& ctx) {
   route_decision decision;
   decision.route = route;
-  api_call call;
+  api::api_call call;
   call.kind = kind;
   call.client = ctx.client.subject;
-  auto key = key_from_headers(req["X-API-Key"], req[http::field::authorization]);
+  auto key = api::key_from_headers(req["X-API-Key"], req[beast::http::field::authorization]);
   if (!key.empty())
-    call.key_hash = hash_api_key(key);
+    call.key_hash = api::hash_api_key(key);
   decision.call = std::move(call);
   return decision;
 }
 
 // An API request refused before it became a call of its route: the actors only look up the
 // caller's quota for the headers, count nothing, and answer with the error.
-route_decision refused_call(std::string_view route, call_kind kind, const request& req,
-                            const route_context& ctx, failure error) {
+route_decision refused_call(std::string_view route, api::call_kind kind, const request& req,
+                            const route_context& ctx, api::failure error) {
   auto decision = new_call(route, kind, req, ctx);
   decision.call->peek = true;
   decision.call->invalid = std::move(error);
@@ -58,7 +58,7 @@ route_decision refused_call(std::string_view route, call_kind kind, const reques
 
 void set_target_label(route_decision& decision) {
   auto& where = decision.call->where;
-  decision.target_label = host_for_url(where.host) + ":" + std::to_string(where.port);
+  decision.target_label = api::host_for_url(where.host) + ":" + std::to_string(where.port);
 }
 
 // -- handlers: one per shape of request, named in the table's rows -------------------------
@@ -70,7 +70,7 @@ route_decision target_call(const route_input& in) {
   auto decision = new_call(in.name, *in.row.call, in.req, in.ctx);
   auto& call = *decision.call;
   auto invalid = [&](std::string message) {
-    call.invalid = make_failure(error_code::invalid_input, std::move(message));
+    call.invalid = api::make_failure(api::error_code::invalid_input, std::move(message));
   };
   auto params = in.url.params();
   auto count = [&](std::string_view key) { return params.count(key); };
@@ -80,16 +80,16 @@ route_decision target_call(const route_input& in) {
     invalid("host is required: the target server's DNS name or IP address");
   } else if (count("host") > 1 || count("port") > 1 || count("tls") > 1) {
     invalid("host, port and tls may each be given once");
-  } else if (auto host = normalize_host(value("host"), error)) {
+  } else if (auto host = api::normalize_host(value("host"), error)) {
     call.where.host = std::move(*host);
     if (count("port") == 1) {
-      if (auto port = parse_port_text(value("port"), error))
+      if (auto port = api::parse_port_text(value("port"), error))
         call.where.port = *port;
       else
         invalid(error);
     }
     if (call.invalid.ok() && count("tls") == 1) {
-      if (auto mode = parse_tls_text(value("tls"), error))
+      if (auto mode = api::parse_tls_text(value("tls"), error))
         call.where.tls = *mode;
       else
         invalid(error);
@@ -115,10 +115,10 @@ route_decision badge_call(const route_input& in) {
 route_decision offer_call(const route_input& in) {
   auto decision = new_call(in.name, *in.row.call, in.req, in.ctx);
   auto& call = *decision.call;
-  if (!is_json_media_type(in.req[http::field::content_type])) {
-    call.invalid = make_failure(error_code::unsupported_media_type,
+  if (!api::is_json_media_type(in.req[beast::http::field::content_type])) {
+    call.invalid = api::make_failure(api::error_code::unsupported_media_type,
                                 "Content-Type must be application/json");
-  } else if (auto parsed = parse_offer_body(in.req.body(), call.invalid)) {
+  } else if (auto parsed = api::parse_offer_body(in.req.body(), call.invalid)) {
     call.where = parsed->where;
     call.network_id = std::move(parsed->network_id);
     call.fresh = parsed->fresh;
@@ -133,8 +133,8 @@ route_decision offer_call(const route_input& in) {
 route_decision key_call(const route_input& in) {
   auto decision = new_call(in.name, *in.row.call, in.req, in.ctx);
   if (decision.call->key_hash.empty())
-    decision.call->invalid = make_failure(
-      error_code::unauthorized,
+    decision.call->invalid = api::make_failure(
+      api::error_code::unauthorized,
       "an API key is required: send X-API-Key: <key> or Authorization: Bearer <key>");
   return decision;
 }
@@ -151,7 +151,7 @@ std::string session_hash_of(const request& req, const route_context& ctx, bool& 
   ambiguous = session.ambiguous;
   if (!session.found || session.ambiguous || session.value.empty())
     return {};
-  return sha256(session.value);
+  return base::sha256(session.value);
 }
 
 // The provider sends the browser back here. The front checks the state against the binding
@@ -179,24 +179,24 @@ route_decision callback_call(const route_input& in) {
   // refusing our request (a wrong callback URL, a suspended app): the operator's problem,
   // reported as the provider's failure.
   if (repeated) {
-    call.invalid = make_failure(error_code::invalid_input,
+    call.invalid = api::make_failure(api::error_code::invalid_input,
                                 "code, state and error may each be given once; start again");
   } else if (call.provider_error == "access_denied") {
-    call.invalid = make_failure(error_code::signin_cancelled,
+    call.invalid = api::make_failure(api::error_code::signin_cancelled,
                                 "sign-in was cancelled at GitHub; start again to sign in");
   } else if (!call.provider_error.empty()) {
-    call.invalid = make_failure(error_code::upstream_failure,
+    call.invalid = api::make_failure(api::error_code::upstream_failure,
                                 "GitHub refused the sign-in ("
-                                  + valid_utf8(call.provider_error, 100) + ")");
+                                  + api::valid_utf8(call.provider_error, 100) + ")");
   } else if (call.code.empty() || call.state.empty()) {
-    call.invalid = make_failure(error_code::invalid_input,
+    call.invalid = api::make_failure(api::error_code::invalid_input,
                                 "the provider sent no code or no state; start again");
   } else if (binding.ambiguous) {
-    call.invalid = make_failure(error_code::invalid_input,
+    call.invalid = api::make_failure(api::error_code::invalid_input,
                                 "this browser sent two sign-in cookies; clear this site's "
                                 "cookies and start again");
   } else if (!binding.found || binding.value.empty()) {
-    call.invalid = make_failure(error_code::invalid_input,
+    call.invalid = api::make_failure(api::error_code::invalid_input,
                                 "this sign-in was not started in this browser, or it took "
                                 "longer than 10 minutes; start again");
   } else {
@@ -210,32 +210,32 @@ route_decision callback_call(const route_input& in) {
 route_decision page_call(const route_input& in) {
   route_decision decision;
   decision.route = in.name;
-  api_call call;
+  api::api_call call;
   call.kind = *in.row.call;
   call.client = in.ctx.client.subject;
   bool ambiguous = false;
   call.session_hash = session_hash_of(in.req, in.ctx, ambiguous);
-  if (in.req.method() == http::verb::post) {
+  if (in.req.method() == beast::http::verb::post) {
     if (!same_origin_post(in.req, in.ctx.public_origin))
-      call.invalid = make_failure(error_code::csrf_rejected,
+      call.invalid = api::make_failure(api::error_code::csrf_rejected,
                                   "this request did not come from the account page of "
                                   + std::string{in.ctx.public_origin}
                                   + "; open the account page there and try again");
     else if (auto token = form_field(in.req.body(), "csrf"))
       call.csrf = std::move(*token);
     else
-      call.invalid = make_failure(error_code::csrf_rejected,
+      call.invalid = api::make_failure(api::error_code::csrf_rejected,
                                   "the form's token is missing; reload the account page and "
                                   "try again");
   }
   if (!call.invalid.ok()) {
     // Refused before the session matters.
   } else if (ambiguous) {
-    call.invalid = make_failure(error_code::invalid_input,
+    call.invalid = api::make_failure(api::error_code::invalid_input,
                                 "this browser sent two session cookies; clear this site's "
                                 "cookies and sign in again");
   } else if (call.session_hash.empty()) {
-    call.invalid = make_failure(error_code::unauthorized,
+    call.invalid = api::make_failure(api::error_code::unauthorized,
                                 "you are not signed in; sign in to see your account");
   }
   decision.call = std::move(call);
@@ -246,15 +246,15 @@ route_decision page_call(const route_input& in) {
 // quotas, with CORS like every /api route.
 route_decision explain_answer(const route_input& in) {
   auto code = in.params["code"];
-  auto body = code.empty() ? std::optional<std::string>{render_explanation_index()}
-                           : render_explanation(code);
+  auto body = code.empty() ? std::optional<std::string>{api::render_explanation_index()}
+                           : api::render_explanation(code);
   response res;
   if (body) {
-    res = make_json(http::status::ok, std::move(*body), in.req.version(), in.keep_alive);
-    res.set(http::field::cache_control, "public, max-age=3600");
+    res = make_json(beast::http::status::ok, std::move(*body), in.req.version(), in.keep_alive);
+    res.set(beast::http::field::cache_control, "public, max-age=3600");
   } else {
-    res = error_response(make_failure(error_code::unknown_code,
-                                      "nothing explains \"" + valid_utf8(code, 64)
+    res = error_response(api::make_failure(api::error_code::unknown_code,
+                                      "nothing explains \"" + api::valid_utf8(code, 64)
                                         + "\"; GET /api/explain lists the codes"),
                          in.req.version(), in.keep_alive);
   }
@@ -264,13 +264,13 @@ route_decision explain_answer(const route_input& in) {
 
 route_decision healthz_answer(const route_input& in) {
   return answer(in.name,
-                make_json(http::status::ok, R"({"ok":true})", in.req.version(), in.keep_alive));
+                make_json(beast::http::status::ok, R"({"ok":true})", in.req.version(), in.keep_alive));
 }
 
 route_decision openapi_answer(const route_input& in) {
-  auto res = make_json(http::status::ok, std::string{in.ctx.openapi_json}, in.req.version(),
+  auto res = make_json(beast::http::status::ok, std::string{in.ctx.openapi_json}, in.req.version(),
                        in.keep_alive);
-  res.set(http::field::cache_control, "public, max-age=300");
+  res.set(beast::http::field::cache_control, "public, max-age=300");
   add_cors(res);
   return answer(in.name, std::move(res));
 }
@@ -283,34 +283,34 @@ route_decision page_file_answer(const route_input& in) {
 
 // -- the table ------------------------------------------------------------------------------
 
-constexpr method_set get{http::verb::get};
-constexpr method_set head{http::verb::head};
-constexpr method_set post{http::verb::post};
-constexpr method_set delete_{http::verb::delete_};
+constexpr method_set get{beast::http::verb::get};
+constexpr method_set head{beast::http::verb::head};
+constexpr method_set post{beast::http::verb::post};
+constexpr method_set delete_{beast::http::verb::delete_};
 
 // Matched in order, the routes called most first. A route added later is one row here.
 constexpr route_row table[] = {
   // pattern, methods, kind, call, handler, while draining, log name
-  {"/api/offer", post, route_kind::api, call_kind::offer, offer_call, drain_rule::refuse},
-  {"/api/info", get, route_kind::api, call_kind::info, target_call, drain_rule::refuse},
-  {"/api/check", get, route_kind::api, call_kind::check, target_call, drain_rule::refuse},
+  {"/api/offer", post, route_kind::api, api::call_kind::offer, offer_call, drain_rule::refuse},
+  {"/api/info", get, route_kind::api, api::call_kind::info, target_call, drain_rule::refuse},
+  {"/api/check", get, route_kind::api, api::call_kind::check, target_call, drain_rule::refuse},
   {"/api/explain", get, route_kind::api, std::nullopt, explain_answer},
   {"/api/explain/{code}", get, route_kind::api, std::nullopt, explain_answer, drain_rule::serve,
    "/api/explain"},
-  {"/api/account", get, route_kind::api, call_kind::account_get, key_call},
-  {"/api/account/key", post, route_kind::api, call_kind::account_rotate, key_call},
-  {"/api/account/key", delete_, route_kind::api, call_kind::account_revoke, key_call},
-  {"/badge", get, route_kind::badge, call_kind::badge, badge_call, drain_rule::refuse},
-  {"/auth/github/login", get, route_kind::account, call_kind::signin_start, plain_call},
-  {"/auth/github/callback", get, route_kind::account, call_kind::signin_finish, callback_call},
-  {account_page_path, get, route_kind::account, call_kind::page_view, page_call},
-  {"/account/session", get, route_kind::account, call_kind::page_session, page_call},
-  {"/account/key", post, route_kind::account, call_kind::page_new_key, page_call},
-  {"/account/key/revoke", post, route_kind::account, call_kind::page_revoke, page_call},
-  {"/auth/signout", post, route_kind::account, call_kind::page_sign_out, page_call},
+  {"/api/account", get, route_kind::api, api::call_kind::account_get, key_call},
+  {"/api/account/key", post, route_kind::api, api::call_kind::account_rotate, key_call},
+  {"/api/account/key", delete_, route_kind::api, api::call_kind::account_revoke, key_call},
+  {"/badge", get, route_kind::badge, api::call_kind::badge, badge_call, drain_rule::refuse},
+  {"/auth/github/login", get, route_kind::account, api::call_kind::signin_start, plain_call},
+  {"/auth/github/callback", get, route_kind::account, api::call_kind::signin_finish, callback_call},
+  {account_page_path, get, route_kind::account, api::call_kind::page_view, page_call},
+  {"/account/session", get, route_kind::account, api::call_kind::page_session, page_call},
+  {"/account/key", post, route_kind::account, api::call_kind::page_new_key, page_call},
+  {"/account/key/revoke", post, route_kind::account, api::call_kind::page_revoke, page_call},
+  {"/auth/signout", post, route_kind::account, api::call_kind::page_sign_out, page_call},
   {"/healthz", get | head, route_kind::health, std::nullopt, healthz_answer},
-  {"/readyz", get | head, route_kind::health, call_kind::ready, plain_call, drain_rule::refuse},
-  {"/metrics", get, route_kind::health, call_kind::metrics, plain_call},
+  {"/readyz", get | head, route_kind::health, api::call_kind::ready, plain_call, drain_rule::refuse},
+  {"/metrics", get, route_kind::health, api::call_kind::metrics, plain_call},
   {"/openapi.json", get | head, route_kind::document, std::nullopt, openapi_answer},
   {{}, get | head, route_kind::page, std::nullopt, page_file_answer},
 };
@@ -355,8 +355,8 @@ bool matches(const route_row& row, std::string_view path, path_params& params,
   return true;
 }
 
-failure shutdown_failure() {
-  return make_failure(error_code::unavailable, "the service is shutting down");
+api::failure shutdown_failure() {
+  return api::make_failure(api::error_code::unavailable, "the service is shutting down");
 }
 
 // Once shutdown began, a row that drains is refused: as a call that only looks up the
@@ -365,13 +365,13 @@ route_decision shutting_down(const route_row& row, std::string_view name, const 
                              const route_context& ctx) {
   if (row.kind == route_kind::api)
     return refused_call(name, *row.call, req, ctx, shutdown_failure());
-  api_outcome refused;
+  api::api_outcome refused;
   refused.error = shutdown_failure();
   return answer(name, render_api(std::move(refused), *row.call, req.version(), false));
 }
 
-failure wrong_method(const request& req, std::string_view name, const std::string& allow) {
-  return make_failure(error_code::method_not_allowed,
+api::failure wrong_method(const request& req, std::string_view name, const std::string& allow) {
+  return api::make_failure(api::error_code::method_not_allowed,
                       std::string{req.method_string()} + " is not allowed on "
                         + std::string{name} + "; use " + allow);
 }
@@ -384,7 +384,7 @@ route_decision method_not_allowed(const route_row& row, std::string_view name,
                                   const route_context& ctx) {
   auto allow = allowed.text();
   auto api = row.kind == route_kind::api;
-  if (api && req.method() == http::verb::options)
+  if (api && req.method() == beast::http::verb::options)
     return answer(name, preflight_response(allow, req));
   if (api && row.call) {
     auto decision = new_call(name, *row.call, req, ctx);
@@ -392,7 +392,7 @@ route_decision method_not_allowed(const route_row& row, std::string_view name,
     return decision;
   }
   auto res = error_response(wrong_method(req, name, allow), req.version(), req.keep_alive());
-  res.set(http::field::allow, allow);
+  res.set(beast::http::field::allow, allow);
   if (api)
     add_cors(res);
   return answer(name, std::move(res));
@@ -400,13 +400,13 @@ route_decision method_not_allowed(const route_row& row, std::string_view name,
 
 // The API row a path names, for a request refused before routing: its route, and so its
 // quota, is what the refusal shows.
-std::pair<std::string_view, call_kind> api_route_of(std::string_view path) {
+std::pair<std::string_view, api::call_kind> api_route_of(std::string_view path) {
   path_params params;
   std::string_view name;
   for (const auto& row : table)
     if (row.kind == route_kind::api && row.call && matches(row, path, params, name))
       return {name, *row.call};
-  return {unknown_route, call_kind::unknown_api};
+  return {unknown_route, api::call_kind::unknown_api};
 }
 
 // The path of a request target, read without parsing it: for targets that do not parse.
@@ -416,7 +416,7 @@ std::string_view raw_path(std::string_view target) {
 
 // A request refused by the edge before routing: under /api/ it still gets the route's CORS
 // and quota headers (a look-up through the actors); elsewhere an immediate answer.
-route_decision refuse(const request& req, const route_context& ctx, failure error,
+route_decision refuse(const request& req, const route_context& ctx, api::failure error,
                       bool keep_alive) {
   auto path = raw_path(req.target());
   if (is_api_path(path)) {
@@ -436,7 +436,7 @@ bool is_api_path(std::string_view path) {
   return path.substr(0, 5) == "/api/";
 }
 
-std::string allowed_methods(call_kind kind) {
+std::string allowed_methods(api::call_kind kind) {
   method_set allowed;
   for (const auto& row : table)
     if (row.call == kind)
@@ -446,7 +446,7 @@ std::string allowed_methods(call_kind kind) {
   return allowed.text();
 }
 
-response render_unread_error(const failure& error, std::string_view raw_target) {
+response render_unread_error(const api::failure& error, std::string_view raw_target) {
   auto res = error_response(error, 11, false);
   if (is_api_path(raw_path(raw_target)))
     add_cors(res);
@@ -461,7 +461,7 @@ route_decision route(const request& req, const route_context& ctx) {
     // not counted, but it is still answered like one. The message was framed soundly, so the
     // connection may go on.
     return refuse(req, ctx,
-                  make_failure(error_code::invalid_input,
+                  api::make_failure(api::error_code::invalid_input,
                                "the request target is not a valid path or query (RFC 3986); "
                                "percent-encode reserved characters such as [ ] in values"),
                   keep_alive);
@@ -494,23 +494,23 @@ route_decision route(const request& req, const route_context& ctx) {
   if (first != nullptr)
     return method_not_allowed(*first, first_name, allowed, req, ctx);
 
-  auto not_found = make_failure(error_code::not_found, "no route " + std::string{path}
+  auto not_found = api::make_failure(api::error_code::not_found, "no route " + std::string{path}
                                                          + "; see /openapi.json for the API");
   if (is_api_path(path)) {
-    auto decision = new_call(unknown_route, call_kind::unknown_api, req, ctx);
+    auto decision = new_call(unknown_route, api::call_kind::unknown_api, req, ctx);
     decision.call->invalid = std::move(not_found);
     return decision;
   }
   return answer(unknown_route, error_response(not_found, req.version(), keep_alive));
 }
 
-route_decision route_refused(const request& req, const route_context& ctx, failure error) {
+route_decision route_refused(const request& req, const route_context& ctx, api::failure error) {
   return refuse(req, ctx, std::move(error), false);
 }
 
 route_decision route_oversized(const request& req, const route_context& ctx,
                                std::size_t body_limit) {
-  auto too_large = make_failure(error_code::payload_too_large,
+  auto too_large = api::make_failure(api::error_code::payload_too_large,
                                 "the request body is larger than " + std::to_string(body_limit)
                                   + " bytes");
   // An API call is still a call of its route, counted and shown its quota like any other.
@@ -518,11 +518,11 @@ route_decision route_oversized(const request& req, const route_context& ctx,
   if (decision.call) {
     // A refusal made before routing (shutdown, a target that does not parse) stands, as does
     // a wrong method: the body was never going to be read.
-    if (!decision.call->peek && decision.call->invalid.code != error_code::method_not_allowed)
+    if (!decision.call->peek && decision.call->invalid.code != api::error_code::method_not_allowed)
       decision.call->invalid = std::move(too_large);
     return decision;
   }
   return answer(unknown_route, error_response(too_large, req.version(), false));
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

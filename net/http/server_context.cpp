@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 slot_limits slot_limits_of(const server_settings& settings) {
   slot_limits limits;
@@ -44,7 +44,7 @@ server_context::server_context(server_settings settings, std::string openapi_jso
   // nop
 }
 
-void server_context::set_call_sinks(std::vector<call_sink> sinks) {
+void server_context::set_call_sinks(std::vector<api::call_sink> sinks) {
   sinks_ = std::move(sinks);
 }
 
@@ -54,15 +54,15 @@ connection_slots::admission server_context::admit(const boost::asio::ip::address
   if (peer.is_v6() && peer.to_v6().is_v4_mapped())
     addr = boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, peer.to_v6());
   bool exempt = std::any_of(settings_.trusted_proxies.begin(), settings_.trusted_proxies.end(),
-                            [&](const cidr& proxy) { return contains(proxy, addr); });
+                            [&](const base::cidr& proxy) { return contains(proxy, addr); });
   return slots_.admit(source_of(addr), exempt);
 }
 
-void server_context::submit(api_call&& call, std::size_t context) {
+void server_context::submit(api::api_call&& call, std::size_t context) {
   // The sink only enqueues; the reply comes back through the call's callback, which hands it
   // to the session's io thread, so no Asio thread ever waits.
   if (context < sinks_.size() && sinks_[context])
     sinks_[context](std::move(call));
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

@@ -20,7 +20,7 @@
 #include "net/http/connection_slots.hpp"
 #include "net/http/metrics.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 /// Settings of the HTTP server, taken from the service configuration.
 struct server_settings {
@@ -39,7 +39,7 @@ struct server_settings {
   std::size_t header_limit = 8 * 1024;
   /// The largest request body: /api/offer takes at most 16 KiB (PRODUCT.md "Input").
   std::size_t body_limit = 16 * 1024;
-  std::vector<cidr> trusted_proxies;
+  std::vector<base::cidr> trusted_proxies;
   bool access_log = true;
   /// Whether the access log also has the probes' routes (/healthz, /readyz, /metrics).
   bool access_log_probes = false;
@@ -84,7 +84,7 @@ public:
   /// enqueues and never blocks. A sink is called only on its io_context's one thread, so what
   /// it owns needs no lock. Set once before the listener starts, and emptied at shutdown so no
   /// actor handle they hold outlives the actor system.
-  void set_call_sinks(std::vector<call_sink> sinks);
+  void set_call_sinks(std::vector<api::call_sink> sinks);
 
   const server_settings& settings() const noexcept {
     return settings_;
@@ -97,7 +97,7 @@ public:
   /// Hands a call on through the call sink of the io_context it was read on (its index in the
   /// listener's contexts), on that context's thread. Never blocks: the sink only enqueues a
   /// message. Without a sink the call is dropped, and its reply guard answers it.
-  void submit(api_call&& call, std::size_t context);
+  void submit(api::api_call&& call, std::size_t context);
 
   /// Marks the start of shutdown: API calls get 503 and connections stop being kept alive.
   void begin_draining() noexcept {
@@ -135,10 +135,10 @@ public:
 
 private:
   server_settings settings_;
-  std::vector<call_sink> sinks_;
+  std::vector<api::call_sink> sinks_;
   std::string openapi_;
   std::atomic<bool> draining_{false};
   connection_slots slots_;
 };
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

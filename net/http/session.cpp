@@ -33,7 +33,7 @@
 #include "net/http/router.hpp"
 #include "net/http/wire.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 namespace {
 
@@ -64,9 +64,9 @@ private:
 };
 
 /// An outcome that says the call got no answer, with why.
-api_outcome unanswered(std::string message) {
-  api_outcome outcome;
-  outcome.error = make_failure(error_code::unavailable, std::move(message));
+api::api_outcome unanswered(std::string message) {
+  api::api_outcome outcome;
+  outcome.error = api::make_failure(api::error_code::unavailable, std::move(message));
   return outcome;
 }
 
@@ -74,13 +74,13 @@ api_outcome unanswered(std::string message) {
 /// without being called (an actor died, a message was lost), the client still gets a 503
 /// instead of a connection that waits forever; and a call still pending when shutdown's grace
 /// period ends is answered 503 through the registry of pending calls.
-reply_fn guarded(reply_fn fn, pending_calls& pending) {
+api::reply_fn guarded(api::reply_fn fn, pending_calls& pending) {
   struct guard {
-    reply_fn fn;
+    api::reply_fn fn;
     pending_calls& pending;
     pending_calls::id id = 0;
     std::atomic<bool> done{false};
-    guard(reply_fn f, pending_calls& p) : fn(std::move(f)), pending(p) {
+    guard(api::reply_fn f, pending_calls& p) : fn(std::move(f)), pending(p) {
       // nop
     }
     guard(const guard&) = delete;
@@ -92,7 +92,7 @@ reply_fn guarded(reply_fn fn, pending_calls& pending) {
     }
     /// Answers once; registered is false when the registry already forgot the call (it
     /// does so before abandoning it).
-    void settle(api_outcome&& outcome, bool registered) {
+    void settle(api::api_outcome&& outcome, bool registered) {
       if (done.exchange(true))
         return;
       if (registered)
@@ -109,7 +109,7 @@ reply_fn guarded(reply_fn fn, pending_calls& pending) {
                               "time; try again"),
                    false);
   });
-  return [g](api_outcome&& outcome) { g->settle(std::move(outcome), true); };
+  return [g](api::api_outcome&& outcome) { g->settle(std::move(outcome), true); };
 }
 
 /// One request on its way to a response.
@@ -120,7 +120,7 @@ struct slot {
   /// The error's machine code when the actors answered with one (for the access log).
   std::string_view code;
   clock_type::time_point started;
-  http::verb method = http::verb::unknown;
+  beast::http::verb method = beast::http::verb::unknown;
   std::string_view route;
   std::string target_label;
   std::string client;
@@ -184,7 +184,7 @@ private:
     note_idle();
     // The header first, so that an oversized body is refused before it is read and an
     // "Expect: 100-continue" client learns it may send the body.
-    http::async_read_header(stream_, buffer_, *parser_,
+    beast::http::async_read_header(stream_, buffer_, *parser_,
                             beast::bind_front_handler(&session::on_header, shared_from_this()));
   }
 
@@ -203,22 +203,22 @@ private:
     // request line over its limit) would not be read whole by a proxy in front.
     auto refusal = overlong_request_line(req);
     if (auto problem = framing_problem(req))
-      refusal = make_failure(error_code::invalid_input, "malformed HTTP request: " + *problem);
+      refusal = api::make_failure(api::error_code::invalid_input, "malformed HTTP request: " + *problem);
     if (refusal) {
       reading_ = false;
       return refuse_header(std::move(*refusal));
     }
     auto length = parser_->content_length();
     if (length && *length > ctx_.settings().body_limit)
-      return on_read(http::error::body_limit, 0);
+      return on_read(beast::http::error::body_limit, 0);
     // The interim response may only go out when nothing else is being written and no
     // earlier response is owed, or it would interleave with or overtake them. Otherwise the
     // client sends the body anyway after its own short wait.
-    if (beast::iequals(req[http::field::expect], "100-continue") && !writing_ && queue_.empty()) {
+    if (beast::iequals(req[beast::http::field::expect], "100-continue") && !writing_ && queue_.empty()) {
       writing_ = true;
-      continue_.emplace(http::status::continue_, req.version());
+      continue_.emplace(beast::http::status::continue_, req.version());
       stream_.expires_after(ctx_.settings().write_timeout);
-      return http::async_write(stream_, *continue_,
+      return beast::http::async_write(stream_, *continue_,
                                beast::bind_front_handler(&session::on_continue_written,
                                                          shared_from_this()));
     }
@@ -235,7 +235,7 @@ private:
   }
 
   void read_body() {
-    http::async_read(stream_, buffer_, *parser_,
+    beast::http::async_read(stream_, buffer_, *parser_,
                      beast::bind_front_handler(&session::on_read, shared_from_this()));
   }
 
@@ -243,7 +243,7 @@ private:
     reading_ = false;
     if (closed_)
       return;
-    if (ec == http::error::end_of_stream || ec == asio::error::connection_reset
+    if (ec == beast::http::error::end_of_stream || ec == asio::error::connection_reset
         || ec == asio::error::eof) {
       // The client is done sending; answer what it already asked, then close.
       closing_ = true;
@@ -251,19 +251,19 @@ private:
     }
     if (ec == beast::error::timeout || ec == asio::error::operation_aborted)
       return close();
-    if (ec == http::error::body_limit) {
+    if (ec == beast::http::error::body_limit) {
       closing_ = true;
       read_forwarded_for(parser_->get());
       auto rc = make_context();
       auto decision = route_oversized(parser_->get(), rc, ctx_.settings().body_limit);
       return dispatch(std::move(decision), parser_->get(), rc);
     }
-    if (ec == http::error::header_limit)
-      return refuse_unread(oversized_header(parser_->get(), unparsed(),
+    if (ec == beast::http::error::header_limit)
+      return refuse_unread(http::oversized_header(parser_->get(), unparsed(),
                                             ctx_.settings().header_limit));
     if (ec) {
       auto error
-        = make_failure(error_code::invalid_input, "malformed HTTP request: " + ec.message());
+        = api::make_failure(api::error_code::invalid_input, "malformed HTTP request: " + ec.message());
       // Past the request line, it is refused like a call of its route (Transfer-Encoding with
       // Content-Length is one that Beast finds itself).
       if (!parser_->get().target().empty())
@@ -276,7 +276,7 @@ private:
   }
 
   // A malformed request leaves the stream in an unknown state: answer and close.
-  void refuse_malformed(response res, http::verb method = http::verb::unknown) {
+  void refuse_malformed(response res, beast::http::verb method = beast::http::verb::unknown) {
     closing_ = true;
     auto s = new_slot();
     s.method = method;
@@ -294,16 +294,16 @@ private:
 
   // A request whose header was not read whole: its caller is not known, so it gets no quota
   // headers, but its method and target are, for CORS and HEAD.
-  void refuse_unread(failure error) {
+  void refuse_unread(api::failure error) {
     auto start = request_start_of(parser_->get(), unparsed());
     refuse_malformed(render_unread_error(error, start.target),
-                     http::string_to_verb(start.method));
+                     beast::http::string_to_verb(start.method));
   }
 
   // A request refused before routing once its request line was read: under /api/ it is
   // answered like the route's other replies (CORS, and the quota of the caller as far as the
   // fields read so far name them), then the connection closes.
-  void refuse_header(failure error) {
+  void refuse_header(api::failure error) {
     closing_ = true;
     auto& req = parser_->get();
     read_forwarded_for(req);
@@ -398,16 +398,16 @@ private:
     auto& call = *decision.call;
     // A scrape of /metrics is not counted in the in-flight calls it reports, so an idle
     // service shows 0.
-    if (call.kind != call_kind::metrics)
+    if (call.kind != api::call_kind::metrics)
       s.in_flight.emplace(ctx_.in_flight);
     call.reply = guarded([self = shared_from_this(), id = s.id, kind = call.kind,
-                  version = req.version(), keep_alive = req.keep_alive()](api_outcome&& outcome) {
+                  version = req.version(), keep_alive = req.keep_alive()](api::api_outcome&& outcome) {
       // Runs on whichever thread finished the call (an actor's, or the quota actor's for a
       // cached offer): hop onto the connection's io thread first and render there, so the io
       // threads share the rendering and the quota actor's thread only hands verdicts on. The
       // inbox wakes the io thread once per batch of replies, not once per reply; its io_context
       // has that one thread, so the reply never runs beside the session's own handlers.
-      auto work = std::make_shared<api_outcome>(std::move(outcome));
+      auto work = std::make_shared<api::api_outcome>(std::move(outcome));
       self->inbox_.push([self, id, kind, version, keep_alive, work] {
         self->render_reply(id, kind, version, keep_alive, std::move(*work));
       });
@@ -428,13 +428,13 @@ private:
     try_write();
   }
 
-  void render_reply(std::uint64_t id, call_kind kind, unsigned version, bool keep_alive,
-                    api_outcome&& outcome) {
-    auto metrics = kind == call_kind::metrics && outcome.error.ok();
-    auto code = outcome.error.ok() ? std::string_view{} : lookup(outcome.error.code).machine_code;
+  void render_reply(std::uint64_t id, api::call_kind kind, unsigned version, bool keep_alive,
+                    api::api_outcome&& outcome) {
+    auto metrics = kind == api::call_kind::metrics && outcome.error.ok();
+    auto code = outcome.error.ok() ? std::string_view{} : api::lookup(outcome.error.code).machine_code;
     metrics_snapshot m{&ctx_.requests, ctx_.connections.load(), ctx_.in_flight.load(),
-                       outcome.probes, outcome.cache_entries, &process_telemetry()};
-    finish_offer(outcome);
+                       outcome.probes, outcome.cache_entries, &api::process_telemetry()};
+    api::finish_offer(outcome);
     auto res = render_api(std::move(outcome), kind, version, keep_alive,
                           ctx_.settings().secure_cookies);
     if (metrics) {
@@ -463,7 +463,7 @@ private:
     auto& res = *queue_.front().res;
     // RFC 9110 §9.3.2: a HEAD answer is the header a GET would get, without its body. The
     // Content-Length that prepare_payload set stays, since it is what a GET would be told.
-    if (queue_.front().method == http::verb::head)
+    if (queue_.front().method == beast::http::verb::head)
       res.body().clear();
     res.set("X-Request-Id", queue_.front().request_id);
     if (closing_ || ctx_.draining()) {
@@ -508,14 +508,14 @@ private:
   }
 
   void log_access(const slot& s) {
-    if (!ctx_.settings().access_log || !log::enabled(log::level::info))
+    if (!ctx_.settings().access_log || !base::log::enabled(base::log::level::info))
       return;
     if (is_probe_route(s.route) && !ctx_.settings().access_log_probes)
       return;
     auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(clock_type::now()
                                                                           - s.started);
     boost::json::object fields;
-    fields["method"] = http::to_string(s.method);
+    fields["method"] = beast::http::to_string(s.method);
     fields["route"] = s.route;
     fields["status"] = s.res->result_int();
     fields["duration_us"] = elapsed.count();
@@ -530,7 +530,7 @@ private:
     else if (s.res->result_int() >= 400)
       if (auto code = error_code_of(s.res->body()); !code.empty())
         fields["code"] = code;
-    log::write(log::level::info, "access", std::move(fields));
+    base::log::write(base::log::level::info, "access", std::move(fields));
   }
 
   void close() {
@@ -558,8 +558,8 @@ private:
   asio::ip::address peer_;
   connection_slots::ticket ticket_;
   std::string forwarded_for_;
-  std::optional<http::request_parser<http::string_body>> parser_;
-  std::optional<http::response<http::empty_body>> continue_;
+  std::optional<beast::http::request_parser<beast::http::string_body>> parser_;
+  std::optional<beast::http::response<beast::http::empty_body>> continue_;
   std::deque<slot> queue_;
   std::uint64_t next_id_ = 0;
   bool reading_ = false;
@@ -589,17 +589,17 @@ void reject_connection(tcp::socket&& socket, std::string why) {
     response res;
     rejection(tcp::socket&& s, std::string message)
       : stream(std::move(s)),
-        res(render_plain_error(make_failure(error_code::unavailable, std::move(message)), 11,
+        res(render_plain_error(api::make_failure(api::error_code::unavailable, std::move(message)), 11,
                                false)) {
       // nop
     }
   };
   auto r = std::make_shared<rejection>(std::move(socket), std::move(why));
   r->stream.expires_after(std::chrono::seconds(5));
-  http::async_write(r->stream, r->res, [r](beast::error_code, std::size_t) {
+  beast::http::async_write(r->stream, r->res, [r](beast::error_code, std::size_t) {
     beast::error_code ignored;
     r->stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
   });
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

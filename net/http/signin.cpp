@@ -8,9 +8,9 @@
 #include "net/api/signin_times.hpp"
 #include "net/base/text.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
-namespace http = boost::beast::http;
+namespace beast = boost::beast;
 
 namespace {
 
@@ -37,12 +37,12 @@ cookie_names signin_cookie_names(bool secure) {
   return {"ns_signin", "ns_session"};
 }
 
-cookie_lookup find_cookie(const http::fields& headers, std::string_view name) {
+cookie_lookup find_cookie(const beast::http::fields& headers, std::string_view name) {
   cookie_lookup found;
-  auto [first, last] = headers.equal_range(http::field::cookie);
+  auto [first, last] = headers.equal_range(beast::http::field::cookie);
   for (auto header = first; header != last; ++header) {
-    for (auto item : split(header->value(), ';')) {
-      item = trim(item);
+    for (auto item : base::split(header->value(), ';')) {
+      item = base::trim(item);
       auto eq = item.find('=');
       if (eq == std::string_view::npos || item.substr(0, eq) != name)
         continue;
@@ -59,12 +59,12 @@ cookie_lookup find_cookie(const http::fields& headers, std::string_view name) {
 }
 
 std::string binding_cookie(std::string_view value, bool secure) {
-  return cookie(signin_cookie_names(secure).binding, value, signin_state_lifetime_seconds,
+  return cookie(signin_cookie_names(secure).binding, value, api::signin_state_lifetime_seconds,
                 secure);
 }
 
 std::string session_cookie(std::string_view value, bool secure) {
-  return cookie(signin_cookie_names(secure).session, value, session_lifetime_seconds, secure);
+  return cookie(signin_cookie_names(secure).session, value, api::session_lifetime_seconds, secure);
 }
 
 std::string cleared_cookie(std::string_view name, bool secure) {
@@ -75,27 +75,27 @@ std::string origin_of(std::string_view text) {
   auto url = boost::urls::parse_absolute_uri(text);
   if (!url || !url->has_authority() || url->encoded_host().empty())
     return {};
-  auto scheme = ascii_lower(url->scheme());
+  auto scheme = base::ascii_lower(url->scheme());
   if (scheme != "https" && scheme != "http")
     return {};
-  std::string origin = scheme + "://" + ascii_lower(url->encoded_host());
+  std::string origin = scheme + "://" + base::ascii_lower(url->encoded_host());
   auto default_port = scheme == "https" ? 443 : 80;
   if (url->has_port() && !url->port().empty() && url->port_number() != default_port)
     origin += ":" + std::to_string(url->port_number());
   return origin;
 }
 
-bool same_origin_post(const http::fields& headers, std::string_view public_origin) {
+bool same_origin_post(const beast::http::fields& headers, std::string_view public_origin) {
   auto fetch_site = headers.find("Sec-Fetch-Site");
-  auto vouched = fetch_site != headers.end() && iequals(fetch_site->value(), "same-origin");
+  auto vouched = fetch_site != headers.end() && base::iequals(fetch_site->value(), "same-origin");
   if (fetch_site != headers.end() && !vouched)
     return false;
-  auto [first, last] = headers.equal_range(http::field::origin);
+  auto [first, last] = headers.equal_range(beast::http::field::origin);
   if (first == last)
     return vouched;
   if (std::next(first) != last)
     return false;
-  auto origin = trim(first->value());
+  auto origin = base::trim(first->value());
   if (origin == "null")
     return vouched;
   return !public_origin.empty() && origin_of(origin) == public_origin;
@@ -117,4 +117,4 @@ std::optional<std::string> form_field(std::string_view body, std::string_view na
   return value;
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

@@ -15,7 +15,7 @@
 
 #include <boost/beast/http/fields.hpp>
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 /// The names of the two cookies.
 struct cookie_names {
@@ -72,4 +72,4 @@ bool same_origin_post(const boost::beast::http::fields& headers, std::string_vie
 /// nullopt when it is absent, repeated, or the body is no such form.
 std::optional<std::string> form_field(std::string_view body, std::string_view name);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

@@ -70,7 +70,7 @@ void family(std::string& out, const std::vector<watched_server>& servers, std::s
 
 std::string label_value(std::string_view text) {
   std::string out;
-  for (char c : valid_utf8(text)) {
+  for (char c : api::valid_utf8(text)) {
     if (c == '\\')
       out += "\\\\";
     else if (c == '"')

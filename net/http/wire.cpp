@@ -1,10 +1,10 @@
 #include "net/http/wire.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
-namespace http = boost::beast::http;
+namespace beast = boost::beast;
 
-void write_wire(const http::response<http::string_body>& res, std::string& out) {
+void write_wire(const beast::http::response<beast::http::string_body>& res, std::string& out) {
   out.clear();
   auto version = res.version();
   out += "HTTP/";
@@ -20,7 +20,7 @@ void write_wire(const http::response<http::string_body>& res, std::string& out) 
   out += ' ';
   auto reason = res.reason();
   if (reason.empty())
-    reason = http::obsolete_reason(res.result());
+    reason = beast::http::obsolete_reason(res.result());
   out.append(reason.data(), reason.size());
   out += "\r\n";
   for (const auto& field : res) {
@@ -35,4 +35,4 @@ void write_wire(const http::response<http::string_body>& res, std::string& out) 
   out += res.body();
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

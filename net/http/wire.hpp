@@ -13,7 +13,7 @@
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 
-namespace netherscope::net {
+namespace netherscope::net::http {
 
 /// Writes res (header, then its body as it stands) into out, replacing what out held and
 /// keeping its capacity for the next response. Content-Length and Connection are fields the
@@ -21,4 +21,4 @@ namespace netherscope::net {
 void write_wire(const boost::beast::http::response<boost::beast::http::string_body>& res,
                 std::string& out);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::http

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace netherscope::net {
+namespace netherscope::net::nethernet {
 
 namespace {
 
@@ -20,29 +20,29 @@ bool is_data_channel_udp(const ice_candidate& c) {
 }
 
 /// A scope in a sentence: "a private address", "an mDNS name", ...
-std::string_view scope_phrase(address_scope scope) {
+std::string_view scope_phrase(base::address_scope scope) {
   switch (scope) {
-    case address_scope::public_address:
+    case base::address_scope::public_address:
       return "a public address";
-    case address_scope::private_address:
+    case base::address_scope::private_address:
       return "a private address";
-    case address_scope::cgnat:
+    case base::address_scope::cgnat:
       return "a carrier-grade NAT address";
-    case address_scope::loopback:
+    case base::address_scope::loopback:
       return "a loopback address";
-    case address_scope::link_local:
+    case base::address_scope::link_local:
       return "a link-local address";
-    case address_scope::documentation:
+    case base::address_scope::documentation:
       return "a documentation address";
-    case address_scope::mdns:
+    case base::address_scope::mdns:
       return "an mDNS name";
-    case address_scope::unspecified:
+    case base::address_scope::unspecified:
       return "the unspecified address";
-    case address_scope::multicast:
+    case base::address_scope::multicast:
       return "a multicast address";
-    case address_scope::reserved:
+    case base::address_scope::reserved:
       return "a reserved address";
-    case address_scope::hostname:
+    case base::address_scope::hostname:
       return "a host name";
   }
   return "a reserved address";
@@ -66,7 +66,7 @@ std::string describe_addresses(const std::vector<const ice_candidate*>& candidat
     if (i > 0)
       out += ", ";
     out += std::string{addresses[i]} + " is "
-           + std::string{scope_phrase(classify_address(addresses[i]).scope)};
+           + std::string{scope_phrase(base::classify_address(addresses[i]).scope)};
   }
   if (more > 0)
     out += ", and " + std::to_string(more) + " more";
@@ -77,10 +77,10 @@ std::string describe_addresses(const std::vector<const ice_candidate*>& candidat
 
 candidate_assessment assess_candidate(const ice_candidate& candidate) {
   candidate_assessment out;
-  out.where = classify_address(candidate.address);
+  out.where = base::classify_address(candidate.address);
   out.used_by_data_channels = candidate.component == 1;
   out.usable_by_players = is_data_channel_udp(candidate)
-                          && out.where.scope == address_scope::public_address;
+                          && out.where.scope == base::address_scope::public_address;
   return out;
 }
 
@@ -116,10 +116,10 @@ std::vector<answer_warning> candidate_warnings(const parsed_answer& parsed,
     if (!is_data_channel_udp(c))
       continue;
     udp.push_back(&c);
-    auto where = classify_address(c.address);
-    any_public = any_public || where.scope == address_scope::public_address;
-    any_v4 = any_v4 || where.family == ip_family::v4;
-    any_v6 = any_v6 || where.family == ip_family::v6;
+    auto where = base::classify_address(c.address);
+    any_public = any_public || where.scope == base::address_scope::public_address;
+    any_v4 = any_v4 || where.family == base::ip_family::v4;
+    any_v6 = any_v6 || where.family == base::ip_family::v6;
   }
 
   if (udp.empty()) {
@@ -157,4 +157,4 @@ std::vector<answer_warning> candidate_warnings(const parsed_answer& parsed,
   return out;
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::nethernet

@@ -11,12 +11,12 @@
 #include "net/base/address_scope.hpp"
 #include "net/nethernet/sdp_answer.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::nethernet {
 
 /// What the API says about one candidate besides its own fields.
 struct candidate_assessment {
   /// Where its address lies, and its IP version.
-  address_class where;
+  base::address_class where;
   /// Component 1: a data channel is SCTP over one DTLS association on ICE component 1 (RFC
   /// 8831, 8261); component 2 only ever carried RTCP. pion lists every candidate again as
   /// component 2.
@@ -42,4 +42,4 @@ candidate_assessment assess_candidate(const ice_candidate& candidate);
 std::vector<answer_warning> candidate_warnings(const parsed_answer& parsed,
                                                std::uint16_t signalling_port);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::nethernet

@@ -10,7 +10,7 @@
 #include "net/base/bytes.hpp"
 #include "net/base/jose.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::nethernet {
 
 namespace json = boost::json;
 
@@ -38,12 +38,12 @@ std::optional<std::string> cert_der(const X509& cert) {
   return out;
 }
 
-x509_ptr cert_from_der(std::string_view der) {
+base::x509_ptr cert_from_der(std::string_view der) {
   if (der.empty() || der.size() > static_cast<std::size_t>(LONG_MAX))
     return nullptr;
   const auto* begin = reinterpret_cast<const unsigned char*>(der.data());
   const auto* p = begin;
-  x509_ptr cert{d2i_X509(nullptr, &p, static_cast<long>(der.size()))};
+  base::x509_ptr cert{d2i_X509(nullptr, &p, static_cast<long>(der.size()))};
   if (!cert || p != begin + der.size())
     return nullptr;
   return cert;
@@ -55,23 +55,23 @@ std::optional<std::string> cert_fingerprint(const X509& cert) {
   unsigned int len = 0;
   if (X509_digest(&cert, EVP_sha256(), digest, &len) != 1 || len != 32)
     return std::nullopt;
-  auto text = hex_colon({reinterpret_cast<const char*>(digest), len});
+  auto text = base::hex_colon({reinterpret_cast<const char*>(digest), len});
   if (text.empty())
     return std::nullopt;
   return text;
 }
 
 // A self-signed certificate for key: CN netherscope, 128-bit random serial, SHA-256.
-x509_ptr make_dtls_cert(EVP_PKEY& key) {
-  x509_ptr cert{X509_new()};
+base::x509_ptr make_dtls_cert(EVP_PKEY& key) {
+  base::x509_ptr cert{X509_new()};
   if (!cert || X509_set_version(cert.get(), X509_VERSION_3) != 1)
     return nullptr;
-  auto serial = random_bytes(16);
+  auto serial = base::random_bytes(16);
   if (!serial)
     return nullptr;
   // Positive, non-zero and always 16 bytes long (RFC 5280 §4.1.2.2 allows up to 20).
   (*serial)[0] = static_cast<char>((static_cast<unsigned char>((*serial)[0]) & 0x7F) | 0x40);
-  bignum_ptr serial_bn{BN_bin2bn(reinterpret_cast<const unsigned char*>(serial->data()),
+  base::bignum_ptr serial_bn{BN_bin2bn(reinterpret_cast<const unsigned char*>(serial->data()),
                                  static_cast<int>(serial->size()), nullptr)};
   if (!serial_bn || !BN_to_ASN1_INTEGER(serial_bn.get(), X509_get_serialNumber(cert.get())))
     return nullptr;
@@ -95,7 +95,7 @@ constexpr std::uint8_t identity_version = 1;
 
 bool take_field(std::string_view& in, std::string& out) {
   std::uint32_t length = 0;
-  if (!take_le(in, length) || in.size() < length)
+  if (!base::take_le(in, length) || in.size() < length)
     return false;
   out.assign(in.substr(0, length));
   in.remove_prefix(length);
@@ -107,10 +107,10 @@ bool take_field(std::string_view& in, std::string& out) {
 // -- our identity --
 
 std::optional<local_identity> make_local_identity() {
-  error_queue_mark mark;
+  base::error_queue_mark mark;
   local_identity id;
-  id.dtls_key = generate_ec_key(ec_curve::p256);
-  id.identity_key = generate_ec_key(ec_curve::p384);
+  id.dtls_key = base::generate_ec_key(base::ec_curve::p256);
+  id.identity_key = generate_ec_key(base::ec_curve::p384);
   if (!id.dtls_key || !id.identity_key)
     return std::nullopt;
   id.dtls_cert = make_dtls_cert(*id.dtls_key);
@@ -124,22 +124,22 @@ std::optional<local_identity> make_local_identity() {
 }
 
 identity_blob to_blob(const local_identity& id) {
-  error_queue_mark mark;
+  base::error_queue_mark mark;
   identity_blob blob;
   if (id.dtls_key)
-    blob.dtls_key_der = private_key_der(*id.dtls_key).value_or(std::string{});
+    blob.dtls_key_der = base::private_key_der(*id.dtls_key).value_or(std::string{});
   if (id.dtls_cert)
     blob.dtls_cert_der = cert_der(*id.dtls_cert).value_or(std::string{});
   if (id.identity_key)
-    blob.identity_key_der = private_key_der(*id.identity_key).value_or(std::string{});
+    blob.identity_key_der = base::private_key_der(*id.identity_key).value_or(std::string{});
   return blob;
 }
 
 std::optional<local_identity> from_blob(const identity_blob& blob) {
-  error_queue_mark mark;
+  base::error_queue_mark mark;
   local_identity id;
-  id.dtls_key = private_key_from_der(blob.dtls_key_der);
-  if (!id.dtls_key || key_curve(*id.dtls_key) != ec_curve::p256)
+  id.dtls_key = base::private_key_from_der(blob.dtls_key_der);
+  if (!id.dtls_key || base::key_curve(*id.dtls_key) != base::ec_curve::p256)
     return std::nullopt;
   id.dtls_cert = cert_from_der(blob.dtls_cert_der);
   if (!id.dtls_cert)
@@ -150,8 +150,8 @@ std::optional<local_identity> from_blob(const identity_blob& blob) {
   if (!cert_key || EVP_PKEY_eq(cert_key, id.dtls_key.get()) != 1
       || X509_verify(id.dtls_cert.get(), id.dtls_key.get()) != 1)
     return std::nullopt;
-  id.identity_key = private_key_from_der(blob.identity_key_der);
-  if (!id.identity_key || key_curve(*id.identity_key) != ec_curve::p384)
+  id.identity_key = base::private_key_from_der(blob.identity_key_der);
+  if (!id.identity_key || base::key_curve(*id.identity_key) != base::ec_curve::p384)
     return std::nullopt;
   auto fingerprint = cert_fingerprint(*id.dtls_cert);
   if (!fingerprint)
@@ -164,7 +164,7 @@ std::string encode_identity(const identity_blob& blob) {
   std::string out;
   out.push_back(static_cast<char>(identity_version));
   for (auto* field : {&blob.dtls_key_der, &blob.dtls_cert_der, &blob.identity_key_der}) {
-    put_le(out, static_cast<std::uint32_t>(field->size()));
+    base::put_le(out, static_cast<std::uint32_t>(field->size()));
     out += *field;
   }
   return out;
@@ -206,15 +206,15 @@ std::string canonical_fingerprint_payload(const std::vector<std::string>& sha256
 std::optional<std::string> make_identity_attribute(EVP_PKEY& identity_key,
                                                    const std::vector<std::string>& sha256_digests,
                                                    std::int64_t now_unix) {
-  error_queue_mark mark;
-  if (key_curve(identity_key) != ec_curve::p384 || sha256_digests.empty()
+  base::error_queue_mark mark;
+  if (base::key_curve(identity_key) != base::ec_curve::p384 || sha256_digests.empty()
       || now_unix > std::numeric_limits<std::int64_t>::max() - token_lifetime)
     return std::nullopt;
-  auto spki = public_key_der(identity_key);
+  auto spki = base::public_key_der(identity_key);
   if (!spki)
     return std::nullopt;
-  auto spki_b64 = base64_encode(*spki);
-  const auto alg = jws_alg_name(jws_alg::es384);
+  auto spki_b64 = base::base64_encode(*spki);
+  const auto alg = base::jws_alg_name(base::jws_alg::es384);
 
   // Every object is built with its keys inserted in sorted order, which json::object keeps:
   // the shape of the BDS capture (PROTOCOL.md §4.3).
@@ -227,8 +227,8 @@ std::optional<std::string> make_identity_attribute(EVP_PKEY& identity_key,
   claims["exp"] = now_unix + token_lifetime;
   claims["iat"] = now_unix;
 
-  auto token = sign_jws(identity_key, header, json::serialize(claims));
-  auto fingerprints = sign_jws_detached(identity_key, json::object{{"alg", alg}},
+  auto token = base::sign_jws(identity_key, header, json::serialize(claims));
+  auto fingerprints = base::sign_jws_detached(identity_key, json::object{{"alg", alg}},
                                         canonical_fingerprint_payload(sha256_digests));
   if (!token || !fingerprints)
     return std::nullopt;
@@ -244,7 +244,7 @@ std::optional<std::string> make_identity_attribute(EVP_PKEY& identity_key,
   json::object outer;
   outer["assertion"] = json::serialize(assertion);
   outer["idp"] = std::move(idp);
-  return base64_encode(json::serialize(outer));
+  return base::base64_encode(json::serialize(outer));
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::nethernet

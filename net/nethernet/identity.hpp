@@ -14,19 +14,19 @@
 
 #include "net/base/crypto.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::nethernet {
 
 // -- our identity --
 
 /// Our DTLS certificate and key and our identity key, as one value.
 struct local_identity {
   /// ECDSA P-256 key of the DTLS certificate.
-  pkey_ptr dtls_key;
+  base::pkey_ptr dtls_key;
   /// Self-signed certificate (CN netherscope, random serial, valid from a day ago for a
   /// year); WebRTC only requires that it match the fingerprint in the offer.
-  x509_ptr dtls_cert;
+  base::x509_ptr dtls_cert;
   /// ECDSA P-384 key that signs the a=identity attribute.
-  pkey_ptr identity_key;
+  base::pkey_ptr identity_key;
   /// SHA-256 of the certificate's DER as "AB:CD:...", the value of a=fingerprint:sha-256.
   std::string fingerprint;
 };
@@ -81,4 +81,4 @@ std::optional<std::string> make_identity_attribute(EVP_PKEY& identity_key,
                                                    const std::vector<std::string>& sha256_digests,
                                                    std::int64_t now_unix);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::nethernet

@@ -14,14 +14,14 @@
 #include "net/nethernet/identity.hpp"
 #include "net/nethernet/sdp_answer.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::nethernet {
 
 namespace json = boost::json;
 
 namespace {
 
 /// The only algorithm of the self-signed shape, for the token and the fingerprints alike.
-constexpr jws_alg identity_alg = jws_alg::es384;
+constexpr base::jws_alg identity_alg = base::jws_alg::es384;
 
 
 
@@ -54,23 +54,23 @@ void fail(identity_check& out, identity_error code, std::string error) {
 }
 
 // The P-384 key a cpk claim names, or null with out failed.
-pkey_ptr key_from_cpk(const json::value& cpk, identity_check& out) {
+base::pkey_ptr key_from_cpk(const json::value& cpk, identity_check& out) {
   if (const auto* jwk = cpk.if_object()) {
-    auto key = key_from_jwk(*jwk);
-    if (!key || key_curve(*key) != ec_curve::p384) {
+    auto key = base::key_from_jwk(*jwk);
+    if (!key || base::key_curve(*key) != base::ec_curve::p384) {
       fail(out, identity_error::bad_cpk, "The cpk JWK is not an EC P-384 public key.");
       return nullptr;
     }
     return key;
   }
   if (const auto* text = cpk.if_string()) {
-    auto der = base64_decode(view(*text));
-    auto key = der ? public_key_from_der(*der) : nullptr;
+    auto der = base::base64_decode(base::view(*text));
+    auto key = der ? base::public_key_from_der(*der) : nullptr;
     if (!key) {
       fail(out, identity_error::bad_cpk, "The cpk string is not a base64 DER public key.");
       return nullptr;
     }
-    if (key_curve(*key) != ec_curve::p384) {
+    if (base::key_curve(*key) != base::ec_curve::p384) {
       fail(out, identity_error::bad_cpk, "The cpk key is not an EC P-384 key.");
       return nullptr;
     }
@@ -82,11 +82,11 @@ pkey_ptr key_from_cpk(const json::value& cpk, identity_check& out) {
 
 // The token: a compact ES384 JWS signed by the key in its own cpk claim. Returns that key, or
 // null with out failed; sets key_sha256, issued_at and expires_at once the signature verifies.
-pkey_ptr check_token(std::string_view token_text, std::int64_t now, identity_check& out) {
-  jose_error error = jose_error::none;
-  auto token = decode_jws(token_text, &error);
+base::pkey_ptr check_token(std::string_view token_text, std::int64_t now, identity_check& out) {
+  base::jose_error error = base::jose_error::none;
+  auto token = base::decode_jws(token_text, &error);
   if (!token) {
-    if (error == jose_error::unsupported_alg)
+    if (error == base::jose_error::unsupported_alg)
       fail(out, identity_error::unsupported_alg, "The token alg is not ES384.");
     else
       fail(out, identity_error::bad_token, "The token is not a compact JWS with a JSON header.");
@@ -96,7 +96,7 @@ pkey_ptr check_token(std::string_view token_text, std::int64_t now, identity_che
     fail(out, identity_error::unsupported_alg, "The token alg is not ES384.");
     return nullptr;
   }
-  auto claims = parse_object(token->payload);
+  auto claims = base::parse_object(token->payload);
   if (!claims) {
     fail(out, identity_error::bad_token, "The token claims are not a JSON object.");
     return nullptr;
@@ -112,21 +112,21 @@ pkey_ptr check_token(std::string_view token_text, std::int64_t now, identity_che
   if (const auto* x5u = token->header.if_contains("x5u")) {
     // In this shape x5u is not a URL but the key itself, as base64 DER (PROTOCOL.md §4.3).
     const auto* text = x5u->if_string();
-    auto der = text ? base64_decode(view(*text)) : std::nullopt;
-    auto named = der ? public_key_from_der(*der) : nullptr;
+    auto der = text ? base::base64_decode(base::view(*text)) : std::nullopt;
+    auto named = der ? base::public_key_from_der(*der) : nullptr;
     if (!named || EVP_PKEY_eq(named.get(), key.get()) != 1) {
       fail(out, identity_error::x5u_mismatch, "The token x5u does not name the cpk key.");
       return nullptr;
     }
   }
-  if (verify_jws(*token, *key) != jose_error::none) {
+  if (base::verify_jws(*token, *key) != base::jose_error::none) {
     fail(out, identity_error::token_signature, "The token signature does not verify with cpk.");
     return nullptr;
   }
 
   // The key signed its own token: from here on it is worth reporting, even if a check fails.
-  if (auto der = public_key_der(*key))
-    out.key_sha256 = hex_lower(sha256(*der));
+  if (auto der = base::public_key_der(*key))
+    out.key_sha256 = base::hex_lower(base::sha256(*der));
   for (auto [name, field] : {std::pair{"iat", &out.issued_at}, std::pair{"exp", &out.expires_at}}) {
     if (const auto* date = claims->if_contains(name)) {
       *field = numeric_date(*date);
@@ -147,38 +147,38 @@ void check_value(std::string_view value, const std::vector<std::string>& digests
                  std::int64_t now, identity_check& out) {
   if (digests.empty())
     return fail(out, identity_error::no_fingerprints, "There are no fingerprints to check.");
-  auto decoded = base64_decode(value);
+  auto decoded = base::base64_decode(value);
   if (!decoded)
     return fail(out, identity_error::not_base64, "The identity is not valid base64.");
-  auto outer = parse_object(*decoded);
+  auto outer = base::parse_object(*decoded);
   if (!outer)
     return fail(out, identity_error::not_json, "The identity is not a JSON object.");
 
-  const auto* idp = object_at(*outer, "idp");
-  const auto* protocol = idp ? string_at(*idp, "protocol") : nullptr;
-  if (!protocol || view(*protocol) != "default" || !string_at(*idp, "domain"))
+  const auto* idp = base::object_at(*outer, "idp");
+  const auto* protocol = idp ? base::string_at(*idp, "protocol") : nullptr;
+  if (!protocol || base::view(*protocol) != "default" || !base::string_at(*idp, "domain"))
     return fail(out, identity_error::bad_idp,
                 "The idp is not an object with protocol \"default\" and a string domain.");
 
-  const auto* assertion_text = string_at(*outer, "assertion");
-  auto assertion = assertion_text ? parse_object(view(*assertion_text)) : std::nullopt;
-  const auto* token = assertion ? string_at(*assertion, "token") : nullptr;
-  const auto* fingerprints = assertion ? string_at(*assertion, "fingerprints") : nullptr;
+  const auto* assertion_text = base::string_at(*outer, "assertion");
+  auto assertion = assertion_text ? base::parse_object(base::view(*assertion_text)) : std::nullopt;
+  const auto* token = assertion ? base::string_at(*assertion, "token") : nullptr;
+  const auto* fingerprints = assertion ? base::string_at(*assertion, "fingerprints") : nullptr;
   if (!token || !fingerprints)
     return fail(out, identity_error::bad_assertion,
                 "The assertion is not a JSON string of an object with token and fingerprints.");
 
-  auto key = check_token(view(*token), now, out);
+  auto key = check_token(base::view(*token), now, out);
   if (!key)
     return;
 
-  jose_error error = jose_error::none;
+  base::jose_error error = base::jose_error::none;
   auto detached =
-    decode_jws_detached(view(*fingerprints), canonical_fingerprint_payload(digests), &error);
+    base::decode_jws_detached(base::view(*fingerprints), canonical_fingerprint_payload(digests), &error);
   if (!detached || detached->alg != identity_alg)
     return fail(out, identity_error::bad_fingerprints,
                 "The fingerprints value is not a detached ES384 JWS.");
-  if (verify_jws(*detached, *key) != jose_error::none)
+  if (base::verify_jws(*detached, *key) != base::jose_error::none)
     return fail(out, identity_error::fingerprint_signature,
                 "The fingerprints signature does not match the digests.");
   out.verified = true;
@@ -213,7 +213,7 @@ std::string_view to_string(identity_error code) {
 identity_check verify_identity_attribute(std::string_view value,
                                          const std::vector<std::string>& sha256_digests,
                                          std::int64_t now_unix) {
-  error_queue_mark mark;
+  base::error_queue_mark mark;
   identity_check out;
   out.present = true;
   check_value(value, sha256_digests, now_unix, out);
@@ -235,8 +235,8 @@ identity_check verify_sdp_identity(std::string_view sdp, std::int64_t now_unix) 
     } else if (boost::algorithm::starts_with(line, fingerprint_prefix)) {
       // "a=fingerprint:" hash-func SP fingerprint (RFC 8122 §5); hash names are
       // case-insensitive.
-      auto fields = split_tokens(line.substr(fingerprint_prefix.size()), " ");
-      if (fields.size() == 2 && iequals(fields[0], "sha-256"))
+      auto fields = base::split_tokens(line.substr(fingerprint_prefix.size()), " ");
+      if (fields.size() == 2 && base::iequals(fields[0], "sha-256"))
         digests.emplace_back(fields[1]);
       else
         other_hash = true;
@@ -260,4 +260,4 @@ identity_check verify_sdp_identity(std::string_view sdp, std::int64_t now_unix) 
   return verify_identity_attribute(*value, digests, now_unix);
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::nethernet

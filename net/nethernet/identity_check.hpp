@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-namespace netherscope::net {
+namespace netherscope::net::nethernet {
 
 /// Why an a=identity was not verified; the first check that failed.
 enum class identity_error {
@@ -95,4 +95,4 @@ identity_check verify_identity_attribute(std::string_view value,
 /// CR (sdp_lines).
 identity_check verify_sdp_identity(std::string_view sdp, std::int64_t now_unix);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::nethernet

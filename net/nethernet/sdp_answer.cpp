@@ -18,7 +18,7 @@
 
 #include "net/base/text.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::nethernet {
 
 namespace {
 
@@ -65,9 +65,9 @@ bool is_token_char(char c) {
   return is_alnum(c) || std::string_view{"-.!%*_+`'~"}.find(c) != std::string_view::npos;
 }
 
-/// The separators we accept between candidate fields: SP and HTAB (net::blanks), in runs.
+/// The separators we accept between candidate fields: SP and HTAB (net::base::blanks), in runs.
 bool is_blank(char c) {
-  return blanks.find(c) != std::string_view::npos;
+  return base::blanks.find(c) != std::string_view::npos;
 }
 
 /// VCHAR of RFC 5234: printable ASCII without space.
@@ -176,7 +176,7 @@ std::string quote_line(std::string_view line) {
       out += c;
     } else {
       out += "\\x";
-      out += hex_upper({&c, 1});
+      out += base::hex_upper({&c, 1});
     }
   }
   if (line.size() > shown.size())
@@ -211,17 +211,17 @@ bool keep_number(std::optional<std::uint32_t>& field, std::string_view value) {
 /// network-cost); returns false for any other pair, a repeated one, or a value not of its type,
 /// which the caller keeps among the other extensions as written.
 bool keep_known_extension(ice_candidate& out, std::string_view name, std::string_view value) {
-  if (iequals(name, "tcptype")) {
+  if (base::iequals(name, "tcptype")) {
     if (out.tcptype)
       return false;
-    out.tcptype = ascii_lower(value);
+    out.tcptype = base::ascii_lower(value);
     return true;
   }
-  if (iequals(name, "generation"))
+  if (base::iequals(name, "generation"))
     return keep_number(out.generation, value);
-  if (iequals(name, "network-id"))
+  if (base::iequals(name, "network-id"))
     return keep_number(out.network_id, value);
-  if (iequals(name, "network-cost"))
+  if (base::iequals(name, "network-cost"))
     return keep_number(out.network_cost, value);
   return false;
 }
@@ -292,11 +292,11 @@ std::optional<ice_candidate> parse_candidate(std::string_view line, std::string*
                        + std::to_string(max_candidate_length) + ")");
   for (std::size_t i = 0; i < rest.size(); ++i)
     if (!is_blank(rest[i]) && !is_vchar(rest[i]))
-      return fail(why, "invalid byte 0x" + hex_upper(rest.substr(i, 1))
+      return fail(why, "invalid byte 0x" + base::hex_upper(rest.substr(i, 1))
                          + " at column "
                          + std::to_string(static_cast<std::size_t>(rest.data() - line.data()) + i + 1));
 
-  auto tokens = split_tokens(rest, blanks);
+  auto tokens = base::split_tokens(rest, base::blanks);
   auto n = tokens.size();
   ice_candidate out;
   std::uint64_t number = 0;
@@ -319,7 +319,7 @@ std::optional<ice_candidate> parse_candidate(std::string_view line, std::string*
     return fail(why, "missing transport");
   if (!all_of(tokens[2], is_token_char))
     return fail(why, "bad transport");
-  out.transport = ascii_lower(tokens[2]);
+  out.transport = base::ascii_lower(tokens[2]);
 
   if (n < 4)
     return fail(why, "missing priority");
@@ -339,23 +339,23 @@ std::optional<ice_candidate> parse_candidate(std::string_view line, std::string*
     return fail(why, number_reason(st, "port"));
   out.port = static_cast<std::uint16_t>(number);
 
-  if (n < 7 || !iequals(tokens[6], "typ"))
+  if (n < 7 || !base::iequals(tokens[6], "typ"))
     return fail(why, "missing typ");
   if (n < 8)
     return fail(why, "typ without candidate type");
   if (!all_of(tokens[7], is_token_char))
     return fail(why, "bad candidate type");
-  out.type = ascii_lower(tokens[7]);
+  out.type = base::ascii_lower(tokens[7]);
 
   // What follows is name-value pairs: raddr and rport (RFC order, but accepted in any order so a
   // swapped pair is not taken for an extension), then extensions.
   for (std::size_t i = 8; i < n; i += 2) {
     auto name = tokens[i];
-    bool is_raddr = iequals(name, "raddr");
-    bool is_rport = iequals(name, "rport");
+    bool is_raddr = base::iequals(name, "raddr");
+    bool is_rport = base::iequals(name, "rport");
     bool has_value = i + 1 < n;
     if ((is_raddr || is_rport)
-        && (!has_value || iequals(tokens[i + 1], "raddr") || iequals(tokens[i + 1], "rport")))
+        && (!has_value || base::iequals(tokens[i + 1], "raddr") || base::iequals(tokens[i + 1], "rport")))
       return fail(why, std::string(is_raddr ? "raddr" : "rport") + " without value");
     if (!has_value)
       return fail(why, "odd number of extension tokens");
@@ -388,7 +388,7 @@ std::optional<ice_candidate> parse_candidate(std::string_view line, std::string*
 answer_kind classify_answer(std::string_view body, std::int64_t* code) {
   if (starts_with(body, "\xEF\xBB\xBF"))
     body.remove_prefix(3);
-  body = trim(body, ascii_whitespace);
+  body = base::trim(body, base::ascii_whitespace);
   if (starts_with(body, "v="))
     return answer_kind::sdp;
   std::uint64_t value = 0;
@@ -435,7 +435,7 @@ struct shape {
   bool have_pwd = false;
 
   void see(std::string_view line) {
-    if (!seen_content && trim(line, ascii_whitespace).empty())
+    if (!seen_content && base::trim(line, base::ascii_whitespace).empty())
       return;
     if (!seen_content) {
       seen_content = true;
@@ -454,7 +454,7 @@ struct shape {
       return {p::no_version, "it does not begin with the version line v=0"};
     if (media_lines == 0)
       return {p::no_media, "it has no m=application line"};
-    auto fields = split_tokens(std::string_view{first_media}.substr(2), " ");
+    auto fields = base::split_tokens(std::string_view{first_media}.substr(2), " ");
     if (fields.size() < 2 || fields[0] != "application")
       return {p::not_application, "its m= line is not m=application with a port"};
     if (media_lines > 1)
@@ -534,4 +534,4 @@ parsed_answer parse_answer(std::string_view sdp) {
   return out;
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::nethernet

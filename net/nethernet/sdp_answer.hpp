@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace netherscope::net {
+namespace netherscope::net::nethernet {
 
 /// One ICE candidate as SPEC 2.3 describes it, with the extension attributes the API reports.
 struct ice_candidate {
@@ -150,4 +150,4 @@ struct parsed_answer {
 /// only counted in one warning.
 parsed_answer parse_answer(std::string_view sdp);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::nethernet

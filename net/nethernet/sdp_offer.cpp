@@ -4,7 +4,7 @@
 
 #include "net/base/bytes.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::nethernet {
 
 namespace {
 
@@ -24,7 +24,7 @@ std::optional<std::string> random_string(std::string_view alphabet, std::size_t 
   std::string out;
   out.reserve(n);
   while (out.size() < n) {
-    auto pool = random_bytes(n - out.size() + 8);
+    auto pool = base::random_bytes(n - out.size() + 8);
     if (!pool)
       return std::nullopt;
     for (char c : *pool) {
@@ -40,12 +40,12 @@ std::optional<std::string> random_string(std::string_view alphabet, std::size_t 
 }
 
 std::optional<std::uint64_t> random_session_id() {
-  auto raw = random_bytes(8);
+  auto raw = base::random_bytes(8);
   if (!raw)
     return std::nullopt;
   std::string_view in{*raw};
   std::uint64_t id = 0;
-  if (!take_le(in, id))
+  if (!base::take_le(in, id))
     return std::nullopt;
   return id & ((std::uint64_t{1} << 62) - 1);
 }
@@ -107,4 +107,4 @@ std::string build_offer(const offer_parameters& p) {
   return sdp;
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::nethernet

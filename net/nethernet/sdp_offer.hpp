@@ -10,7 +10,7 @@
 
 #include "net/nethernet/identity.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::nethernet {
 
 /// Everything that varies between two offers.
 struct offer_parameters {
@@ -37,4 +37,4 @@ std::optional<offer_parameters> make_offer_parameters(const local_identity& id,
 /// only when the offer has candidates.
 std::string build_offer(const offer_parameters& p);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::nethernet

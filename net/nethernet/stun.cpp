@@ -6,7 +6,7 @@
 
 #include "net/base/crypto.hpp"
 
-namespace netherscope::net::stun {
+namespace netherscope::net::nethernet::stun {
 
 namespace {
 
@@ -128,7 +128,7 @@ message_writer& message_writer::add_xor_mapped_address(const transport_address& 
 
 bool message_writer::add_integrity(std::string_view key) {
   auto start = bytes_.size();
-  auto mac = hmac_sha1(key, covered(bytes_, start, start + 4 + integrity_size));
+  auto mac = base::hmac_sha1(key, covered(bytes_, start, start + 4 + integrity_size));
   if (mac.size() != integrity_size)
     return false;
   add(attribute_type::message_integrity, mac);
@@ -195,8 +195,8 @@ bool integrity_ok(const message& m, std::string_view key) {
   const auto* mi = m.find(attribute_type::message_integrity);
   if (mi == nullptr || mi->value.size() != integrity_size)
     return false;
-  auto expected = hmac_sha1(key, covered(m.raw, mi->offset, mi->offset + 4 + integrity_size));
-  return expected.size() == integrity_size && same_secret(expected, mi->value);
+  auto expected = base::hmac_sha1(key, covered(m.raw, mi->offset, mi->offset + 4 + integrity_size));
+  return expected.size() == integrity_size && base::same_secret(expected, mi->value);
 }
 
 bool fingerprint_ok(const message& m) {
@@ -266,4 +266,4 @@ check_answer judge_response(std::string_view datagram, const transaction_id& id,
   return type == message_type::binding_success ? check_answer::success : check_answer::error;
 }
 
-} // namespace netherscope::net::stun
+} // namespace netherscope::net::nethernet::stun

@@ -17,7 +17,7 @@
 
 #include <boost/asio/ip/address.hpp>
 
-namespace netherscope::net::stun {
+namespace netherscope::net::nethernet::stun {
 
 /// The fixed value in every RFC 5389 / 8489 header (§5).
 constexpr std::uint32_t magic_cookie = 0x2112A442;
@@ -186,4 +186,4 @@ enum class check_answer {
 check_answer judge_response(std::string_view datagram, const transaction_id& id,
                             std::string_view key);
 
-} // namespace netherscope::net::stun
+} // namespace netherscope::net::nethernet::stun

@@ -40,7 +40,7 @@ std::optional<std::string> text_at(const std::vector<std::string>& fields, std::
 /// A decimal integer, blanks around it allowed; nullopt for anything else.
 template <class Int>
 std::optional<Int> number(std::string_view text) {
-  text = trim(text);
+  text = base::trim(text);
   Int value{};
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc{} || end != text.data() + text.size())

@@ -76,6 +76,9 @@ struct pong {
 /// result's status views datagram.
 std::optional<pong> read_pong(std::string_view datagram, std::int64_t first_time, std::size_t pings,
                               pong_error* why = nullptr);
+/// A temporary datagram would leave the result's status dangling.
+std::optional<pong> read_pong(std::string&& datagram, std::int64_t first_time, std::size_t pings,
+                              pong_error* why = nullptr) = delete;
 
 /// The reason as the API writes it: "too_short", "incompatible_protocol", "not_a_pong",
 /// "bad_magic", "time_not_echoed", "length_past_end" ("none" for none).

@@ -16,7 +16,7 @@
 #include "net/nethernet/candidates.hpp"
 #include "net/report/key_memory.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::report {
 
 namespace json = boost::json;
 
@@ -79,14 +79,14 @@ std::string_view kind_of(const json::value& v) {
 /// "abc" quoted for a sentence: at most quoted_start bytes of JSON, valid UTF-8, "..." when
 /// cut.
 std::string quote_start(std::string_view text) {
-  auto shown = fit_for_json(text, quoted_start);
+  auto shown = api::fit_for_json(text, quoted_start);
   return "\"" + shown.text + (shown.truncated ? "...\"" : "\"");
 }
 
 // -- offers ---------------------------------------------------------------------------------------
 
-json::object render_candidate(const ice_candidate& c) {
-  auto assessed = assess_candidate(c);
+json::object render_candidate(const nethernet::ice_candidate& c) {
+  auto assessed = nethernet::assess_candidate(c);
   json::object item;
   item["raw"] = c.raw;
   item["foundation"] = c.foundation;
@@ -119,7 +119,7 @@ json::object render_candidate(const ice_candidate& c) {
   item["usedByDataChannels"] = assessed.used_by_data_channels;
   item["usableByPlayers"] = assessed.usable_by_players;
   // Deprecated for one release: scope says the same and more.
-  item["publicAddress"] = assessed.where.scope == address_scope::public_address;
+  item["publicAddress"] = assessed.where.scope == base::address_scope::public_address;
   return item;
 }
 
@@ -127,7 +127,7 @@ json::object render_candidate(const ice_candidate& c) {
 /// says whether some did not fit. Real answers hold a few candidates of about 400 bytes each,
 /// but the parser keeps up to 256 lines of up to 4 KiB, whose escaped quotes and extensions
 /// would make a reply of megabytes.
-json::array render_candidates(const std::vector<ice_candidate>& all, bool& truncated) {
+json::array render_candidates(const std::vector<nethernet::ice_candidate>& all, bool& truncated) {
   json::array out;
   std::size_t used = 0;
   for (const auto& c : all) {
@@ -161,18 +161,18 @@ std::string continuing(std::string sentence) {
   return sentence;
 }
 
-json::object render_identity(const identity_check& identity, const offer_context& context,
-                             std::vector<answer_warning>& warnings) {
+json::object render_identity(const nethernet::identity_check& identity, const offer_context& context,
+                             std::vector<nethernet::answer_warning>& warnings) {
   json::object out;
   out["present"] = identity.present;
   out["verified"] = identity.verified;
   out["keySha256"] = identity.key_sha256.empty() ? json::value(nullptr)
                                                  : json::value(identity.key_sha256);
-  out["issuedAt"] = identity.issued_at ? string_or_null(rfc3339_utc(*identity.issued_at))
+  out["issuedAt"] = identity.issued_at ? string_or_null(base::rfc3339_utc(*identity.issued_at))
                                        : json::value(nullptr);
-  out["expiresAt"] = identity.expires_at ? string_or_null(rfc3339_utc(*identity.expires_at))
+  out["expiresAt"] = identity.expires_at ? string_or_null(base::rfc3339_utc(*identity.expires_at))
                                          : json::value(nullptr);
-  bool failed = identity.code != identity_error::none;
+  bool failed = identity.code != nethernet::identity_error::none;
   out["error"] = failed ? json::value(identity.error) : json::value(nullptr);
   out["errorCode"] = failed ? json::value(to_string(identity.code)) : json::value(nullptr);
 
@@ -234,7 +234,7 @@ std::string render_info(std::uint16_t status, bool tls, std::string_view target_
   auto text = target_body;
   if (text.substr(0, 3) == "\xEF\xBB\xBF")
     text.remove_prefix(3);
-  text = trim(text, ascii_space);
+  text = base::trim(text, ascii_space);
   if (!text.empty()) {
     boost::system::error_code ec;
     auto parsed = json::parse(text, ec);
@@ -279,16 +279,16 @@ std::string render_info(std::uint16_t status, bool tls, std::string_view target_
   return json::serialize(body);
 }
 
-std::string render_offer(std::string_view answer, const parsed_answer& parsed,
-                         const identity_check& identity, bool tls, const offer_context& context) {
-  std::vector<answer_warning> warnings = parsed.warnings;
-  for (auto& w : candidate_warnings(parsed, context.signalling_port))
+std::string render_offer(std::string_view answer, const nethernet::parsed_answer& parsed,
+                         const nethernet::identity_check& identity, bool tls, const offer_context& context) {
+  std::vector<nethernet::answer_warning> warnings = parsed.warnings;
+  for (auto& w : nethernet::candidate_warnings(parsed, context.signalling_port))
     warnings.push_back(std::move(w));
 
   json::object body;
   body["ok"] = true;
   // The answer was parsed whole; only what is echoed is cut.
-  auto shown = fit_for_json(answer, answer_json_limit);
+  auto shown = api::fit_for_json(answer, answer_json_limit);
   body["answer"] = std::move(shown.text);
   if (shown.truncated)
     body["answerTruncated"] = true;
@@ -298,8 +298,8 @@ std::string render_offer(std::string_view answer, const parsed_answer& parsed,
     body["candidatesTruncated"] = true;
   // Real values are under 110 bytes (a sha-256 fingerprint) and 256 (RFC 8839's ufrag); the
   // cap keeps a hostile answer from doubling its size in the reply.
-  body["answerFingerprint"] = fit_for_json(parsed.fingerprint, 256).text;
-  body["iceUfrag"] = fit_for_json(parsed.ice_ufrag, 256).text;
+  body["answerFingerprint"] = api::fit_for_json(parsed.fingerprint, 256).text;
+  body["iceUfrag"] = api::fit_for_json(parsed.ice_ufrag, 256).text;
   // SPEC 2.2: a 200 answer with zero candidates means the server's UDP pool is drained. Only a
   // valid answer reaches here, and lines that were all malformed are not "zero candidates".
   body["exhausted"] = parsed.candidate_lines == 0;
@@ -317,4 +317,4 @@ std::string render_offer(std::string_view answer, const parsed_answer& parsed,
   return json::serialize(body);
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::report

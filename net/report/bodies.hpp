@@ -11,7 +11,7 @@
 #include "net/base/text.hpp"
 #include "net/nethernet/sdp_answer.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::report {
 
 /// Renders SPEC 2.1 {ok, status, tls, info, infoError, infoErrorCode}. A UTF-8 byte order mark
 /// and surrounding whitespace are ignored. An empty body gives info null and no error (normal:
@@ -54,7 +54,7 @@ struct offer_context {
 /// exactly when the answer has no a=candidate line. warnings are sentences for the owner;
 /// warningCodes holds each one's machine code at the same index. identity is the result of
 /// checking the answer's a=identity at context.now_unix.
-std::string render_offer(std::string_view answer, const parsed_answer& parsed,
-                         const identity_check& identity, bool tls, const offer_context& context);
+std::string render_offer(std::string_view answer, const nethernet::parsed_answer& parsed,
+                         const nethernet::identity_check& identity, bool tls, const offer_context& context);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::report

@@ -11,7 +11,7 @@
 #include "net/api/api_json.hpp"
 #include "net/base/text.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::report {
 
 std::string_view certificate_reason(long verify_code) {
   switch (verify_code) {
@@ -40,36 +40,36 @@ namespace {
 
 /// A certificate time as RFC 3339, or null when it lies outside what RFC 3339 can write.
 boost::json::value time_or_null(std::int64_t unix_seconds) {
-  auto text = rfc3339_utc(unix_seconds);
+  auto text = base::rfc3339_utc(unix_seconds);
   return text ? boost::json::value(*text) : boost::json::value(nullptr);
 }
 
 } // namespace
 
-boost::json::object certificate_json(const tls_certificate& cert) {
+boost::json::object certificate_json(const upstream::tls_certificate& cert) {
   boost::json::object out;
   out["trusted"] = cert.trusted;
   if (!cert.trusted) {
     out["reason"] = certificate_reason(cert.verify_code);
-    out["error"] = valid_utf8(cert.error);
+    out["error"] = api::valid_utf8(cert.error);
   }
   // The names are ASCII already (http_client escapes them); valid_utf8 guards the JSON anyway.
-  out["subject"] = valid_utf8(cert.subject);
-  out["issuer"] = valid_utf8(cert.issuer);
+  out["subject"] = api::valid_utf8(cert.subject);
+  out["issuer"] = api::valid_utf8(cert.issuer);
   out["notBefore"] = time_or_null(cert.not_before);
   out["notAfter"] = time_or_null(cert.not_after);
   out["sha256"] = cert.sha256;
   return out;
 }
 
-std::string certificate_warning(const tls_certificate& cert) {
-  return "the server's TLS certificate is not trusted (" + valid_utf8(cert.error)
+std::string certificate_warning(const upstream::tls_certificate& cert) {
+  return "the server's TLS certificate is not trusted (" + api::valid_utf8(cert.error)
          + "): Minecraft clients refuse it, so players cannot connect through this address "
            "over HTTPS; use a certificate from a public CA that names this host, or serve "
            "plain HTTP";
 }
 
-std::string with_certificate(std::string body, const std::optional<tls_certificate>& cert) {
+std::string with_certificate(std::string body, const std::optional<upstream::tls_certificate>& cert) {
   if (!cert)
     return body;
   boost::system::error_code ec;
@@ -79,8 +79,8 @@ std::string with_certificate(std::string body, const std::optional<tls_certifica
   auto& object = parsed.as_object();
   object["certificate"] = certificate_json(*cert);
   if (!cert->trusted)
-    add_warning(object, "certificate_untrusted", certificate_warning(*cert));
+    api::add_warning(object, "certificate_untrusted", certificate_warning(*cert));
   return boost::json::serialize(object);
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::report

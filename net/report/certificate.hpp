@@ -10,7 +10,7 @@
 
 #include "net/upstream/http_client.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::report {
 
 /// A stable token for why a certificate is not trusted, from OpenSSL's verify code:
 /// self_signed, expired, not_yet_valid, hostname_mismatch (a name or an IP address the
@@ -19,14 +19,14 @@ std::string_view certificate_reason(long verify_code);
 
 /// The certificate as replies show it: {trusted, reason, error, subject, issuer, notBefore,
 /// notAfter, sha256}; reason and error only when it is not trusted.
-boost::json::object certificate_json(const tls_certificate& cert);
+boost::json::object certificate_json(const upstream::tls_certificate& cert);
 
 /// The warning an untrusted certificate gets, in words a server owner can act on.
-std::string certificate_warning(const tls_certificate& cert);
+std::string certificate_warning(const upstream::tls_certificate& cert);
 
 /// Adds "certificate" to a rendered reply body (a JSON object) and, when the certificate is
 /// not trusted, its warning to the body's "warnings" (made when absent). Without a
 /// certificate, or when body is not a JSON object, returns body unchanged.
-std::string with_certificate(std::string body, const std::optional<tls_certificate>& cert);
+std::string with_certificate(std::string body, const std::optional<upstream::tls_certificate>& cert);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::report

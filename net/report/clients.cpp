@@ -6,7 +6,7 @@
 
 #include "net/base/json_access.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::report {
 
 namespace json = boost::json;
 
@@ -167,7 +167,7 @@ std::vector<std::string> summary_of(const transports_seen& seen,
 
 /// The protocol and version of a rendered status reply's "info" object.
 void read_info(const std::string& body, std::int64_t& protocol, std::string& version) {
-  auto parsed = parse_object(body);
+  auto parsed = base::parse_object(body);
   if (!parsed)
     return;
   auto* info = parsed->if_contains("info");
@@ -176,8 +176,8 @@ void read_info(const std::string& body, std::int64_t& protocol, std::string& ver
   const auto& o = info->get_object();
   if (auto* p = o.if_contains("protocol"); p != nullptr && p->is_int64())
     protocol = p->get_int64();
-  if (auto* v = string_at(o, "version"))
-    version = std::string{view(*v)};
+  if (auto* v = base::string_at(o, "version"))
+    version = std::string{base::view(*v)};
 }
 
 } // namespace
@@ -195,7 +195,7 @@ const client_range* client_range_of(std::int64_t protocol) {
   return nullptr;
 }
 
-transports_seen seen_from(const info_reply& info, const raknet_reply& raknet) {
+transports_seen seen_from(const api::info_reply& info, const api::raknet_reply& raknet) {
   transports_seen seen;
   seen.nethernet = info.error.ok();
   if (seen.nethernet)
@@ -270,4 +270,4 @@ std::string_view to_string(reach can) {
   return "unknown";
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::report

@@ -14,7 +14,7 @@
 
 #include "net/api/results.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::report {
 
 /// Whether clients of a range can use a transport.
 enum class reach : std::uint8_t { yes, no, unknown };
@@ -76,7 +76,7 @@ struct transports_seen {
 
 /// The status check's facts for the clients: whether it answered 2xx, and the protocol and
 /// version of its body (the "info" object the API renders), when it has them.
-transports_seen seen_from(const info_reply& info, const raknet_reply& raknet);
+transports_seen seen_from(const api::info_reply& info, const api::raknet_reply& raknet);
 
 /// The "clients" field: {nethernet, raknet, protocol, version, ranges: [{versions,
 /// protocolMin, protocolMax, raknet, nethernet, over, evidence, serverProtocol, note}],
@@ -89,4 +89,4 @@ std::string_view to_string(evidence tag);
 /// The reach as the API writes it: "yes", "no", "unknown".
 std::string_view to_string(reach can);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::report

@@ -1,9 +1,9 @@
 #include "net/report/key_memory.hpp"
 
 
-namespace netherscope::net {
+namespace netherscope::net::report {
 
-key_comparison compare_identity_key(const identity_check& identity,
+key_comparison compare_identity_key(const nethernet::identity_check& identity,
                                     std::string_view previous_key) {
   key_comparison out;
   if (!identity.verified || identity.key_sha256.empty())
@@ -23,4 +23,4 @@ key_comparison compare_identity_key(const identity_check& identity,
 }
 
 
-} // namespace netherscope::net
+} // namespace netherscope::net::report

@@ -11,7 +11,7 @@
 
 #include "net/nethernet/identity_check.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::report {
 
 /// What comparing an answer's identity with the key last seen gives.
 struct key_comparison {
@@ -28,7 +28,7 @@ struct key_comparison {
 /// Compares the answer's identity with previous_key (empty when none was seen). Only a
 /// verified key counts: an unverified one could be anybody's, and remembering it would make
 /// the real key look like a change.
-key_comparison compare_identity_key(const identity_check& identity, std::string_view previous_key);
+key_comparison compare_identity_key(const nethernet::identity_check& identity, std::string_view previous_key);
 
 
-} // namespace netherscope::net
+} // namespace netherscope::net::report

@@ -14,7 +14,7 @@
 #include "net/raknet/status.hpp"
 #include "net/raknet/unconnected.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::report {
 
 namespace json = boost::json;
 
@@ -24,7 +24,7 @@ namespace {
 std::uint64_t process_guid() {
   static const std::uint64_t guid = [] {
     std::uint64_t value = 0;
-    if (auto bytes = random_bytes(sizeof value))
+    if (auto bytes = base::random_bytes(sizeof value))
       std::memcpy(&value, bytes->data(), sizeof value);
     return value;
   }();
@@ -44,7 +44,7 @@ double rounded(double ms) {
 }
 
 json::value text_or_null(const std::optional<std::string>& text) {
-  return text ? json::value(valid_utf8(*text)) : json::value(nullptr);
+  return text ? json::value(api::valid_utf8(*text)) : json::value(nullptr);
 }
 
 template <class Int>
@@ -55,19 +55,19 @@ json::value number_or_null(const std::optional<Int>& n) {
 /// The API's code for an exchange that did not end with a pong: the exchange's own word,
 /// except where the API's names say more (a broken reply is a broken pong; a refused address
 /// is the API's forbidden_target).
-std::string code_of(udp_outcome outcome) {
+std::string code_of(upstream::udp_outcome outcome) {
   switch (outcome) {
-    case udp_outcome::malformed:
+    case upstream::udp_outcome::malformed:
       return "malformed_pong";
-    case udp_outcome::forbidden:
+    case upstream::udp_outcome::forbidden:
       return "forbidden_target";
     default:
       return std::string{to_string(outcome)};
   }
 }
 
-raknet_reply failed(std::uint16_t port, std::string code, std::string message) {
-  raknet_reply reply;
+api::raknet_reply failed(std::uint16_t port, std::string code, std::string message) {
+  api::raknet_reply reply;
   reply.tried = true;
   reply.port = port;
   reply.code = std::move(code);
@@ -75,7 +75,7 @@ raknet_reply failed(std::uint16_t port, std::string code, std::string message) {
   json::object body;
   body["ok"] = false;
   body["code"] = reply.code;
-  body["error"] = valid_utf8(reply.message);
+  body["error"] = api::valid_utf8(reply.message);
   reply.body = json::serialize(body);
   return reply;
 }
@@ -96,9 +96,9 @@ raknet_pings next_raknet_pings(std::size_t count) {
   return pings;
 }
 
-udp_exchange_request raknet_exchange(const std::string& host, std::uint16_t port,
+upstream::udp_exchange_request raknet_exchange(const std::string& host, std::uint16_t port,
                                      const raknet_pings& pings) {
-  udp_exchange_request request;
+  upstream::udp_exchange_request request;
   request.host = host;
   request.port = port;
   request.datagram = [pings](std::size_t try_index) {
@@ -109,23 +109,23 @@ udp_exchange_request raknet_exchange(const std::string& host, std::uint16_t port
   return request;
 }
 
-reply_judgement judge_pong(std::string_view datagram, const raknet_pings& pings) {
-  reply_judgement judgement;
+upstream::reply_judgement judge_pong(std::string_view datagram, const raknet_pings& pings) {
+  upstream::reply_judgement judgement;
   raknet::pong_error why = raknet::pong_error::none;
   auto pong = raknet::read_pong(datagram, pings.first_time, pings.count, &why);
   if (!pong) {
-    judgement.verdict = reply_verdict::malformed;
+    judgement.verdict = upstream::reply_verdict::malformed;
     judgement.reason = raknet::describe(why);
     return judgement;
   }
-  judgement.verdict = reply_verdict::accepted;
+  judgement.verdict = upstream::reply_verdict::accepted;
   judgement.try_index = pong->ping_index;
   return judgement;
 }
 
-raknet_reply make_raknet_reply(const udp_exchange_result& result, std::uint16_t port,
+api::raknet_reply make_raknet_reply(const upstream::udp_exchange_result& result, std::uint16_t port,
                                const raknet_pings& pings) {
-  if (result.outcome != udp_outcome::answered)
+  if (result.outcome != upstream::udp_outcome::answered)
     return failed(port, code_of(result.outcome), result.message);
   raknet::pong_error why = raknet::pong_error::none;
   auto pong = raknet::read_pong(result.reply, pings.first_time, pings.count, &why);
@@ -136,14 +136,14 @@ raknet_reply make_raknet_reply(const udp_exchange_result& result, std::uint16_t 
                                             + std::string{raknet::describe(why)});
   auto status = raknet::read_status(pong->status);
 
-  raknet_reply reply;
+  api::raknet_reply reply;
   reply.tried = true;
   reply.ok = true;
   reply.port = port;
   reply.latency_ms = rounded(result.latency_ms);
   reply.protocol = status.protocol.value_or(-1);
-  reply.version = status.version ? valid_utf8(*status.version) : std::string{};
-  reply.motd = status.motd ? valid_utf8(raknet::strip_formatting(*status.motd)) : std::string{};
+  reply.version = status.version ? api::valid_utf8(*status.version) : std::string{};
+  reply.motd = status.motd ? api::valid_utf8(raknet::strip_formatting(*status.motd)) : std::string{};
 
   json::object body;
   body["ok"] = true;
@@ -167,7 +167,7 @@ raknet_reply make_raknet_reply(const udp_exchange_result& result, std::uint16_t 
   body["portV6"] = number_or_null(status.port_v6);
   json::array extra;
   for (const auto& field : status.extra)
-    extra.emplace_back(valid_utf8(field));
+    extra.emplace_back(api::valid_utf8(field));
   body["extra"] = std::move(extra);
   body["fieldCount"] = status.field_count;
 
@@ -189,7 +189,7 @@ raknet_reply make_raknet_reply(const udp_exchange_result& result, std::uint16_t 
                   + " bytes: vanilla RakNet ignores pongs of 433 bytes or more, so clients may "
                     "not list the server (whether Mojang's client keeps that limit is not "
                     "known).");
-  if (valid_utf8(pong->status) != pong->status)
+  if (api::valid_utf8(pong->status) != pong->status)
     add_warning(warnings, codes, "status_not_utf8",
                 "The status string is not valid UTF-8; the bytes that are not were replaced "
                 "with U+FFFD.");
@@ -199,4 +199,4 @@ raknet_reply make_raknet_reply(const udp_exchange_result& result, std::uint16_t 
   return reply;
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::report

@@ -14,7 +14,7 @@
 #include "net/nethernet/sdp_answer.hpp"
 #include "net/nethernet/stun.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::report {
 
 namespace json = boost::json;
 
@@ -24,15 +24,15 @@ constexpr std::string_view pwd_prefix = "a=ice-pwd:";
 
 /// The first a=ice-pwd value, as written (parse_answer requires one for a valid answer).
 std::string first_ice_pwd(std::string_view sdp) {
-  for (auto line : sdp_lines(sdp))
+  for (auto line : nethernet::sdp_lines(sdp))
     if (line.substr(0, pwd_prefix.size()) == pwd_prefix && line.size() > pwd_prefix.size())
       return std::string{line.substr(pwd_prefix.size())};
   return {};
 }
 
-stun::transaction_id random_transaction() {
-  stun::transaction_id id{};
-  if (auto bytes = random_bytes(id.size()))
+nethernet::stun::transaction_id random_transaction() {
+  nethernet::stun::transaction_id id{};
+  if (auto bytes = base::random_bytes(id.size()))
     std::copy(bytes->begin(), bytes->end(), id.begin());
   return id;
 }
@@ -44,9 +44,9 @@ double rounded(double ms) {
 
 } // namespace
 
-reach_plan plan_reach(std::string_view answer_sdp, std::string_view offer_ufrag) {
-  reach_plan plan;
-  auto parsed = parse_answer(answer_sdp);
+api::reach_plan plan_reach(std::string_view answer_sdp, std::string_view offer_ufrag) {
+  api::reach_plan plan;
+  auto parsed = nethernet::parse_answer(answer_sdp);
   if (!parsed.valid())
     return plan;
   plan.valid = true;
@@ -54,47 +54,47 @@ reach_plan plan_reach(std::string_view answer_sdp, std::string_view offer_ufrag)
   plan.answer_ufrag = parsed.ice_ufrag;
   plan.answer_pwd = first_ice_pwd(answer_sdp);
   for (const auto& c : parsed.candidates) {
-    reach_target t{c.address, c.port, reach_skip::none};
-    if (!iequals(c.transport, "udp") || c.component != 1)
-      t.skip = reach_skip::not_udp;
+    api::reach_target t{c.address, c.port, api::reach_skip::none};
+    if (!base::iequals(c.transport, "udp") || c.component != 1)
+      t.skip = api::reach_skip::not_udp;
     plan.candidates.push_back(std::move(t));
   }
   return plan;
 }
 
-reach_run make_checks(const reach_plan& plan, std::uint64_t tie_breaker) {
+reach_run make_checks(const api::reach_plan& plan, std::uint64_t tie_breaker) {
   reach_run run;
   run.check_of.assign(plan.candidates.size(), std::string::npos);
   if (!plan.valid)
     return run;
   std::map<std::pair<std::string, std::uint16_t>, std::size_t> index;
-  stun::binding_check base{plan.answer_ufrag + ":" + plan.offer_ufrag,
-                           stun::peer_reflexive_priority, tie_breaker, plan.answer_pwd};
+  nethernet::stun::binding_check base{plan.answer_ufrag + ":" + plan.offer_ufrag,
+                           nethernet::stun::peer_reflexive_priority, tie_breaker, plan.answer_pwd};
   for (std::size_t i = 0; i < plan.candidates.size(); ++i) {
     const auto& c = plan.candidates[i];
-    if (c.skip != reach_skip::none)
+    if (c.skip != api::reach_skip::none)
       continue;
     auto [where, added] = index.emplace(std::make_pair(c.address, c.port), run.checks.size());
     run.check_of[i] = where->second;
     if (!added)
       continue;
     auto id = random_transaction();
-    udp_check check;
+    upstream::udp_check check;
     check.address = c.address;
     check.port = c.port;
-    check.request = stun::binding_request(base, id);
+    check.request = nethernet::stun::binding_request(base, id);
     check.judge = [id, key = plan.answer_pwd](std::string_view datagram) {
-      switch (stun::judge_response(datagram, id, key)) {
-        case stun::check_answer::success:
-          return check_reply::success;
-        case stun::check_answer::error:
-          return check_reply::error;
-        case stun::check_answer::bad_integrity:
-          return check_reply::bad_integrity;
-        case stun::check_answer::unrelated:
+      switch (nethernet::stun::judge_response(datagram, id, key)) {
+        case nethernet::stun::check_answer::success:
+          return upstream::check_reply::success;
+        case nethernet::stun::check_answer::error:
+          return upstream::check_reply::error;
+        case nethernet::stun::check_answer::bad_integrity:
+          return upstream::check_reply::bad_integrity;
+        case nethernet::stun::check_answer::unrelated:
           break;
       }
-      return check_reply::unrelated;
+      return upstream::check_reply::unrelated;
     };
     run.checks.push_back(std::move(check));
   }
@@ -103,14 +103,14 @@ reach_run make_checks(const reach_plan& plan, std::uint64_t tie_breaker) {
 
 std::uint64_t random_tie_breaker() {
   std::uint64_t value = 0;
-  if (auto bytes = random_bytes(8))
+  if (auto bytes = base::random_bytes(8))
     for (unsigned char c : *bytes)
       value = (value << 8) | c;
   return value;
 }
 
-std::string with_reachability(std::string body, const reach_plan& plan, const reach_run& run,
-                              const std::vector<udp_check_result>& results, double elapsed_ms) {
+std::string with_reachability(std::string body, const api::reach_plan& plan, const reach_run& run,
+                              const std::vector<upstream::udp_check_result>& results, double elapsed_ms) {
   boost::system::error_code ec;
   auto value = json::parse(body, ec);
   if (ec || !value.is_object())
@@ -137,20 +137,20 @@ std::string with_reachability(std::string body, const reach_plan& plan, const re
                   && port->is_int64() && port->as_int64() == plan.candidates[i].port;
       if (same) {
         const auto& target = plan.candidates[i];
-        if (target.skip == reach_skip::not_udp) {
+        if (target.skip == api::reach_skip::not_udp) {
           refused = "not_udp";
         } else if (i < run.check_of.size() && run.check_of[i] < results.size()) {
           const auto& r = results[run.check_of[i]];
           switch (r.outcome) {
-            case check_outcome::refused:
+            case upstream::check_outcome::refused:
               refused = "policy";
               refused_reason = r.reason;
               break;
-            case check_outcome::not_an_address:
-            case check_outcome::over_limit:
+            case upstream::check_outcome::not_an_address:
+            case upstream::check_outcome::over_limit:
               refused = to_string(r.outcome);
               break;
-            case check_outcome::reachable:
+            case upstream::check_outcome::reachable:
               reachable = true;
               rtt = rounded(r.rtt_ms);
               result = to_string(r.outcome);
@@ -172,8 +172,8 @@ std::string with_reachability(std::string body, const reach_plan& plan, const re
   }
   std::size_t sent = 0;
   for (const auto& r : results)
-    if (r.outcome != check_outcome::refused && r.outcome != check_outcome::not_an_address
-        && r.outcome != check_outcome::over_limit)
+    if (r.outcome != upstream::check_outcome::refused && r.outcome != upstream::check_outcome::not_an_address
+        && r.outcome != upstream::check_outcome::over_limit)
       ++sent;
   object["reachability"] = json::object{{"checked", sent},
                                         {"reachable", reachable_count},
@@ -181,4 +181,4 @@ std::string with_reachability(std::string body, const reach_plan& plan, const re
   return json::serialize(value);
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::report

@@ -7,7 +7,7 @@
 #include "net/report/certificate.hpp"
 #include "net/nethernet/sdp_answer.hpp"
 
-namespace netherscope {
+namespace netherscope::net::report {
 
 namespace {
 
@@ -22,8 +22,8 @@ bool is_success(std::uint16_t status) {
 
 } // namespace
 
-info_reply make_info_reply(net::fetch_result&& fetched) {
-  info_reply reply;
+api::info_reply make_info_reply(net::upstream::fetch_result&& fetched) {
+  api::info_reply reply;
   reply.tls = fetched.tls;
   reply.status = fetched.status;
   if (!fetched.error.ok()) {
@@ -31,74 +31,74 @@ info_reply make_info_reply(net::fetch_result&& fetched) {
     return reply;
   }
   if (!is_success(fetched.status)) {
-    reply.error.code = error_code::upstream_status;
+    reply.error.code = api::error_code::upstream_status;
     reply.error.http_status = fetched.status;
-    reply.error.body = net::keep_quotable(std::move(fetched.body));
+    reply.error.body = net::api::keep_quotable(std::move(fetched.body));
     return reply;
   }
-  reply.body = net::render_info(fetched.status, fetched.tls, fetched.body);
-  reply.body = net::with_certificate(std::move(reply.body), fetched.certificate);
+  reply.body = net::report::render_info(fetched.status, fetched.tls, fetched.body);
+  reply.body = net::report::with_certificate(std::move(reply.body), fetched.certificate);
   return reply;
 }
 
 std::optional<std::int64_t> nethernet_code_in(std::string_view body) {
   std::int64_t code = 0;
-  if (net::classify_answer(body, &code) == net::answer_kind::error_code)
+  if (net::nethernet::classify_answer(body, &code) == net::nethernet::answer_kind::error_code)
     return code;
   // go-nethernet and dragonfly wrap the code in a sentence (PROTOCOL.md §4.4).
   while (!body.empty() && (body.back() == '\n' || body.back() == '\r' || body.back() == ' '))
     body.remove_suffix(1);
   if (body.substr(0, go_nethernet_prefix.size()) == go_nethernet_prefix
-      && net::classify_answer(body.substr(go_nethernet_prefix.size()), &code)
-           == net::answer_kind::error_code)
+      && net::nethernet::classify_answer(body.substr(go_nethernet_prefix.size()), &code)
+           == net::nethernet::answer_kind::error_code)
     return code;
   return std::nullopt;
 }
 
-offer_reply make_offer_reply(net::fetch_result&& fetched, const net::offer_context& context,
-                             net::identity_check* identity_out) {
-  offer_reply reply;
+api::offer_reply make_offer_reply(net::upstream::fetch_result&& fetched, const net::report::offer_context& context,
+                             net::nethernet::identity_check* identity_out) {
+  api::offer_reply reply;
   if (!fetched.error.ok()) {
     reply.error = std::move(fetched.error);
     return reply;
   }
-  auto kind = net::classify_answer(fetched.body);
+  auto kind = net::nethernet::classify_answer(fetched.body);
   const auto status = std::to_string(fetched.status);
-  if (is_success(fetched.status) && kind == net::answer_kind::sdp) {
-    auto parsed = net::parse_answer(fetched.body);
+  if (is_success(fetched.status) && kind == net::nethernet::answer_kind::sdp) {
+    auto parsed = net::nethernet::parse_answer(fetched.body);
     if (!parsed.valid()) {
-      reply.error = make_failure(error_code::upstream_invalid_answer,
+      reply.error = api::make_failure(api::error_code::upstream_invalid_answer,
                                  "the target answered " + status
                                    + " with an SDP answer that is not valid: " + parsed.problem);
       return reply;
     }
-    auto identity = net::verify_sdp_identity(fetched.body, context.now_unix);
-    reply.body = net::render_offer(fetched.body, parsed, identity, fetched.tls, context);
-    reply.body = net::with_certificate(std::move(reply.body), fetched.certificate);
+    auto identity = net::nethernet::verify_sdp_identity(fetched.body, context.now_unix);
+    reply.body = net::report::render_offer(fetched.body, parsed, identity, fetched.tls, context);
+    reply.body = net::report::with_certificate(std::move(reply.body), fetched.certificate);
     if (identity_out)
       *identity_out = std::move(identity);
     return reply;
   }
   auto code = nethernet_code_in(fetched.body);
   if (code || !is_success(fetched.status)) {
-    reply.error.code = error_code::upstream_status;
+    reply.error.code = api::error_code::upstream_status;
     reply.error.http_status = fetched.status;
-    reply.error.body = net::keep_quotable(std::move(fetched.body));
+    reply.error.body = net::api::keep_quotable(std::move(fetched.body));
     if (code && *code <= INT32_MAX) {
       reply.error.nethernet_error = static_cast<std::int32_t>(*code);
-      reply.error.reason = std::string{net::nethernet_error_name(*code)};
+      reply.error.reason = std::string{net::nethernet::nethernet_error_name(*code)};
     }
     return reply;
   }
-  auto shown = net::trim(fetched.body, ascii_space);
+  auto shown = net::base::trim(fetched.body, ascii_space);
   if (shown.empty()) {
-    reply.error = make_failure(error_code::upstream_invalid_answer,
+    reply.error = api::make_failure(api::error_code::upstream_invalid_answer,
                                "the target answered " + status
                                  + " with an empty body instead of an SDP answer");
     return reply;
   }
-  auto quoted = net::fit_for_json(shown, 200);
-  reply.error = make_failure(error_code::upstream_invalid_answer,
+  auto quoted = net::api::fit_for_json(shown, 200);
+  reply.error = api::make_failure(api::error_code::upstream_invalid_answer,
                              "the target answered " + status
                                + " with a body that is neither an SDP answer (it does not begin "
                                  "with v=0) nor a NetherNet error code; it begins \""
@@ -106,4 +106,4 @@ offer_reply make_offer_reply(net::fetch_result&& fetched, const net::offer_conte
   return reply;
 }
 
-} // namespace netherscope
+} // namespace netherscope::net::report

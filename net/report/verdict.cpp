@@ -18,7 +18,7 @@
 #include "net/base/text.hpp"
 #include "net/report/clients.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::report {
 
 namespace json = boost::json;
 
@@ -53,7 +53,7 @@ bool looks_like_container(const std::string& address) {
 }
 
 std::string endpoint_text(const candidate_fact& c) {
-  return host_for_url(c.address) + ":" + std::to_string(c.port);
+  return api::host_for_url(c.address) + ":" + std::to_string(c.port);
 }
 
 /// "19132", or "19132-19133" for a span, or "19132, 19140" for ports far apart.
@@ -209,7 +209,7 @@ void decide_by_candidates(const check_facts& facts, check_verdict& out) {
 
 /// "host:port" of the signalling port (TCP).
 std::string signalling_text(const check_facts& facts) {
-  return host_for_url(facts.where.host) + ":" + std::to_string(facts.where.port);
+  return api::host_for_url(facts.where.host) + ":" + std::to_string(facts.where.port);
 }
 
 bool raknet_answered(const check_facts& facts) {
@@ -240,15 +240,15 @@ void note_raknet(const check_facts& facts, check_verdict& out) {
 
 /// How the offer was refused, in words: "NetherNet error 37 (IdentityVerificationFailed)" or
 /// "HTTP 400 \"SDP offer is missing its identity assertion\"".
-std::string refusal_text(const failure& offer) {
+std::string refusal_text(const api::failure& offer) {
   if (offer.nethernet_error >= 0)
     return "NetherNet error " + std::to_string(offer.nethernet_error)
            + (offer.reason.empty() ? "" : " (" + offer.reason + ")");
-  auto body = trim(offer.body, " \t\r\n");
+  auto body = base::trim(offer.body, " \t\r\n");
   std::string out = "HTTP " + std::to_string(offer.http_status);
   if (body.empty())
     return out + " and an empty body";
-  auto quoted = fit_for_json(body, 160);
+  auto quoted = api::fit_for_json(body, 160);
   return out + " \"" + quoted.text + (quoted.truncated ? "...\"" : "\"");
 }
 
@@ -279,7 +279,7 @@ void decide_auth_required(const check_facts& facts, check_verdict& out) {
 void decide_raknet_only(const check_facts& facts, check_verdict& out) {
   out.kind = verdict_kind::raknet_only;
   const auto& info = facts.info_error;
-  if (info.code == error_code::upstream_status)
+  if (info.code == api::error_code::upstream_status)
     out.reasons.push_back("NetherNet signalling does not answer on " + signalling_text(facts)
                           + ": GET /v1/join got HTTP " + std::to_string(info.http_status)
                           + ", and clients take only a 2xx as NetherNet.");
@@ -332,7 +332,7 @@ void decide_refused(const check_facts& facts, refusal_kind kind, check_verdict& 
   }
   out.next_steps.push_back("Look for this offer in the server's log at the time of the check: "
                            "it says why the server turned it down.");
-  if (auto path = explanation_path(offer.nethernet_error); !path.empty())
+  if (auto path = api::explanation_path(offer.nethernet_error); !path.empty())
     out.next_steps.push_back("What NetherNet error " + std::to_string(offer.nethernet_error)
                              + " means, and what usually causes it: " + path + ".");
 }
@@ -374,8 +374,8 @@ void decide_by_errors(const check_facts& facts, check_verdict& out) {
     return decide_raknet_only(facts, out);
   if (refusal != refusal_kind::none)
     return decide_refused(facts, refusal, out);
-  auto unreachable = [](const failure& f) {
-    return f.code == error_code::upstream_failure || f.code == error_code::upstream_timeout;
+  auto unreachable = [](const api::failure& f) {
+    return f.code == api::error_code::upstream_failure || f.code == api::error_code::upstream_timeout;
   };
   if (unreachable(facts.info_error) && (!facts.offer_tried || unreachable(offer)))
     return decide_offline(facts, out);
@@ -398,8 +398,8 @@ int reachable_of(const json::value* v) {
 }
 
 std::string string_of(const json::object& o, std::string_view key) {
-  auto* s = string_at(o, key);
-  return s ? std::string{view(*s)} : std::string{};
+  auto* s = base::string_at(o, key);
+  return s ? std::string{base::view(*s)} : std::string{};
 }
 
 /// A JSON body as a value, or null when it is empty or not JSON.
@@ -437,7 +437,7 @@ std::string_view to_string(verdict_kind kind) {
 
 std::vector<candidate_fact> candidate_facts(const std::string& offer_body) {
   std::vector<candidate_fact> out;
-  auto body = parse_object(offer_body);
+  auto body = base::parse_object(offer_body);
   if (!body)
     return out;
   auto* items = body->if_contains("candidates");
@@ -464,8 +464,8 @@ std::vector<candidate_fact> candidate_facts(const std::string& offer_body) {
   return out;
 }
 
-refusal_kind classify_refusal(const failure& offer_error) {
-  if (offer_error.code != error_code::upstream_status)
+refusal_kind classify_refusal(const api::failure& offer_error) {
+  if (offer_error.code != api::error_code::upstream_status)
     return refusal_kind::none;
   if (offer_error.nethernet_error == identity_verification_failed)
     return refusal_kind::auth_required;
@@ -473,7 +473,7 @@ refusal_kind classify_refusal(const failure& offer_error) {
     return refusal_kind::other;
   if (offer_error.http_status == 401)
     return refusal_kind::auth_required;
-  auto body = trim(offer_error.body, " \t\r\n");
+  auto body = base::trim(offer_error.body, " \t\r\n");
   auto starts = [&body](std::string_view prefix) { return body.substr(0, prefix.size()) == prefix; };
   for (auto prefix : online_mode_refusals)
     if (starts(prefix))
@@ -495,13 +495,13 @@ check_verdict decide(const check_facts& facts) {
   return out;
 }
 
-bool is_target_failure(const failure& error) {
+bool is_target_failure(const api::failure& error) {
   switch (error.code) {
-    case error_code::none:
-    case error_code::upstream_status:
-    case error_code::upstream_failure:
-    case error_code::upstream_invalid_answer:
-    case error_code::upstream_timeout:
+    case api::error_code::none:
+    case api::error_code::upstream_status:
+    case api::error_code::upstream_failure:
+    case api::error_code::upstream_invalid_answer:
+    case api::error_code::upstream_timeout:
       return true;
     default:
       return false;
@@ -509,7 +509,7 @@ bool is_target_failure(const failure& error) {
 }
 
 std::string render_check(const check_facts& facts, const check_verdict& verdict,
-                         const info_reply& info, const offer_reply& offer) {
+                         const api::info_reply& info, const api::offer_reply& offer) {
   json::object body;
   body["ok"] = true;
   body["host"] = facts.where.host;
@@ -517,15 +517,15 @@ std::string render_check(const check_facts& facts, const check_verdict& verdict,
   body["verdict"] = to_string(verdict.kind);
   json::array reasons;
   for (const auto& r : verdict.reasons)
-    reasons.emplace_back(valid_utf8(r));
+    reasons.emplace_back(api::valid_utf8(r));
   body["reasons"] = std::move(reasons);
   json::array steps;
   for (const auto& s : verdict.next_steps)
-    steps.emplace_back(valid_utf8(s));
+    steps.emplace_back(api::valid_utf8(s));
   body["nextSteps"] = std::move(steps);
   body["info"] = info.error.ok() ? parsed_or_null(info.body) : json::value(nullptr);
   body["infoError"] = info.error.ok() ? json::value(nullptr)
-                                      : parsed_or_null(render_error(info.error));
+                                      : parsed_or_null(api::render_error(info.error));
   body["offer"] = facts.offer_tried && offer.error.ok() ? parsed_or_null(offer.body)
                                                         : json::value(nullptr);
   body["offerError"] = facts.offer_tried && !offer.error.ok()
@@ -536,4 +536,4 @@ std::string render_check(const check_facts& facts, const check_verdict& verdict,
   return json::serialize(body);
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::report

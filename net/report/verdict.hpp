@@ -11,7 +11,7 @@
 #include "net/api/results.hpp"
 #include "net/api/target.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::report {
 
 /// The verdicts, from best to worst news.
 enum class verdict_kind : std::uint8_t {
@@ -58,16 +58,16 @@ struct candidate_fact {
 
 /// Everything the verdict rests on.
 struct check_facts {
-  target where;
+  api::target where;
   /// The status call's error (none when it answered 2xx).
-  failure info_error;
+  api::failure info_error;
   /// The probed offer's error (none when it gave a valid answer).
-  failure offer_error;
+  api::failure offer_error;
   /// Whether the offer was sent at all (it is not when the status call could not connect).
   bool offer_tried = true;
   std::vector<candidate_fact> candidates;
   /// The RakNet status (tried false when the call did not ping).
-  raknet_reply raknet;
+  api::raknet_reply raknet;
 };
 
 /// What a refused offer's reply says about the refusal (docs/PROTOCOL.md, "Refusals of an
@@ -88,7 +88,7 @@ enum class refusal_kind : std::uint8_t {
 };
 
 /// Reads a refused offer's reply: its NetherNet error code, HTTP status and body.
-refusal_kind classify_refusal(const failure& offer_error);
+refusal_kind classify_refusal(const api::failure& offer_error);
 
 /// The verdict with its reasons and next steps, each a sentence.
 struct check_verdict {
@@ -116,7 +116,7 @@ check_verdict decide(const check_facts& facts);
 /// Whether an error from the status call or the offer is about the target (the verdict
 /// reports it) rather than about the call itself (a refused target, a quota, the service
 /// failing), which the caller gets as an error instead of a verdict.
-bool is_target_failure(const failure& error);
+bool is_target_failure(const api::failure& error);
 
 /// Renders GET /api/check's body: {ok, host, port, verdict, reasons, nextSteps, info,
 /// infoError, offer, offerError, raknet, clients}: info and offer are the two calls' reply
@@ -124,6 +124,6 @@ bool is_target_failure(const failure& error);
 /// (null when none), raknet the RakNet status of facts.raknet (null when it was not tried), and
 /// clients the client versions that reach the server over what answered (net/report/clients).
 std::string render_check(const check_facts& facts, const check_verdict& verdict,
-                         const info_reply& info, const offer_reply& offer);
+                         const api::info_reply& info, const api::offer_reply& offer);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::report

@@ -6,7 +6,7 @@
 
 #include "net/base/address_scope.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::upstream {
 
 namespace {
 
@@ -71,15 +71,15 @@ policy_verdict refuse(std::string reason) {
 /// The default verdict for an address, naming it as `name` in the reason: every address whose
 /// special-purpose range is not public is refused.
 policy_verdict check_defaults(const address& addr, const std::string& name) {
-  const auto& row = find_special_range(addr);
-  if (row.scope == address_scope::public_address)
+  const auto& row = base::find_special_range(addr);
+  if (row.scope == base::address_scope::public_address)
     return allow();
   return refuse(name + " is " + row.reason);
 }
 
 } // namespace
 
-address_policy::address_policy(std::vector<cidr> allow, std::vector<cidr> deny)
+address_policy::address_policy(std::vector<base::cidr> allow, std::vector<base::cidr> deny)
   : allow_(std::move(allow)), deny_(std::move(deny)) {
   // nop
 }
@@ -89,17 +89,17 @@ policy_verdict address_policy::check(const boost::asio::ip::address& addr) const
   const address inner_addr = inner ? address{inner->v4} : address{};
   // A denied IPv4 network must not be reachable through any IPv6 form that leads to it.
   for (const auto& net : deny_)
-    if (contains(net, addr) || (inner && contains(net, inner_addr)))
+    if (base::contains(net, addr) || (inner && contains(net, inner_addr)))
       return refuse(describe(addr, inner) + " is denied by --deny-cidr " + to_string(net));
   // An IPv4-mapped address is the IPv4 host itself, so an IPv4 allow covers it. NAT64 and
   // 6to4 addresses are not: they lead through a gateway, which is a different host.
   const bool mapped = inner && inner->how == embedding::mapped;
   for (const auto& net : allow_)
-    if (contains(net, addr) || (mapped && contains(net, inner_addr)))
+    if (base::contains(net, addr) || (mapped && contains(net, inner_addr)))
       return allow();
   if (inner)
     return check_defaults(inner_addr, describe(addr, inner));
   return check_defaults(addr, addr.to_string());
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::upstream

@@ -17,7 +17,7 @@
 
 #include "net/base/cidr.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::upstream {
 
 /// The verdict of the policy for one address.
 struct policy_verdict {
@@ -33,7 +33,7 @@ public:
   address_policy() = default;
 
   /// A policy where `deny` always refuses and `allow` permits addresses the defaults refuse.
-  address_policy(std::vector<cidr> allow, std::vector<cidr> deny);
+  address_policy(std::vector<base::cidr> allow, std::vector<base::cidr> deny);
 
   /// Checks one address. IPv4-mapped IPv6 (::ffff:a.b.c.d) is judged as its IPv4 address; the
   /// NAT64 (64:ff9b::/96) and 6to4 (2002::/16) forms are judged by their IPv4 address against
@@ -41,8 +41,8 @@ public:
   policy_verdict check(const boost::asio::ip::address& addr) const;
 
 private:
-  std::vector<cidr> allow_;
-  std::vector<cidr> deny_;
+  std::vector<base::cidr> allow_;
+  std::vector<base::cidr> deny_;
 };
 
-} // namespace netherscope::net
+} // namespace netherscope::net::upstream

@@ -20,7 +20,7 @@
 
 #include "net/base/text.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::upstream {
 
 namespace asio = boost::asio;
 
@@ -151,8 +151,8 @@ int library_status() {
 std::optional<std::vector<dns_server>> parse_dns_servers(std::string_view text,
                                                          std::string& error) {
   std::vector<dns_server> servers;
-  for (auto item : split(text, ',')) {
-    item = trim(item, ascii_whitespace);
+  for (auto item : base::split(text, ',')) {
+    item = base::trim(item, base::ascii_whitespace);
     auto server = parse_server(item);
     if (!server) {
       error = "'" + std::string{item}
@@ -479,7 +479,7 @@ bool is_localhost_name(std::string_view host) {
     host.remove_suffix(1);
   constexpr std::string_view name = "localhost";
   if (host.size() < name.size()
-      || !iequals(host.substr(host.size() - name.size()), name))
+      || !base::iequals(host.substr(host.size() - name.size()), name))
     return false;
   return host.size() == name.size() || host[host.size() - name.size() - 1] == '.';
 }
@@ -511,7 +511,7 @@ void dns_resolver::resolve(const std::string& host, asio::any_io_executor ex, ca
     return;
   }
   // Names are case-insensitive (RFC 4343), so one spelling's answer serves all of them.
-  asio::post(impl_->strand, [im = impl_, name = ascii_lower(host),
+  asio::post(impl_->strand, [im = impl_, name = base::ascii_lower(host),
                              w = impl::waiter{std::move(ex), std::move(done)}]() mutable {
     im->start(std::move(name), std::move(w));
   });
@@ -521,4 +521,4 @@ void dns_resolver::stop() {
   impl_->shut_down();
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::upstream

@@ -24,7 +24,7 @@ namespace boost::asio {
 class io_context;
 } // namespace boost::asio
 
-namespace netherscope::net {
+namespace netherscope::net::upstream {
 
 /// True for "localhost" and every name under it ("a.localhost"), in any case, with or
 /// without the final dot: names that are loopback by RFC 6761 §6.3 and never looked up.
@@ -111,4 +111,4 @@ private:
   std::shared_ptr<impl> impl_;
 };
 
-} // namespace netherscope::net
+} // namespace netherscope::net::upstream

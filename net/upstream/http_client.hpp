@@ -30,7 +30,7 @@ namespace boost::asio {
 class io_context;
 } // namespace boost::asio
 
-namespace netherscope::net {
+namespace netherscope::net::upstream {
 
 /// The scheme a target answered with on an earlier call, as the caller remembers it.
 enum class scheme_hint : std::uint8_t {
@@ -64,7 +64,7 @@ struct tls_certificate {
 
 /// One request to a target.
 struct fetch_request {
-  target where;
+  api::target where;
   /// "GET" or "POST".
   std::string method = "GET";
   std::string path = "/v1/join";
@@ -96,7 +96,7 @@ struct fetch_request {
 /// What the target answered, or why it did not.
 struct fetch_result {
   /// upstream_failure, upstream_timeout or forbidden_target; none when a response arrived.
-  failure error;
+  api::failure error;
   std::uint16_t status = 0;
   /// Whether the response came over TLS.
   bool tls = false;
@@ -152,4 +152,4 @@ private:
   std::shared_ptr<state> state_;
 };
 
-} // namespace netherscope::net
+} // namespace netherscope::net::upstream

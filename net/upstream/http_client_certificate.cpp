@@ -14,7 +14,7 @@
 #include "net/base/crypto.hpp"
 #include "net/base/text.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::upstream {
 
 namespace {
 
@@ -56,7 +56,7 @@ std::int64_t unix_time(const ASN1_TIME* time) {
 } // namespace
 
 tls_certificate describe_certificate(X509* cert, long verify_code) {
-  error_queue_mark mark;
+  base::error_queue_mark mark;
   tls_certificate out;
   out.verify_code = verify_code;
   out.trusted = cert != nullptr && verify_code == X509_V_OK;
@@ -77,17 +77,17 @@ tls_certificate describe_certificate(X509* cert, long verify_code) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int size = 0;
   if (X509_digest(cert, EVP_sha256(), digest, &size) == 1)
-    out.sha256 = hex_lower(std::string_view{reinterpret_cast<const char*>(digest), size});
+    out.sha256 = base::hex_lower(std::string_view{reinterpret_cast<const char*>(digest), size});
   return out;
 }
 
 tls_certificate describe_peer_certificate(SSL* ssl, long first_error) {
-  error_queue_mark mark;
+  base::error_queue_mark mark;
   // The first failure the callback saw names the problem; OpenSSL's own verdict is the last
   // one, and it only counts when the callback saw nothing (it never should differ then).
   auto verdict = first_error != X509_V_OK ? first_error : SSL_get_verify_result(ssl);
-  x509_ptr cert{SSL_get1_peer_certificate(ssl)};
+  base::x509_ptr cert{SSL_get1_peer_certificate(ssl)};
   return describe_certificate(cert.get(), verdict);
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::upstream

@@ -9,7 +9,7 @@
 
 #include "net/upstream/http_client.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::upstream {
 
 /// Describes the certificate the peer of a finished handshake presented. first_error is the
 /// first verification failure the verify callback saw (X509_V_OK for none); the certificate
@@ -20,4 +20,4 @@ tls_certificate describe_peer_certificate(SSL* ssl, long first_error);
 /// of describe_peer_certificate that needs no connection.
 tls_certificate describe_certificate(X509* cert, long verify_code);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::upstream

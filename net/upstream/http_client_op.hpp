@@ -25,7 +25,7 @@
 #include "net/upstream/http_client.hpp"
 #include "net/upstream/http_client_certificate.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::upstream {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -95,7 +95,7 @@ private:
   bool skip_interim();
   void on_response(beast::error_code ec);
   void finish(fetch_result&& result);
-  void fail(error_code code, std::string message);
+  void fail(api::error_code code, std::string message);
 
   /// What is left of the total deadline, never negative.
   clock_type::duration remaining() const;
@@ -170,4 +170,4 @@ void fetch_op::read_response(Stream& stream) {
                    });
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::upstream

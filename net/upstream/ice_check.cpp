@@ -11,7 +11,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
-namespace netherscope::net {
+namespace netherscope::net::upstream {
 
 namespace asio = boost::asio;
 using udp = asio::ip::udp;
@@ -262,4 +262,4 @@ std::string_view to_string(check_outcome outcome) {
   return "timeout";
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::upstream

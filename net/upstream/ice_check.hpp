@@ -23,7 +23,7 @@ namespace boost::asio {
 class io_context;
 } // namespace boost::asio
 
-namespace netherscope::net {
+namespace netherscope::net::upstream {
 
 /// How a received datagram answers a check, as the check's judge says.
 enum class check_reply : std::uint8_t {
@@ -116,4 +116,4 @@ private:
 /// "policy", "not_ip", "limit", "send_failed".
 std::string_view to_string(check_outcome outcome);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::upstream

@@ -15,7 +15,7 @@
 #include "net/api/host_port.hpp"
 #include "net/base/text.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::upstream {
 
 namespace {
 
@@ -29,13 +29,13 @@ void append_param(boost::urls::url& url, std::string_view name, std::string_view
                                boost::urls::string_view{encoded}});
 }
 
-failure provider_failure(std::string message) {
-  return make_failure(error_code::upstream_failure, std::move(message));
+api::failure provider_failure(std::string message) {
+  return api::make_failure(api::error_code::upstream_failure, std::move(message));
 }
 
 // A JSON object from a provider's 2xx answer, or a failure naming what was wrong.
 std::optional<boost::json::object> json_object(const fetch_result& r, std::string_view what,
-                                               failure& error) {
+                                               api::failure& error) {
   if (!r.error.ok()) {
     error = r.error;
     return std::nullopt;
@@ -65,11 +65,11 @@ std::string canonical_base_url(std::string_view base) {
   if (!parsed)
     return text;
   boost::urls::url url{*parsed};
-  url.set_scheme(ascii_lower(url.scheme()));
+  url.set_scheme(base::ascii_lower(url.scheme()));
   // Only a registered name has letter case to fold; an IPv6 literal's hex digits would be
   // folded the same way, which is harmless, and an IPv4 one has none.
   if (url.host_type() == boost::urls::host_type::name)
-    url.set_encoded_host(ascii_lower(url.encoded_host()));
+    url.set_encoded_host(base::ascii_lower(url.encoded_host()));
   return std::string{url.buffer()};
 }
 
@@ -92,7 +92,7 @@ std::string authorize_redirect(const oauth_settings& s, std::string_view state,
 
 bool served_over_https(const oauth_settings& s) {
   auto url = boost::urls::parse_absolute_uri(s.public_base_url);
-  return url && iequals(url->scheme(), "https");
+  return url && base::iequals(url->scheme(), "https");
 }
 
 std::optional<fetch_request> request_for(std::string_view text, std::string method,
@@ -104,12 +104,12 @@ std::optional<fetch_request> request_for(std::string_view text, std::string meth
   if (scheme != boost::urls::scheme::https && scheme != boost::urls::scheme::http)
     return std::nullopt;
   std::string error;
-  auto host = normalize_host(url->encoded_host_address(), error);
+  auto host = api::normalize_host(url->encoded_host_address(), error);
   if (!host)
     return std::nullopt;
   fetch_request req;
   req.where.host = std::move(*host);
-  req.where.tls = scheme == boost::urls::scheme::https ? tls_mode::on : tls_mode::off;
+  req.where.tls = scheme == boost::urls::scheme::https ? api::tls_mode::on : api::tls_mode::off;
   req.where.port = url->has_port() ? url->port_number()
                                    : (scheme == boost::urls::scheme::https ? 443 : 80);
   req.path = std::string{url->encoded_path()};
@@ -142,7 +142,7 @@ std::optional<fetch_request> token_request(const oauth_settings& s, std::string_
   return req;
 }
 
-std::optional<std::string> read_token(const fetch_result& r, failure& error) {
+std::optional<std::string> read_token(const fetch_result& r, api::failure& error) {
   auto body = json_object(r, "token", error);
   if (!body)
     return std::nullopt;
@@ -150,7 +150,7 @@ std::optional<std::string> read_token(const fetch_result& r, failure& error) {
     std::string why = err->is_string() ? std::string{err->as_string()} : "error";
     if (auto text = body->if_contains("error_description"); text && text->is_string())
       why = std::string{text->as_string()} + " (" + why + ")";
-    error = provider_failure("the sign-in provider refused the code: " + valid_utf8(why, 300));
+    error = provider_failure("the sign-in provider refused the code: " + api::valid_utf8(why, 300));
     return std::nullopt;
   }
   auto token = body->if_contains("access_token");
@@ -174,7 +174,7 @@ std::optional<fetch_request> user_request(const oauth_settings& s, std::string_v
   return req;
 }
 
-std::optional<provider_user> read_user(const fetch_result& r, failure& error) {
+std::optional<provider_user> read_user(const fetch_result& r, api::failure& error) {
   auto body = json_object(r, "user", error);
   if (!body)
     return std::nullopt;
@@ -217,7 +217,7 @@ constexpr std::string_view state_label = "netherscope signin state v2";
 
 // HMAC-SHA256 under key over the label, the time and the binding, cut to mac_bytes.
 std::string state_mac(std::string_view key, std::string_view time, std::string_view binding) {
-  error_queue_mark mark;
+  base::error_queue_mark mark;
   std::string input{state_label};
   input += time;
   input += binding;
@@ -245,8 +245,8 @@ std::int64_t read_time(std::string_view field) {
   return static_cast<std::int64_t>(value);
 }
 
-failure state_refused(std::string message) {
-  return make_failure(error_code::invalid_input, std::move(message));
+api::failure state_refused(std::string message) {
+  return api::make_failure(api::error_code::invalid_input, std::move(message));
 }
 
 } // namespace
@@ -261,23 +261,23 @@ std::optional<std::string> decode_canonical_base64url(std::string_view text, std
     if (!ok)
       return std::nullopt;
   }
-  auto raw = base64url_decode(text);
+  auto raw = base::base64url_decode(text);
   // Encoding again must give the same text back: this refuses set bits past the data, the
   // one freedom left once padding and other alphabets are refused.
-  if (!raw || raw->size() != bytes || base64url_encode(*raw) != text)
+  if (!raw || raw->size() != bytes || base::base64url_encode(*raw) != text)
     return std::nullopt;
   return raw;
 }
 
 std::string pkce_challenge(std::string_view verifier) {
-  return base64url_encode(sha256(verifier));
+  return base::base64url_encode(base::sha256(verifier));
 }
 
 std::optional<signin_attempt> start_attempt(std::string_view key, std::int64_t now_unix) {
   if (key.empty())
     return std::nullopt;
   // Both halves come from OpenSSL's CSPRNG, fresh for every attempt.
-  auto binding = random_bytes(binding_bytes);
+  auto binding = base::random_bytes(binding_bytes);
   if (!binding)
     return std::nullopt;
   auto time = time_field(now_unix);
@@ -285,9 +285,9 @@ std::optional<signin_attempt> start_attempt(std::string_view key, std::int64_t n
   if (mac.size() != mac_bytes)
     return std::nullopt;
   signin_attempt attempt;
-  attempt.binding = base64url_encode(*binding);
-  attempt.state = base64url_encode(time + mac);
-  attempt.verifier = base64url_encode(std::string_view{*binding}.substr(secret_bytes));
+  attempt.binding = base::base64url_encode(*binding);
+  attempt.state = base::base64url_encode(time + mac);
+  attempt.verifier = base::base64url_encode(std::string_view{*binding}.substr(secret_bytes));
   attempt.challenge = pkce_challenge(attempt.verifier);
   if (attempt.challenge.empty())
     return std::nullopt;
@@ -296,7 +296,7 @@ std::optional<signin_attempt> start_attempt(std::string_view key, std::int64_t n
 
 std::optional<checked_state> check_state(std::string_view key, std::string_view state,
                                          std::string_view binding, std::int64_t now_unix,
-                                         failure& error) {
+                                         api::failure& error) {
   auto raw_state = decode_canonical_base64url(state, state_bytes);
   if (!raw_state || key.empty()) {
     error = state_refused("this sign-in's state is not one we issue; start again");
@@ -305,7 +305,7 @@ std::optional<checked_state> check_state(std::string_view key, std::string_view 
   auto raw_binding = decode_canonical_base64url(binding, binding_bytes);
   auto time = std::string_view{*raw_state}.substr(0, time_bytes);
   if (!raw_binding
-      || !same_secret(state_mac(key, time, *raw_binding),
+      || !base::same_secret(state_mac(key, time, *raw_binding),
                       std::string_view{*raw_state}.substr(time_bytes))) {
     error = state_refused("this sign-in was not started in this browser; start again");
     return std::nullopt;
@@ -319,8 +319,8 @@ std::optional<checked_state> check_state(std::string_view key, std::string_view 
   checked_state checked;
   checked.canonical = std::move(*raw_state);
   checked.expires_unix = issued + state_lifetime_seconds;
-  checked.verifier = base64url_encode(std::string_view{*raw_binding}.substr(secret_bytes));
+  checked.verifier = base::base64url_encode(std::string_view{*raw_binding}.substr(secret_bytes));
   return checked;
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::upstream

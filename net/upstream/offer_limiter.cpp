@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace netherscope::net {
+namespace netherscope::net::upstream {
 
 namespace {
 
@@ -83,4 +83,4 @@ void offer_limiter::forget_old(clock_type::time_point now) {
   }
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::upstream

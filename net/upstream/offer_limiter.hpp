@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace netherscope::net {
+namespace netherscope::net::upstream {
 
 /// The part of the limit that replicas on a shared store (Redis) keep together, wired by
 /// app/: start asks whether an offer to these servers may go, for every replica at once, and
@@ -85,4 +85,4 @@ private:
   clock_type::time_point last_sweep_{};
 };
 
-} // namespace netherscope::net
+} // namespace netherscope::net::upstream

@@ -13,7 +13,7 @@
 
 #include "net/api/host_port.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::upstream {
 
 namespace asio = boost::asio;
 using udp = asio::ip::udp;
@@ -61,7 +61,7 @@ private:
   };
 
   std::string target_text() const {
-    return host_for_url(request_.host) + ":" + std::to_string(request_.port);
+    return api::host_for_url(request_.host) + ":" + std::to_string(request_.port);
   }
 
   std::string udp_text() const {
@@ -355,4 +355,4 @@ std::string_view to_string(udp_outcome outcome) {
   return "timeout";
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::upstream

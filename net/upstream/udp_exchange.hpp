@@ -28,7 +28,7 @@ namespace boost::asio {
 class io_context;
 } // namespace boost::asio
 
-namespace netherscope::net {
+namespace netherscope::net::upstream {
 
 /// What a reply is to the exchange, as the caller's judge says.
 enum class reply_verdict : std::uint8_t {
@@ -143,4 +143,4 @@ private:
 /// "forbidden", "lookup_failed", "lookup_timeout", "unreachable".
 std::string_view to_string(udp_outcome outcome);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::upstream

@@ -12,7 +12,7 @@
 #include "net/upstream/oauth.hpp"
 #include "net/xbox/signing.hpp"
 
-namespace netherscope::net {
+namespace netherscope::net::upstream {
 
 namespace asio = boost::asio;
 namespace xb = xbox;
@@ -30,7 +30,7 @@ std::int64_t system_now_ms() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-xb::chain_error unreachable(xb::step s, const failure& why) {
+xb::chain_error unreachable(xb::step s, const api::failure& why) {
   return xb::make_error(s, xb::fault::unreachable, "could not reach the service: " + why.message);
 }
 
@@ -207,7 +207,7 @@ private:
   bool load_device_key() {
     if (device_key_)
       return true;
-    device_key_ = private_key_from_der(st().account.device_key_der);
+    device_key_ = base::private_key_from_der(st().account.device_key_der);
     auto jwk = device_key_ ? xb::proof_key(*device_key_) : std::nullopt;
     if (!jwk) {
       device_key_.reset();
@@ -292,7 +292,7 @@ private:
   xbox_renewal result_;
   std::vector<xb::step> plan_;
   std::size_t at_ = 0;
-  pkey_ptr device_key_;
+  base::pkey_ptr device_key_;
   boost::json::object proof_key_;
 };
 
@@ -366,8 +366,8 @@ private:
       case xb::poll_state::granted:
         break;
     }
-    auto key = generate_ec_key(ec_curve::p256);
-    auto der = key ? private_key_der(*key) : std::nullopt;
+    auto key = base::generate_ec_key(base::ec_curve::p256);
+    auto der = key ? base::private_key_der(*key) : std::nullopt;
     auto id = xb::make_device_id();
     if (!der || id.empty())
       return finish(xb::make_error(xb::step::device_poll, xb::fault::bad_answer,
@@ -428,4 +428,4 @@ void xbox_chain::link(std::function<void(const xb::device_code&)> show_code,
   std::make_shared<link_op>(shared_, std::move(show_code), std::move(done))->start();
 }
 
-} // namespace netherscope::net
+} // namespace netherscope::net::upstream

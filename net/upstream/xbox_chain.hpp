@@ -35,7 +35,7 @@ namespace boost::asio {
 class io_context;
 } // namespace boost::asio
 
-namespace netherscope::net {
+namespace netherscope::net::upstream {
 
 /// How the chain runner reaches the services.
 struct xbox_chain_settings {
@@ -101,4 +101,4 @@ private:
 std::optional<fetch_request> xbox_fetch_request(const xbox::http_call& call,
                                                 std::chrono::milliseconds timeout);
 
-} // namespace netherscope::net
+} // namespace netherscope::net::upstream

@@ -14,7 +14,7 @@ constexpr std::uint32_t xerr_invalid_device_token = 2148916259;
 
 bool take_field(std::string_view& in, std::string& out) {
   std::uint32_t length = 0;
-  if (!take_le(in, length) || in.size() < length || length == 0)
+  if (!base::take_le(in, length) || in.size() < length || length == 0)
     return false;
   out.assign(in.substr(0, length));
   in.remove_prefix(length);
@@ -32,7 +32,7 @@ std::string encode_link(const account_link& l) {
   std::string out;
   out.push_back(static_cast<char>(link_version));
   for (const auto* field : {&l.refresh_token, &l.device_key_der, &l.device_id}) {
-    put_le(out, static_cast<std::uint32_t>(field->size()));
+    base::put_le(out, static_cast<std::uint32_t>(field->size()));
     out += *field;
   }
   return out;

@@ -31,7 +31,7 @@ bool loopback_host(const boost::urls::url_view& url) {
     case boost::urls::host_type::ipv6:
       return url.host_ipv6_address().is_loopback();
     case boost::urls::host_type::name: {
-      auto name = ascii_lower(url.encoded_host());
+      auto name = base::ascii_lower(url.encoded_host());
       while (!name.empty() && name.back() == '.')
         name.pop_back();
       return name == "localhost"
@@ -73,7 +73,7 @@ bool acceptable_base_url(std::string_view text, std::string& why) {
 }
 
 std::optional<endpoints> parse_endpoints(std::string_view json, std::string& error) {
-  auto object = parse_object(json);
+  auto object = base::parse_object(json);
   if (!object) {
     error = "the Xbox endpoints are not a JSON object";
     return std::nullopt;
@@ -95,11 +95,11 @@ std::optional<endpoints> parse_endpoints(std::string_view json, std::string& err
       error = "the Xbox endpoint for " + host + " is not a string";
       return std::nullopt;
     }
-    if (!acceptable_base_url(view(*value), why)) {
+    if (!acceptable_base_url(base::view(*value), why)) {
       error = "the Xbox endpoint for " + host + " " + why;
       return std::nullopt;
     }
-    std::string base{view(*value)};
+    std::string base{base::view(*value)};
     while (!base.empty() && base.back() == '/')
       base.pop_back();
     map.bases[host] = std::move(base);

@@ -30,7 +30,7 @@ http_call form_call(const endpoints& map, std::string_view path, std::vector<hea
 
 // The OAuth error name of an answer ({"error": ...}), or "" when it has none.
 std::string oauth_error(const http_answer& answer) {
-  auto body = parse_object(answer.body);
+  auto body = base::parse_object(answer.body);
   if (!body)
     return {};
   return text_at(*body, "error").value_or("");
@@ -43,7 +43,7 @@ bool read_tokens(const boost::json::object& body, msa_tokens& out) {
     return false;
   out.access_token = std::move(*access);
   out.refresh_token = text_at(body, "refresh_token").value_or("");
-  out.expires_in_s = std::max<std::int64_t>(0, int64_at(body, "expires_in").value_or(0));
+  out.expires_in_s = std::max<std::int64_t>(0, base::int64_at(body, "expires_in").value_or(0));
   return true;
 }
 
@@ -74,7 +74,7 @@ http_call device_code_call(const endpoints& map) {
 }
 
 std::optional<device_code> read_device_code(const http_answer& answer, chain_error& error) {
-  auto body = parse_object(answer.body);
+  auto body = base::parse_object(answer.body);
   if (answer.status != 200 || !body) {
     error = unexpected(step::device_code, answer, "Microsoft did not start a device sign-in");
     return std::nullopt;
@@ -86,7 +86,7 @@ std::optional<device_code> read_device_code(const http_answer& answer, chain_err
   auto uri = text_at(*body, "verification_uri");
   if (!uri)
     uri = text_at(*body, "verification_url");
-  auto expires = int64_at(*body, "expires_in");
+  auto expires = base::int64_at(*body, "expires_in");
   if (!user_code || !secret || !uri || !expires || *expires <= 0) {
     error = make_error(step::device_code, fault::bad_answer,
                        "Microsoft's device code answer lacks user_code, device_code, "
@@ -99,7 +99,7 @@ std::optional<device_code> read_device_code(const http_answer& answer, chain_err
   code.verification_uri = std::move(*uri);
   code.expires_in_s = *expires;
   code.interval_s = std::clamp<std::int64_t>(
-    int64_at(*body, "interval").value_or(default_interval_s), 1, longest_interval_s);
+    base::int64_at(*body, "interval").value_or(default_interval_s), 1, longest_interval_s);
   return code;
 }
 
@@ -112,7 +112,7 @@ http_call device_poll_call(const endpoints& map, std::string_view device_code) {
 
 poll_result read_device_poll(const http_answer& answer) {
   poll_result r;
-  auto body = parse_object(answer.body);
+  auto body = base::parse_object(answer.body);
   if (answer.status == 200 && body && read_tokens(*body, r.tokens)) {
     if (r.tokens.refresh_token.empty()) {
       r.state = poll_state::failed;
@@ -161,7 +161,7 @@ http_call refresh_call(const endpoints& map, std::string_view refresh_token) {
 }
 
 std::optional<msa_tokens> read_refresh(const http_answer& answer, chain_error& error) {
-  auto body = parse_object(answer.body);
+  auto body = base::parse_object(answer.body);
   msa_tokens tokens;
   if (answer.status == 200 && body && read_tokens(*body, tokens))
     return tokens;

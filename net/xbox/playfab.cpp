@@ -43,9 +43,9 @@ http_call playfab_login_call(const endpoints& map, std::string_view xbl3_authori
 
 std::optional<playfab_session> read_playfab_login(const http_answer& answer,
                                                   std::int64_t received_ms, chain_error& error) {
-  auto body = parse_object(answer.body);
+  auto body = base::parse_object(answer.body);
   if (answer.status == 200 && body) {
-    const auto* data = object_at(*body, "data");
+    const auto* data = base::object_at(*body, "data");
     auto ticket = data ? text_at(*data, "SessionTicket") : std::nullopt;
     auto id = data ? text_at(*data, "PlayFabId") : std::nullopt;
     if (ticket && id) {
@@ -53,7 +53,7 @@ std::optional<playfab_session> read_playfab_login(const http_answer& answer,
       session.session_ticket = std::move(*ticket);
       session.playfab_id = std::move(*id);
       session.times = times_from_lifetime(received_ms, playfab_login_lifetime_s);
-      const auto* entity = object_at(*data, "EntityToken");
+      const auto* entity = base::object_at(*data, "EntityToken");
       auto expiry = entity ? text_at(*entity, "TokenExpiration") : std::nullopt;
       if (auto expires = expiry ? parse_timestamp_ms(*expiry) : std::nullopt)
         session.times = times_from_server(received_ms, std::nullopt, *expires);
@@ -72,7 +72,7 @@ std::optional<playfab_session> read_playfab_login(const http_answer& answer,
                        answer.status);
     return std::nullopt;
   }
-  auto number = int64_at(*body, "errorCode");
+  auto number = base::int64_at(*body, "errorCode");
   std::string what = "PlayFab refused the login with " + shown(*name);
   if (number)
     what += " (" + std::to_string(*number) + ")";

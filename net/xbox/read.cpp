@@ -11,15 +11,15 @@ const boost::json::array* array_at(const boost::json::object& o, std::string_vie
 }
 
 std::optional<std::string> text_at(const boost::json::object& o, std::string_view key) {
-  const auto* s = string_at(o, key);
+  const auto* s = base::string_at(o, key);
   if (s == nullptr || s->empty())
     return std::nullopt;
-  return std::string{view(*s)};
+  return std::string{base::view(*s)};
 }
 
 const boost::json::value* member_icase(const boost::json::object& o, std::string_view key) {
   for (const auto& member : o)
-    if (iequals(member.key(), key))
+    if (base::iequals(member.key(), key))
       return &member.value();
   return nullptr;
 }

@@ -32,15 +32,15 @@ std::string services_error_code(const json::object& body) {
   for (int depth = 0; depth < 4 && at != nullptr; ++depth) {
     if (auto code = text_at(*at, "code"))
       return *code;
-    if (auto number = int64_at(*at, "code"))
+    if (auto number = base::int64_at(*at, "code"))
       return std::to_string(*number);
-    at = object_at(*at, "innerError");
+    at = base::object_at(*at, "innerError");
   }
   return {};
 }
 
 chain_error services_refusal(step s, const http_answer& answer) {
-  auto body = parse_object(answer.body);
+  auto body = base::parse_object(answer.body);
   auto code = body ? services_error_code(*body) : std::string{};
   bool refused = answer.status == 401 || answer.status == 403 || !code.empty();
   std::string what = refused ? "Minecraft services refused it" : "Minecraft services answered";
@@ -60,8 +60,8 @@ chain_error services_refusal(step s, const http_answer& answer) {
 // The "result" object of a 200 answer; nullopt with error set to the services' refusal
 // otherwise.
 std::optional<json::object> result_of(step s, const http_answer& answer, chain_error& error) {
-  auto body = answer.status == 200 ? parse_object(answer.body) : std::nullopt;
-  const auto* result = body ? object_at(*body, "result") : nullptr;
+  auto body = answer.status == 200 ? base::parse_object(answer.body) : std::nullopt;
+  const auto* result = body ? base::object_at(*body, "result") : nullptr;
   if (result == nullptr) {
     error = services_refusal(s, answer);
     return std::nullopt;
@@ -70,10 +70,10 @@ std::optional<json::object> result_of(step s, const http_answer& answer, chain_e
 }
 
 std::optional<json::object> decode_json_part(std::string_view part) {
-  auto raw = base64url_decode(part);
+  auto raw = base::base64url_decode(part);
   if (!raw)
     return std::nullopt;
-  return parse_object(*raw);
+  return base::parse_object(*raw);
 }
 
 } // namespace
@@ -95,9 +95,9 @@ std::optional<auth_environment> read_discovery(const http_answer& answer, chain_
   auto result = result_of(step::discovery, answer, error);
   if (!result)
     return std::nullopt;
-  const auto* envs = object_at(*result, "serviceEnvironments");
-  const auto* auth = envs ? object_at(*envs, "auth") : nullptr;
-  const auto* prod = auth ? object_at(*auth, "prod") : nullptr;
+  const auto* envs = base::object_at(*result, "serviceEnvironments");
+  const auto* auth = envs ? base::object_at(*envs, "auth") : nullptr;
+  const auto* prod = auth ? base::object_at(*auth, "prod") : nullptr;
   auto service = prod ? text_at(*prod, "serviceUri") : std::nullopt;
   auto issuer = prod ? text_at(*prod, "issuer") : std::nullopt;
   // The live answer spells it playfabTitleId and gophertunnel's reader playFabTitleId.
@@ -119,8 +119,8 @@ std::optional<auth_environment> read_discovery(const http_answer& answer, chain_
   while (!env.service_uri.empty() && env.service_uri.back() == '/')
     env.service_uri.pop_back();
   env.issuer = std::move(*issuer);
-  env.playfab_title_id = std::string{view(title->get_string())};
-  if (!iequals(env.playfab_title_id, minecraft_title_id)) {
+  env.playfab_title_id = std::string{base::view(title->get_string())};
+  if (!base::iequals(env.playfab_title_id, minecraft_title_id)) {
     error = make_error(step::discovery, fault::bad_answer,
                        "discovery names PlayFab title " + shown(env.playfab_title_id)
                          + ", not Minecraft's 20CA2",
@@ -164,7 +164,7 @@ std::optional<mc_token> read_session_start(const http_answer& answer, std::int64
   auto header = text_at(*result, "authorizationHeader");
   auto until = text_at(*result, "validUntil");
   auto expires = until ? parse_timestamp_ms(*until) : std::nullopt;
-  if (!header || !expires || !istarts_with(*header, "MCToken ")) {
+  if (!header || !expires || !base::istarts_with(*header, "MCToken ")) {
     error = make_error(step::session_start, fault::bad_answer,
                        "the session answer lacks an MCToken authorizationHeader or validUntil",
                        answer.status);
@@ -191,14 +191,14 @@ std::optional<game_server_claims> read_game_server_claims(std::string_view jwt) 
   c.xname = text_at(*payload, "xname").value_or("");
   if (const auto* cpk = payload->if_contains("cpk")) {
     if (cpk->is_string()) {
-      c.cpk = std::string{view(cpk->get_string())};
+      c.cpk = std::string{base::view(cpk->get_string())};
     } else if (cpk->is_object()) {
       c.cpk = json::serialize(*cpk);
       c.cpk_is_jwk = true;
     }
   }
-  c.iat = int64_at(*payload, "iat").value_or(0);
-  auto exp = int64_at(*payload, "exp");
+  c.iat = base::int64_at(*payload, "iat").value_or(0);
+  auto exp = base::int64_at(*payload, "exp");
   if (!exp)
     return std::nullopt;
   c.exp = *exp;
@@ -209,10 +209,10 @@ bool cpk_matches(const game_server_claims& claims, std::string_view spki_der) {
   if (spki_der.empty() || claims.cpk.empty())
     return false;
   if (!claims.cpk_is_jwk)
-    return claims.cpk == base64_encode(spki_der);
-  auto jwk = parse_object(claims.cpk);
-  auto key = jwk ? key_from_jwk(*jwk) : nullptr;
-  auto der = key ? public_key_der(*key) : std::nullopt;
+    return claims.cpk == base::base64_encode(spki_der);
+  auto jwk = base::parse_object(claims.cpk);
+  auto key = jwk ? base::key_from_jwk(*jwk) : nullptr;
+  auto der = key ? base::public_key_der(*key) : std::nullopt;
   return der && *der == spki_der;
 }
 
@@ -221,7 +221,7 @@ http_call multiplayer_start_call(const auth_environment& env, const mc_token& to
   auto call =
     services_call("POST", join_url(env.service_uri, "/api/v1.0/multiplayer/session/start"));
   call.content_type = "application/json";
-  call.body = json::serialize(json::object{{"publicKey", base64_encode(spki_der)}});
+  call.body = json::serialize(json::object{{"publicKey", base::base64_encode(spki_der)}});
   call.headers.emplace_back("Authorization", token.authorization);
   return call;
 }

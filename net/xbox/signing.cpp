@@ -45,10 +45,10 @@ std::optional<std::string> signature_header(EVP_PKEY& key, std::int64_t filetime
                                             std::string_view path_and_query,
                                             std::string_view authorization,
                                             std::string_view body) {
-  if (key_curve(key) != ec_curve::p256)
+  if (base::key_curve(key) != base::ec_curve::p256)
     return std::nullopt;
   // ecdsa_sign_p1363 hashes with SHA-256 for a P-256 key, which is the digest Xbox signs.
-  auto sig = ecdsa_sign_p1363(
+  auto sig = base::ecdsa_sign_p1363(
     key, signature_input(filetime, method, path_and_query, authorization, body));
   if (!sig || sig->size() != 64)
     return std::nullopt;
@@ -56,7 +56,7 @@ std::optional<std::string> signature_header(EVP_PKEY& key, std::int64_t filetime
   put_be(raw, signature_policy_version);
   put_be(raw, static_cast<std::uint64_t>(filetime));
   raw += *sig;
-  return base64_encode(raw);
+  return base::base64_encode(raw);
 }
 
 bool sign_call(http_call& call, EVP_PKEY& key, std::int64_t unix_ms) {
@@ -72,27 +72,27 @@ bool sign_call(http_call& call, EVP_PKEY& key, std::int64_t unix_ms) {
 }
 
 std::optional<boost::json::object> proof_key(const EVP_PKEY& key) {
-  if (key_curve(key) != ec_curve::p256)
+  if (base::key_curve(key) != base::ec_curve::p256)
     return std::nullopt;
-  auto xy = ec_public_xy(key);
+  auto xy = base::ec_public_xy(key);
   if (!xy)
     return std::nullopt;
   return boost::json::object{{"kty", "EC"},
                              {"alg", "ES256"},
                              {"crv", "P-256"},
                              {"use", "sig"},
-                             {"x", base64url_encode(xy->first)},
-                             {"y", base64url_encode(xy->second)}};
+                             {"x", base::base64url_encode(xy->first)},
+                             {"y", base::base64url_encode(xy->second)}};
 }
 
 std::string make_device_id() {
-  auto raw = random_bytes(16);
+  auto raw = base::random_bytes(16);
   if (!raw)
     return {};
   auto& b = *raw;
   b[6] = static_cast<char>((static_cast<unsigned char>(b[6]) & 0x0F) | 0x40); // version 4
   b[8] = static_cast<char>((static_cast<unsigned char>(b[8]) & 0x3F) | 0x80); // RFC 4122 variant
-  auto hex = hex_lower(b);
+  auto hex = base::hex_lower(b);
   return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-"
          + hex.substr(16, 4) + "-" + hex.substr(20);
 }

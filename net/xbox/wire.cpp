@@ -12,7 +12,7 @@ namespace {
 
 std::string find_header(const std::vector<header>& headers, std::string_view name) {
   for (const auto& [key, value] : headers)
-    if (iequals(key, name))
+    if (base::iequals(key, name))
       return value;
   return {};
 }

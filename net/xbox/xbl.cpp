@@ -33,13 +33,13 @@ http_call json_call(const endpoints& map, std::string_view host, std::string_vie
 std::uint32_t xerr_of(const http_answer& answer) {
   if (auto code = parse_xerr(answer.header_value("X-Err")); code != 0)
     return code;
-  auto body = parse_object(answer.body);
+  auto body = base::parse_object(answer.body);
   if (!body)
     return 0;
-  if (auto number = int64_at(*body, "XErr"); number && *number > 0 && *number <= 0xFFFFFFFF)
+  if (auto number = base::int64_at(*body, "XErr"); number && *number > 0 && *number <= 0xFFFFFFFF)
     return static_cast<std::uint32_t>(*number);
-  if (const auto* text = string_at(*body, "XErr"))
-    return parse_xerr(view(*text));
+  if (const auto* text = base::string_at(*body, "XErr"))
+    return parse_xerr(base::view(*text));
   return 0;
 }
 
@@ -76,7 +76,7 @@ std::optional<timed_token> read_token_object(const json::object& o, std::int64_t
 
 // The first entry of DisplayClaims.xui, or null.
 const json::object* first_user_claims(const json::object& token) {
-  const auto* claims = object_at(token, "DisplayClaims");
+  const auto* claims = base::object_at(token, "DisplayClaims");
   const auto* xui = claims ? array_at(*claims, "xui") : nullptr;
   if (xui == nullptr || xui->empty())
     return nullptr;
@@ -100,7 +100,7 @@ http_call device_token_call(const endpoints& map, std::string_view device_id,
 
 std::optional<timed_token> read_device_token(const http_answer& answer, std::int64_t received_ms,
                                             chain_error& error) {
-  auto body = parse_object(answer.body);
+  auto body = base::parse_object(answer.body);
   if (answer.status == 200 && body)
     if (auto token = read_token_object(*body, received_ms))
       return token;
@@ -123,14 +123,14 @@ http_call sisu_call(const endpoints& map, std::string_view access_token,
 
 std::optional<sisu_tokens> read_sisu(const http_answer& answer, std::int64_t received_ms,
                                      chain_error& error) {
-  auto body = parse_object(answer.body);
+  auto body = base::parse_object(answer.body);
   if (answer.status != 200 || !body) {
     error = refusal(step::sisu, answer);
     return std::nullopt;
   }
-  const auto* user = object_at(*body, "UserToken");
-  const auto* title = object_at(*body, "TitleToken");
-  const auto* authorization = object_at(*body, "AuthorizationToken");
+  const auto* user = base::object_at(*body, "UserToken");
+  const auto* title = base::object_at(*body, "TitleToken");
+  const auto* authorization = base::object_at(*body, "AuthorizationToken");
   std::optional<timed_token> user_token, title_token, authorization_token;
   if (user)
     user_token = read_token_object(*user, received_ms);
@@ -184,7 +184,7 @@ http_call xsts_call(const endpoints& map, std::string_view relying_party,
 
 std::optional<xsts_token> read_xsts(const http_answer& answer, std::int64_t received_ms,
                                     chain_error& error) {
-  auto body = parse_object(answer.body);
+  auto body = base::parse_object(answer.body);
   if (answer.status == 200 && body) {
     auto token = read_token_object(*body, received_ms);
     const auto* claims = first_user_claims(*body);

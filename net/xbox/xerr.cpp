@@ -95,7 +95,7 @@ std::string describe_xerr(std::uint32_t code) {
 }
 
 std::uint32_t parse_xerr(std::string_view text) {
-  text = trim(text);
+  text = base::trim(text);
   int base = 10;
   if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
     base = 16;

@@ -9,6 +9,7 @@
 #include "support/http.hpp"
 #include "support/wait.hpp"
 #include "support/xml_check.hpp"
+#include "support/rooms.hpp"
 
 using namespace netherscope::test;
 using namespace std::chrono_literals;

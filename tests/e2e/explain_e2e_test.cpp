@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 
 #include "support/http.hpp"
+#include "support/rooms.hpp"
 
 using namespace netherscope::test;
 

@@ -23,6 +23,7 @@
 
 #include "support/fake_oauth.hpp"
 #include "support/wait.hpp"
+#include "support/rooms.hpp"
 
 using namespace netherscope::test;
 

@@ -17,6 +17,7 @@
 
 #include "support/http.hpp"
 #include "support/wait.hpp"
+#include "support/rooms.hpp"
 
 using namespace netherscope::test;
 using namespace std::chrono_literals;

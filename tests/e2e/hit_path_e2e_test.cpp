@@ -7,6 +7,7 @@
 #include <string>
 
 #include "support/http.hpp"
+#include "support/rooms.hpp"
 
 using namespace netherscope::test;
 

@@ -11,6 +11,7 @@
 #include <boost/json.hpp>
 
 #include "support/http.hpp"
+#include "support/rooms.hpp"
 
 using namespace netherscope::test;
 using namespace std::chrono_literals;

@@ -16,6 +16,7 @@
 #include "support/dns_server.hpp"
 #include "support/http.hpp"
 #include "support/wait.hpp"
+#include "support/rooms.hpp"
 
 using namespace netherscope::test;
 using namespace std::chrono_literals;

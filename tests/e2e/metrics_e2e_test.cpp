@@ -14,6 +14,7 @@
 #include "support/http.hpp"
 #include "support/process.hpp"
 #include "support/wait.hpp"
+#include "support/rooms.hpp"
 
 using namespace netherscope::test;
 using namespace std::chrono_literals;
@@ -37,7 +38,7 @@ http_reply post_offer(const service_process& svc, unsigned target_port) {
                       body, 30s);
 }
 
-std::string upstream(const std::string& call, const std::string& outcome) {
+std::string upstream_requests(const std::string& call, const std::string& outcome) {
   return "netherscope_upstream_requests_total{call=\"" + call + "\",outcome=\"" + outcome + "\"}";
 }
 
@@ -75,10 +76,10 @@ TEST_CASE("metrics e2e: the operator's series count real traffic", "[e2e][metric
   CHECK(metric(svc, "netherscope_http_request_duration_seconds_bucket{route=\"/api/info\","
                     "le=\"+Inf\"}")
         == 4);
-  CHECK(metric(svc, upstream("info", "ok")) == 2);
-  CHECK(metric(svc, upstream("info", "unreachable")) == 1);
-  CHECK(metric(svc, upstream("info", "timeout")) == 0);
-  CHECK(metric(svc, upstream("offer", "ok")) == 1);
+  CHECK(metric(svc, upstream_requests("info", "ok")) == 2);
+  CHECK(metric(svc, upstream_requests("info", "unreachable")) == 1);
+  CHECK(metric(svc, upstream_requests("info", "timeout")) == 0);
+  CHECK(metric(svc, upstream_requests("offer", "ok")) == 1);
   CHECK(metric(svc, cache("miss")) == 1);
   CHECK(metric(svc, cache("hit")) == 1);
   CHECK(metric(svc, cache("join")) == 0);
@@ -129,5 +130,5 @@ TEST_CASE("metrics e2e: concurrent offers for one target are counted as joins",
   CHECK(second.status == 200);
   CHECK(metric(svc, cache("join")) == 1);
   CHECK(metric(svc, cache("miss")) == 1);
-  CHECK(metric(svc, upstream("offer", "ok")) == 1);
+  CHECK(metric(svc, upstream_requests("offer", "ok")) == 1);
 }

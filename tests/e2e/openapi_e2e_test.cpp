@@ -17,6 +17,7 @@
 #include "support/fake_oauth.hpp"
 #include "support/http.hpp"
 #include "support/json_schema.hpp"
+#include "support/rooms.hpp"
 
 using namespace netherscope::test;
 using namespace std::chrono_literals;
@@ -25,7 +26,7 @@ namespace json = boost::json;
 namespace {
 
 const json::value& document() {
-  static const json::value doc = json::parse(netherscope::openapi_document);
+  static const json::value doc = json::parse(netherscope::app::openapi_document);
   return doc;
 }
 

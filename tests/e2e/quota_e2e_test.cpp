@@ -17,8 +17,8 @@
 #include "support/http.hpp"
 #include "support/store.hpp"
 #include "support/wait.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
 using namespace netherscope::test;
 using namespace std::chrono_literals;
 

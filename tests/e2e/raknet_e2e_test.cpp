@@ -13,9 +13,8 @@
 #include "net/base/cidr.hpp"
 #include "net/report/raknet_status.hpp"
 #include "support/http.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
-using namespace netherscope::net;
 using namespace netherscope::test;
 namespace json = boost::json;
 

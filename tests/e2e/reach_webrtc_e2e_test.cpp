@@ -13,6 +13,7 @@
 
 #include "support/http.hpp"
 #include "support/process.hpp"
+#include "support/rooms.hpp"
 
 using namespace netherscope::test;
 using namespace std::chrono_literals;

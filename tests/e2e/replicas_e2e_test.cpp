@@ -10,6 +10,7 @@
 #include "support/http.hpp"
 #include "support/redis_server.hpp"
 #include "support/wait.hpp"
+#include "support/rooms.hpp"
 
 using namespace netherscope::test;
 using namespace std::chrono_literals;

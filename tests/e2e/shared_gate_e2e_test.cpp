@@ -18,8 +18,8 @@
 #include "net/upstream/http_client.hpp"
 #include "support/http.hpp"
 #include "support/loopback_client.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
 using namespace netherscope::test;
 using namespace std::chrono_literals;
 
@@ -37,17 +37,17 @@ struct gate_log {
 struct gated_client {
   /// How the gate answers a start: at once, later (keeping done), or never.
   using answer_fn
-    = std::function<void(boost::asio::io_context&, net::shared_offer_gate::done_fn)>;
+    = std::function<void(boost::asio::io_context&, net::upstream::shared_offer_gate::done_fn)>;
 
   boost::asio::io_context ioc;
-  std::shared_ptr<net::http_client> client = loopback_client(ioc, 10);
+  std::shared_ptr<net::upstream::http_client> client = loopback_client(ioc, 10);
   std::shared_ptr<gate_log> log = std::make_shared<gate_log>();
   answer_fn answer;
 
   explicit gated_client(answer_fn how) : answer(std::move(how)) {
-    net::shared_offer_gate gate;
+    net::upstream::shared_offer_gate gate;
     gate.start = [this](const std::vector<std::string>&, const std::string& owner,
-                        net::shared_offer_gate::done_fn done) {
+                        net::upstream::shared_offer_gate::done_fn done) {
       {
         std::lock_guard<std::mutex> guard{log->mutex};
         log->owners_started.push_back(owner);
@@ -66,14 +66,14 @@ struct gated_client {
   }
 
   /// One fetch of the target's join status, counted against the per-target offer limit.
-  net::fetch_result fetch(unsigned port) {
-    net::fetch_request req;
+  net::upstream::fetch_result fetch(unsigned port) {
+    net::upstream::fetch_request req;
     req.where = target{"127.0.0.1", static_cast<std::uint16_t>(port), tls_mode::off};
     req.connect_timeout = 400ms;
     req.total_timeout = 5000ms;
     req.limited = true;
-    std::optional<net::fetch_result> result;
-    client->fetch(std::move(req), [&](net::fetch_result&& r) { result = std::move(r); });
+    std::optional<net::upstream::fetch_result> result;
+    client->fetch(std::move(req), [&](net::upstream::fetch_result&& r) { result = std::move(r); });
     ioc.restart();
     ioc.run_for(10s);
     REQUIRE(result);
@@ -82,7 +82,7 @@ struct gated_client {
 };
 
 struct gate_run {
-  net::fetch_result result;
+  net::upstream::fetch_result result;
   std::shared_ptr<gate_log> log;
 };
 
@@ -96,7 +96,7 @@ gate_run fetch_gated(unsigned port, gated_client::answer_fn answer) {
 
 /// A gate that answers at once: go (zero) or wait this long.
 auto answers_at_once(std::chrono::seconds wait) {
-  return [wait](boost::asio::io_context&, net::shared_offer_gate::done_fn done) { done(wait); };
+  return [wait](boost::asio::io_context&, net::upstream::shared_offer_gate::done_fn done) { done(wait); };
 }
 
 } // namespace
@@ -138,7 +138,7 @@ TEST_CASE("shared gate e2e: a gate that never answers costs the connect deadline
   auto started = std::chrono::steady_clock::now();
   // done is dropped uncalled (keeping it past the io_context would outlive the fetch's strand).
   auto run = fetch_gated(fake.port(), [](boost::asio::io_context&,
-                                         net::shared_offer_gate::done_fn) {});
+                                         net::upstream::shared_offer_gate::done_fn) {});
   auto took = std::chrono::steady_clock::now() - started;
   INFO(run.result.error.message);
   CHECK(run.result.error.ok());
@@ -156,7 +156,7 @@ TEST_CASE("shared gate e2e: an answer that comes after the fetch went on is igno
   // The target holds its answer, so the late refusal arrives while the fetch is in flight.
   fake_target_process fake{{"--fault", "delay", "--delay-ms", "1200"}};
   auto run = fetch_gated(fake.port(), [](boost::asio::io_context& ioc,
-                                         net::shared_offer_gate::done_fn done) {
+                                         net::upstream::shared_offer_gate::done_fn done) {
     auto late = std::make_shared<boost::asio::steady_timer>(ioc, 700ms);
     late->async_wait([late, done](const boost::system::error_code&) {
       done(std::chrono::seconds{30});

@@ -14,6 +14,7 @@
 #include "support/http.hpp"
 #include "support/redis_server.hpp"
 #include "support/store.hpp"
+#include "support/rooms.hpp"
 
 using namespace netherscope::test;
 using namespace std::chrono_literals;
@@ -24,12 +25,12 @@ using options = fake_oauth_options;
 
 /// The public base URL the tests' services have; the test plays the browser and sends the
 /// callback to the service itself, so nothing listens there.
-constexpr const char* base = "http://127.0.0.1:9";
+constexpr const char* public_base = "http://127.0.0.1:9";
 
 /// The service configured for a provider.
 service_process signin_service(const fake_oauth_provider& provider,
                                std::vector<std::string> extra = {},
-                               const std::string& base_url = base,
+                               const std::string& base_url = public_base,
                                const std::string& data_dir = {}) {
   std::vector<std::string> args{"--github-client-id", "test-client",
                                 "--github-authorize-url", provider.authorize_url(),
@@ -141,7 +142,7 @@ std::string csrf_on_page(const std::string& page) {
 /// Sec-Fetch-Site) unless told otherwise.
 http_reply page_post(const service_process& svc, const std::string& target,
                      const std::string& session, const std::string& csrf,
-                     header_list headers = {{"Origin", base}, {"Sec-Fetch-Site", "same-origin"}}) {
+                     header_list headers = {{"Origin", public_base}, {"Sec-Fetch-Site", "same-origin"}}) {
   headers.push_back({"Cookie", "ns_session=" + session});
   headers.push_back({"Content-Type", "application/x-www-form-urlencoded"});
   return http_request(svc.port(), "POST", target, headers, "csrf=" + csrf);
@@ -307,7 +308,7 @@ TEST_CASE("signin e2e: a replayed callback is refused, wherever it arrives", "[e
   o.accept_reused_code = true;
   fake_oauth_provider provider{o};
   temp_dir data;
-  std::optional<service_process> svc{signin_service(provider, {}, base, data.path())};
+  std::optional<service_process> svc{signin_service(provider, {}, public_base, data.path())};
   auto trip = sign_in(*svc);
   REQUIRE(trip.page.status == 200);
   REQUIRE(provider.tokens_issued() == 1);
@@ -329,12 +330,12 @@ TEST_CASE("signin e2e: a replayed callback is refused, wherever it arrives", "[e
     replay(*svc, with_query_value(target, "state", state + "=="));
   }
   SECTION("to a second instance sharing the store") {
-    auto second = signin_service(provider, {}, base, data.path());
+    auto second = signin_service(provider, {}, public_base, data.path());
     replay(second, target);
   }
   SECTION("after a restart") {
     svc.reset();
-    auto restarted = signin_service(provider, {}, base, data.path());
+    auto restarted = signin_service(provider, {}, public_base, data.path());
     replay(restarted, target);
   }
   CHECK(provider.token_requests() == 1);

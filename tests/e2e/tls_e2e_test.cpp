@@ -27,8 +27,8 @@
 #include "support/http.hpp"
 #include "support/loopback_client.hpp"
 #include "support/wait.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
 using namespace netherscope::test;
 using namespace std::chrono_literals;
 namespace json = boost::json;
@@ -71,7 +71,7 @@ std::string pem_sha256(const std::string& path) {
   auto ok = X509_digest(cert, EVP_sha256(), digest, &size);
   X509_free(cert);
   REQUIRE(ok == 1);
-  return net::hex_lower(std::string_view{reinterpret_cast<const char*>(digest), size});
+  return net::base::hex_lower(std::string_view{reinterpret_cast<const char*>(digest), size});
 }
 
 bool has_string(const json::value& list, const std::string& text) {
@@ -85,9 +85,9 @@ bool has_string(const json::value& list, const std::string& text) {
 
 // The warning the service must give for the certificate it reported.
 std::string expected_warning(const json::object& certificate) {
-  net::tls_certificate cert;
+  net::upstream::tls_certificate cert;
   cert.error = std::string{certificate.at("error").as_string()};
-  return net::certificate_warning(cert);
+  return net::report::certificate_warning(cert);
 }
 
 // The keys of body that the OpenAPI document's schema does not describe.
@@ -109,14 +109,14 @@ std::chrono::milliseconds timed(F fn) {
 }
 
 /// One fetch with the service's own HTTP client, run on an io_context of its own.
-net::fetch_result fetch_once(const target& where, bool accept_untrusted) {
+net::upstream::fetch_result fetch_once(const target& where, bool accept_untrusted) {
   boost::asio::io_context ioc;
   auto client = loopback_client(ioc);
-  net::fetch_request req;
+  net::upstream::fetch_request req;
   req.where = where;
   req.accept_untrusted_certificate = accept_untrusted;
-  std::optional<net::fetch_result> result;
-  client->fetch(std::move(req), [&](net::fetch_result&& r) { result = std::move(r); });
+  std::optional<net::upstream::fetch_result> result;
+  client->fetch(std::move(req), [&](net::upstream::fetch_result&& r) { result = std::move(r); });
   ioc.run_for(15s);
   client->stop();
   REQUIRE(result);
@@ -346,7 +346,7 @@ TEST_CASE("tls e2e: the answer's identity key is remembered per target", "[e2e][
   auto port = fake->port();
   service_process svc;
   auto key_of = [](const json::object& body) {
-    auto check = net::verify_sdp_identity(body.at("answer").as_string(),
+    auto check = net::nethernet::verify_sdp_identity(body.at("answer").as_string(),
                                           static_cast<std::int64_t>(std::time(nullptr)));
     REQUIRE(check.verified);
     return check.key_sha256;

@@ -23,8 +23,8 @@
 #include "net/xbox/signing.hpp"
 #include "support/fake_xbox.hpp"
 #include "support/http.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
 using namespace netherscope::test;
 using namespace std::chrono_literals;
 namespace asio = boost::asio;
@@ -51,23 +51,23 @@ public:
   explicit chain_rig(std::vector<std::string> args = {}, bool reachable = true)
     : fake(std::move(args)), work(asio::make_work_guard(ioc)) {
     thread = std::thread([this] { ioc.run(); });
-    net::client_settings settings;
+    net::upstream::client_settings settings;
     // The chain's hosts are the operator's choice, not a stranger's: no address policy.
-    settings.policy = net::address_policy{{*net::parse_cidr("0.0.0.0/0"), *net::parse_cidr("::/0")}, {}};
+    settings.policy = net::upstream::address_policy{{*net::base::parse_cidr("0.0.0.0/0"), *net::base::parse_cidr("::/0")}, {}};
     std::string error;
-    client = net::http_client::make(ioc, settings, error);
+    client = net::upstream::http_client::make(ioc, settings, error);
     REQUIRE(client);
-    net::xbox_chain_settings chain_settings;
+    net::upstream::xbox_chain_settings chain_settings;
     chain_settings.endpoints = fake.endpoints();
     if (!reachable)
       for (auto& [host, base] : chain_settings.endpoints.bases)
         base = "http://127.0.0.1:1";
     chain_settings.timeout = 10s;
     chain_settings.now_ms = [this] { return system_ms() + offset_ms.load(); };
-    chain = std::make_unique<net::xbox_chain>(ioc, client, chain_settings);
-    identity = net::generate_ec_key(net::ec_curve::p384);
+    chain = std::make_unique<net::upstream::xbox_chain>(ioc, client, chain_settings);
+    identity = net::base::generate_ec_key(net::base::ec_curve::p384);
     REQUIRE(identity);
-    spki = *net::public_key_der(*identity);
+    spki = *net::base::public_key_der(*identity);
   }
 
   ~chain_rig() {
@@ -77,21 +77,21 @@ public:
     client->stop();
   }
 
-  net::xbox_renewal renew(xb::chain_state state) {
-    std::promise<net::xbox_renewal> done;
+  net::upstream::xbox_renewal renew(xb::chain_state state) {
+    std::promise<net::upstream::xbox_renewal> done;
     auto f = done.get_future();
     chain->renew(std::move(state), spki,
-                 [&done](net::xbox_renewal&& r) { done.set_value(std::move(r)); });
+                 [&done](net::upstream::xbox_renewal&& r) { done.set_value(std::move(r)); });
     return wait_for(f);
   }
 
   // Starts linking; the first future gets the code to show, the second the result.
-  std::pair<std::future<xb::device_code>, std::future<net::xbox_linking>> start_link() {
+  std::pair<std::future<xb::device_code>, std::future<net::upstream::xbox_linking>> start_link() {
     auto code = std::make_shared<std::promise<xb::device_code>>();
-    auto result = std::make_shared<std::promise<net::xbox_linking>>();
+    auto result = std::make_shared<std::promise<net::upstream::xbox_linking>>();
     auto futures = std::make_pair(code->get_future(), result->get_future());
     chain->link([code](const xb::device_code& c) { code->set_value(c); },
-                [result](net::xbox_linking&& r) { result->set_value(std::move(r)); });
+                [result](net::upstream::xbox_linking&& r) { result->set_value(std::move(r)); });
     return futures;
   }
 
@@ -118,10 +118,10 @@ public:
   asio::io_context ioc;
   asio::executor_work_guard<asio::io_context::executor_type> work;
   std::thread thread;
-  std::shared_ptr<net::http_client> client;
+  std::shared_ptr<net::upstream::http_client> client;
   std::atomic<std::int64_t> offset_ms{0};
-  std::unique_ptr<net::xbox_chain> chain;
-  net::pkey_ptr identity;
+  std::unique_ptr<net::upstream::xbox_chain> chain;
+  net::base::pkey_ptr identity;
   std::string spki;
 };
 
@@ -129,17 +129,17 @@ public:
 bool verify_with_jwks(const std::string& jwt, const json::object& jwks) {
   auto dot1 = jwt.find('.');
   auto dot2 = jwt.rfind('.');
-  auto header = json::parse(*net::base64url_decode(jwt.substr(0, dot1))).as_object();
+  auto header = json::parse(*net::base::base64url_decode(jwt.substr(0, dot1))).as_object();
   auto kid = header.at("kid").as_string();
   for (const auto& k : jwks.at("keys").as_array()) {
     const auto& key = k.as_object();
     if (key.at("kid") != kid)
       continue;
-    auto n = *net::base64url_decode(key.at("n").as_string());
-    auto e = *net::base64url_decode(key.at("e").as_string());
-    net::bignum_ptr bn_n{BN_bin2bn(reinterpret_cast<const unsigned char*>(n.data()),
+    auto n = *net::base::base64url_decode(key.at("n").as_string());
+    auto e = *net::base::base64url_decode(key.at("e").as_string());
+    net::base::bignum_ptr bn_n{BN_bin2bn(reinterpret_cast<const unsigned char*>(n.data()),
                                    static_cast<int>(n.size()), nullptr)};
-    net::bignum_ptr bn_e{BN_bin2bn(reinterpret_cast<const unsigned char*>(e.data()),
+    net::base::bignum_ptr bn_e{BN_bin2bn(reinterpret_cast<const unsigned char*>(e.data()),
                                    static_cast<int>(e.size()), nullptr)};
     std::unique_ptr<OSSL_PARAM_BLD, decltype(&OSSL_PARAM_BLD_free)> build(OSSL_PARAM_BLD_new(),
                                                                          OSSL_PARAM_BLD_free);
@@ -147,15 +147,15 @@ bool verify_with_jwks(const std::string& jwt, const json::object& jwks) {
     OSSL_PARAM_BLD_push_BN(build.get(), OSSL_PKEY_PARAM_RSA_E, bn_e.get());
     std::unique_ptr<OSSL_PARAM, decltype(&OSSL_PARAM_free)> params(
       OSSL_PARAM_BLD_to_param(build.get()), OSSL_PARAM_free);
-    net::pkey_ctx_ptr ctx{EVP_PKEY_CTX_new_from_name(nullptr, "RSA", nullptr)};
+    net::base::pkey_ctx_ptr ctx{EVP_PKEY_CTX_new_from_name(nullptr, "RSA", nullptr)};
     EVP_PKEY* raw = nullptr;
     if (EVP_PKEY_fromdata_init(ctx.get()) != 1
         || EVP_PKEY_fromdata(ctx.get(), &raw, EVP_PKEY_PUBLIC_KEY, params.get()) != 1)
       return false;
-    net::pkey_ptr pub{raw};
-    auto sig = *net::base64url_decode(jwt.substr(dot2 + 1));
+    net::base::pkey_ptr pub{raw};
+    auto sig = *net::base::base64url_decode(jwt.substr(dot2 + 1));
     auto input = jwt.substr(0, dot2);
-    net::md_ctx_ptr md{EVP_MD_CTX_new()};
+    net::base::md_ctx_ptr md{EVP_MD_CTX_new()};
     return EVP_DigestVerifyInit(md.get(), nullptr, EVP_sha256(), nullptr, pub.get()) == 1
            && EVP_DigestVerify(md.get(), reinterpret_cast<const unsigned char*>(sig.data()),
                                sig.size(), reinterpret_cast<const unsigned char*>(input.data()),
@@ -195,9 +195,9 @@ TEST_CASE("xbox chain e2e: linking and a renewal give a GameServerToken for our 
   const auto& account = linking.state.account;
   CHECK(account.refresh_token.rfind("M.R3_BAY.", 0) == 0);
   CHECK(account.device_id.size() == 36);
-  auto device_key = net::private_key_from_der(account.device_key_der);
+  auto device_key = net::base::private_key_from_der(account.device_key_der);
   REQUIRE(device_key);
-  CHECK(net::key_curve(*device_key) == net::ec_curve::p256);
+  CHECK(net::base::key_curve(*device_key) == net::base::ec_curve::p256);
   REQUIRE(linking.state.msa_access);
 
   auto r = rig.renew(linking.state);
@@ -220,7 +220,7 @@ TEST_CASE("xbox chain e2e: linking and a renewal give a GameServerToken for our 
   const auto& claims = s.game_server->claims;
   CHECK(claims.alg == "RS256");
   CHECK(claims.kid == rig.fake.kid());
-  CHECK(claims.cpk == net::base64_encode(rig.spki));
+  CHECK(claims.cpk == net::base::base64_encode(rig.spki));
   CHECK(claims.iss == rig.fake.base_url() + "/");
   CHECK(claims.aud == "api://auth-minecraft-services/multiplayer");
   CHECK(claims.xname == "Fake Steve");
@@ -465,7 +465,7 @@ TEST_CASE("xbox chain e2e: an unreachable service is the operator's failure, nam
 TEST_CASE("xbox chain e2e: the fake refuses unsigned and tampered device requests",
           "[xbox][e2e]") {
   fake_xbox_process fake;
-  auto key = net::generate_ec_key(net::ec_curve::p256);
+  auto key = net::base::generate_ec_key(net::base::ec_curve::p256);
   REQUIRE(key);
   auto call = xb::device_token_call(fake.endpoints(), xb::make_device_id(), *xb::proof_key(*key));
   header_list headers;

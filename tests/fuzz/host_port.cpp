@@ -8,8 +8,9 @@
 
 #include "net/api/host_port.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net;
+using namespace netherscope::test;
 using netherscope::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

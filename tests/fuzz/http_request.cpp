@@ -25,12 +25,12 @@
 #include "net/http/router.hpp"
 #include "net/http/server_context.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
+#include "support/rooms.hpp"
 
 namespace {
 
 namespace http = boost::beast::http;
-using namespace netherscope;
-using namespace netherscope::net;
+using namespace netherscope::test;
 using netherscope::fuzz::require;
 
 /// A session stops reading ahead at its pipeline limit; a handful of requests is enough to

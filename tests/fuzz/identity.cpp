@@ -24,8 +24,9 @@
 #include "net/nethernet/identity.hpp"
 #include "net/nethernet/identity_check.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net;
+using namespace netherscope::test;
 using netherscope::fuzz::require;
 
 namespace {

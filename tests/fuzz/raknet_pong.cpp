@@ -10,8 +10,9 @@
 #include "net/raknet/status.hpp"
 #include "net/raknet/unconnected.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net::raknet;
+using namespace netherscope::test;
 using netherscope::fuzz::require;
 
 namespace {

@@ -8,8 +8,9 @@
 #include "net/nethernet/candidates.hpp"
 #include "net/nethernet/sdp_answer.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net;
+using namespace netherscope::test;
 using netherscope::fuzz::require;
 
 namespace {

@@ -13,13 +13,13 @@
 
 namespace netherscope::test {
 
-inline std::shared_ptr<net::http_client> loopback_client(boost::asio::io_context& ioc,
+inline std::shared_ptr<net::upstream::http_client> loopback_client(boost::asio::io_context& ioc,
                                                          unsigned offers_per_minute = 6) {
-  net::client_settings settings;
+  net::upstream::client_settings settings;
   settings.offers_per_minute = offers_per_minute;
-  settings.policy = net::address_policy{{*net::parse_cidr("127.0.0.0/8")}, {}};
+  settings.policy = net::upstream::address_policy{{*net::base::parse_cidr("127.0.0.0/8")}, {}};
   std::string error;
-  auto client = net::http_client::make(ioc, settings, error);
+  auto client = net::upstream::http_client::make(ioc, settings, error);
   INFO(error);
   REQUIRE(client);
   return client;

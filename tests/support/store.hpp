@@ -11,6 +11,7 @@
 #include "storage/open.hpp"
 #include "storage/record_txn.hpp"
 #include "storage/store.hpp"
+#include "support/rooms.hpp"
 
 namespace netherscope::test {
 

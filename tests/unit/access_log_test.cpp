@@ -8,8 +8,9 @@
 #include <vector>
 
 #include "net/http/access_log.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net;
+using namespace netherscope::test;
 
 TEST_CASE("access log: probes' routes are left out by default", "[access_log]") {
   for (auto route : {"/healthz", "/readyz", "/metrics"})

@@ -10,10 +10,10 @@
 
 #include <catch2/catch.hpp>
 
-using netherscope::net::address_policy;
-using netherscope::net::cidr;
-using netherscope::net::parse_cidr;
-using netherscope::net::policy_verdict;
+using netherscope::net::upstream::address_policy;
+using netherscope::net::base::cidr;
+using netherscope::net::base::parse_cidr;
+using netherscope::net::upstream::policy_verdict;
 
 namespace {
 
@@ -187,7 +187,7 @@ TEST_CASE("parse_cidr accepts well-formed networks", "[address_policy]") {
     INFO("input: " << text);
     const auto parsed = parse_cidr(text);
     REQUIRE(parsed.has_value());
-    CHECK(netherscope::net::to_string(*parsed) == canonical);
+    CHECK(netherscope::net::base::to_string(*parsed) == canonical);
   }
 }
 
@@ -252,7 +252,7 @@ TEST_CASE("to_string output parses back to the same network", "[address_policy]"
                                  "fc00::/7", "64:ff9b::/96", "[2001:db8::]/32", "3fff::/20"}) {
     INFO("input: " << text);
     const auto once = net(text);
-    const auto again = parse_cidr(netherscope::net::to_string(once));
+    const auto again = parse_cidr(netherscope::net::base::to_string(once));
     REQUIRE(again.has_value());
     CHECK(again->network == once.network);
     CHECK(again->prefix == once.prefix);
@@ -260,7 +260,7 @@ TEST_CASE("to_string output parses back to the same network", "[address_policy]"
 }
 
 TEST_CASE("contains matches the prefix bit by bit", "[address_policy]") {
-  using netherscope::net::contains;
+  using netherscope::net::base::contains;
   CHECK(contains(net("10.0.0.0/8"), ip("10.255.255.255")));
   CHECK_FALSE(contains(net("10.0.0.0/8"), ip("11.0.0.0")));
   CHECK(contains(net("172.16.0.0/12"), ip("172.31.255.255")));
@@ -279,7 +279,7 @@ TEST_CASE("contains matches the prefix bit by bit", "[address_policy]") {
 }
 
 TEST_CASE("contains never matches across address families", "[address_policy]") {
-  using netherscope::net::contains;
+  using netherscope::net::base::contains;
   CHECK_FALSE(contains(net("0.0.0.0/0"), ip("::ffff:10.0.0.1")));
   CHECK_FALSE(contains(net("0.0.0.0/0"), ip("::1")));
   CHECK_FALSE(contains(net("::/0"), ip("10.0.0.1")));
@@ -491,14 +491,14 @@ TEST_CASE("the policy and classify_address read every row alike", "[address_poli
   // The policy refuses exactly the addresses whose scope is not public, in the row's words;
   // checked at both ends of every row, whichever row those ends fall in.
   const address_policy policy;
-  for (const auto& row : netherscope::net::special_ranges()) {
-    INFO("row " << netherscope::net::to_string(row.net));
+  for (const auto& row : netherscope::net::base::special_ranges()) {
+    INFO("row " << netherscope::net::base::to_string(row.net));
     for (const auto& addr : {row.net.network, last_of(row.net)}) {
       INFO("address " << addr.to_string());
-      const auto& found = netherscope::net::find_special_range(addr);
-      CHECK(netherscope::net::classify_address(addr.to_string()).scope == found.scope);
+      const auto& found = netherscope::net::base::find_special_range(addr);
+      CHECK(netherscope::net::base::classify_address(addr.to_string()).scope == found.scope);
       const auto verdict = policy.check(addr);
-      const bool is_public = found.scope == netherscope::net::address_scope::public_address;
+      const bool is_public = found.scope == netherscope::net::base::address_scope::public_address;
       CHECK(verdict.allowed == is_public);
       if (!is_public)
         CHECK(verdict.reason == addr.to_string() + " is " + found.reason);

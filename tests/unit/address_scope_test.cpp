@@ -10,9 +10,9 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/system/error_code.hpp>
 
-using netherscope::net::address_scope;
-using netherscope::net::classify_address;
-using netherscope::net::ip_family;
+using netherscope::net::base::address_scope;
+using netherscope::net::base::classify_address;
+using netherscope::net::base::ip_family;
 
 namespace {
 
@@ -89,8 +89,8 @@ TEST_CASE("names: mDNS .local and others", "[address_scope]") {
 namespace {
 
 using boost::asio::ip::address;
-using netherscope::net::find_special_range;
-using netherscope::net::special_ranges;
+using netherscope::net::base::find_special_range;
+using netherscope::net::base::special_ranges;
 
 /// Parses an address literal written in a test; a typo fails the test instead of throwing.
 address ip(const std::string& text) {

@@ -7,9 +7,9 @@
 #include "net/report/replies.hpp"
 #include "net/api/api_json.hpp"
 #include "net/report/bodies.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
-using namespace netherscope::net;
+using namespace netherscope::test;
 
 TEST_CASE("info: a JSON object body becomes info", "[api_json]") {
   auto body = boost::json::parse(render_info(200, true, R"({"name":"x","players":2})"));
@@ -95,14 +95,14 @@ TEST_CASE("quoted bodies stay valid UTF-8 and within 2 KiB", "[api_json]") {
 }
 
 TEST_CASE("info replies: 2xx is success, other statuses are upstream_status", "[api_json]") {
-  net::fetch_result fetched;
+  net::upstream::fetch_result fetched;
   fetched.status = 204;
   fetched.tls = false;
   auto reply = make_info_reply(std::move(fetched));
   CHECK(reply.error.ok());
   CHECK(boost::json::parse(reply.body).at("status") == 204);
 
-  net::fetch_result redirect;
+  net::upstream::fetch_result redirect;
   redirect.status = 302;
   redirect.body = "moved";
   reply = make_info_reply(std::move(redirect));
@@ -110,7 +110,7 @@ TEST_CASE("info replies: 2xx is success, other statuses are upstream_status", "[
   CHECK(reply.error.http_status == 302);
   CHECK(reply.error.body == "moved");
 
-  net::fetch_result failed;
+  net::upstream::fetch_result failed;
   failed.error = make_failure(error_code::upstream_timeout, "slow");
   reply = make_info_reply(std::move(failed));
   CHECK(reply.error.code == error_code::upstream_timeout);

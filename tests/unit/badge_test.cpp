@@ -8,10 +8,11 @@
 #include "net/http/badge.hpp"
 #include "net/http/router.hpp"
 #include "support/xml_check.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
-using namespace netherscope::net;
+using namespace netherscope::test;
 using netherscope::test::parse_svg;
+namespace http = boost::beast::http;
 
 namespace {
 

@@ -1,13 +1,14 @@
 // Tests for net/nethernet/candidates: each candidate's usability, and the warnings an answer's
 // candidates earn as a whole, each in the situation owners meet it.
 #include "net/nethernet/candidates.hpp"
+#include "support/rooms.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <string>
 #include <vector>
 
-using namespace netherscope::net;
+using namespace netherscope::test;
 
 namespace {
 

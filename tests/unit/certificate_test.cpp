@@ -11,9 +11,9 @@
 #include "net/base/text.hpp"
 #include "net/report/certificate.hpp"
 #include "net/upstream/http_client_certificate.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
-using namespace netherscope::net;
+using namespace netherscope::test;
 
 namespace {
 

@@ -18,9 +18,9 @@
 #include "net/http/chart.hpp"
 #include "support/history_rows.hpp"
 #include "support/xml_check.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net;
-using namespace netherscope::net::api;
+using namespace netherscope::test;
 using netherscope::test::check_row;
 using netherscope::net::http::band_cells;
 using netherscope::net::http::chart_summary;
@@ -111,13 +111,13 @@ void check_safe_and_legible(const std::string& svg) {
   CHECK(svg.find("url(") == std::string::npos);
   CHECK(svg.find("@import") == std::string::npos);
   CHECK(svg.find("<script") == std::string::npos);
-  CHECK(svg.size() <= http::chart_max_bytes);
+  CHECK(svg.size() <= net::http::chart_max_bytes);
   std::size_t texts = 0;
   each_element(read_svg(svg), [&](const std::string& name, const pt::ptree& node) {
     if (name != "text")
       return;
     ++texts;
-    CHECK(std::stoi(attribute(node, "font-size")) >= static_cast<int>(http::chart_min_font_px));
+    CHECK(std::stoi(attribute(node, "font-size")) >= static_cast<int>(net::http::chart_min_font_px));
   });
   CHECK(texts >= 3);
 }

@@ -1,8 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include "net/http/client_request.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net;
+using namespace netherscope::test;
 using boost::asio::ip::make_address;
 
 namespace {

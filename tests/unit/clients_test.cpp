@@ -8,9 +8,9 @@
 #include <boost/json.hpp>
 
 #include "net/report/clients.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
-using namespace netherscope::net;
+using namespace netherscope::test;
 namespace json = boost::json;
 
 namespace {

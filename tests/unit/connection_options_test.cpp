@@ -4,8 +4,9 @@
 #include <vector>
 
 #include "app/options.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
+using namespace netherscope::test;
 
 namespace {
 

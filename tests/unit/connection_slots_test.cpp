@@ -7,8 +7,9 @@
 
 #include "net/http/connection_slots.hpp"
 #include "net/http/server_context.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net;
+using namespace netherscope::test;
 using boost::asio::ip::make_address;
 
 namespace {

@@ -10,8 +10,9 @@
 #include <openssl/evp.h>
 
 #include "net/base/crypto.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net;
+using namespace netherscope::test;
 
 namespace {
 

@@ -13,9 +13,9 @@
 #include "net/upstream/dns.hpp"
 #include "support/dns_server.hpp"
 #include "support/http.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
-using namespace netherscope::net;
+using namespace netherscope::test;
 using namespace std::chrono_literals;
 namespace asio = boost::asio;
 
@@ -34,7 +34,7 @@ dns_settings quick_settings() {
 class rig {
 public:
   explicit rig(dns_settings settings = quick_settings()) {
-    settings.servers = {dns_server{asio::ip::make_address("127.0.0.1"), server.port()}};
+    settings.servers = {net::upstream::dns_server{asio::ip::make_address("127.0.0.1"), server.port()}};
     std::string error;
     resolver = dns_resolver::make(ioc, settings, error);
     INFO(error);

@@ -10,9 +10,10 @@
 #include "net/nethernet/sdp_answer.hpp"
 #include "net/report/raknet_status.hpp"
 #include "net/report/verdict.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
-using namespace netherscope::net;
+using namespace netherscope::test;
+namespace http = boost::beast::http;
 
 namespace {
 

@@ -1,8 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include "net/http/framing.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net;
+using namespace netherscope::test;
 namespace http = boost::beast::http;
 
 namespace {

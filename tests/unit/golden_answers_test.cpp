@@ -15,8 +15,9 @@
 #include <boost/json.hpp>
 
 #include "net/report/replies.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
+using namespace netherscope::test;
 namespace json = boost::json;
 
 namespace {
@@ -78,11 +79,11 @@ TEST_CASE("golden: recorded answers render as reviewed", "[golden][replies]") {
   }));
   INFO("fixture " << c.stem);
   const std::string base = std::string{FIXTURES_DIR} + "/" + c.stem;
-  net::fetch_result fetched;
+  net::upstream::fetch_result fetched;
   fetched.status = 200;
   fetched.body = read_file(base + ".sdp");
   REQUIRE_FALSE(fetched.body.empty());
-  net::offer_context context;
+  net::report::offer_context context;
   context.network_id = "1";
   context.signalling_port = 19132;
   context.now_unix = c.now_unix;

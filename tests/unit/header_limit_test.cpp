@@ -4,9 +4,9 @@
 #include <string>
 
 #include "net/http/framing.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
-using namespace netherscope::net;
+using namespace netherscope::test;
 namespace http = boost::beast::http;
 
 namespace {

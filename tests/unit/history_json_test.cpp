@@ -7,8 +7,9 @@
 #include "net/api/history_slice.hpp"
 
 #include "support/history_rows.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net::api;
+using namespace netherscope::test;
 using netherscope::test::check_row;
 namespace json = boost::json;
 

@@ -7,8 +7,9 @@
 #include "net/api/history_hours.hpp"
 #include "net/api/history_retention.hpp"
 #include "net/api/history_row.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net::api;
+using namespace netherscope::test;
 
 TEST_CASE("retention: the budget follows the period", "[history]") {
   auto at_60 = budget_for(60);

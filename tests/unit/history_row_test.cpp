@@ -8,8 +8,9 @@
 
 #include "net/api/history_row.hpp"
 #include "net/api/verdict_codes.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net::api;
+using namespace netherscope::test;
 
 namespace {
 

@@ -3,8 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include "actors/hit_board.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
+using namespace netherscope::test;
 using namespace std::chrono_literals;
 
 namespace {

@@ -1,9 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include "net/api/host_port.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
-using namespace netherscope::net;
+using namespace netherscope::test;
 
 namespace {
 

@@ -13,8 +13,9 @@
 #include "net/api/api_json.hpp"
 #include "net/report/bodies.hpp"
 #include "net/report/replies.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
+using namespace netherscope::test;
 namespace json = boost::json;
 
 namespace {
@@ -48,15 +49,15 @@ std::string control_answer(std::size_t size, const std::string& lines_before = {
   return head + control_bytes(size - head.size() - 2) + "\r\n";
 }
 
-net::fetch_result answered(std::uint16_t status, std::string body) {
-  net::fetch_result r;
+net::upstream::fetch_result answered(std::uint16_t status, std::string body) {
+  net::upstream::fetch_result r;
   r.status = status;
   r.body = std::move(body);
   return r;
 }
 
-net::offer_context context() {
-  net::offer_context c;
+net::report::offer_context context() {
+  net::report::offer_context c;
   c.network_id = "1";
   c.signalling_port = 19132;
   c.now_unix = 1795444130;
@@ -66,13 +67,13 @@ net::offer_context context() {
 /// The JSON the API answers with for an offer: the body, or the error's.
 std::string offer_json(std::uint16_t status, std::string body) {
   auto reply = make_offer_reply(answered(status, std::move(body)), context());
-  return reply.error.ok() ? reply.body : net::render_error(reply.error);
+  return reply.error.ok() ? reply.body : net::api::render_error(reply.error);
 }
 
 /// The same for info.
 std::string info_json(std::uint16_t status, std::string body) {
   auto reply = make_info_reply(answered(status, std::move(body)));
-  return reply.error.ok() ? reply.body : net::render_error(reply.error);
+  return reply.error.ok() ? reply.body : net::api::render_error(reply.error);
 }
 
 /// Whether text is one JSON value in valid UTF-8. Boost.JSON's parser refuses every form of
@@ -95,7 +96,7 @@ TEST_CASE("hostile: the judge, Boost.JSON's parser, refuses every form of invali
                           "\xE2\x82", "\xF0\x9F\x98"}) {
     INFO("bytes " << bad.size());
     CHECK_FALSE(valid_json("[\"" + bad + "\"]"));
-    CHECK(valid_json("[\"" + net::valid_utf8(bad) + "\"]"));
+    CHECK(valid_json("[\"" + net::api::valid_utf8(bad) + "\"]"));
   }
   CHECK(valid_json("[\"\xF4\x8F\xBF\xBF\xED\x9F\xBF\"]"));
 }
@@ -105,23 +106,23 @@ TEST_CASE("hostile: fit_for_json bounds the JSON form, escapes counted", "[hosti
     return json::serialize(json::value(text)).size() - 2;
   };
   // Control bytes are six bytes each in JSON: 100 bytes of JSON hold 16 of them.
-  auto controls = net::fit_for_json(control_bytes(1000), 100);
+  auto controls = net::api::fit_for_json(control_bytes(1000), 100);
   CHECK(controls.text.size() == 16);
   CHECK(controls.truncated);
   CHECK(json_size(controls.text) == 96);
   // Quotes and backslashes are two.
-  auto quotes = net::fit_for_json(std::string(1000, '"'), 100);
+  auto quotes = net::api::fit_for_json(std::string(1000, '"'), 100);
   CHECK(quotes.text.size() == 50);
   CHECK(json_size(quotes.text) == 100);
   // Text that fits is whole and not truncated; the limit is inclusive.
-  auto exact = net::fit_for_json(std::string(100, 'a'), 100);
+  auto exact = net::api::fit_for_json(std::string(100, 'a'), 100);
   CHECK(exact.text.size() == 100);
   CHECK_FALSE(exact.truncated);
   // A character is never split, and a replaced byte counts as its U+FFFD.
-  auto euro = net::fit_for_json("ab\xE2\x82\xAC", 4);
+  auto euro = net::api::fit_for_json("ab\xE2\x82\xAC", 4);
   CHECK(euro.text == "ab");
   CHECK(euro.truncated);
-  CHECK(net::fit_for_json("\xFF\xFF", 5).text == "\xEF\xBF\xBD");
+  CHECK(net::api::fit_for_json("\xFF\xFF", 5).text == "\xEF\xBF\xBD");
 
   // Whatever the bytes, the bound holds and the result is valid JSON.
   std::mt19937 random{13};
@@ -131,7 +132,7 @@ TEST_CASE("hostile: fit_for_json bounds the JSON form, escapes counted", "[hosti
     for (auto& c : text)
       c = static_cast<char>(byte(random));
     auto limit = static_cast<std::size_t>(byte(random));
-    auto fitted = net::fit_for_json(text, limit);
+    auto fitted = net::api::fit_for_json(text, limit);
     INFO("round " << round);
     CHECK(json_size(fitted.text) <= limit);
     CHECK(valid_json("[" + json::serialize(json::value(fitted.text)) + "]"));
@@ -150,12 +151,12 @@ TEST_CASE("hostile: an answer of 1 MiB of control bytes gives a reply under 4x t
   auto text = offer_json(200, sdp);
   INFO("reply of " << text.size() << " bytes");
   // Before the cap, this reply was about 6 MB: each byte escaped to \u00XX.
-  CHECK(text.size() < 4 * net::answer_json_limit);
+  CHECK(text.size() < 4 * net::report::answer_json_limit);
   REQUIRE(valid_json(text));
   auto body = json::parse(text).as_object();
   CHECK(body.at("ok") == true);
   CHECK(body.at("answerTruncated") == true);
-  CHECK(json::serialize(body.at("answer")).size() - 2 <= net::answer_json_limit);
+  CHECK(json::serialize(body.at("answer")).size() - 2 <= net::report::answer_json_limit);
   // The answer shown is the answer's start, whole characters only.
   const auto& shown = body.at("answer").as_string();
   CHECK(std::string_view{sdp}.substr(0, shown.size()) == std::string_view{shown});
@@ -188,14 +189,14 @@ TEST_CASE("hostile: the fattest candidates the parser keeps give a reply under 4
   REQUIRE(sdp.size() < answer_body_limit);
   auto text = offer_json(200, sdp);
   INFO("reply of " << text.size() << " bytes");
-  CHECK(text.size() < 4 * net::answer_json_limit);
+  CHECK(text.size() < 4 * net::report::answer_json_limit);
   REQUIRE(valid_json(text));
   auto body = json::parse(text).as_object();
   CHECK(body.at("candidatesTruncated") == true);
   auto& shown = body.at("candidates").as_array();
   CHECK_FALSE(shown.empty());
   CHECK(shown.size() < 256);
-  CHECK(json::serialize(shown).size() <= net::candidates_json_limit + 2);
+  CHECK(json::serialize(shown).size() <= net::report::candidates_json_limit + 2);
   // The first candidates are the ones shown, in order.
   CHECK(shown[0].at("port") == 19132);
   CHECK(body.at("exhausted") == false);
@@ -219,7 +220,7 @@ TEST_CASE("hostile: every echo at its worst at once still gives a reply under 4x
   }
   auto text = offer_json(200, answer_then(lines));
   INFO("reply of " << text.size() << " bytes");
-  CHECK(text.size() < 4 * net::answer_json_limit);
+  CHECK(text.size() < 4 * net::report::answer_json_limit);
   REQUIRE(valid_json(text));
   auto body = json::parse(text).as_object();
   CHECK(body.at("answerTruncated") == true);
@@ -249,13 +250,13 @@ TEST_CASE("hostile: the truncation flags are in the OpenAPI document", "[hostile
 TEST_CASE("hostile: a 1 MiB error body of control bytes is quoted within the cap", "[hostile]") {
   auto check_error = [](const std::string& text, int status) {
     INFO("reply of " << text.size() << " bytes");
-    CHECK(text.size() < 4 * net::quoted_body_limit);
+    CHECK(text.size() < 4 * net::api::quoted_body_limit);
     REQUIRE(valid_json(text));
     auto body = json::parse(text).as_object();
     CHECK(body.at("code") == "upstream_status");
     CHECK(body.at("error").at("httpStatus") == status);
     CHECK(body.at("error").at("bodyTruncated") == true);
-    CHECK(json::serialize(body.at("error").at("body")).size() - 2 <= net::quoted_body_limit);
+    CHECK(json::serialize(body.at("error").at("body")).size() - 2 <= net::api::quoted_body_limit);
   };
   SECTION("offer") {
     check_error(offer_json(400, control_bytes(answer_body_limit)), 400);
@@ -265,7 +266,7 @@ TEST_CASE("hostile: a 1 MiB error body of control bytes is quoted within the cap
   }
   SECTION("the failure carries only what can be quoted") {
     auto reply = make_offer_reply(answered(400, control_bytes(answer_body_limit)), context());
-    CHECK(reply.error.body.size() == net::quoted_body_limit + 1);
+    CHECK(reply.error.body.size() == net::api::quoted_body_limit + 1);
   }
   SECTION("a short body is whole, with no flag") {
     auto body = json::parse(offer_json(400, "busy")).as_object();
@@ -322,7 +323,7 @@ TEST_CASE("hostile: error messages that echo a host or a path stay valid UTF-8",
   // no route has. Those bytes come percent-decoded or raw off the wire.
   for (auto message : {std::string{"host '\xFF\xFE' is not a valid DNS name"},
                        std::string{"no route /\xC0\xAF\xED\xA0\x80"}}) {
-    auto text = net::render_error(make_failure(error_code::invalid_input, message));
+    auto text = net::api::render_error(make_failure(error_code::invalid_input, message));
     CHECK(valid_json(text));
   }
 }

@@ -7,13 +7,14 @@
 #include "net/nethernet/identity.hpp"
 #include "support/process.hpp"
 #include "support/store.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
+using namespace netherscope::test;
 
 namespace {
 
 std::string public_der(const EVP_PKEY& key) {
-  auto der = net::public_key_der(key);
+  auto der = net::base::public_key_der(key);
   REQUIRE(der);
   return *der;
 }
@@ -76,17 +77,17 @@ TEST_CASE("identity store: a damaged record is an error, never replaced", "[stor
 }
 
 TEST_CASE("identity store: record encoding round trip and truncation", "[storage]") {
-  net::identity_blob blob{"key", std::string("cert\0der", 8), "identity"};
-  auto record = net::encode_identity(blob);
-  auto back = net::decode_identity(record);
+  net::nethernet::identity_blob blob{"key", std::string("cert\0der", 8), "identity"};
+  auto record = net::nethernet::encode_identity(blob);
+  auto back = net::nethernet::decode_identity(record);
   REQUIRE(back);
   CHECK(back->dtls_key_der == "key");
   CHECK(back->dtls_cert_der == std::string("cert\0der", 8));
   CHECK(back->identity_key_der == "identity");
   for (std::size_t n = 0; n < record.size(); ++n)
-    CHECK_FALSE(net::decode_identity(record.substr(0, n)));
-  CHECK_FALSE(net::decode_identity(record + "x"));
+    CHECK_FALSE(net::nethernet::decode_identity(record.substr(0, n)));
+  CHECK_FALSE(net::nethernet::decode_identity(record + "x"));
   auto wrong_version = record;
   wrong_version[0] = 2;
-  CHECK_FALSE(net::decode_identity(wrong_version));
+  CHECK_FALSE(net::nethernet::decode_identity(wrong_version));
 }

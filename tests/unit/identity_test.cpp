@@ -23,9 +23,10 @@
 #include "net/nethernet/identity.hpp"
 #include "net/nethernet/identity_check.hpp"
 #include "net/nethernet/sdp_offer.hpp"
+#include "support/rooms.hpp"
 
 namespace json = boost::json;
-using namespace netherscope::net;
+using namespace netherscope::test;
 
 namespace {
 

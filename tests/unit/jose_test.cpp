@@ -16,9 +16,10 @@
 
 #include "net/base/crypto.hpp"
 #include "net/base/jose.hpp"
+#include "support/rooms.hpp"
 
 namespace json = boost::json;
-using namespace netherscope::net;
+using namespace netherscope::test;
 
 namespace {
 

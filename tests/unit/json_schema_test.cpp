@@ -5,6 +5,7 @@
 
 #include "app/service.hpp"
 #include "support/json_schema.hpp"
+#include "support/rooms.hpp"
 
 using namespace netherscope::test;
 namespace json = boost::json;
@@ -12,7 +13,7 @@ namespace json = boost::json;
 namespace {
 
 std::size_t problems(const char* schema_name, const char* body) {
-  auto doc = json::parse(netherscope::openapi_document);
+  auto doc = json::parse(netherscope::app::openapi_document);
   json::value schema = {{"$ref", std::string{"#/components/schemas/"} + schema_name}};
   return schema_violations(doc, schema, json::parse(body)).size();
 }

@@ -9,8 +9,9 @@
 #include "net/nethernet/identity_check.hpp"
 #include "net/nethernet/sdp_offer.hpp"
 #include "net/report/key_memory.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net;
+using namespace netherscope::test;
 
 namespace {
 

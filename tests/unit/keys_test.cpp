@@ -15,8 +15,9 @@
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
 #include "support/store.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
+using namespace netherscope::test;
 
 namespace {
 
@@ -144,7 +145,7 @@ struct keys_fixture {
   }
 
   bool key_works(const std::string& key) {
-    return ask(account_atom::value, net::hash_api_key(key)).error.ok();
+    return ask(account_atom::value, net::api::hash_api_key(key)).error.ok();
   }
 };
 
@@ -240,11 +241,11 @@ TEST_CASE("keys: new keys are limited per account and hour", "[keys]") {
   REQUIRE_FALSE(key.empty());
   // The first key of a new account is not a rotation; five more are allowed this hour.
   for (int i = 0; i < 5; ++i) {
-    auto rotated = f.ask(rotate_atom::value, net::hash_api_key(key));
+    auto rotated = f.ask(rotate_atom::value, net::api::hash_api_key(key));
     REQUIRE(rotated.error.ok());
     key = rotated.new_key;
   }
-  auto refused = f.ask(rotate_atom::value, net::hash_api_key(key));
+  auto refused = f.ask(rotate_atom::value, net::api::hash_api_key(key));
   CHECK(refused.error.code == error_code::rotation_limited);
   CHECK(refused.error.retry_after == 3600);
   CHECK(refused.new_key.empty());
@@ -252,13 +253,13 @@ TEST_CASE("keys: new keys are limited per account and hour", "[keys]") {
   CHECK(f.key_works(key));
   // Other accounts have their own.
   auto mona = f.sign_in(7, "mona").new_key;
-  CHECK(f.ask(rotate_atom::value, net::hash_api_key(mona)).error.ok());
+  CHECK(f.ask(rotate_atom::value, net::api::hash_api_key(mona)).error.ok());
   f.clock->store(nov_22 + 1800);
-  auto later = f.ask(rotate_atom::value, net::hash_api_key(key));
+  auto later = f.ask(rotate_atom::value, net::api::hash_api_key(key));
   CHECK(later.error.code == error_code::rotation_limited);
   CHECK(later.error.retry_after == 1800);
   f.clock->store(nov_22 + 3600);
-  CHECK(f.ask(rotate_atom::value, net::hash_api_key(key)).error.ok());
+  CHECK(f.ask(rotate_atom::value, net::api::hash_api_key(key)).error.ok());
 }
 
 TEST_CASE("keys: a key or session committed before the usage read failed is still shown",
@@ -272,15 +273,15 @@ TEST_CASE("keys: a key or session committed before the usage read failed is stil
   CHECK(first.session.size() == 43);
   CHECK_FALSE(first.usage_known);
   // A rotation: the old key is revoked by the same commit that made the new one.
-  auto rotated = f.ask(rotate_atom::value, net::hash_api_key(first.new_key));
+  auto rotated = f.ask(rotate_atom::value, net::api::hash_api_key(first.new_key));
   REQUIRE(rotated.error.ok());
   CHECK(rotated.new_key.rfind("nsk_", 0) == 0);
   CHECK_FALSE(rotated.usage_known);
   // A plain look-up changed nothing, so it fails as the store did.
-  CHECK(f.ask(account_atom::value, net::hash_api_key(rotated.new_key)).error.code
+  CHECK(f.ask(account_atom::value, net::api::hash_api_key(rotated.new_key)).error.code
         == error_code::unavailable);
   f.switchable->fail_reads = false;
-  auto view = f.ask(account_atom::value, net::hash_api_key(rotated.new_key));
+  auto view = f.ask(account_atom::value, net::api::hash_api_key(rotated.new_key));
   REQUIRE(view.error.ok());
   CHECK(view.usage_known);
   CHECK_FALSE(f.key_works(first.new_key));
@@ -294,7 +295,7 @@ TEST_CASE("keys: rotating in a loop leaves the store bounded", "[keys]") {
   std::size_t records_after_warmup = 0;
   std::uintmax_t file_after_warmup = 0;
   for (int i = 0; i < 600; ++i) {
-    auto rotated = f.ask(rotate_atom::value, net::hash_api_key(key));
+    auto rotated = f.ask(rotate_atom::value, net::api::hash_api_key(key));
     REQUIRE(rotated.error.ok());
     key = rotated.new_key;
     keys.push_back(key);
@@ -312,8 +313,8 @@ TEST_CASE("keys: rotating in a loop leaves the store bounded", "[keys]") {
   // pages (of 4 KiB) of slack (the free list itself takes some).
   CHECK(f.file_size() <= file_after_warmup + 8 * 4096);
   // The newest revoked keys still say "revoked"; older ones are unknown now.
-  auto found = f.store->find_keys({net::hash_api_key(keys[keys.size() - 2]),
-                                   net::hash_api_key(keys.front())});
+  auto found = f.store->find_keys({net::api::hash_api_key(keys[keys.size() - 2]),
+                                   net::api::hash_api_key(keys.front())});
   REQUIRE(found);
   auto& recent = (*found)[0];
   REQUIRE(recent);
@@ -341,7 +342,7 @@ TEST_CASE("keys: pruning deletes what expired and keeps what lives", "[keys]") {
   auto in = f.sign_in();
   auto key = in.new_key;
   for (int i = 0; i < 3; ++i)
-    key = f.ask(rotate_atom::value, net::hash_api_key(key)).new_key;
+    key = f.ask(rotate_atom::value, net::api::hash_api_key(key)).new_key;
   REQUIRE(f.claim(std::string(24, 'a'), nov_22 + 600).ok());
   REQUIRE(f.claim(std::string(24, 'b'), nov_22 + 7200).ok());
   CHECK(f.count(storage::record_table::auth, "o|") == 2);

@@ -5,8 +5,9 @@
 #include <chrono>
 
 #include "net/base/log.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
+using namespace netherscope::test;
 
 TEST_CASE("log sampler: one line per period, and the next one counts what was held back",
           "[log]") {

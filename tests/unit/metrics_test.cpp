@@ -7,8 +7,9 @@
 
 #include "net/api/telemetry.hpp"
 #include "net/http/metrics.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
+using namespace netherscope::test;
 using namespace std::chrono_literals;
 
 namespace {
@@ -20,14 +21,14 @@ bool has_line(const std::string& text, const std::string& line) {
 } // namespace
 
 TEST_CASE("metrics: the latency histogram is cumulative, in seconds, per route", "[metrics]") {
-  net::request_counters requests;
+  net::http::request_counters requests;
   requests.count("/api/info", 200, 200us);
   requests.count("/api/info", 200, 3ms);
   requests.count("/api/info", 502, 30s);
   requests.count("/nowhere", 404, 1ms);
-  net::metrics_snapshot m;
+  net::http::metrics_snapshot m;
   m.requests = &requests;
-  auto text = net::render_metrics(m);
+  auto text = net::http::render_metrics(m);
   const std::string info = "netherscope_http_request_duration_seconds_bucket{route=\"/api/info\",";
   CHECK(has_line(text, "# TYPE netherscope_http_request_duration_seconds histogram"));
   CHECK(has_line(text, info + "le=\"0.000500\"} 1"));
@@ -70,9 +71,9 @@ TEST_CASE("metrics: telemetry families, and redis_up only with a Redis store", "
   t.count_store(store_backend::lmdb, true);
   for (int i = 0; i < 3; ++i)
     t.count_reserved_call();
-  net::metrics_snapshot m;
+  net::http::metrics_snapshot m;
   m.counters = &t;
-  auto text = net::render_metrics(m);
+  auto text = net::http::render_metrics(m);
   CHECK(has_line(text, "netherscope_upstream_requests_total{call=\"offer\",outcome=\"timeout\"} 1"));
   CHECK(has_line(text, "netherscope_upstream_requests_total{call=\"info\",outcome=\"timeout\"} 0"));
   CHECK(has_line(text, "netherscope_offer_cache_requests_total{result=\"hit\"} 1"));
@@ -85,7 +86,7 @@ TEST_CASE("metrics: telemetry families, and redis_up only with a Redis store", "
   // An LMDB service has no Redis to be up or down: the gauge is absent, not 0.
   CHECK(text.find("netherscope_redis_up") == std::string::npos);
   t.set_redis_up(false);
-  CHECK(has_line(net::render_metrics(m), "netherscope_redis_up 0"));
+  CHECK(has_line(net::http::render_metrics(m), "netherscope_redis_up 0"));
   t.set_redis_up(true);
-  CHECK(has_line(net::render_metrics(m), "netherscope_redis_up 1"));
+  CHECK(has_line(net::http::render_metrics(m), "netherscope_redis_up 1"));
 }

@@ -5,9 +5,9 @@
 
 #include "net/base/crypto.hpp"
 #include "net/upstream/oauth.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
-using namespace netherscope::net;
+using namespace netherscope::test;
 
 namespace {
 

@@ -12,8 +12,9 @@
 #include "actors/offer_cache.hpp"
 #include "net/api/api_json.hpp"
 #include "net/base/text.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
+using namespace netherscope::test;
 using namespace std::chrono_literals;
 
 namespace {
@@ -45,17 +46,17 @@ const std::string offer_body
 // -- the fields the cache adds ------------------------------------------------
 
 TEST_CASE("cache fields: RFC 3339 UTC timestamps with second precision", "[offer_cache]") {
-  CHECK(net::rfc3339_utc(0) == "1970-01-01T00:00:00Z");
-  CHECK(net::rfc3339_utc(nov_22_noon) == "2026-11-22T12:00:00Z");
-  CHECK(net::rfc3339_utc(nov_22_noon + 3600 * 26 + 65) == "2026-11-23T14:01:05Z");
+  CHECK(net::base::rfc3339_utc(0) == "1970-01-01T00:00:00Z");
+  CHECK(net::base::rfc3339_utc(nov_22_noon) == "2026-11-22T12:00:00Z");
+  CHECK(net::base::rfc3339_utc(nov_22_noon + 3600 * 26 + 65) == "2026-11-23T14:01:05Z");
   // The last second of a leap-year February, and of a year.
-  CHECK(net::rfc3339_utc(1835481599) == "2028-02-29T23:59:59Z");
-  CHECK(net::rfc3339_utc(1798761599) == "2026-12-31T23:59:59Z");
+  CHECK(net::base::rfc3339_utc(1835481599) == "2028-02-29T23:59:59Z");
+  CHECK(net::base::rfc3339_utc(1798761599) == "2026-12-31T23:59:59Z");
 }
 
 TEST_CASE("cache fields: fresh replies get retrievedAt only, cached ones expiresAt too",
           "[offer_cache]") {
-  auto fresh = parsed(net::with_cache_fields(offer_body, {false, false, nov_22_noon, 0}));
+  auto fresh = parsed(net::api::with_cache_fields(offer_body, {false, false, nov_22_noon, 0}));
   CHECK(fresh.at("retrievedAt") == "2026-11-22T12:00:00Z");
   CHECK_FALSE(fresh.contains("expiresAt"));
   CHECK_FALSE(fresh.contains("cached"));
@@ -65,20 +66,20 @@ TEST_CASE("cache fields: fresh replies get retrievedAt only, cached ones expires
   CHECK(fresh == parsed(offer_body));
 
   auto expires = nov_22_noon + 120;
-  auto hit = parsed(net::with_cache_fields(offer_body, {true, false, nov_22_noon, expires}));
+  auto hit = parsed(net::api::with_cache_fields(offer_body, {true, false, nov_22_noon, expires}));
   CHECK(hit.at("cached") == true);
   CHECK_FALSE(hit.contains("stale"));
   CHECK(hit.at("retrievedAt") == "2026-11-22T12:00:00Z");
   CHECK(hit.at("expiresAt") == "2026-11-22T12:02:00Z");
 
-  auto stale = parsed(net::with_cache_fields(offer_body, {true, true, nov_22_noon, expires}));
+  auto stale = parsed(net::api::with_cache_fields(offer_body, {true, true, nov_22_noon, expires}));
   CHECK(stale.at("cached") == true);
   CHECK(stale.at("stale") == true);
   CHECK(stale.at("expiresAt") == "2026-11-22T12:02:00Z");
 
   // Not an object body: nothing to splice into, so nothing is added.
-  CHECK(net::with_cache_fields("not json", {true, true, 0, 0}) == "not json");
-  CHECK(net::with_cache_fields("", {true, true, 0, 0}).empty());
+  CHECK(net::api::with_cache_fields("not json", {true, true, 0, 0}) == "not json");
+  CHECK(net::api::with_cache_fields("", {true, true, 0, 0}).empty());
 }
 
 // -- bookkeeping ----------------------------------------------------------------

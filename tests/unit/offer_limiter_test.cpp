@@ -1,8 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include "net/upstream/offer_limiter.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net;
+using namespace netherscope::test;
 using namespace std::chrono_literals;
 
 TEST_CASE("offer limiter: N per minute per server then a wait", "[offer_limiter]") {

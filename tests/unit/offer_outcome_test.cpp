@@ -8,8 +8,9 @@
 
 #include "net/api/offer_outcome.hpp"
 #include "net/api/telemetry.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
+using namespace netherscope::test;
 
 namespace {
 

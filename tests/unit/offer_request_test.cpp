@@ -4,9 +4,9 @@
 
 #include "net/api/api_json.hpp"
 #include "net/api/offer_request.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
-using namespace netherscope::net;
+using namespace netherscope::test;
 
 namespace {
 

@@ -11,8 +11,9 @@
 #include "app/service.hpp"
 #include "net/base/address_scope.hpp"
 #include "net/nethernet/identity_check.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
+using namespace netherscope::test;
 namespace json = boost::json;
 
 namespace {
@@ -36,9 +37,9 @@ TEST_CASE("offer schema: identity errorCode lists every identity_error", "[opena
   auto documented = strings(error_code.at("oneOf").at(0).at("enum"));
   std::vector<std::string> named;
   // none is rendered as null, so it is not among the strings.
-  for (auto code = static_cast<int>(net::identity_error::absent);
-       code <= static_cast<int>(net::identity_error::fingerprint_signature); ++code)
-    named.emplace_back(net::to_string(static_cast<net::identity_error>(code)));
+  for (auto code = static_cast<int>(net::nethernet::identity_error::absent);
+       code <= static_cast<int>(net::nethernet::identity_error::fingerprint_signature); ++code)
+    named.emplace_back(net::nethernet::to_string(static_cast<net::nethernet::identity_error>(code)));
   CHECK(documented == named);
 }
 
@@ -46,9 +47,9 @@ TEST_CASE("offer schema: candidate scope lists every address_scope", "[openapi]"
   auto doc = json::parse(openapi_document);
   auto documented = strings(schema(doc, "Candidate").at("properties").at("scope").at("enum"));
   std::vector<std::string> named;
-  for (auto scope = static_cast<int>(net::address_scope::public_address);
-       scope <= static_cast<int>(net::address_scope::hostname); ++scope)
-    named.emplace_back(net::to_string(static_cast<net::address_scope>(scope)));
+  for (auto scope = static_cast<int>(net::base::address_scope::public_address);
+       scope <= static_cast<int>(net::base::address_scope::hostname); ++scope)
+    named.emplace_back(net::base::to_string(static_cast<net::base::address_scope>(scope)));
   CHECK(documented == named);
   // Deprecated for one release, and still required until it goes.
   CHECK(schema(doc, "Candidate").at("properties").at("publicAddress").at("deprecated") == true);

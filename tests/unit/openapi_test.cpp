@@ -8,8 +8,9 @@
 #include "net/base/text.hpp"
 #include "net/http/router.hpp"
 #include "support/json_schema.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
+using namespace netherscope::test;
 
 namespace {
 
@@ -49,39 +50,39 @@ TEST_CASE("openapi: every route the router serves is described", "[openapi]") {
   struct route {
     const char* path;
     const char* method;
-    net::http::verb verb;
+    boost::beast::http::verb verb;
   };
-  for (auto r : {route{"/", "get", net::http::verb::get},
-                 route{"/", "head", net::http::verb::head},
-                 route{"/api/info", "get", net::http::verb::get},
-                 route{"/api/offer", "post", net::http::verb::post},
-                 route{"/api/check", "get", net::http::verb::get},
-                 route{"/api/account", "get", net::http::verb::get},
-                 route{"/api/account/key", "post", net::http::verb::post},
-                 route{"/api/account/key", "delete", net::http::verb::delete_},
-                 route{"/auth/github/login", "get", net::http::verb::get},
-                 route{"/auth/github/callback", "get", net::http::verb::get},
-                 route{"/account", "get", net::http::verb::get},
-                 route{"/account/session", "get", net::http::verb::get},
-                 route{"/account/key", "post", net::http::verb::post},
-                 route{"/account/key/revoke", "post", net::http::verb::post},
-                 route{"/auth/signout", "post", net::http::verb::post},
-                 route{"/healthz", "get", net::http::verb::get},
-                 route{"/readyz", "get", net::http::verb::get},
-                 route{"/metrics", "get", net::http::verb::get},
-                 route{"/openapi.json", "get", net::http::verb::get},
-                 route{"/openapi.json", "head", net::http::verb::head},
-                 route{"/healthz", "head", net::http::verb::head},
-                 route{"/readyz", "head", net::http::verb::head}}) {
+  for (auto r : {route{"/", "get", boost::beast::http::verb::get},
+                 route{"/", "head", boost::beast::http::verb::head},
+                 route{"/api/info", "get", boost::beast::http::verb::get},
+                 route{"/api/offer", "post", boost::beast::http::verb::post},
+                 route{"/api/check", "get", boost::beast::http::verb::get},
+                 route{"/api/account", "get", boost::beast::http::verb::get},
+                 route{"/api/account/key", "post", boost::beast::http::verb::post},
+                 route{"/api/account/key", "delete", boost::beast::http::verb::delete_},
+                 route{"/auth/github/login", "get", boost::beast::http::verb::get},
+                 route{"/auth/github/callback", "get", boost::beast::http::verb::get},
+                 route{"/account", "get", boost::beast::http::verb::get},
+                 route{"/account/session", "get", boost::beast::http::verb::get},
+                 route{"/account/key", "post", boost::beast::http::verb::post},
+                 route{"/account/key/revoke", "post", boost::beast::http::verb::post},
+                 route{"/auth/signout", "post", boost::beast::http::verb::post},
+                 route{"/healthz", "get", boost::beast::http::verb::get},
+                 route{"/readyz", "get", boost::beast::http::verb::get},
+                 route{"/metrics", "get", boost::beast::http::verb::get},
+                 route{"/openapi.json", "get", boost::beast::http::verb::get},
+                 route{"/openapi.json", "head", boost::beast::http::verb::head},
+                 route{"/healthz", "head", boost::beast::http::verb::head},
+                 route{"/readyz", "head", boost::beast::http::verb::head}}) {
     INFO(r.path << " " << r.method);
     REQUIRE(paths.contains(r.path));
     CHECK(paths.at(r.path).as_object().contains(r.method));
     // And the router knows it: it does not answer 404.
-    net::request req{r.verb, r.path, 11};
-    net::route_context ctx;
-    auto decision = net::route(req, ctx);
+    net::http::request req{r.verb, r.path, 11};
+    net::http::route_context ctx;
+    auto decision = net::http::route(req, ctx);
     if (decision.immediate)
-      CHECK(decision.immediate->result() != net::http::status::not_found);
+      CHECK(decision.immediate->result() != boost::beast::http::status::not_found);
     else
       CHECK(decision.call->invalid.code != error_code::not_found);
   }
@@ -91,22 +92,22 @@ TEST_CASE("openapi: every row of the route table is described, with its methods"
           "[openapi]") {
   auto doc = document();
   auto& paths = doc.at("paths").as_object();
-  for (const auto& row : net::routes()) {
+  for (const auto& row : net::http::routes()) {
     // The page's files other than / are its own business, not the API's.
-    auto path = row.kind == net::route_kind::page ? std::string_view{"/"} : row.pattern;
+    auto path = row.kind == net::http::route_kind::page ? std::string_view{"/"} : row.pattern;
     INFO(path);
     REQUIRE(paths.contains(path));
     auto& described = paths.at(path).as_object();
-    for (auto verb : {net::http::verb::get, net::http::verb::head, net::http::verb::post,
-                      net::http::verb::put, net::http::verb::patch, net::http::verb::delete_}) {
+    for (auto verb : {boost::beast::http::verb::get, boost::beast::http::verb::head, boost::beast::http::verb::post,
+                      boost::beast::http::verb::put, boost::beast::http::verb::patch, boost::beast::http::verb::delete_}) {
       if (!row.methods.contains(verb))
         continue;
-      auto method = net::http::to_string(verb);
-      auto name = net::ascii_lower({method.data(), method.size()});
+      auto method = boost::beast::http::to_string(verb);
+      auto name = net::base::ascii_lower({method.data(), method.size()});
       INFO(name);
       CHECK(described.contains(name));
     }
-    if (row.kind == net::route_kind::api)
+    if (row.kind == net::http::route_kind::api)
       CHECK(described.contains("options"));
   }
 }

@@ -15,8 +15,9 @@
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
 #include "support/store.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
+using namespace netherscope::test;
 
 extern char** environ;
 
@@ -413,12 +414,12 @@ TEST_CASE("admin: create-account prints a working key once and stores only its h
     // Closed again before admin runs in this process: LMDB allows one open per process.
     auto store = test::open_lmdb(dir.path()).store;
     test::in_records(*store, false, [&](storage::record_txn& records) {
-      auto found = storage::account_by_key(records, net::hash_api_key(key));
+      auto found = storage::account_by_key(records, net::api::hash_api_key(key));
       REQUIRE(found);
       REQUIRE(*found);
       CHECK((*found)->login == "ops-bot");
       // The stored record holds the hash, not the key.
-      CHECK((*found)->active_key_hash == net::hash_api_key(key));
+      CHECK((*found)->active_key_hash == net::api::hash_api_key(key));
       CHECK((*found)->active_key_hash != key);
       // Operator-made accounts are numbered apart from GitHub's ids.
       CHECK((*found)->user_id >= (std::uint64_t{1} << 62));

@@ -7,9 +7,10 @@
 #include "app/service.hpp"
 #include "net/api/offer_request.hpp"
 #include "net/http/router.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
-using namespace netherscope::net;
+using namespace netherscope::test;
+namespace http = boost::beast::http;
 using namespace std::chrono_literals;
 
 namespace {

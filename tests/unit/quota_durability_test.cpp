@@ -12,8 +12,9 @@
 #include "support/process.hpp"
 #include "support/store.hpp"
 #include "support/wait.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
+using namespace netherscope::test;
 using namespace std::chrono_literals;
 
 namespace {

@@ -14,8 +14,9 @@
 #include "storage/records.hpp"
 #include "support/process.hpp"
 #include "support/store.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
+using namespace netherscope::test;
 using namespace std::chrono_literals;
 
 namespace {
@@ -117,7 +118,7 @@ TEST_CASE("front: a refused request shows the quota and counts nothing", "[quota
 
 TEST_CASE("front: a refused request keeps the edge's error over the key's", "[quota][front]") {
   front_fixture f;
-  auto unknown_key = net::hash_api_key("nsk_not_issued");
+  auto unknown_key = net::api::hash_api_key("nsk_not_issued");
   // A counted call with this key is a 401 charged to the address...
   CHECK(f.invalid_info(unknown_key).error.code == error_code::unauthorized);
   // ...but a request refused at the edge is answered with the edge's error, and shows the
@@ -143,7 +144,7 @@ TEST_CASE("front: a store failure is 503 with the limit and reset, nothing count
   CHECK(outcome.quota.reset == dec_1);
   // With a key the call asked for the key's quota, and that limit is what is shown: whether
   // the key is good can be what the store failed to read.
-  auto keyed = f.invalid_info(net::hash_api_key("nsk_any"));
+  auto keyed = f.invalid_info(net::api::hash_api_key("nsk_any"));
   CHECK(keyed.error.code == error_code::unavailable);
   CHECK(keyed.quota.scope == quota_scope::key);
   CHECK(keyed.quota.limit == 5);

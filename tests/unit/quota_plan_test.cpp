@@ -6,8 +6,9 @@
 #include <vector>
 
 #include "actors/quota_plan.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
+using namespace netherscope::test;
 
 namespace {
 

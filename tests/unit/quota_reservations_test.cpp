@@ -5,8 +5,9 @@
 #include <chrono>
 
 #include "actors/quota_reservations.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
+using namespace netherscope::test;
 using namespace std::chrono_literals;
 
 namespace {

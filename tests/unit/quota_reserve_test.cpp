@@ -17,8 +17,9 @@
 #include "support/process.hpp"
 #include "support/store.hpp"
 #include "support/wait.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
+using namespace netherscope::test;
 using namespace std::chrono_literals;
 
 namespace {
@@ -243,7 +244,7 @@ TEST_CASE("quota reserve: a key revoked on the store stops within the reservatio
   reserve_fixture f;
   auto actor = f.start(1000000, 64, 200ms);
   auto key = f.new_key(31, "dana");
-  auto hash = net::hash_api_key(key);
+  auto hash = net::api::hash_api_key(key);
   for (int i = 0; i < 10; ++i) {
     auto verdict = f.charge(actor, offer_by("192.0.2.46", hash));
     REQUIRE(verdict.error.ok());

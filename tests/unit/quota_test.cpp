@@ -15,8 +15,9 @@
 #include "storage/records.hpp"
 #include "support/process.hpp"
 #include "support/store.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
+using namespace netherscope::test;
 
 namespace {
 
@@ -153,7 +154,7 @@ TEST_CASE("quota: month rollover from December to January", "[quota]") {
 TEST_CASE("quota: key and ip scopes are independent", "[quota]") {
   quota_fixture f;
   auto key = f.new_key(4242, "octocat");
-  auto hash = net::hash_api_key(key);
+  auto hash = net::api::hash_api_key(key);
   for (int i = 0; i < 3; ++i)
     f.info("198.51.100.7");
   CHECK(f.info("198.51.100.7").error.code == error_code::quota_exhausted);
@@ -169,13 +170,13 @@ TEST_CASE("quota: key and ip scopes are independent", "[quota]") {
 
 TEST_CASE("quota: unknown and revoked keys are 401 and charged to the IP", "[quota]") {
   quota_fixture f;
-  auto unknown = f.info("198.51.100.7", net::hash_api_key("nsk_not_issued"));
+  auto unknown = f.info("198.51.100.7", net::api::hash_api_key("nsk_not_issued"));
   CHECK(unknown.error.code == error_code::unauthorized);
   CHECK(unknown.scope == quota_scope::ip);
   CHECK(unknown.remaining == 2);
   auto old_key = f.new_key(7, "alice");
   f.new_key(7, "alice"); // issuing a new key revokes the old one
-  auto revoked = f.info("198.51.100.7", net::hash_api_key(old_key));
+  auto revoked = f.info("198.51.100.7", net::api::hash_api_key(old_key));
   CHECK(revoked.error.code == error_code::unauthorized);
   // One code for both; the caller is still told which it was (a revoked key needs a new
   // one), without the test leaning on the wording.
@@ -277,26 +278,26 @@ TEST_CASE("keys actor: sign-in issues a key and one key is active", "[quota]") {
   CHECK(first.new_key.size() == 4 + 43);
   CHECK(first.month == "2026-11");
   CHECK(first.info_limit == 5);
-  f.info("198.51.100.7", net::hash_api_key(first.new_key));
+  f.info("198.51.100.7", net::api::hash_api_key(first.new_key));
   account_view seen;
-  self->request(accounts, caf::infinite, account_atom::value, net::hash_api_key(first.new_key))
+  self->request(accounts, caf::infinite, account_atom::value, net::api::hash_api_key(first.new_key))
     .receive([&](account_view& v) { seen = std::move(v); }, fail_on_error);
   CHECK(seen.error.ok());
   CHECK(seen.info_used == 1);
   CHECK(seen.new_key.empty());
   account_view rotated;
-  self->request(accounts, caf::infinite, rotate_atom::value, net::hash_api_key(first.new_key))
+  self->request(accounts, caf::infinite, rotate_atom::value, net::api::hash_api_key(first.new_key))
     .receive([&](account_view& v) { rotated = std::move(v); }, fail_on_error);
   REQUIRE(rotated.error.ok());
   CHECK(rotated.new_key != first.new_key);
-  CHECK(f.info("198.51.100.7", net::hash_api_key(first.new_key)).error.code
+  CHECK(f.info("198.51.100.7", net::api::hash_api_key(first.new_key)).error.code
         == error_code::unauthorized);
-  CHECK(f.info("198.51.100.7", net::hash_api_key(rotated.new_key)).error.ok());
+  CHECK(f.info("198.51.100.7", net::api::hash_api_key(rotated.new_key)).error.ok());
   account_view revoked;
-  self->request(accounts, caf::infinite, revoke_atom::value, net::hash_api_key(rotated.new_key))
+  self->request(accounts, caf::infinite, revoke_atom::value, net::api::hash_api_key(rotated.new_key))
     .receive([&](account_view& v) { revoked = std::move(v); }, fail_on_error);
   CHECK(revoked.error.ok());
-  CHECK(f.info("198.51.100.7", net::hash_api_key(rotated.new_key)).error.code
+  CHECK(f.info("198.51.100.7", net::api::hash_api_key(rotated.new_key)).error.code
         == error_code::unauthorized);
   // The stored records hold hashes only, never the keys.
   bool leaked = false;
@@ -362,7 +363,7 @@ TEST_CASE("quota: sign-in callbacks have an hourly limit of their own", "[quota]
 TEST_CASE("quota: a refund goes back to the counter that was charged", "[quota]") {
   quota_fixture f;
   auto key = f.new_key(4242, "octocat");
-  auto hash = net::hash_api_key(key);
+  auto hash = net::api::hash_api_key(key);
   // The address has used its offer quota, partly; the key one call.
   f.charge(quota_charge::count_call(endpoint::offer, "198.51.100.7", {}));
   auto charged = f.charge(quota_charge::count_call(endpoint::offer, "198.51.100.7", hash));

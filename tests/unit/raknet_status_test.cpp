@@ -14,9 +14,9 @@
 #include "net/raknet/unconnected.hpp"
 #include "net/report/raknet_status.hpp"
 #include "support/udp_peer.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
-using namespace netherscope::net;
+using namespace netherscope::test;
 namespace json = boost::json;
 namespace asio = boost::asio;
 

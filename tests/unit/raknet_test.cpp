@@ -8,8 +8,9 @@
 
 #include "net/raknet/status.hpp"
 #include "net/raknet/unconnected.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net::raknet;
+using namespace netherscope::test;
 
 namespace {
 
@@ -287,7 +288,9 @@ TEST_CASE("raknet: each hostile pong is refused with its own reason", "[raknet]"
     CHECK(why_not(std::string(1, '\x1c')) == pong_error::too_short);
   }
   SECTION("bytes after the string are ignored and counted") {
-    auto longer = read_pong(good + "xyz", 1000, 3);
+    // The pong's status views the datagram, so the datagram outlives it.
+    const auto datagram = good + "xyz";
+    auto longer = read_pong(datagram, 1000, 3);
     REQUIRE(longer);
     CHECK(longer->trailing_bytes == 3);
     CHECK(longer->status == text);
@@ -300,7 +303,8 @@ TEST_CASE("raknet: each hostile pong is refused with its own reason", "[raknet]"
     CHECK(read->status.size() == 1400);
   }
   SECTION("an empty string is a pong with an empty status") {
-    auto empty = read_pong(pong_bytes(1000, 7, ""), 1000, 1);
+    const auto datagram = pong_bytes(1000, 7, "");
+    auto empty = read_pong(datagram, 1000, 1);
     REQUIRE(empty);
     CHECK(empty->status.empty());
     CHECK(read_status(empty->status).field_count == 0);

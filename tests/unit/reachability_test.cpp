@@ -21,9 +21,9 @@
 #include "net/report/reachability.hpp"
 #include "net/upstream/ice_check.hpp"
 #include "support/udp_peer.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
-using namespace netherscope::net;
+using namespace netherscope::test;
 using namespace std::chrono_literals;
 namespace asio = boost::asio;
 namespace json = boost::json;

@@ -9,8 +9,9 @@
 #include "net/api/api_json.hpp"
 #include "net/base/crypto.hpp"
 #include "net/report/replies.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
+using namespace netherscope::test;
 namespace json = boost::json;
 
 namespace {
@@ -22,8 +23,8 @@ std::string fixture(const std::string& name) {
   return text.str();
 }
 
-net::fetch_result answered(std::uint16_t status, std::string body, bool tls = false) {
-  net::fetch_result r;
+net::upstream::fetch_result answered(std::uint16_t status, std::string body, bool tls = false) {
+  net::upstream::fetch_result r;
   r.status = status;
   r.body = std::move(body);
   r.tls = tls;
@@ -38,8 +39,8 @@ constexpr std::int64_t werift_iat = 1795444121;
 const std::string libwebrtc_jwk_cpk = "libwebrtc-wrtc-0.10.0-answer-identity-jwk.sdp";
 constexpr std::int64_t libwebrtc_iat = 1795444122;
 
-net::offer_context context_at(std::int64_t now, std::string network_id = "1") {
-  net::offer_context context;
+net::report::offer_context context_at(std::int64_t now, std::string network_id = "1") {
+  net::report::offer_context context;
   context.network_id = std::move(network_id);
   context.signalling_port = 19132;
   context.now_unix = now;
@@ -89,11 +90,11 @@ template <class Edit>
 std::string with_edited_token(const std::string& sdp, Edit edit) {
   auto begin = sdp.find("a=identity:") + std::string{"a=identity:"}.size();
   auto end = sdp.find("\r\n", begin);
-  auto outer = json::parse(*net::base64_decode(sdp.substr(begin, end - begin))).as_object();
+  auto outer = json::parse(*net::base::base64_decode(sdp.substr(begin, end - begin))).as_object();
   auto assertion = json::parse(outer.at("assertion").as_string()).as_object();
   assertion["token"] = edit(std::string{assertion.at("token").as_string()});
   outer["assertion"] = json::serialize(assertion);
-  auto value = net::base64_encode(json::serialize(outer));
+  auto value = net::base::base64_encode(json::serialize(outer));
   return sdp.substr(0, begin) + value + sdp.substr(end);
 }
 
@@ -236,7 +237,7 @@ TEST_CASE("offer replies: other failures", "[replies]") {
   CHECK(pumpkin.error.body == "SDP offer is missing its identity assertion");
   auto sdp_with_error_status = make_offer_reply(answered(500, "v=0\r\n"), context_at(1));
   CHECK(sdp_with_error_status.error.code == error_code::upstream_status);
-  net::fetch_result unreachable;
+  net::upstream::fetch_result unreachable;
   unreachable.error = make_failure(error_code::upstream_failure, "connect: refused");
   CHECK(make_offer_reply(std::move(unreachable), context_at(1)).error.message
         == "connect: refused");
@@ -265,7 +266,7 @@ TEST_CASE("offer replies: an SDP lacking a part is upstream_invalid_answer, neve
   REQUIRE(reply_to(good).error.ok());
   struct broken {
     std::string sdp;
-    net::answer_problem problem;
+    net::nethernet::answer_problem problem;
   };
   auto without = [&](const std::string& prefix) {
     auto at = good.find(prefix);
@@ -273,24 +274,24 @@ TEST_CASE("offer replies: an SDP lacking a part is upstream_invalid_answer, neve
     return good.substr(0, at) + good.substr(good.find("\r\n", at) + 2);
   };
   auto c = GENERATE_COPY(values<broken>({
-    {without("a=ice-ufrag:"), net::answer_problem::no_ice_ufrag},
-    {without("a=ice-pwd:"), net::answer_problem::no_ice_pwd},
-    {without("a=fingerprint:"), net::answer_problem::no_fingerprint},
-    {without("m=application"), net::answer_problem::no_media},
-    {replaced(good, "m=application 9", "m=application 0"), net::answer_problem::rejected_media},
-    {replaced(good, "m=application", "m=audio"), net::answer_problem::not_application},
+    {without("a=ice-ufrag:"), net::nethernet::answer_problem::no_ice_ufrag},
+    {without("a=ice-pwd:"), net::nethernet::answer_problem::no_ice_pwd},
+    {without("a=fingerprint:"), net::nethernet::answer_problem::no_fingerprint},
+    {without("m=application"), net::nethernet::answer_problem::no_media},
+    {replaced(good, "m=application 9", "m=application 0"), net::nethernet::answer_problem::rejected_media},
+    {replaced(good, "m=application", "m=audio"), net::nethernet::answer_problem::not_application},
     {replaced(good, "a=mid:0\r\n", "a=mid:0\r\nm=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\n"),
-     net::answer_problem::several_media},
-    {"v=0\r\n", net::answer_problem::no_media},
-    {replaced(good, "v=0", "v=1"), net::answer_problem::no_version},
+     net::nethernet::answer_problem::several_media},
+    {"v=0\r\n", net::nethernet::answer_problem::no_media},
+    {replaced(good, "v=0", "v=1"), net::nethernet::answer_problem::no_version},
   }));
   INFO(c.sdp);
-  CHECK(net::parse_answer(c.sdp).problem_code == c.problem);
+  CHECK(net::nethernet::parse_answer(c.sdp).problem_code == c.problem);
   auto reply = reply_to(c.sdp);
   CHECK(reply.error.code == error_code::upstream_invalid_answer);
   CHECK(reply.body.empty());
   // The message names what is missing; it is the problem sentence of parse_answer.
-  CHECK(reply.error.message.find(net::parse_answer(c.sdp).problem) != std::string::npos);
+  CHECK(reply.error.message.find(net::nethernet::parse_answer(c.sdp).problem) != std::string::npos);
 }
 
 TEST_CASE("offer replies: CRLF, LF and CR-only answers read alike", "[replies]") {
@@ -421,13 +422,13 @@ TEST_CASE("offer replies: a remembered key is compared when one is given", "[rep
 }
 
 TEST_CASE("offer replies: RFC 3339 times cover years 0000 to 9999 only", "[replies]") {
-  CHECK(net::rfc3339_utc(0) == "1970-01-01T00:00:00Z");
-  CHECK(net::rfc3339_utc(-1) == "1969-12-31T23:59:59Z");
-  CHECK(net::rfc3339_utc(253402300799) == "9999-12-31T23:59:59Z");
-  CHECK(net::rfc3339_utc(-62167219200) == "0000-01-01T00:00:00Z");
-  CHECK_FALSE(net::rfc3339_utc(253402300800).has_value());
-  CHECK_FALSE(net::rfc3339_utc(-62167219201).has_value());
-  CHECK_FALSE(net::rfc3339_utc(INT64_MAX).has_value());
-  CHECK_FALSE(net::rfc3339_utc(INT64_MIN).has_value());
+  CHECK(net::base::rfc3339_utc(0) == "1970-01-01T00:00:00Z");
+  CHECK(net::base::rfc3339_utc(-1) == "1969-12-31T23:59:59Z");
+  CHECK(net::base::rfc3339_utc(253402300799) == "9999-12-31T23:59:59Z");
+  CHECK(net::base::rfc3339_utc(-62167219200) == "0000-01-01T00:00:00Z");
+  CHECK_FALSE(net::base::rfc3339_utc(253402300800).has_value());
+  CHECK_FALSE(net::base::rfc3339_utc(-62167219201).has_value());
+  CHECK_FALSE(net::base::rfc3339_utc(INT64_MAX).has_value());
+  CHECK_FALSE(net::base::rfc3339_utc(INT64_MIN).has_value());
 }
 

@@ -2,8 +2,9 @@
 #include <catch2/catch.hpp>
 
 #include "net/http/route_pattern.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net;
+using namespace netherscope::test;
 namespace http = boost::beast::http;
 
 TEST_CASE("router pattern: a pattern without parameters matches its path only", "[router]") {

@@ -11,9 +11,10 @@
 #include "net/http/metrics.hpp"
 #include "net/http/page.hpp"
 #include "net/http/router.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
-using namespace netherscope::net;
+using namespace netherscope::test;
+namespace http = boost::beast::http;
 
 namespace {
 

@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-using netherscope::net::answer_kind;
-using netherscope::net::classify_answer;
-using netherscope::net::ice_candidate;
-using netherscope::net::nethernet_error_name;
-using netherscope::net::parse_answer;
-using netherscope::net::parse_candidate;
-using netherscope::net::sdp_lines;
+using netherscope::net::nethernet::answer_kind;
+using netherscope::net::nethernet::classify_answer;
+using netherscope::net::nethernet::ice_candidate;
+using netherscope::net::nethernet::nethernet_error_name;
+using netherscope::net::nethernet::parse_answer;
+using netherscope::net::nethernet::parse_candidate;
+using netherscope::net::nethernet::sdp_lines;
 
 namespace {
 
@@ -625,7 +625,7 @@ TEST_CASE("recorded answers of werift, libwebrtc and aiortc are valid", "[sdp]")
 
 TEST_CASE("an answer is valid only with v=0, one m=application and its ICE and DTLS parts",
           "[sdp]") {
-  using netherscope::net::answer_problem;
+  using netherscope::net::nethernet::answer_problem;
   const std::string m = "m=application 9 UDP/DTLS/SCTP webrtc-datachannel\n";
   const std::string parts = "a=ice-ufrag:u\na=ice-pwd:p\na=fingerprint:sha-256 AA\n";
   struct shape {

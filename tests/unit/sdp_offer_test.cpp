@@ -13,8 +13,9 @@
 #include "net/nethernet/identity.hpp"
 #include "net/nethernet/identity_check.hpp"
 #include "net/nethernet/sdp_offer.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net;
+using namespace netherscope::test;
 
 namespace {
 

@@ -10,8 +10,9 @@
 #include "net/base/sealed.hpp"
 #include "net/base/text.hpp"
 #include "support/process.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net;
+using namespace netherscope::test;
 
 namespace {
 

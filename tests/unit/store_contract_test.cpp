@@ -24,8 +24,9 @@
 #include "support/redis_server.hpp"
 #include "support/store.hpp"
 #include "support/wait.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
+using namespace netherscope::test;
 using storage::counter_mode;
 
 namespace {
@@ -633,8 +634,8 @@ TEST_CASE("store contract: a key issued on one handle is found and counted on th
     key = issued->key;
     return true;
   }));
-  auto hash = net::hash_api_key(key);
-  auto found = st.second->find_keys({hash, net::hash_api_key("nsk_unknown")});
+  auto hash = net::api::hash_api_key(key);
+  auto found = st.second->find_keys({hash, net::api::hash_api_key("nsk_unknown")});
   REQUIRE(found);
   REQUIRE(found->size() == 2);
   REQUIRE((*found)[0]);

@@ -13,8 +13,9 @@
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
 #include "support/store.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
+using namespace netherscope::test;
 
 namespace {
 

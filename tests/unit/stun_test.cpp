@@ -11,9 +11,10 @@
 
 #include "net/base/crypto.hpp"
 #include "net/nethernet/stun.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net;
-namespace stun = netherscope::net::stun;
+using namespace netherscope::test;
+namespace stun = netherscope::net::nethernet::stun;
 
 namespace {
 

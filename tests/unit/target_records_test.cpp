@@ -10,8 +10,9 @@
 #include "storage/target_records.hpp"
 #include "support/process.hpp"
 #include "support/store.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
+using namespace netherscope::test;
 using storage::fetch_outcome;
 using change = target_memory_update::scheme_change;
 

@@ -10,8 +10,9 @@
 
 #include "net/base/bytes.hpp"
 #include "net/base/text.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net;
+using namespace netherscope::test;
 using namespace std::string_view_literals;
 
 using views = std::vector<std::string_view>;

@@ -13,8 +13,9 @@
 #include "net/base/cidr.hpp"
 #include "net/upstream/udp_exchange.hpp"
 #include "support/udp_peer.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net;
+using namespace netherscope::test;
 using namespace std::chrono_literals;
 namespace asio = boost::asio;
 using udp = asio::ip::udp;

@@ -13,9 +13,9 @@
 #include "net/report/raknet_status.hpp"
 #include "net/report/verdict.hpp"
 #include "support/json_schema.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
-using namespace netherscope::net;
+using namespace netherscope::test;
 namespace json = boost::json;
 
 namespace {

@@ -10,8 +10,9 @@
 
 #include "net/http/watch_metrics.hpp"
 #include "support/process.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net;
+using namespace netherscope::test;
 using netherscope::net::http::render_watch_metrics;
 using netherscope::net::http::watched_server;
 

@@ -7,8 +7,9 @@
 #include <set>
 
 #include "net/api/watch_schedule.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net::api;
+using namespace netherscope::test;
 
 namespace {
 

@@ -9,8 +9,9 @@
 
 #include "net/api/webhook_signature.hpp"
 #include "support/process.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net::api;
+using namespace netherscope::test;
 using netherscope::test::child_process;
 using netherscope::test::temp_dir;
 

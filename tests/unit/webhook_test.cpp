@@ -11,9 +11,9 @@
 #include "net/api/webhook_url.hpp"
 #include "net/base/crypto.hpp"
 #include "net/base/text.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net;
-using namespace netherscope::net::api;
+using namespace netherscope::test;
 namespace json = boost::json;
 
 namespace {

@@ -7,8 +7,9 @@
 #include <boost/beast/http/write.hpp>
 
 #include "net/http/wire.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope;
+using namespace netherscope::test;
 namespace http = boost::beast::http;
 using response = http::response<http::string_body>;
 
@@ -22,7 +23,7 @@ std::string beast_bytes(const response& res) {
 
 std::string our_bytes(const response& res) {
   std::string out = "left over from the previous response, which must go";
-  net::write_wire(res, out);
+  net::http::write_wire(res, out);
   return out;
 }
 

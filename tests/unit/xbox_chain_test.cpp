@@ -7,9 +7,9 @@
 
 #include "net/base/crypto.hpp"
 #include "net/xbox/chain.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net;
-using namespace netherscope::net::xbox;
+using namespace netherscope::test;
 
 namespace {
 

@@ -7,8 +7,9 @@
 
 #include "net/xbox/endpoints.hpp"
 #include "support/process.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net::xbox;
+using namespace netherscope::test;
 
 namespace {
 

@@ -8,8 +8,9 @@
 
 #include "net/xbox/live.hpp"
 #include "support/xbox_answer.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net::xbox;
+using namespace netherscope::test;
 using netherscope::test::answer;
 
 namespace {

@@ -13,9 +13,9 @@
 #include "net/xbox/playfab.hpp"
 #include "net/xbox/services.hpp"
 #include "support/xbox_answer.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net;
-using namespace netherscope::net::xbox;
+using namespace netherscope::test;
 using netherscope::test::answer;
 namespace json = boost::json;
 

@@ -6,9 +6,9 @@
 
 #include "net/base/crypto.hpp"
 #include "net/xbox/signing.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net;
-using namespace netherscope::net::xbox;
+using namespace netherscope::test;
 
 namespace {
 

@@ -12,9 +12,9 @@
 #include "net/xbox/xbl.hpp"
 #include "net/xbox/xerr.hpp"
 #include "support/xbox_answer.hpp"
+#include "support/rooms.hpp"
 
-using namespace netherscope::net;
-using namespace netherscope::net::xbox;
+using namespace netherscope::test;
 using netherscope::test::answer;
 namespace json = boost::json;
 

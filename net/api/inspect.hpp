@@ -1,0 +1,88 @@
+// How CAF (or any inspector) reads the vocabulary's message types, field by field.
+//
+// The overloads live in the types' own namespace, where argument-dependent lookup finds them
+// when CAF serializes a message or prints it; actors/messages.hpp includes this header, so
+// the whole protocol between actors is still read in two adjacent files.
+#pragma once
+
+#include <caf/meta/type_name.hpp>
+
+#include "net/api/failure.hpp"
+#include "net/api/quota.hpp"
+#include "net/api/reachability.hpp"
+#include "net/api/results.hpp"
+#include "net/api/target.hpp"
+#include "net/api/target_memory.hpp"
+
+namespace netherscope::net::api {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, target& x) {
+  return f(caf::meta::type_name("target"), x.host, x.port, x.tls);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, failure& x) {
+  return f(caf::meta::type_name("failure"), x.code, x.message, x.http_status,
+           x.body, x.nethernet_error, x.reason, x.retry_after);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, info_reply& x) {
+  return f(caf::meta::type_name("info_reply"), x.error, x.status, x.tls, x.body);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, offer_reply& x) {
+  return f(caf::meta::type_name("offer_reply"), x.error, x.body, x.cached, x.stale, x.age,
+           x.probed);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, reach_target& x) {
+  return f(caf::meta::type_name("reach_target"), x.address, x.port, x.skip);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, reach_plan& x) {
+  return f(caf::meta::type_name("reach_plan"), x.valid, x.offer_ufrag, x.answer_ufrag,
+           x.answer_pwd, x.candidates);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, offer_request& x) {
+  return f(caf::meta::type_name("offer_request"), x.where, x.network_id, x.fresh,
+           x.expect_ports, x.probe);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, quota_charge& x) {
+  return f(caf::meta::type_name("quota_charge"), x.what, x.client, x.key_hash, x.mode,
+           x.charged_scope, x.charged_user_id, x.charged_reset);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, quota_verdict& x) {
+  return f(caf::meta::type_name("quota_verdict"), x.error, x.scope, x.limit, x.remaining,
+           x.reset, x.user_id);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, account_view& x) {
+  return f(caf::meta::type_name("account_view"), x.error, x.user_id, x.login, x.created,
+           x.month, x.info_used, x.info_limit, x.offer_used, x.offer_limit, x.reset,
+           x.usage_known, x.new_key, x.key_active, x.session, x.csrf);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, target_memory& x) {
+  return f(caf::meta::type_name("target_memory"), x.scheme, x.scheme_expires, x.key_sha256);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, target_memory_update& x) {
+  return f(caf::meta::type_name("target_memory_update"), x.change, x.scheme, x.scheme_expires,
+           x.key_sha256);
+}
+
+} // namespace netherscope::net::api
