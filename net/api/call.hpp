@@ -4,6 +4,7 @@
 // actors, and receives an api_outcome through the call's reply_fn.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -52,6 +53,25 @@ enum class call_kind : std::uint8_t {
   /// GET /api/check: the status, then a probed offer, then one verdict; counted as one info
   /// and one offer call.
   check,
+  /// GET /api/status: both transports' status at once (NetherNet's GET /v1/join and the
+  /// RakNet ping), counted as one info call.
+  status,
+  /// POST /api/status: the status of up to max_status_targets targets, answered as NDJSON,
+  /// one line per target as each completes (status_item), each counted as one info call.
+  status_batch,
+};
+
+/// The most targets one POST /api/status names.
+inline constexpr std::size_t max_status_targets = 50;
+
+/// One target of POST /api/status, as the edge read it.
+struct status_item {
+  target where;
+  /// The UDP port the RakNet ping goes to; 0 for the target's own port.
+  std::uint16_t raknet_port = 0;
+  /// Why this entry cannot be checked (a host that does not parse, a bad port); the other
+  /// entries are still served, and this one's line carries the error.
+  failure invalid;
 };
 
 /// Whether a call kind is one of the account page's (session cookie, not API key).
@@ -92,10 +112,19 @@ struct api_outcome {
   /// For metrics: live probe actors and cached offer results.
   std::uint64_t probes = 0;
   std::uint64_t cache_entries = 0;
+  /// For status_batch: the response is a stream of NDJSON lines that follow through the
+  /// call's line_fn; this outcome gives only its head (status 200 and the quota as it stood
+  /// when the call began). An outcome with an error is a whole reply, and no lines follow.
+  bool streaming = false;
 };
 
 /// Receives the outcome of a call; it posts onto the session's strand and never blocks.
 using reply_fn = std::function<void(api_outcome&&)>;
+
+/// Receives one line of a streaming reply (one JSON object, without the newline), after the
+/// reply_fn's head; last is set on the final line, which ends the reply. Called from one
+/// actor at a time, in order; it posts onto the session's strand and never blocks.
+using line_fn = std::function<void(std::string&& line, bool last)>;
 
 /// One call, validated by the edge.
 struct api_call {
@@ -118,6 +147,11 @@ struct api_call {
   std::vector<std::uint16_t> expect_ports;
   /// For offers: check the answer's UDP candidates for reachability.
   bool probe = false;
+  /// For status and check: the UDP port of the RakNet ping; 0 for the target's own port.
+  std::uint16_t raknet_port = 0;
+  /// For status_batch: the targets, in the order the caller gave them (1 to
+  /// max_status_targets; the edge refuses a body with more or none).
+  std::vector<status_item> batch;
   /// For signin_finish: what the provider sent back, and the browser's binding cookie, which
   /// the front checks the state against.
   std::string code;
@@ -129,6 +163,8 @@ struct api_call {
   /// For the page's POSTs: the form's token.
   std::string csrf;
   reply_fn reply;
+  /// For status_batch: where the lines go once reply has given the head.
+  line_fn lines;
 };
 
 /// Takes a validated call out of the edge; it must only enqueue, never wait. app/ wires the
