@@ -2,6 +2,8 @@
 
 #include <caf/all.hpp>
 
+#include "actors/status_flow.hpp"
+
 #include "net/base/log.hpp"
 #include "net/report/verdict.hpp"
 
@@ -53,11 +55,12 @@ void give_back(front_pointer self, const front_peers& peers, const front_setting
       [reply, outcome](caf::error&) mutable { reply(std::move(outcome)); });
 }
 
-/// The verdict once both replies are in (or the offer was not made).
+/// The verdict once every reply is in (or the offer was not made).
 void answer(const api::api_call& call, const api::quota_verdict& verdict, const api::info_reply& info,
-            const api::offer_reply& offer, bool offer_tried) {
+            const api::raknet_reply& raknet, const api::offer_reply& offer, bool offer_tried) {
   report::check_facts facts;
   facts.where = call.where;
+  facts.raknet = raknet;
   facts.info_error = info.error;
   facts.offer_error = offer.error;
   facts.offer_tried = offer_tried;
@@ -71,7 +74,8 @@ void answer(const api::api_call& call, const api::quota_verdict& verdict, const 
 
 /// The probed offer, after the status call answered (or failed in a way the verdict reports).
 void check_offer(front_pointer self, const front_peers& peers, const front_settings& settings,
-                 const api::api_call& call, const api::quota_verdict& verdict, api::info_reply info) {
+                 const api::api_call& call, const api::quota_verdict& verdict, api::info_reply info,
+                 api::raknet_reply raknet) {
   api::offer_request req;
   req.where = call.where;
   req.probe = true;
@@ -89,31 +93,33 @@ void check_offer(front_pointer self, const front_peers& peers, const front_setti
           call.reply(with_quota(failed(offer.error), verdict));
           return;
         }
-        answer(call, verdict, info, offer, true);
+        answer(call, verdict, info, raknet, offer, true);
       },
       [=](caf::error& err) { call.reply(lost(err, verdict)); });
 }
 
-/// The work of a call both charges let through.
+/// The work of a call both charges let through: the status over both transports, then the
+/// offer when the signalling port answers.
 void run_check(front_pointer self, const front_peers& peers, const front_settings& settings,
                const api::api_call& call, const api::quota_verdict& verdict) {
-  self->request(peers.registry, settings.info_deadline, info_atom::value, call.where)
-    .then(
-      [=](api::info_reply& info) {
-        if (!report::is_target_failure(info.error)) {
-          // A refused target (the address policy), or the service failing: not a verdict.
-          call.reply(with_quota(failed(info.error), verdict));
-          return;
-        }
-        // Nothing answers on the signalling port: an offer would only fail the same way.
-        if (info.error.code == api::error_code::upstream_failure
-            || info.error.code == api::error_code::upstream_timeout) {
-          answer(call, verdict, info, api::offer_reply{}, false);
-          return;
-        }
-        check_offer(self, peers, settings, call, verdict, std::move(info));
-      },
-      [=](caf::error& err) { call.reply(lost(err, verdict)); });
+  ask_status(self, peers, settings, call.where, call.raknet_port,
+             [=](api::info_reply&& info, api::raknet_reply&& raknet) {
+               if (!report::is_target_failure(info.error)) {
+                 // A refused target (the address policy), or the service failing: not a
+                 // verdict.
+                 call.reply(with_quota(failed(info.error), verdict));
+                 return;
+               }
+               // Nothing answers on the signalling port: an offer would only fail the same
+               // way.
+               if (info.error.code == api::error_code::upstream_failure
+                   || info.error.code == api::error_code::upstream_timeout) {
+                 answer(call, verdict, info, raknet, api::offer_reply{}, false);
+                 return;
+               }
+               check_offer(self, peers, settings, call, verdict, std::move(info),
+                           std::move(raknet));
+             });
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 #include <caf/all.hpp>
 
 #include "actors/check_flow.hpp"
+#include "actors/status_flow.hpp"
 #include "net/base/log.hpp"
 #include "net/api/offer_outcome.hpp"
 #include "net/base/crypto.hpp"
@@ -118,7 +119,8 @@ void charge_then_serve(actors::front_actor::pointer self, const front_peers& pee
   // its own hourly limit per address (endpoint_of), never against the info quota. A badge
   // is an info call.
   auto counted = call.kind == api::call_kind::info || call.kind == api::call_kind::badge
-                 || call.kind == api::call_kind::offer || call.kind == api::call_kind::signin_finish;
+                 || call.kind == api::call_kind::status || call.kind == api::call_kind::offer
+                 || call.kind == api::call_kind::signin_finish;
   auto charge = counted
                   ? api::quota_charge::count_call(endpoint_of(call.kind), call.client, call.key_hash)
                   : api::quota_charge::look_up(endpoint_of(call.kind), call.client, call.key_hash);
@@ -142,8 +144,10 @@ void charge_then_serve(actors::front_actor::pointer self, const front_peers& pee
         }
         switch (call.kind) {
           case api::call_kind::info:
-          case api::call_kind::badge:
             return serve_info(self, peers, settings, call, verdict);
+          case api::call_kind::badge:
+          case api::call_kind::status:
+            return serve_status(self, peers, settings, call, verdict);
           case api::call_kind::offer:
             return serve_offer(self, peers, settings, call, verdict);
           case api::call_kind::account_get:
@@ -344,6 +348,8 @@ actors::front_actor::behavior_type front(front_actor::pointer self, front_peers 
           return collect_metrics(self, peers, settings, call);
         case api::call_kind::check:
           return serve_check(self, peers, settings, call);
+        case api::call_kind::status_batch:
+          return serve_status_batch(self, peers, settings, call);
         default:
           return charge_then_serve(self, peers, settings, call);
       }

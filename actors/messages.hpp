@@ -57,6 +57,7 @@ using lookup_atom = caf::atom_constant<caf::atom("lookup")>;
 using publish_atom = caf::atom_constant<caf::atom("publish")>;
 using gate_atom = caf::atom_constant<caf::atom("gate")>;
 using release_atom = caf::atom_constant<caf::atom("release")>;
+using raknet_atom = caf::atom_constant<caf::atom("raknet")>;
 
 // -- messages that only actors exchange ----------------------------------------
 
@@ -109,11 +110,14 @@ typename Inspector::result_type inspect(Inspector& f, page_request& x) {
 using front_actor = caf::typed_actor<caf::reacts_to<api::api_call>>;
 
 /// Talks to one target (host, port, TLS mode); spawned on demand by the registry. An offer
-/// takes the network id and whether to check the answer's candidates (probe).
-/// It sends itself done_atom or answer_atom when a fetch completes, reached_atom when the
+/// takes the network id and whether to check the answer's candidates (probe); a RakNet
+/// status takes the UDP port to ping. It sends itself done_atom or answer_atom when a fetch
+/// completes, raknet_atom with the port when a ping's exchange ends, reached_atom when the
 /// connectivity checks of an answer end, and idle_atom to check for idleness.
 using probe_actor
   = caf::typed_actor<caf::replies_to<info_atom, api::target>::with<api::info_reply>,
+                     caf::replies_to<raknet_atom, api::target, std::uint16_t>::with<api::raknet_reply>,
+                     caf::reacts_to<raknet_atom, std::uint16_t, api::raknet_reply>,
                      caf::replies_to<offer_atom, api::target, std::string, bool>::with<api::offer_reply>,
                      caf::reacts_to<done_atom, api::info_reply>,
                      caf::reacts_to<answer_atom, api::offer_reply, api::reach_plan>,
@@ -124,6 +128,7 @@ using probe_actor
 /// Routes each request to the probe actor of its target and retires idle ones.
 using probe_registry_actor
   = caf::typed_actor<caf::replies_to<info_atom, api::target>::with<api::info_reply>,
+                     caf::replies_to<raknet_atom, api::target, std::uint16_t>::with<api::raknet_reply>,
                      caf::replies_to<offer_atom, api::target, std::string, bool>::with<api::offer_reply>,
                      caf::reacts_to<idle_atom, actors::probe_actor, std::uint64_t>,
                      caf::replies_to<count_atom>::with<std::uint64_t>>;

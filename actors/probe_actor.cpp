@@ -10,6 +10,7 @@
 #include "net/nethernet/identity_check.hpp"
 #include "net/nethernet/sdp_offer.hpp"
 #include "net/report/key_memory.hpp"
+#include "net/report/raknet_status.hpp"
 #include "net/report/reachability.hpp"
 #include "net/report/replies.hpp"
 #include "storage/target_records.hpp"
@@ -143,6 +144,21 @@ void start_info(probe_pointer self, api::target_memory recalled) {
   });
 }
 
+/// Pings the target's UDP port for its RakNet status; the exchange's end comes back as
+/// raknet_atom with the port and the reply, made on the io thread.
+void start_raknet(probe_pointer self, std::uint16_t port) {
+  auto& st = self->state;
+  auto pings = report::next_raknet_pings();
+  auto handle = caf::actor_cast<probe_actor>(self);
+  st.deps.pinger->run(report::raknet_exchange(st.where.host, port, pings),
+                      [handle, port, pings](upstream::udp_exchange_result&& r) {
+                        auto reply = report::make_raknet_reply(r, port, pings);
+                        api::process_telemetry().count_probe(
+                          api::probe_call::raknet, api::probe_outcome_of_raknet(reply.code));
+                        caf::anon_send(handle, raknet_atom::value, port, std::move(reply));
+                      });
+}
+
 /// Answers every caller of the offer in flight with reply, checks or not (a failed offer).
 void deliver_offer(probe_pointer self, const api::offer_reply& reply) {
   auto waiters = std::move(self->state.offer_waiters);
@@ -274,6 +290,33 @@ actors::probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_sta
                     [=](api::target_memory recalled, bool) { start_info(self, std::move(recalled)); });
       return promise;
     },
+    [=](raknet_atom, const api::target&,
+        std::uint16_t port) -> caf::typed_response_promise<api::raknet_reply> {
+      auto& st = self->state;
+      ++st.seen;
+      st.active = true;
+      auto promise = self->make_response_promise<api::raknet_reply>();
+      if (!st.deps.pinger) {
+        promise.deliver(api::raknet_reply{});
+        return promise;
+      }
+      // Callers asking while a ping to the port is in flight share its answer.
+      auto& waiters = st.raknet_waiters[port];
+      waiters.push_back(promise);
+      if (waiters.size() == 1)
+        start_raknet(self, port);
+      return promise;
+    },
+    [=](raknet_atom, std::uint16_t port, api::raknet_reply& reply) {
+      auto& st = self->state;
+      auto i = st.raknet_waiters.find(port);
+      if (i == st.raknet_waiters.end())
+        return;
+      auto waiters = std::move(i->second);
+      st.raknet_waiters.erase(i);
+      for (auto& waiter : waiters)
+        waiter.deliver(reply);
+    },
     [=](done_atom, api::info_reply& reply) {
       auto waiters = std::move(self->state.info_waiters);
       self->state.info_waiters.clear();
@@ -316,7 +359,8 @@ actors::probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_sta
     },
     [=](idle_atom) {
       auto& st = self->state;
-      if (!st.active && st.info_waiters.empty() && st.offer_waiters.empty() && !st.checking)
+      if (!st.active && st.info_waiters.empty() && st.offer_waiters.empty() && !st.checking
+          && st.raknet_waiters.empty())
         self->send(st.registry, idle_atom::value, caf::actor_cast<probe_actor>(self), st.seen);
       st.active = false;
       self->delayed_send(self, st.deps.settings.idle, idle_atom::value);

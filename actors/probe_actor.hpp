@@ -2,12 +2,14 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <vector>
 
 #include "actors/messages.hpp"
 #include "net/upstream/http_client.hpp"
 #include "net/upstream/ice_check.hpp"
+#include "net/upstream/udp_exchange.hpp"
 #include "net/nethernet/identity.hpp"
 
 namespace netherscope::actors {
@@ -41,6 +43,9 @@ struct probe_deps {
   /// Runs the connectivity checks of offers made with probe: true; without one (tests of the
   /// probe alone) such offers are answered without checks.
   std::shared_ptr<upstream::ice_checker> checker;
+  /// Sends RakNet status pings, under the targets' address policy; without one (tests of the
+  /// probe alone) a RakNet status is answered as not tried.
+  std::shared_ptr<upstream::udp_exchanger> pinger;
   /// What the service remembers about targets (scheme, identity key); without one (tests of
   /// the probe alone) every call detects and no key is compared.
   actors::memory_actor memory;
@@ -64,6 +69,10 @@ struct probe_state {
   /// each may hold one of the server's UDP ports. Callers that asked for no checks get the
   /// answer as soon as it arrives; the others wait for the checks.
   std::vector<offer_waiter> offer_waiters;
+  /// Callers waiting for the RakNet ping in flight to each UDP port: one exchange per port at
+  /// a time, however many callers ask.
+  std::map<std::uint16_t, std::vector<caf::typed_response_promise<api::raknet_reply>>>
+    raknet_waiters;
   /// Callers waiting for the connectivity checks in progress.
   std::vector<caf::typed_response_promise<api::offer_reply>> reach_waiters;
   /// Whether connectivity checks are in progress; a probe:true caller arriving meanwhile, with

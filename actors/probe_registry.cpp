@@ -37,6 +37,9 @@ probe_registry(probe_registry_actor::stateful_pointer<probe_registry_state> self
     [=](info_atom, const api::target& where) {
       return self->delegate(probe_for(self, where), info_atom::value, where);
     },
+    [=](raknet_atom, const api::target& where, std::uint16_t port) {
+      return self->delegate(probe_for(self, where), raknet_atom::value, where, port);
+    },
     [=](offer_atom, const api::target& where, const std::string& network_id, bool probe) {
       return self->delegate(probe_for(self, where), offer_atom::value, where, network_id,
                             probe);

@@ -24,6 +24,7 @@
 #include "actors/target_memory_actor.hpp"
 #include "net/base/log.hpp"
 #include "net/upstream/http_client.hpp"
+#include "net/upstream/udp_exchange.hpp"
 #include "net/upstream/ice_check.hpp"
 #include "net/upstream/oauth.hpp"
 #include "net/http/listener.hpp"
@@ -280,6 +281,9 @@ struct upstream_clients {
   std::shared_ptr<upstream::http_client> provider;
   /// Connectivity checks toward answers' candidates, under the targets' address policy.
   std::shared_ptr<upstream::ice_checker> checks;
+  /// RakNet status pings, under the same policy, with their own resolver.
+  std::shared_ptr<upstream::dns_resolver> ping_resolver;
+  std::shared_ptr<upstream::udp_exchanger> pings;
 };
 
 /// Settings of the client to targets, which the address policy guards.
@@ -322,7 +326,15 @@ std::optional<upstream_clients> make_clients(asio::io_context& ioc, const config
   }
   auto checks = std::make_shared<upstream::ice_checker>(
     ioc, upstream::address_policy{cfg.allow_cidrs, cfg.deny_cidrs});
-  return upstream_clients{std::move(client), std::move(provider_client), std::move(checks)};
+  auto resolver = upstream::dns_resolver::make(ioc, dns_settings_of(cfg), error);
+  if (!resolver) {
+    startup_failed(error);
+    return std::nullopt;
+  }
+  auto pings = std::make_shared<upstream::udp_exchanger>(
+    ioc, resolver, upstream::address_policy{cfg.allow_cidrs, cfg.deny_cidrs});
+  return upstream_clients{std::move(client), std::move(provider_client), std::move(checks),
+                          std::move(resolver), std::move(pings)};
 }
 
 /// Binds the listening socket; null when the address is not an IP address or is taken.
@@ -393,6 +405,7 @@ actors::probe_deps make_probe_deps(const config& cfg, const upstream_clients& cl
     clients.targets->share_offer_gate(actors::gate_through(std::move(gate)));
   deps.client = clients.targets;
   deps.checker = clients.checks;
+  deps.pinger = clients.pings;
   deps.identity = secrets.identity;
   return deps;
 }
@@ -545,6 +558,7 @@ int run_service(const config& cfg) {
   serve(pool, lst, ctx, cfg);
   clients->targets->stop();
   clients->provider->stop();
+  clients->ping_resolver->stop();
   stop_actors(ctx, actors);
   base::log::write(base::log::level::info, "stopped");
   return 0;

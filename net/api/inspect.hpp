@@ -33,6 +33,12 @@ typename Inspector::result_type inspect(Inspector& f, info_reply& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, raknet_reply& x) {
+  return f(caf::meta::type_name("raknet_reply"), x.tried, x.ok, x.code, x.message, x.body, x.port,
+           x.latency_ms, x.protocol, x.version, x.motd);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, offer_reply& x) {
   return f(caf::meta::type_name("offer_reply"), x.error, x.body, x.cached, x.stale, x.age,
            x.probed);

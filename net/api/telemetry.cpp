@@ -45,6 +45,33 @@ probe_outcome probe_outcome_of(error_code code) noexcept {
   }
 }
 
+probe_outcome probe_outcome_of_raknet(std::string_view code) noexcept {
+  if (code.empty())
+    return probe_outcome::ok;
+  if (code == "timeout")
+    return probe_outcome::timeout;
+  if (code == "malformed_pong")
+    return probe_outcome::invalid_answer;
+  if (code == "forbidden_target")
+    return probe_outcome::refused;
+  if (code == "no_listener" || code == "unreachable" || code == "lookup_failed"
+      || code == "lookup_timeout")
+    return probe_outcome::unreachable;
+  return probe_outcome::other;
+}
+
+std::string_view to_string(probe_call call) noexcept {
+  switch (call) {
+    case probe_call::info:
+      return "info";
+    case probe_call::offer:
+      return "offer";
+    case probe_call::raknet:
+      return "raknet";
+  }
+  return "info";
+}
+
 std::string_view to_string(store_backend backend) noexcept {
   return backend == store_backend::redis ? "redis" : "lmdb";
 }

@@ -15,8 +15,15 @@
 
 namespace netherscope::net::api {
 
-/// What a probe asked its target for.
-enum class probe_call : std::uint8_t { info, offer };
+/// What a probe asked its target for: GET /v1/join, an offer, or a RakNet status ping.
+enum class probe_call : std::uint8_t { info, offer, raknet };
+
+/// The calls in label order; to_string gives each one's label.
+constexpr std::array<probe_call, 3> probe_calls{probe_call::info, probe_call::offer,
+                                                probe_call::raknet};
+
+/// The label of a call: "info", "offer" or "raknet".
+std::string_view to_string(probe_call call) noexcept;
 
 /// How one upstream request of a probe ended, mapped from its failure code.
 enum class probe_outcome : std::uint8_t {
@@ -50,6 +57,10 @@ std::string_view to_string(probe_outcome outcome) noexcept;
 
 /// The outcome a probe's failure stands for (none: ok).
 probe_outcome probe_outcome_of(error_code code) noexcept;
+
+/// The outcome a RakNet status's code stands for (empty: ok): a pong that is not one is
+/// invalid_answer, a port or host that does not answer unreachable.
+probe_outcome probe_outcome_of_raknet(std::string_view code) noexcept;
 
 /// Which store implementation an operation went to.
 enum class store_backend : std::uint8_t { lmdb, redis };
@@ -160,7 +171,7 @@ private:
     return static_cast<std::size_t>(value);
   }
 
-  std::array<std::atomic<std::uint64_t>, 2 * probe_outcomes.size()> probes_{};
+  std::array<std::atomic<std::uint64_t>, probe_calls.size() * probe_outcomes.size()> probes_{};
   std::atomic<std::uint64_t> cache_hits_{0};
   std::atomic<std::uint64_t> cache_misses_{0};
   std::atomic<std::uint64_t> cache_joins_{0};

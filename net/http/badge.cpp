@@ -86,17 +86,6 @@ void append_utf8(std::string& out, char32_t cp) {
   }
 }
 
-std::optional<std::int64_t> integer_at(const boost::json::object& o, std::string_view key) {
-  auto* v = o.if_contains(key);
-  if (v == nullptr)
-    return std::nullopt;
-  if (v->is_int64())
-    return v->get_int64();
-  if (v->is_uint64() && v->get_uint64() <= static_cast<std::uint64_t>(INT64_MAX))
-    return static_cast<std::int64_t>(v->get_uint64());
-  return std::nullopt;
-}
-
 std::string_view colour_of(badge_state state) {
   switch (state) {
     case badge_state::online:
@@ -110,19 +99,57 @@ std::string_view colour_of(badge_state state) {
 
 } // namespace
 
-badge_view badge_from_info(std::string_view info_body) {
+badge_view badge_from_status(std::string_view status_body) {
   badge_view view;
+  auto body = base::parse_object(status_body);
+  if (!body) {
+    view.detail = "the status could not be read";
+    return view;
+  }
+  auto* online = body->if_contains("online");
+  auto* nethernet = base::object_at(*body, "nethernet");
+  auto* raknet = base::object_at(*body, "raknet");
+  auto answered = [](const boost::json::object* o) {
+    auto* ok = o == nullptr ? nullptr : o->if_contains("ok");
+    return ok != nullptr && ok->is_bool() && ok->get_bool();
+  };
+  if (online == nullptr || !online->is_bool() || !online->get_bool()) {
+    view.state = badge_state::offline;
+    // Why NetherNet did not answer, as /api/info's error says it, then why RakNet did not.
+    if (nethernet != nullptr) {
+      auto* code = base::string_at(*nethernet, "code");
+      auto* detail = base::object_at(*nethernet, "error");
+      auto* message = base::string_at(*nethernet, "error");
+      if (code != nullptr && *code == "upstream_status" && detail != nullptr)
+        if (auto status = base::int64_at(*detail, "httpStatus"))
+          view.detail = "GET /v1/join answered " + std::to_string(*status);
+      if (view.detail.empty() && message != nullptr)
+        view.detail = std::string{base::view(*message)};
+    }
+    if (raknet != nullptr)
+      if (auto* message = base::string_at(*raknet, "error"))
+        view.detail += (view.detail.empty() ? "" : "; ") + std::string{"RakNet: "}
+                       + std::string{base::view(*message)};
+    return view;
+  }
   view.state = badge_state::online;
-  auto body = base::parse_object(info_body);
-  if (!body)
-    return view;
-  auto* info = base::object_at(*body, "info");
-  if (info == nullptr)
-    return view;
-  if (auto* name = base::string_at(*info, "name"))
-    view.name = std::string{net::base::view(*name)};
-  view.players = integer_at(*info, "players");
-  view.max_players = integer_at(*info, "maxPlayers");
+  // NetherNet's status first, as GET /v1/join gives it; the pong's where it gives none.
+  if (answered(nethernet))
+    if (auto* info = base::object_at(*nethernet, "info")) {
+      if (auto* name = base::string_at(*info, "name"))
+        view.name = std::string{base::view(*name)};
+      view.players = base::int64_at(*info, "players");
+      view.max_players = base::int64_at(*info, "maxPlayers");
+    }
+  if (answered(raknet)) {
+    if (view.name.empty())
+      if (auto* name = base::string_at(*raknet, "motdPlain"))
+        view.name = std::string{base::view(*name)};
+    if (!view.players || !view.max_players) {
+      view.players = base::int64_at(*raknet, "players");
+      view.max_players = base::int64_at(*raknet, "maxPlayers");
+    }
+  }
   return view;
 }
 

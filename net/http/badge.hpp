@@ -1,7 +1,7 @@
 // GET /badge: a server's status as a small SVG image for README files and web pages, in the
 // flat style of shields.io badges ("bedrock | online · 3/10").
 //
-// Pure functions: the router turns the info call's outcome into a badge_view and renders it.
+// Pure functions: the router turns the status call's outcome into a badge_view and renders it.
 #pragma once
 
 #include <cstdint>
@@ -19,9 +19,9 @@ inline constexpr std::string_view badge_csp = "default-src 'none'; style-src 'un
 
 /// What the badge says.
 enum class badge_state {
-  /// GET /v1/join answered 2xx.
+  /// GET /v1/join answered 2xx, or a RakNet pong came back.
   online,
-  /// The target could not be reached, or answered without NetherNet.
+  /// Neither transport answered.
   offline,
   /// No verdict about the target: bad input, quota exhausted, refused by policy, our fault.
   error,
@@ -40,10 +40,10 @@ struct badge_view {
   std::string detail;
 };
 
-/// Reads a successful /api/info body (SPEC 2.1) into an online badge: the name, and the
-/// player counts when info carries both as integers. A body that is not an object still
-/// gives an online badge, without counts.
-badge_view badge_from_info(std::string_view info_body);
+/// Reads a GET /api/status body into a badge: online when either transport answered, with
+/// the server's name and the player counts when GET /v1/join's info carries both as
+/// integers, else the pong's; offline otherwise, with why each transport did not answer.
+badge_view badge_from_status(std::string_view status_body);
 
 /// The badge for a failed info call: offline when the target could not be reached, timed out
 /// or answered with an error or a bad answer; error otherwise, with the failure's public

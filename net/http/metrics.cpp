@@ -68,11 +68,11 @@ void latency_histogram(std::string& out, const request_counters& requests) {
 void telemetry_families(std::string& out, const api::telemetry& t) {
   family(out, "netherscope_upstream_requests_total", "counter",
          "Requests probes sent to targets, by call and outcome.");
-  for (auto call : {api::probe_call::info, api::probe_call::offer})
+  for (auto call : api::probe_calls)
     for (auto outcome : api::probe_outcomes)
       sample(out, "netherscope_upstream_requests_total",
-             std::string{"{call=\""} + (call == api::probe_call::info ? "info" : "offer")
-               + "\",outcome=\"" + std::string{to_string(outcome)} + "\"}",
+             std::string{"{call=\""} + std::string{to_string(call)} + "\",outcome=\""
+               + std::string{to_string(outcome)} + "\"}",
              std::to_string(t.probes(call, outcome)));
   family(out, "netherscope_offer_cache_requests_total", "counter",
          "Offers asked of the cache: hit (answered from it), miss (started an upstream "

@@ -127,7 +127,7 @@ response render_page(api::api_outcome&& outcome, api::call_kind kind, unsigned v
 // A badge: an SVG for every outcome, so an <img> never shows a broken image. Only a status
 // of the target (online, offline) is 200 and cached for a minute; an error keeps its status.
 response badge_response(const api::api_outcome& outcome, unsigned version, bool keep_alive) {
-  auto view = outcome.error.ok() ? badge_from_info(outcome.body)
+  auto view = outcome.error.ok() ? badge_from_status(outcome.body)
                                  : badge_from_failure(outcome.error);
   auto status = view.state == badge_state::error ? api::lookup(outcome.error.code).status
                                                  : beast::http::status::ok;

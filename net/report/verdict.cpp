@@ -17,6 +17,7 @@
 #include "net/base/json_access.hpp"
 #include "net/base/text.hpp"
 #include "net/report/clients.hpp"
+#include "net/report/status.hpp"
 
 namespace netherscope::net::report {
 
@@ -402,15 +403,6 @@ std::string string_of(const json::object& o, std::string_view key) {
   return s ? std::string{base::view(*s)} : std::string{};
 }
 
-/// A JSON body as a value, or null when it is empty or not JSON.
-json::value parsed_or_null(const std::string& body) {
-  if (body.empty())
-    return nullptr;
-  boost::system::error_code ec;
-  auto v = json::parse(body, ec);
-  return ec ? json::value(nullptr) : v;
-}
-
 } // namespace
 
 std::string_view to_string(verdict_kind kind) {
@@ -523,15 +515,15 @@ std::string render_check(const check_facts& facts, const check_verdict& verdict,
   for (const auto& s : verdict.next_steps)
     steps.emplace_back(api::valid_utf8(s));
   body["nextSteps"] = std::move(steps);
-  body["info"] = info.error.ok() ? parsed_or_null(info.body) : json::value(nullptr);
+  body["info"] = info.error.ok() ? json_or_null(info.body) : json::value(nullptr);
   body["infoError"] = info.error.ok() ? json::value(nullptr)
-                                      : parsed_or_null(api::render_error(info.error));
-  body["offer"] = facts.offer_tried && offer.error.ok() ? parsed_or_null(offer.body)
+                                      : json_or_null(api::render_error(info.error));
+  body["offer"] = facts.offer_tried && offer.error.ok() ? json_or_null(offer.body)
                                                         : json::value(nullptr);
   body["offerError"] = facts.offer_tried && !offer.error.ok()
-                         ? parsed_or_null(render_error(offer.error))
+                         ? json_or_null(render_error(offer.error))
                          : json::value(nullptr);
-  body["raknet"] = facts.raknet.tried ? parsed_or_null(facts.raknet.body) : json::value(nullptr);
+  body["raknet"] = facts.raknet.tried ? json_or_null(facts.raknet.body) : json::value(nullptr);
   body["clients"] = describe_clients(seen_from(info, facts.raknet));
   return json::serialize(body);
 }

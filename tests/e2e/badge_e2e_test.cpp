@@ -80,6 +80,22 @@ TEST_CASE("badge e2e: an online server's badge, its name kept as text", "[e2e][b
   CHECK(metric(svc, "netherscope_requests_total{route=\"/api/info\",status=\"2xx\"}") == 0);
 }
 
+TEST_CASE("badge e2e: a server that answers only RakNet is online, with the pong's counts",
+          "[e2e][badge][raknet]") {
+  fake_target_process fake{{"--raknet", "only"}};
+  service_process svc;
+  auto reply = get_badge(svc, target_query(fake.port()));
+  REQUIRE(reply.error.empty());
+  CHECK(reply.status == 200);
+  auto doc = parse_svg(reply.body);
+  INFO(reply.body);
+  REQUIRE_FALSE(doc.contains("error"));
+  // The fake's pong says 0 of 10 players, in BDS's style.
+  CHECK(strings(doc.at("texts")) == std::vector<std::string>{"bedrock", "online " + dot + " 0/10"});
+  CHECK(strings(doc.at("title")).at(0).find("Fake BDS") != std::string::npos);
+  CHECK(fake.stats().at("raknet_pongs") == 1);
+}
+
 TEST_CASE("badge e2e: badges share the address's info quota and ignore API keys",
           "[e2e][badge][quota]") {
   service_process svc{{"--limit-info-ip", "2"}};

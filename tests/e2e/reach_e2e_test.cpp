@@ -274,6 +274,11 @@ TEST_CASE("reach e2e: /api/check gives one verdict per fake target mode", "[e2e]
      "HTTP 401 and an empty body", "online-mode=true"},
     {"container address", {"--candidate-address", "172.17.0.2"}, "private_candidates",
      "172.17.0.2 (private)", "map the container's UDP ports"},
+    {"both transports", {"--raknet", "on"}, "joinable", "RakNet status answered on UDP", ""},
+    {"online mode with RakNet", {"--auth", "online", "--raknet", "on"}, "auth_required",
+     "RakNet status answered on UDP", "online-mode=true"},
+    {"RakNet only", {"--raknet", "only"}, "raknet_only", "RakNet status answered on UDP",
+     "transport=nethernet"},
   };
   service_process svc;
   for (const auto& m : modes) {
@@ -290,7 +295,16 @@ TEST_CASE("reach e2e: /api/check gives one verdict per fake target mode", "[e2e]
     CHECK(any_contains(reasons, m.reason));
     if (!m.step.empty())
       CHECK(any_contains(steps, m.step));
-    // Both calls' replies come along.
+    // Every call's reply comes along: the RakNet status is asked of every target.
+    auto raknet_on = std::find(m.args.begin(), m.args.end(), "--raknet") != m.args.end();
+    CHECK(body.at("raknet").at("ok") == raknet_on);
+    CHECK(body.at("clients").at("raknet") == raknet_on);
+    if (m.verdict == "raknet_only") {
+      CHECK(body.at("info").is_null());
+      CHECK(body.at("offer").is_null());
+      CHECK(body.at("clients").at("nethernet") == false);
+      continue;
+    }
     CHECK(body.at("info").is_object());
     if (m.verdict == "refused" || m.verdict == "auth_required") {
       CHECK(body.at("offer").is_null());
@@ -310,6 +324,9 @@ TEST_CASE("reach e2e: /api/check gives one verdict per fake target mode", "[e2e]
     CHECK(body.at("infoError").is_object());
     CHECK(body.at("offer").is_null());
     CHECK(any_contains(strings(body.at("nextSteps")), "Open TCP"));
+    // Nothing answered the RakNet ping either, and the reply says how that ended.
+    CHECK(body.at("raknet").at("ok") == false);
+    CHECK(body.at("raknet").at("code").is_string());
   }
 }
 

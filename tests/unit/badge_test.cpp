@@ -136,19 +136,53 @@ TEST_CASE("badge: offline and error badges are well-formed and say so", "[badge]
     CHECK(badge_from_failure(make_failure(code, "x")).state == badge_state::error);
 }
 
-TEST_CASE("badge: an info reply gives the counts only when both are integers", "[badge]") {
-  auto full = badge_from_info(
-    R"({"ok":true,"status":200,"tls":false,"info":{"name":"X","players":3,"maxPlayers":10}})");
+TEST_CASE("badge: a status gives the counts only when both are integers", "[badge]") {
+  auto status = [](const std::string& nethernet, const std::string& raknet) {
+    auto online = nethernet.find(R"("ok":true)") != std::string::npos
+                  || raknet.find(R"("ok":true)") != std::string::npos;
+    return std::string{R"({"ok":true,"online":)"} + (online ? "true" : "false")
+           + R"(,"nethernet":)" + nethernet + R"(,"raknet":)" + raknet + "}";
+  };
+  const std::string no_pong = R"({"ok":false,"code":"timeout","error":"no pong in 1 s"})";
+  auto full = badge_from_status(status(
+    R"({"ok":true,"status":200,"tls":false,"info":{"name":"X","players":3,"maxPlayers":10}})",
+    no_pong));
   CHECK(full.state == badge_state::online);
   CHECK(full.name == "X");
   CHECK(badge_value(full) == "online " + dot + " 3/10");
 
-  auto half = badge_from_info(R"({"ok":true,"info":{"players":3}})");
+  auto half = badge_from_status(status(R"({"ok":true,"info":{"players":3}})", no_pong));
   CHECK(badge_value(half) == "online");
   // render_info leaves out fields of the wrong type; a body without info is still online.
-  CHECK(badge_value(badge_from_info(R"({"ok":true,"info":null})")) == "online");
-  CHECK(badge_value(badge_from_info("not json")) == "online");
-  CHECK(badge_value(badge_from_info(R"({"info":{"players":"3","maxPlayers":10}})")) == "online");
+  CHECK(badge_value(badge_from_status(status(R"({"ok":true,"info":null})", no_pong)))
+        == "online");
+  CHECK(badge_value(badge_from_status(
+          status(R"({"ok":true,"info":{"players":"3","maxPlayers":10}})", no_pong)))
+        == "online");
+  CHECK(badge_from_status("not json").state == badge_state::error);
+
+  SECTION("a RakNet-only server is online with the pong's name and counts") {
+    auto raknet_only = badge_from_status(
+      status(R"({"ok":false,"code":"upstream_failure","error":"connection refused"})",
+             R"({"ok":true,"motd":"\u00a7aFun","motdPlain":"Fun","players":2,"maxPlayers":20})"));
+    CHECK(raknet_only.state == badge_state::online);
+    CHECK(raknet_only.name == "Fun");
+    CHECK(badge_value(raknet_only) == "online " + dot + " 2/20");
+  }
+  SECTION("NetherNet's counts come before the pong's") {
+    auto both = badge_from_status(
+      status(R"({"ok":true,"info":{"name":"N","players":1,"maxPlayers":5}})",
+             R"({"ok":true,"motdPlain":"R","players":2,"maxPlayers":20})"));
+    CHECK(both.name == "N");
+    CHECK(badge_value(both) == "online " + dot + " 1/5");
+  }
+  SECTION("neither transport: offline, with why each did not answer") {
+    auto offline = badge_from_status(status(
+      R"({"ok":false,"code":"upstream_status","error":{"httpStatus":404,"body":""}})", no_pong));
+    CHECK(offline.state == badge_state::offline);
+    CHECK(badge_value(offline) == "offline");
+    CHECK(offline.detail == "GET /v1/join answered 404; RakNet: no pong in 1 s");
+  }
 }
 
 TEST_CASE("badge: text widths grow with the text and its letters", "[badge]") {
@@ -202,7 +236,8 @@ TEST_CASE("badge route: an info call for the address, never for a key", "[badge]
 
 TEST_CASE("badge route: headers for an SVG, cached a minute only when it is a status",
           "[badge][router]") {
-  auto ok = render_api(info_outcome(R"({"ok":true,"info":{"players":3,"maxPlayers":10}})"),
+  auto ok = render_api(info_outcome(R"({"ok":true,"online":true,"nethernet":{"ok":true,)"
+                                    R"("info":{"players":3,"maxPlayers":10}},"raknet":null})"),
                        call_kind::badge, 11, true);
   CHECK(ok.result() == http::status::ok);
   CHECK(ok[http::field::content_type] == "image/svg+xml");

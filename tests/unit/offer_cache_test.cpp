@@ -207,6 +207,7 @@ probe_registry_actor::behavior_type scripted_registry(probe_registry_actor::poin
                                                       std::shared_ptr<script> s) {
   return {
     [](info_atom, const target&) { return info_reply{}; },
+    [](raknet_atom, const target&, std::uint16_t) { return raknet_reply{}; },
     [s](offer_atom, const target&, const std::string&, bool) {
       offer_reply reply;
       auto n = ++s->offers;

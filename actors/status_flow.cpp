@@ -1,0 +1,207 @@
+#include "actors/status_flow.hpp"
+
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include <caf/all.hpp>
+
+#include "net/base/log.hpp"
+#include "net/report/status.hpp"
+#include "net/report/verdict.hpp"
+
+namespace netherscope::actors {
+
+namespace api = net::api;
+namespace base = net::base;
+namespace report = net::report;
+
+namespace {
+
+using front_pointer = front_actor::pointer;
+
+/// A request the actors lost: the caller learns only that it failed; the cause goes to the
+/// log.
+api::failure lost(const caf::error& err) {
+  base::log::write(base::log::level::error, "actor_request_failed",
+                   {{"error", caf::to_string(err)}});
+  return api::make_failure(api::error_code::internal, "the request could not be completed");
+}
+
+/// The two replies of one status as they come in; only self's handlers touch it.
+struct status_join {
+  std::optional<api::info_reply> info;
+  std::optional<api::raknet_reply> raknet;
+  status_fn done;
+
+  void settle() {
+    if (info && raknet)
+      done(std::move(*info), std::move(*raknet));
+  }
+};
+
+/// One POST /api/status while it runs; only self's handlers touch it.
+struct batch_run {
+  api::api_call call;
+  /// The next target to start, and how many are running or done.
+  std::size_t next = 0;
+  std::size_t running = 0;
+  std::size_t done = 0;
+  /// The refusal of the first charge a quota refused: every later target gets it too.
+  std::optional<api::failure> refused;
+};
+
+void start_next(front_pointer self, const front_peers& peers, const front_settings& settings,
+                std::shared_ptr<batch_run> run);
+
+/// Hands one target's line on, the last with last set, and starts the next target.
+void emit(front_pointer self, const front_peers& peers, const front_settings& settings,
+          const std::shared_ptr<batch_run>& run, std::string line) {
+  --run->running;
+  ++run->done;
+  run->call.lines(std::move(line), run->done == run->call.batch.size());
+  start_next(self, peers, settings, run);
+}
+
+/// Checks one counted target.
+void check_item(front_pointer self, const front_peers& peers, const front_settings& settings,
+                const std::shared_ptr<batch_run>& run, const api::status_item& item) {
+  ask_status(self, peers, settings, item.where, item.raknet_port,
+             [=, where = item.where](api::info_reply&& info, api::raknet_reply&& raknet) {
+               // A refused target (the address policy) or the service failing is the line's
+               // error; anything the target did is its status.
+               auto line = report::is_target_failure(info.error)
+                             ? report::render_status_line(where, info, raknet)
+                             : report::render_status_error_line(where, info.error);
+               emit(self, peers, settings, run, std::move(line));
+             });
+}
+
+/// Starts one target: its error when it cannot be checked, or its charge, then its check.
+void start_item(front_pointer self, const front_peers& peers, const front_settings& settings,
+                const std::shared_ptr<batch_run>& run, const api::status_item& item) {
+  ++run->running;
+  if (!item.invalid.ok())
+    return emit(self, peers, settings, run,
+                report::render_status_error_line(item.where, item.invalid));
+  if (run->refused)
+    return emit(self, peers, settings, run,
+                report::render_status_error_line(item.where, *run->refused));
+  auto charge = api::quota_charge::count_call(api::endpoint::info, run->call.client,
+                                              run->call.key_hash);
+  self->request(peers.quotas, caf::infinite, charge_atom::value, std::move(charge))
+    .then(
+      [=, where = item.where](api::quota_verdict& verdict) {
+        if (verdict.error.ok())
+          return check_item(self, peers, settings, run, item);
+        if (!run->refused)
+          run->refused = verdict.error;
+        emit(self, peers, settings, run, report::render_status_error_line(where, verdict.error));
+      },
+      [=, where = item.where](caf::error& err) {
+        emit(self, peers, settings, run, report::render_status_error_line(where, lost(err)));
+      });
+}
+
+void start_next(front_pointer self, const front_peers& peers, const front_settings& settings,
+                std::shared_ptr<batch_run> run) {
+  auto& batch = run->call.batch;
+  while (run->running < status_batch_parallel && run->next < batch.size()) {
+    // Targets start in the caller's order, so when the quota runs out it is the last ones
+    // that carry the refusal.
+    const auto& item = batch[run->next++];
+    start_item(self, peers, settings, run, item);
+  }
+}
+
+api::api_outcome with_quota(api::failure error, const api::quota_verdict& verdict) {
+  api::api_outcome outcome;
+  outcome.error = std::move(error);
+  outcome.has_quota = true;
+  outcome.quota = verdict;
+  return outcome;
+}
+
+} // namespace
+
+void ask_status(front_pointer self, const front_peers& peers, const front_settings& settings,
+                const api::target& where, std::uint16_t raknet_port, status_fn done) {
+  auto join = std::make_shared<status_join>();
+  join->done = std::move(done);
+  auto port = raknet_port != 0 ? raknet_port : where.port;
+  self->request(peers.registry, settings.info_deadline, info_atom::value, where)
+    .then(
+      [join](api::info_reply& info) {
+        join->info = std::move(info);
+        join->settle();
+      },
+      [join](caf::error& err) {
+        join->info = api::info_reply{};
+        join->info->error = lost(err);
+        join->settle();
+      });
+  self->request(peers.registry, settings.info_deadline, raknet_atom::value, where, port)
+    .then(
+      [join](api::raknet_reply& raknet) {
+        join->raknet = std::move(raknet);
+        join->settle();
+      },
+      [join](caf::error& err) {
+        lost(err);
+        join->raknet = api::raknet_reply{};
+        join->settle();
+      });
+}
+
+void serve_status(front_pointer self, const front_peers& peers, const front_settings& settings,
+                  api::api_call& call, api::quota_verdict verdict) {
+  ask_status(self, peers, settings, call.where, call.raknet_port,
+             [reply = call.reply, verdict](api::info_reply&& info, api::raknet_reply&& raknet) {
+               if (!report::is_target_failure(info.error)) {
+                 // A refused target (the address policy), or the service failing.
+                 reply(with_quota(std::move(info.error), verdict));
+                 return;
+               }
+               auto outcome = with_quota({}, verdict);
+               outcome.body = report::render_status(info, raknet);
+               reply(std::move(outcome));
+             });
+}
+
+void serve_status_batch(front_pointer self, const front_peers& peers,
+                        const front_settings& settings, api::api_call& call) {
+  // The head shows the quota as it stands when the call begins; each target is counted as
+  // its turn comes.
+  auto look_up = api::quota_charge::look_up(api::endpoint::info, call.client, call.key_hash);
+  auto reply = call.reply;
+  self->request(peers.quotas, caf::infinite, charge_atom::value, std::move(look_up))
+    .then(
+      [=, call = std::move(call)](api::quota_verdict& verdict) mutable {
+        if (!verdict.error.ok()) {
+          // An unknown key, a quota already spent or a store that does not answer: no target
+          // could be counted, so the call is one error.
+          call.reply(with_quota(std::move(verdict.error), verdict));
+          return;
+        }
+        if (!call.invalid.ok() || call.batch.empty()) {
+          auto error = call.invalid.ok()
+                         ? api::make_failure(api::error_code::invalid_input, "no targets")
+                         : call.invalid;
+          call.reply(with_quota(std::move(error), verdict));
+          return;
+        }
+        auto head = with_quota({}, verdict);
+        head.streaming = true;
+        call.reply(std::move(head));
+        auto run = std::make_shared<batch_run>();
+        run->call = std::move(call);
+        start_next(self, peers, settings, run);
+      },
+      [reply](caf::error& err) {
+        api::api_outcome outcome;
+        outcome.error = lost(err);
+        reply(std::move(outcome));
+      });
+}
+
+} // namespace netherscope::actors

@@ -1,0 +1,39 @@
+// GET and POST /api/status as the front actor runs them, and the pair of calls every status
+// shares (GET /api/check and the badges too): ask the probe for GET /v1/join and for the
+// RakNet ping at once, and go on when both replies are in.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "actors/front_actor.hpp"
+
+namespace netherscope::actors {
+
+/// Both replies of a status, handed on together.
+using status_fn = std::function<void(api::info_reply&&, api::raknet_reply&&)>;
+
+/// Asks for where's status over both transports at once, the RakNet ping to raknet_port (0:
+/// the target's own port); done runs on self's thread once both replies are in. A reply the
+/// actors lost is an internal error for NetherNet, and no RakNet status.
+void ask_status(front_actor::pointer self, const front_peers& peers,
+                const front_settings& settings, const api::target& where,
+                std::uint16_t raknet_port, status_fn done);
+
+/// Serves GET /api/status once its info call is counted; replies exactly once.
+void serve_status(front_actor::pointer self, const front_peers& peers,
+                  const front_settings& settings, api::api_call& call,
+                  api::quota_verdict verdict);
+
+/// Serves POST /api/status: looks up where the caller stands and replies with the stream's
+/// head (or the error that ends the call), then counts each target as one info call as its
+/// turn comes, checks a bounded number at a time, and hands one line per target to
+/// call.lines as each completes. Once a target's charge is refused, it and every target
+/// after it get the refusal as their line, uncounted.
+void serve_status_batch(front_actor::pointer self, const front_peers& peers,
+                        const front_settings& settings, api::api_call& call);
+
+/// How many targets of one POST /api/status are checked at a time.
+inline constexpr std::size_t status_batch_parallel = 16;
+
+} // namespace netherscope::actors

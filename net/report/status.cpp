@@ -1,0 +1,73 @@
+#include "net/report/status.hpp"
+
+#include <boost/json/object.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include "net/api/api_json.hpp"
+#include "net/report/clients.hpp"
+
+namespace netherscope::net::report {
+
+namespace json = boost::json;
+
+namespace {
+
+json::object status_object(const api::info_reply& info, const api::raknet_reply& raknet) {
+  json::object body;
+  body["ok"] = true;
+  body["online"] = is_online(info, raknet);
+  body["nethernet"] = nethernet_of(info);
+  body["raknet"] = raknet.tried ? json_or_null(raknet.body) : json::value(nullptr);
+  body["clients"] = describe_clients(seen_from(info, raknet));
+  return body;
+}
+
+/// The target's host and port, first in a line so that a reader sees at once which it is.
+json::object line_of(const api::target& where) {
+  json::object line;
+  line["host"] = where.host;
+  line["port"] = where.port;
+  return line;
+}
+
+} // namespace
+
+json::value json_or_null(std::string_view body) {
+  if (body.empty())
+    return nullptr;
+  boost::system::error_code ec;
+  auto v = json::parse(body, ec);
+  return ec ? json::value(nullptr) : v;
+}
+
+bool is_online(const api::info_reply& info, const api::raknet_reply& raknet) {
+  return info.error.ok() || (raknet.tried && raknet.ok);
+}
+
+json::value nethernet_of(const api::info_reply& info) {
+  return info.error.ok() ? json_or_null(info.body) : json_or_null(api::render_error(info.error));
+}
+
+std::string render_status(const api::info_reply& info, const api::raknet_reply& raknet) {
+  return json::serialize(status_object(info, raknet));
+}
+
+std::string render_status_line(const api::target& where, const api::info_reply& info,
+                               const api::raknet_reply& raknet) {
+  auto line = line_of(where);
+  for (auto& field : status_object(info, raknet))
+    line[field.key()] = std::move(field.value());
+  return json::serialize(line);
+}
+
+std::string render_status_error_line(const api::target& where, const api::failure& error) {
+  auto line = line_of(where);
+  auto parsed = json_or_null(api::render_error(error));
+  if (parsed.is_object())
+    for (auto& field : parsed.as_object())
+      line[field.key()] = std::move(field.value());
+  return json::serialize(line);
+}
+
+} // namespace netherscope::net::report

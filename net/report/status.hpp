@@ -1,0 +1,40 @@
+// GET and POST /api/status: a target's status over both transports at once (NetherNet's
+// GET /v1/join and the RakNet ping), and the clients that can join over what answered
+// (docs/API.md, "Status"). Pure functions: the actors run the two calls and hand their
+// replies here.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <boost/json/value.hpp>
+
+#include "net/api/failure.hpp"
+#include "net/api/results.hpp"
+#include "net/api/target.hpp"
+
+namespace netherscope::net::report {
+
+/// A JSON body as a value, or null when it is empty or not JSON.
+boost::json::value json_or_null(std::string_view body);
+
+/// Whether players see the server up: GET /v1/join answered with a 2xx, or a pong came back.
+bool is_online(const api::info_reply& info, const api::raknet_reply& raknet);
+
+/// The "nethernet" field: what GET /api/info answers for the target, its result or its error
+/// object.
+boost::json::value nethernet_of(const api::info_reply& info);
+
+/// The body of GET /api/status: {ok, online, nethernet, raknet, clients}.
+std::string render_status(const api::info_reply& info, const api::raknet_reply& raknet);
+
+/// One line of POST /api/status for a target that was checked: the body above, after the
+/// target's host and port.
+std::string render_status_line(const api::target& where, const api::info_reply& info,
+                               const api::raknet_reply& raknet);
+
+/// One line of POST /api/status for a target that was not checked: {host, port, ok: false,
+/// code, error}, as the error table renders the error.
+std::string render_status_error_line(const api::target& where, const api::failure& error);
+
+} // namespace netherscope::net::report
