@@ -7,9 +7,12 @@
 //     node tests/browser/page_test.mjs
 //
 // TARGET is a fake_target whose status names the server "<img src=x onerror=...>", and which
-// answers offers and connectivity checks; REFUSING_TARGET (optional) one that refuses every
-// offer with NetherNet error 13. Sign-in needs the service wired to the fake GitHub
-// (SIGN_IN=1).
+// answers offers and connectivity checks; TARGET_RAKNET=on says it answers RakNet's ping too
+// (--raknet on), so its pong carries the same name; otherwise nothing listens on its UDP port.
+// The optional ones: REFUSING_TARGET refuses every offer with NetherNet error 13;
+// RAKNET_ONLY_TARGET answers only RakNet (--raknet only, with TARGET's --info);
+// ONLINE_TARGET is in online mode (--auth online). Sign-in needs the service wired to the fake
+// GitHub (SIGN_IN=1).
 // The script fails on any request to a host that is not loopback and on any console error,
 // prints one line per step, and exits 0 only when every step passed.
 
@@ -25,6 +28,9 @@ const hostile_name = process.env.HOSTILE_NAME || '<img src=x onerror="window.__x
 const chromium_path = process.env.CHROMIUM || '/usr/bin/chromium';
 const sign_in = process.env.SIGN_IN === '1';
 const refusing_target = process.env.REFUSING_TARGET || '';
+const target_raknet = process.env.TARGET_RAKNET === 'on';
+const raknet_only_target = process.env.RAKNET_ONLY_TARGET || '';
+const online_target = process.env.ONLINE_TARGET || '';
 const step_timeout = 30000;
 
 function required_env(name) {
@@ -71,6 +77,11 @@ function step(text) {
 function check(condition, text) {
   if (!condition)
     throw new Error(`check failed: ${text}`);
+}
+
+/// The text of an element, for checks and their messages.
+async function text(selector) {
+  return (await page.locator(selector).textContent()) || '';
 }
 
 // -- the browser ----------------------------------------------------------------------------
@@ -223,6 +234,39 @@ try {
   check(/1\.26\.51/.test(await page.locator('#status-version').textContent()), 'version shown');
   const quota = await page.locator('#quota').textContent();
   check(/status checks left this month for your address/.test(quota), `quota line: ${quota}`);
+  check(requests.some((url) => new URL(url).pathname === '/api/status'),
+        'Check status asked GET /api/status');
+
+  step('the status shows both transports, whether it is online, and who can join');
+  check(/^Answered HTTP 200\.$/.test(await text('#nethernet-state')),
+        `NetherNet state: ${await text('#nethernet-state')}`);
+  if (target_raknet) {
+    check(await text('#status-online') === 'Online: NetherNet and RakNet both answered.',
+          `online line: ${await text('#status-online')}`);
+    check(/^Answered in [\d.]+ ms\.$/.test(await text('#raknet-state')),
+          `RakNet state: ${await text('#raknet-state')}`);
+    // The pong carries the same hostile name, which must stay text there too.
+    check(await text('#raknet-motd') === hostile_name, `MOTD shown as "${await text('#raknet-motd')}"`);
+    check(await page.locator('#raknet-facts img').count() === 0, 'no element was made from the MOTD');
+    check(/^3 of 10$/.test(await text('#raknet-players')), `pong players: ${await text('#raknet-players')}`);
+    check(/1\.26\.51/.test(await text('#raknet-version')), 'pong version shown');
+    check(/^[\d.]+ ms$/.test(await text('#raknet-latency')), `latency: ${await text('#raknet-latency')}`);
+  } else {
+    check(await text('#status-online') === 'Online over NetherNet; RakNet did not answer.',
+          `online line: ${await text('#status-online')}`);
+    // Nothing listens on the fake's UDP port: loopback says so at once (ICMP port
+    // unreachable), and a host that dropped it silently would time out.
+    const state = await text('#raknet-state');
+    check(/^No pong\./.test(state) && / (no_listener|timeout)$/.test(state.replace(/ · What this means$/, '')),
+          `RakNet state: ${state}`);
+    check(await page.locator('#raknet-facts').isHidden(), 'no pong, no pong facts');
+    check(await page.locator('#raknet-state a.explain-link').count() === 1,
+          'the RakNet code links to its explanation');
+  }
+  check(await page.locator('#status-online.good').count() === 1, 'online shown as good news');
+  check(await page.locator('#clients-summary li').count() >= 1, 'which clients can join, in sentences');
+  check(await page.locator('#clients-title').isVisible(), 'the clients heading shows');
+  check(await page.evaluate(() => window.__xss === undefined), 'no script from the status ran');
 
   // -- an offer ---------------------------------------------------------------------------
   step('send an offer and see the candidates table');
@@ -262,6 +306,11 @@ try {
   check(/^yes, [\d.]+ ms$/.test(await page.locator('#candidate-rows tr td.reach').first().textContent()),
         'the verdict\'s candidate is reachable');
   check(/offers left this month/.test(await page.locator('#quota').textContent()), 'check quota line');
+  check(await page.locator('#verdict.good').count() === 0, 'a local-only verdict is not shown as good news');
+  check(await page.locator('#raknet-state').isVisible()
+        && /^(Answered|No pong)/.test(await text('#raknet-state')),
+        `the check shows its RakNet status: ${await text('#raknet-state')}`);
+  check(await page.locator('#clients-summary li').count() >= 1, 'the check shows who can join');
 
   step('the verdict code links to its explanation');
   await page.locator('#verdict-code-link').click();
@@ -286,10 +335,12 @@ try {
   await page.setViewportSize({ width: 1280, height: 900 });
 
   // -- an error ---------------------------------------------------------------------------
-  step('an unreachable server shows an alert with its code');
-  expected_failures.push(`${base_url}/api/info`);
+  // A status of a server that answers nothing is an answer (offline), not an error; an offer
+  // to it is an error.
+  step('an unreachable server: the offer shows an alert with its code');
+  expected_failures.push(`${base_url}/api/offer`);
   await page.getByLabel('Server', { exact: true }).fill('127.0.0.1:1');
-  await page.getByRole('button', { name: 'Check status' }).click();
+  await page.getByRole('button', { name: 'Send offer' }).click();
   const alert = page.getByRole('alert').filter({ hasText: 'Error code' }).first();
   await alert.waitFor({ state: 'visible' });
   const code = await page.locator('#error-code').textContent();
@@ -301,6 +352,20 @@ try {
   await shoot('page-error-desktop-light');
   low_contrast = await contrast_failures();
   check(low_contrast.length === 0, `text below AA contrast (error): ${low_contrast.join('; ')}`);
+
+  step('an unreachable server: its status says offline, with each transport\'s reason');
+  await page.getByRole('button', { name: 'Check status' }).click();
+  await page.locator('#status-result').waitFor({ state: 'visible' });
+  check(await page.locator('#error').isHidden(), 'no alert for an offline server');
+  check(await text('#status-online') === 'Offline: neither NetherNet nor RakNet answered.',
+        `online line: ${await text('#status-online')}`);
+  check(await page.locator('#status-online.bad').count() === 1, 'offline shown as bad news');
+  check(/^No answer to GET \/v1\/join: .+\. upstream_failure$/.test(await text('#nethernet-state')),
+        `NetherNet state: ${await text('#nethernet-state')}`);
+  check(await page.locator('#nethernet-facts').isHidden(), 'no NetherNet facts without an answer');
+  check(/^No pong\./.test(await text('#raknet-state')), `RakNet state: ${await text('#raknet-state')}`);
+  low_contrast = await contrast_failures();
+  check(low_contrast.length === 0, `text below AA contrast (offline): ${low_contrast.join('; ')}`);
 
   step('a typing mistake is caught before any call');
   const before = requests.length;
@@ -335,6 +400,64 @@ try {
     await no_horizontal_scroll('375 px, verdict and explanation');
     await shoot('page-refused-explained-375');
     await page.setViewportSize({ width: 1280, height: 900 });
+  }
+
+  // -- the verdicts of real configurations -----------------------------------------------------
+  if (raknet_only_target) {
+    step('a RakNet-only server: online over RakNet, its pong shown, verdict raknet_only');
+    await page.getByLabel('Server', { exact: true }).fill(raknet_only_target);
+    await page.getByRole('button', { name: 'Check status' }).click();
+    await page.locator('#status-result').waitFor({ state: 'visible' });
+    check(await text('#status-online') === 'Online over RakNet only; NetherNet signalling did not answer.',
+          `online line: ${await text('#status-online')}`);
+    check(/^No answer to GET \/v1\/join: .+ upstream_failure$/.test(await text('#nethernet-state')),
+          `NetherNet state: ${await text('#nethernet-state')}`);
+    check(/^Answered in [\d.]+ ms\.$/.test(await text('#raknet-state')),
+          `RakNet state: ${await text('#raknet-state')}`);
+    check(await text('#raknet-motd') === hostile_name, `MOTD shown as "${await text('#raknet-motd')}"`);
+    check(await page.locator('#raknet-facts img, main img[src="x"]').count() === 0,
+          'no element was made from the MOTD');
+    check(/^3 of 10$/.test(await text('#raknet-players')), `pong players: ${await text('#raknet-players')}`);
+    check(await page.locator('#clients-summary li').count() >= 1, 'which clients can join');
+    await page.getByRole('button', { name: 'Can players join?' }).click();
+    await page.locator('#check-result').waitFor({ state: 'visible' });
+    check(await text('#verdict-code') === 'raknet_only', `verdict code: ${await text('#verdict-code')}`);
+    check(/^RakNet only/.test(await text('#verdict-text')), `verdict in words: ${await text('#verdict-text')}`);
+    check(await page.locator('#verdict.up').count() === 1, 'raknet_only has the colours of a server that is up');
+    check((await text('#verdict-meaning')).length > 20, 'the verdict\'s meaning');
+    check(await page.locator('#status-result').isVisible()
+          && /^Answered in/.test(await text('#raknet-state')), 'the check shows the pong');
+    check(await page.locator('#offer-result').isHidden(), 'no offer was shown: none was sent');
+    check(await page.evaluate(() => window.__xss === undefined), 'no script from the pong ran');
+    await shoot('page-raknet-only');
+    low_contrast = await contrast_failures();
+    check(low_contrast.length === 0, `text below AA contrast (raknet_only): ${low_contrast.join('; ')}`);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    low_contrast = await contrast_failures();
+    check(low_contrast.length === 0, `text below AA contrast (raknet_only, dark): ${low_contrast.join('; ')}`);
+    await page.setViewportSize({ width: 375, height: 812 });
+    await no_horizontal_scroll('375 px, raknet_only');
+    await shoot('page-raknet-only-375-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
+
+  if (online_target) {
+    step('a server in online mode: verdict auth_required, in words and colours of a server that is up');
+    await page.getByLabel('Server', { exact: true }).fill(online_target);
+    await page.getByRole('button', { name: 'Can players join?' }).click();
+    await page.locator('#check-result').waitFor({ state: 'visible' });
+    check(await text('#verdict-code') === 'auth_required', `verdict code: ${await text('#verdict-code')}`);
+    check(await text('#verdict-text') === 'Online mode: Xbox sign-in required.',
+          `verdict in words: ${await text('#verdict-text')}`);
+    check(await page.locator('#verdict.up').count() === 1, 'auth_required has the colours of a server that is up');
+    check(await page.locator('#verdict-code-link').getAttribute('href') === '#verdict-auth_required',
+          'the verdict links to its meaning');
+    check(/^Answered HTTP 200\.$/.test(await text('#nethernet-state')), 'the status answered');
+    check(await page.locator('#offer-result').isHidden(), 'no candidates are shown: the reply has none');
+    await shoot('page-auth-required');
+    low_contrast = await contrast_failures();
+    check(low_contrast.length === 0, `text below AA contrast (auth_required): ${low_contrast.join('; ')}`);
   }
 
   step('a code players see, typed in, is explained');

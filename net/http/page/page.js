@@ -217,7 +217,33 @@ function text_of(value, fallback = 'not given') {
   return String(value);
 }
 
-function render_status(body) {
+/// The NetherNet half of a status: GET /api/info's result (the name, version, players and the
+/// connection), or its error in words.
+function render_nethernet(body) {
+  const state = by_id('nethernet-state');
+  const facts = by_id('nethernet-facts');
+  if (!body || typeof body !== 'object' || body.ok !== true) {
+    state.replaceChildren();
+    if (body && typeof body === 'object') {
+      // The service's own sentence, without the page's guesses of why a server is offline:
+      // the server may well be online over RakNet.
+      const error = describe_error({ status: 0, body, quota: null, retry_after: null,
+                                     request_id: null, network_error: null });
+      const detail = typeof body.error === 'string'
+        ? `${body.error.replace(/\.$/, '')}.` : error.detail;
+      state.append(`No answer to GET /v1/join: ${detail}`, ' ', code_element(error.code));
+    } else {
+      state.append('Not asked.');
+    }
+    state.className = 'transport-state bad';
+    facts.hidden = true;
+    by_id('status-note').hidden = true;
+    fill_list(by_id('status-warnings'), []);
+    return;
+  }
+  state.textContent = `Answered HTTP ${text_of(body.status, '2xx')}.`;
+  state.className = 'transport-state good';
+  facts.hidden = false;
   const info = body.info && typeof body.info === 'object' ? body.info : null;
   by_id('status-name').textContent = text_of(info && info.name);
   let version = text_of(info && info.version);
@@ -243,6 +269,104 @@ function render_status(body) {
     note.hidden = true;
   }
   fill_list(by_id('status-warnings'), Array.isArray(body.warnings) ? body.warnings : []);
+}
+
+/// A machine code as the page shows it, for quoting.
+function code_element(text) {
+  const code = document.createElement('code');
+  code.textContent = text;
+  return code;
+}
+
+/// Why no pong came back, in words; the service's own sentence follows.
+const raknet_failures = {
+  no_listener: 'The host answered that nothing listens on this UDP port.',
+  timeout: 'No answer to three pings within a second.',
+  malformed_pong: 'Something answered from the server\'s address, but not with a status pong.',
+  forbidden_target: 'Not pinged: netherscope does not check private or local addresses.',
+  lookup_failed: 'The name did not resolve.',
+  lookup_timeout: 'The name did not resolve in time.',
+  unreachable: 'The ping could not be sent, or the network said the host cannot be reached.',
+};
+
+/// The codes of a RakNet status that /api/explain explains (the others are the API's own).
+const explained_raknet_codes = ['no_listener', 'timeout', 'malformed_pong'];
+
+/// The RakNet half of a status: the pong's MOTD, version, players and latency, or why none
+/// came back.
+function render_raknet(raknet) {
+  const state = by_id('raknet-state');
+  const facts = by_id('raknet-facts');
+  state.replaceChildren();
+  if (!raknet || typeof raknet !== 'object') {
+    state.append('Not pinged.');
+    state.className = 'transport-state';
+    facts.hidden = true;
+    fill_list(by_id('raknet-warnings'), []);
+    return;
+  }
+  if (raknet.ok !== true) {
+    const code = text_of(raknet.code, 'unknown');
+    const words = raknet_failures[code] || 'No pong came back.';
+    const detail = typeof raknet.error === 'string' && raknet.error !== '' ? ` ${raknet.error}` : '';
+    state.append(`No pong. ${words}${detail}`, ' ', code_element(code));
+    if (explained_raknet_codes.includes(code))
+      state.append(' · ', explain_link(`/api/explain/${code}`, 'What this means'));
+    state.className = 'transport-state bad';
+    facts.hidden = true;
+    fill_list(by_id('raknet-warnings'), []);
+    return;
+  }
+  state.textContent = Number.isFinite(raknet.latencyMs)
+    ? `Answered in ${ms_words(raknet.latencyMs)}.` : 'Answered.';
+  state.className = 'transport-state good';
+  facts.hidden = false;
+  by_id('raknet-motd').textContent = text_of(raknet.motdPlain, text_of(raknet.motd));
+  let version = text_of(raknet.version);
+  if (Number.isInteger(raknet.protocol))
+    version += ` (protocol ${raknet.protocol})`;
+  by_id('raknet-version').textContent = version;
+  by_id('raknet-players').textContent =
+    Number.isInteger(raknet.players) && Number.isInteger(raknet.maxPlayers)
+      ? `${raknet.players} of ${raknet.maxPlayers}` : text_of(raknet.players);
+  by_id('raknet-latency').textContent =
+    Number.isFinite(raknet.latencyMs) ? ms_words(raknet.latencyMs) : 'not measured';
+  fill_list(by_id('raknet-warnings'), Array.isArray(raknet.warnings) ? raknet.warnings : []);
+}
+
+/// The one-line answer to "is it up?", from what each transport did.
+export function online_words(nethernet_ok, raknet_ok) {
+  if (nethernet_ok && raknet_ok)
+    return { text: 'Online: NetherNet and RakNet both answered.', good: true };
+  if (nethernet_ok)
+    return { text: 'Online over NetherNet; RakNet did not answer.', good: true };
+  if (raknet_ok)
+    return { text: 'Online over RakNet only; NetherNet signalling did not answer.', good: true };
+  return { text: 'Offline: neither NetherNet nor RakNet answered.', good: false };
+}
+
+/// Shows a Bedrock status: online or not, both transports side by side, and which players
+/// can join. `status` is GET /api/status's body, or the same parts of a check.
+function render_status(status) {
+  const nethernet = status.nethernet && typeof status.nethernet === 'object' ? status.nethernet
+                                                                             : null;
+  const raknet = status.raknet && typeof status.raknet === 'object' ? status.raknet : null;
+  const nethernet_ok = nethernet !== null && nethernet.ok === true;
+  const raknet_ok = raknet !== null && raknet.ok === true;
+  const online = online_words(nethernet_ok, raknet_ok);
+  // The service's own word on being online stands, should the page read the parts otherwise.
+  if (typeof status.online === 'boolean' && status.online !== online.good)
+    Object.assign(online, { text: status.online ? 'Online.' : 'Offline.', good: status.online });
+  const line = by_id('status-online');
+  line.textContent = online.text;
+  line.className = online.good ? 'summary good' : 'summary bad';
+  render_nethernet(nethernet);
+  render_raknet(raknet);
+  const clients = status.clients && typeof status.clients === 'object' ? status.clients : {};
+  const summary = Array.isArray(clients.summary)
+    ? clients.summary.filter((s) => typeof s === 'string') : [];
+  fill_list(by_id('clients-summary'), summary);
+  by_id('clients-title').hidden = summary.length === 0;
   by_id('status-result').hidden = false;
 }
 
@@ -361,9 +485,15 @@ const verdict_titles = {
   signalling_only: 'The server answers, but players cannot get through.',
   private_candidates: 'Players cannot join: the server gives only private addresses.',
   no_candidates: 'Players cannot join: the server named no UDP port.',
+  auth_required: 'Online mode: Xbox sign-in required.',
+  raknet_only: 'RakNet only: the server does not answer NetherNet signalling.',
   refused: 'The server refused the offer.',
   offline: 'The server is offline or cannot be reached.',
 };
+
+/// The verdicts that say the server is up, though this check cannot show players joining
+/// over NetherNet: shown apart from both good news and failures.
+const up_verdicts = ['auth_required', 'raknet_only'];
 
 /// The verdict's title, and its meaning from the page's own list of verdicts (one text for
 /// both places).
@@ -371,8 +501,10 @@ export function describe_verdict(code) {
   const known = Object.prototype.hasOwnProperty.call(verdict_titles, code);
   const term = known ? by_id(`verdict-${code}`) : null;
   const meaning = term && term.nextElementSibling ? term.nextElementSibling.textContent.trim() : '';
+  const good = code === 'joinable';
   return { title: known ? verdict_titles[code] : `Verdict: ${text_of(code, 'none')}`,
-           meaning, anchor: known ? `#verdict-${code}` : '#verdicts', good: code === 'joinable' };
+           meaning, anchor: known ? `#verdict-${code}` : '#verdicts', good,
+           tone: good ? 'good' : up_verdicts.includes(code) ? 'up' : 'bad' };
 }
 
 function render_check(body) {
@@ -387,6 +519,7 @@ function render_check(body) {
   if (local_only) {
     verdict.title = 'Joinable from here, but only on this network.';
     verdict.good = false;
+    verdict.tone = 'bad';
   }
   by_id('verdict-text').textContent = verdict.title;
   by_id('verdict-code').textContent = text_of(body.verdict, 'none');
@@ -394,7 +527,7 @@ function render_check(body) {
   link.href = verdict.anchor;
   link.setAttribute('aria-label', `What the verdict ${text_of(body.verdict, 'none')} means`);
   by_id('verdict-meaning').textContent = verdict.meaning;
-  by_id('verdict').className = verdict.good ? 'verdict good' : 'verdict bad';
+  by_id('verdict').className = `verdict ${verdict.tone}`;
   fill_list(by_id('verdict-reasons'), Array.isArray(body.reasons) ? body.reasons : []);
   const steps = Array.isArray(body.nextSteps) ? body.nextSteps : [];
   fill_list(by_id('verdict-next-steps'), steps);
@@ -415,8 +548,12 @@ function render_check(body) {
     offer_error.hidden = true;
   }
   by_id('check-result').hidden = false;
-  if (body.info && typeof body.info === 'object' && body.info.ok === true)
-    render_status(body.info);
+  // The check's status parts, shown as a status is: NetherNet (the info, or its error) and
+  // RakNet, with the clients.
+  const info = body.info && typeof body.info === 'object' ? body.info : body.infoError;
+  const raknet = body.raknet && typeof body.raknet === 'object' ? body.raknet : null;
+  if ((info && typeof info === 'object') || raknet)
+    render_status({ nethernet: info, raknet, clients: body.clients });
   if (body.offer && typeof body.offer === 'object' && body.offer.ok === true)
     render_offer(body.offer);
 }
@@ -462,7 +599,7 @@ async function run_check(action) {
   set_busy(button, true, busy[action]);
   const progress = by_id('progress');
   progress.textContent = {
-    status: 'Asking the server for its join status.',
+    status: 'Asking the server for its status over NetherNet and RakNet.',
     offer: 'Sending a WebRTC offer; a server may take up to 20 seconds to answer.',
     check: 'Asking for the status, then sending an offer and testing its UDP ports; this '
            + 'may take up to 25 seconds.',
@@ -480,7 +617,7 @@ async function run_check(action) {
     const query = new URLSearchParams({ host: target.host });
     if (target.port !== null)
       query.set('port', String(target.port));
-    reply = await call_api('GET', `/api/${action === 'check' ? 'check' : 'info'}?${query}`);
+    reply = await call_api('GET', `/api/${action}?${query}`);
   }
   progress.hidden = true;
   set_busy(button, false);
@@ -520,7 +657,8 @@ function web_url(text) {
 
 function render_explanation(body) {
   const name = typeof body.name === 'string' && body.name !== '' ? ` (${body.name})` : '';
-  const what = body.kind === 'client_codeword' ? 'Code players see' : 'NetherNet error';
+  const what = { client_codeword: 'Code players see', check_verdict: 'Verdict',
+                 raknet_status: 'RakNet status' }[body.kind] || 'NetherNet error';
   by_id('explain-title').textContent = `${what} ${text_of(body.code, '')}${name}`;
   const kind = [];
   if (Array.isArray(body.aliases) && body.aliases.length > 0)
