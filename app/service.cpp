@@ -31,6 +31,7 @@
 #include "net/http/reply_inbox.hpp"
 #include "net/http/signin.hpp"
 #include "app/identity.hpp"
+#include "app/settings.hpp"
 #include "storage/open.hpp"
 #include "storage/redis_url.hpp"
 
@@ -166,12 +167,7 @@ void startup_failed(const std::string& error) {
 
 /// Opens the store --data-dir or --store names, creating --data-dir when missing.
 std::optional<storage::opened> open_store(const config& cfg) {
-  storage::open_options options;
-  options.data_dir = cfg.data_dir;
-  options.url = cfg.store_url;
-  options.map_size = cfg.store_map_size;
-  options.sync = cfg.store_sync;
-  auto opened = storage::open(options);
+  auto opened = storage::open(store_options_of(cfg));
   if (!opened) {
     startup_failed(storage::message_of(opened.error()));
     return std::nullopt;
@@ -232,47 +228,11 @@ void fit_connections_to_file_limit(http::server_settings& server_cfg) {
   }
 }
 
-/// The sign-in provider's settings.
-upstream::oauth_settings make_oauth_settings(const config& cfg) {
-  upstream::oauth_settings oauth_cfg;
-  oauth_cfg.client_id = cfg.github_client_id;
-  oauth_cfg.client_secret = cfg.github_client_secret;
-  oauth_cfg.authorize_url = cfg.github_authorize_url;
-  oauth_cfg.token_url = cfg.github_token_url;
-  oauth_cfg.api_url = cfg.github_api_url;
-  oauth_cfg.public_base_url = cfg.public_base_url;
-  oauth_cfg.timeout = cfg.status_timeout;
-  return oauth_cfg;
-}
-
-/// The HTTP server's settings.
+/// The HTTP server's settings, with as many connections as the open-files limit allows.
 http::server_settings make_server_settings(const config& cfg) {
-  http::server_settings server_cfg;
-  server_cfg.read_timeout = cfg.read_timeout;
-  server_cfg.pipeline_limit = cfg.pipeline_limit;
-  server_cfg.max_connections = cfg.max_connections;
-  server_cfg.max_connections_per_ip = cfg.max_connections_per_ip;
-  server_cfg.connection_reserve_percent = cfg.connection_reserve_percent;
-  server_cfg.busy_connections_per_ip = cfg.busy_connections_per_ip;
+  auto server_cfg = server_settings_of(cfg);
   fit_connections_to_file_limit(server_cfg);
-  server_cfg.trusted_proxies = cfg.trusted_proxies;
-  server_cfg.access_log = cfg.access_log;
-  server_cfg.access_log_probes = cfg.access_log_probes;
-  // Cookies are Secure (and __Host- named) exactly when the sign-in pages are served over
-  // HTTPS; the account page's POSTs must come from the public origin.
-  server_cfg.secure_cookies = upstream::served_over_https(make_oauth_settings(cfg));
-  server_cfg.public_origin = http::origin_of(cfg.public_base_url);
   return server_cfg;
-}
-
-/// How both clients look names up: the same settings, each with its own c-ares channel
-/// and cache.
-upstream::dns_settings dns_settings_of(const config& cfg) {
-  upstream::dns_settings dns_cfg;
-  dns_cfg.servers = cfg.dns_servers;
-  dns_cfg.timeout = cfg.dns_timeout;
-  dns_cfg.tries = cfg.dns_tries;
-  return dns_cfg;
 }
 
 /// The two HTTP clients: one to the targets strangers name, one to the sign-in provider.
@@ -286,53 +246,26 @@ struct upstream_clients {
   std::shared_ptr<upstream::udp_exchanger> pings;
 };
 
-/// Settings of the client to targets, which the address policy guards.
-upstream::client_settings target_client_settings(const config& cfg) {
-  upstream::client_settings client_cfg;
-  client_cfg.policy = upstream::address_policy{cfg.allow_cidrs, cfg.deny_cidrs};
-  client_cfg.ca_file = cfg.upstream_ca_file;
-  client_cfg.user_agent = cfg.user_agent;
-  client_cfg.dns = dns_settings_of(cfg);
-  client_cfg.offers_per_minute = cfg.offers_per_target_per_minute;
-  return client_cfg;
-}
-
-/// Settings of the client to the sign-in provider.
-upstream::client_settings provider_client_settings(const config& cfg) {
-  // The sign-in provider is the operator's choice, not a stranger's, so its client has no
-  // address policy; it verifies certificates against the system store as usual.
-  upstream::client_settings provider_cfg;
-  provider_cfg.policy = upstream::address_policy{{*base::parse_cidr("0.0.0.0/0"),
-                                             *base::parse_cidr("::/0")},
-                                            {}};
-  provider_cfg.ca_file = cfg.upstream_ca_file;
-  provider_cfg.user_agent = "netherscope";
-  provider_cfg.dns = dns_settings_of(cfg);
-  return provider_cfg;
-}
-
 /// Makes both clients on ioc; they fail only when the TLS set-up does (a bad CA file).
 std::optional<upstream_clients> make_clients(asio::io_context& ioc, const config& cfg) {
   std::string error;
-  auto client = upstream::http_client::make(ioc, target_client_settings(cfg), error);
+  auto client = upstream::http_client::make(ioc, target_client_settings_of(cfg), error);
   if (!client) {
     startup_failed(error);
     return std::nullopt;
   }
-  auto provider_client = upstream::http_client::make(ioc, provider_client_settings(cfg), error);
+  auto provider_client = upstream::http_client::make(ioc, provider_client_settings_of(cfg), error);
   if (!provider_client) {
     startup_failed(error);
     return std::nullopt;
   }
-  auto checks = std::make_shared<upstream::ice_checker>(
-    ioc, upstream::address_policy{cfg.allow_cidrs, cfg.deny_cidrs});
+  auto checks = std::make_shared<upstream::ice_checker>(ioc, target_policy_of(cfg));
   auto resolver = upstream::dns_resolver::make(ioc, dns_settings_of(cfg), error);
   if (!resolver) {
     startup_failed(error);
     return std::nullopt;
   }
-  auto pings = std::make_shared<upstream::udp_exchanger>(
-    ioc, resolver, upstream::address_policy{cfg.allow_cidrs, cfg.deny_cidrs});
+  auto pings = std::make_shared<upstream::udp_exchanger>(ioc, resolver, target_policy_of(cfg));
   return upstream_clients{std::move(client), std::move(provider_client), std::move(checks),
                           std::move(resolver), std::move(pings)};
 }
@@ -392,12 +325,7 @@ actors::probe_deps make_probe_deps(const config& cfg, const upstream_clients& cl
                            const stored_secrets& secrets, actors::memory_actor memory,
                            actors::offer_gate_actor gate) {
   actors::probe_deps deps;
-  deps.settings.connect_timeout = cfg.connect_timeout;
-  deps.settings.status_timeout = cfg.status_timeout;
-  deps.settings.answer_timeout = cfg.answer_timeout;
-  deps.settings.idle = cfg.probe_idle;
-  deps.settings.tls_detect_timeout = cfg.tls_detect_timeout;
-  deps.settings.scheme_lifetime = cfg.scheme_memory;
+  deps.settings = probe_settings_of(cfg);
   deps.memory = std::move(memory);
   // The client counts offers against the per-target limit (net/upstream/offer_limiter), and
   // on a store shared across hosts asks the gate every replica shares after its own limit.
@@ -408,30 +336,6 @@ actors::probe_deps make_probe_deps(const config& cfg, const upstream_clients& cl
   deps.pinger = clients.pings;
   deps.identity = secrets.identity;
   return deps;
-}
-
-/// The offer cache's bounds and its margin for a lost reply.
-actors::cache_settings make_cache_settings(const config& cfg,
-                                   std::shared_ptr<storage::shared_store> shared) {
-  // The probes' own deadlines end every fetch; these margins only catch a lost reply.
-  actors::cache_settings cache_cfg;
-  cache_cfg.limits.max_entries = cfg.cache_max_entries;
-  cache_cfg.limits.max_bytes = cfg.cache_max_bytes;
-  cache_cfg.flight_deadline = cfg.answer_timeout + std::chrono::seconds(5);
-  cache_cfg.shared = std::move(shared);
-  return cache_cfg;
-}
-
-/// The fronts' deadlines and sign-in settings.
-actors::front_settings make_front_settings(const config& cfg, const stored_secrets& secrets,
-                                   const actors::quota_limits& limits) {
-  actors::front_settings front_cfg;
-  front_cfg.limits = limits;
-  front_cfg.info_deadline = cfg.status_timeout + std::chrono::seconds(5);
-  front_cfg.signin_deadline = 2 * cfg.status_timeout + std::chrono::seconds(5);
-  front_cfg.oauth = make_oauth_settings(cfg);
-  front_cfg.state_key = secrets.state_key;
-  return front_cfg;
 }
 
 /// Spawns every long-lived actor, the peers first and then one front per actor thread.
@@ -449,30 +353,25 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
   actors.memory = system.spawn<caf::detached>(actors::memory, std::move(memory_cfg));
   if (opened.shared) {
     // Detached: each start is a round trip to Redis. A mark lives as long as a fetch may.
-    actors::offer_gate_settings gate_cfg;
-    gate_cfg.per_minute = cfg.offers_per_target_per_minute;
-    gate_cfg.in_flight_ttl = std::chrono::duration_cast<std::chrono::milliseconds>(
-      cfg.connect_timeout + cfg.answer_timeout + std::chrono::seconds(5));
-    actors.gate = system.spawn<caf::detached>(actors::offer_gate, opened.shared, gate_cfg);
+    actors.gate = system.spawn<caf::detached>(actors::offer_gate, opened.shared,
+                                              gate_settings_of(cfg));
   }
   peers.registry = system.spawn(actors::probe_registry, make_probe_deps(cfg, clients, secrets,
                                                                 actors.memory, actors.gate));
-  auto cache_cfg = make_cache_settings(cfg, opened.shared);
+  auto cache_cfg = cache_settings_of(cfg);
+  cache_cfg.shared = opened.shared;
   cache_cfg.publish_hits = make_boards(contexts, cache_cfg, actors.boards);
   peers.cache = system.spawn(actors::cache, peers.registry, std::move(cache_cfg));
-  actors::quota_limits limits{cfg.limit_info_ip, cfg.limit_info_key, cfg.limit_offer_ip,
-                      cfg.limit_offer_key, cfg.limit_signin_per_hour};
   // Detached: a commit waits for the disk, and that must not stall the scheduler's workers.
-  actors::quota_settings quota_cfg{limits, unix_now};
-  quota_cfg.reserve_max = cfg.quota_reserve;
+  auto quota_cfg = quota_settings_of(cfg);
+  quota_cfg.now = unix_now;
   peers.quotas = system.spawn<caf::detached>(actors::quota_on, opened.store, std::move(quota_cfg));
-  actors::keys_settings keys_cfg;
-  keys_cfg.limits = limits;
-  keys_cfg.rotations_per_hour = cfg.limit_key_rotations_per_hour;
+  auto keys_cfg = keys_settings_of(cfg);
   keys_cfg.now = unix_now;
   peers.accounts = system.spawn<caf::detached>(actors::keys, opened.store, std::move(keys_cfg));
-  peers.signin = system.spawn(actors::auth, make_oauth_settings(cfg), clients.provider);
-  auto front_cfg = make_front_settings(cfg, secrets, limits);
+  peers.signin = system.spawn(actors::auth, oauth_settings_of(cfg), clients.provider);
+  auto front_cfg = front_settings_of(cfg);
+  front_cfg.state_key = secrets.state_key;
   for (unsigned i = 0; i < cfg.actor_threads; ++i)
     actors.fronts.push_back(system.spawn(actors::front, peers, front_cfg));
   return actors;

@@ -91,7 +91,10 @@ TEST_CASE("browser e2e: the page in chromium: status, probed offer, verdict, exp
   auto info = boost::json::serialize(boost::json::object{
     {"name", hostile_name}, {"protocol", 2193}, {"version", "1.26.51"},
     {"level", "Bedrock level"}, {"players", 3}, {"maxPlayers", 10}, {"gameType", 0}});
-  fake_target_process target({"--info", info});
+  // It answers RakNet's ping too: the pong carries the hostile name as well.
+  fake_target_process target({"--info", info, "--raknet", "on"});
+  fake_target_process raknet_only({"--info", info, "--raknet", "only"});
+  fake_target_process online({"--auth", "online"});
   // A server that refuses every offer with NetherNet error 13: the verdict "refused", and the
   // error's link to its explanation. (37 is the online-mode refusal, verdict auth_required.)
   fake_target_process refusing({"--reject-offers", "13"});
@@ -102,7 +105,9 @@ TEST_CASE("browser e2e: the page in chromium: status, probed offer, verdict, exp
     {NODE_BIN, BROWSER_TEST_DIR "/page_test.mjs"},
     {"NETHERSCOPE_URL=http://127.0.0.1:" + std::to_string(svc->port),
      "TARGET=127.0.0.1:" + std::to_string(target.port()),
-     "REFUSING_TARGET=127.0.0.1:" + std::to_string(refusing.port()),
+     "REFUSING_TARGET=127.0.0.1:" + std::to_string(refusing.port()), "TARGET_RAKNET=on",
+     "RAKNET_ONLY_TARGET=127.0.0.1:" + std::to_string(raknet_only.port()),
+     "ONLINE_TARGET=127.0.0.1:" + std::to_string(online.port()),
      "SCREENSHOT_DIR=" SCREENSHOT_DIR,
      std::string{"HOSTILE_NAME="} + hostile_name, "CHROMIUM=" CHROMIUM_BIN, "SIGN_IN=1"});
   auto status = script.wait(150s);

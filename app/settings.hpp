@@ -1,0 +1,65 @@
+// The one projection from the parsed configuration to the settings each room needs: every
+// option reaches the rooms through these functions, and nowhere else. Pure functions, so a
+// test can check where an option lands without starting anything; what only exists once the
+// service runs (the store, clocks, secrets, actors) is added by app/service.cpp.
+#pragma once
+
+#include "actors/cache_actor.hpp"
+#include "actors/front_actor.hpp"
+#include "actors/keys_actor.hpp"
+#include "actors/offer_gate.hpp"
+#include "actors/probe_actor.hpp"
+#include "actors/quota_actor.hpp"
+#include "app/options.hpp"
+#include "net/http/server_context.hpp"
+#include "net/upstream/address_policy.hpp"
+#include "net/upstream/dns.hpp"
+#include "net/upstream/http_client.hpp"
+#include "net/upstream/oauth.hpp"
+#include "storage/open.hpp"
+
+namespace netherscope::app {
+
+/// Where the store is (--data-dir or --store) and how LMDB is opened.
+storage::open_options store_options_of(const config& cfg);
+
+/// The sign-in provider's settings.
+net::upstream::oauth_settings oauth_settings_of(const config& cfg);
+
+/// The HTTP server's settings, before the connection limit is fitted to the open-files limit.
+net::http::server_settings server_settings_of(const config& cfg);
+
+/// How names are looked up; each client makes its own c-ares channel from these.
+net::upstream::dns_settings dns_settings_of(const config& cfg);
+
+/// Where the service may send what strangers name (targets, their candidates, RakNet pings).
+net::upstream::address_policy target_policy_of(const config& cfg);
+
+/// The HTTP client to targets, which the address policy guards.
+net::upstream::client_settings target_client_settings_of(const config& cfg);
+
+/// The HTTP client to the sign-in provider: the operator's choice, so not guarded.
+net::upstream::client_settings provider_client_settings_of(const config& cfg);
+
+/// The probes' deadlines and lifetime.
+actors::probe_settings probe_settings_of(const config& cfg);
+
+/// The offer cache's bounds and its margin for a lost reply.
+actors::cache_settings cache_settings_of(const config& cfg);
+
+/// The quotas.
+actors::quota_limits quota_limits_of(const config& cfg);
+
+/// The quota actor's limits and reservations.
+actors::quota_settings quota_settings_of(const config& cfg);
+
+/// The keys actor's limits.
+actors::keys_settings keys_settings_of(const config& cfg);
+
+/// The fronts' deadlines, quotas and sign-in settings.
+actors::front_settings front_settings_of(const config& cfg);
+
+/// The per-target offer limit replicas share.
+actors::offer_gate_settings gate_settings_of(const config& cfg);
+
+} // namespace netherscope::app
