@@ -135,15 +135,23 @@ route_decision badge_call(const route_input& in) {
   return decision;
 }
 
+// A call whose body is JSON: a body of any other media type is refused unread.
+route_decision json_call(const route_input& in) {
+  auto decision = new_call(in.name, *in.row.call, in.req, in.ctx);
+  if (!api::is_json_media_type(in.req[beast::http::field::content_type]))
+    decision.call->invalid = api::make_failure(api::error_code::unsupported_media_type,
+                                               "Content-Type must be application/json");
+  return decision;
+}
+
 // POST /api/offer: the body names the target; as with info, invalid input is still a
 // counted call.
 route_decision offer_call(const route_input& in) {
-  auto decision = new_call(in.name, *in.row.call, in.req, in.ctx);
+  auto decision = json_call(in);
   auto& call = *decision.call;
-  if (!api::is_json_media_type(in.req[beast::http::field::content_type])) {
-    call.invalid = api::make_failure(api::error_code::unsupported_media_type,
-                                "Content-Type must be application/json");
-  } else if (auto parsed = api::parse_offer_body(in.req.body(), call.invalid)) {
+  if (!call.invalid.ok())
+    return decision;
+  if (auto parsed = api::parse_offer_body(in.req.body(), call.invalid)) {
     call.where = parsed->where;
     call.network_id = std::move(parsed->network_id);
     call.fresh = parsed->fresh;
@@ -157,14 +165,11 @@ route_decision offer_call(const route_input& in) {
 // POST /api/status: the body names up to max_status_targets targets. A body that cannot be
 // served at all is the call's error; a bad entry is only that entry's, and its line says so.
 route_decision status_batch_call(const route_input& in) {
-  auto decision = new_call(in.name, *in.row.call, in.req, in.ctx);
+  auto decision = json_call(in);
   auto& call = *decision.call;
-  if (!api::is_json_media_type(in.req[beast::http::field::content_type])) {
-    call.invalid = api::make_failure(api::error_code::unsupported_media_type,
-                                "Content-Type must be application/json");
-  } else if (auto items = api::parse_status_body(in.req.body(), call.invalid)) {
-    call.batch = std::move(*items);
-  }
+  if (call.invalid.ok())
+    if (auto items = api::parse_status_body(in.req.body(), call.invalid))
+      call.batch = std::move(*items);
   return decision;
 }
 

@@ -183,6 +183,22 @@ private:
   beast::flat_buffer buffer_;
 };
 
+/// Beast's parser for a chunked response, with the size of each chunk it read.
+struct chunked_reader {
+  http::response_parser<http::string_body> parser;
+  std::vector<std::uint64_t> chunk_sizes;
+  std::function<void(std::uint64_t, beast::string_view, boost::system::error_code&)> on_chunk
+    = [this](std::uint64_t size, beast::string_view, boost::system::error_code&) {
+        chunk_sizes.push_back(size);
+      };
+
+  chunked_reader() {
+    parser.on_chunk_header(on_chunk);
+  }
+  chunked_reader(const chunked_reader&) = delete;
+  chunked_reader& operator=(const chunked_reader&) = delete;
+};
+
 std::string status_post(const std::string& body, const std::string& version = "1.1") {
   return "POST /api/status HTTP/" + version + "\r\nHost: 127.0.0.1\r\n"
          "Content-Type: application/json\r\nContent-Length: "
@@ -251,12 +267,9 @@ TEST_CASE("status stream: lines reach the client as they come, chunked, and a pi
   info.reply(std::move(info_ok));
 
   batch.reply(stream_head());
-  http::response_parser<http::string_body> parser;
-  std::vector<std::uint64_t> chunk_sizes;
-  auto on_chunk = [&](std::uint64_t size, beast::string_view, boost::system::error_code&) {
-    chunk_sizes.push_back(size);
-  };
-  parser.on_chunk_header(on_chunk);
+  chunked_reader reader;
+  auto& parser = reader.parser;
+  auto& chunk_sizes = reader.chunk_sizes;
   c.read_until(parser, [&] { return parser.is_header_done(); });
   auto& head = parser.get();
   CHECK(head.result() == http::status::ok);
@@ -314,12 +327,9 @@ TEST_CASE("status stream: lines that wait while the edge is busy leave as one ch
     batch.lines(line_for("c.example"), true);
     release();
   }
-  http::response_parser<http::string_body> parser;
-  std::vector<std::uint64_t> chunk_sizes;
-  auto on_chunk = [&](std::uint64_t size, beast::string_view, boost::system::error_code&) {
-    chunk_sizes.push_back(size);
-  };
-  parser.on_chunk_header(on_chunk);
+  chunked_reader reader;
+  auto& parser = reader.parser;
+  auto& chunk_sizes = reader.chunk_sizes;
   c.read_until(parser, [&] { return parser.is_done(); });
   auto body = line_for("a.example") + "\n" + line_for("b.example") + "\n" + line_for("c.example")
               + "\n";
