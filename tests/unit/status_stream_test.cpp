@@ -208,6 +208,12 @@ std::string status_post(const std::string& body, const std::string& version = "1
 const std::string two_targets
   = R"({"targets":[{"host":"a.example"},{"host":"b.example","port":19133}]})";
 
+/// Sends POST /api/status for two_targets on c and takes its call.
+api_call post_two_targets(edge_server& server, client& c, const std::string& version = "1.1") {
+  c.send(status_post(two_targets, version));
+  return server.next_call();
+}
+
 /// The head the actors give: a stream, with the quota as it stood.
 api_outcome stream_head() {
   api_outcome head;
@@ -306,7 +312,7 @@ TEST_CASE("status stream: lines reach the client as they come, chunked, and a pi
   INFO("the stream is counted");
   CHECK(wait_until([&] { return server.context().requests.get(metric_route("/api/status"), 0) == 1; },
                    2s));
-  CHECK(server.context().in_flight.load() == 0);
+  CHECK(wait_until([&] { return server.context().in_flight.load() == 0; }, 2s));
   // Lines after the last are dropped.
   batch.lines("{\"late\":true}", false);
   batch.lines("{\"late\":true}", true);
@@ -316,8 +322,7 @@ TEST_CASE("status stream: lines that wait while the edge is busy leave as one ch
           "[status_stream]") {
   edge_server server;
   client c{server.port()};
-  c.send(status_post(two_targets));
-  auto batch = server.next_call();
+  auto batch = post_two_targets(server, c);
   {
     // The head and the lines reach the io thread together.
     auto release = server.hold_io_thread();
@@ -342,8 +347,7 @@ TEST_CASE("status stream: an HTTP/1.0 client gets the lines unframed, ended by t
           "[status_stream]") {
   edge_server server;
   client c{server.port()};
-  c.send(status_post(two_targets, "1.0"));
-  auto batch = server.next_call();
+  auto batch = post_two_targets(server, c, "1.0");
   batch.reply(stream_head());
   auto first = line_for("a.example");
   send_line_later(batch, first, false);
@@ -400,8 +404,7 @@ TEST_CASE("status stream: a batch's error is a plain JSON error, and no line fol
 TEST_CASE("status stream: a stream the actors drop ends with an error line", "[status_stream]") {
   edge_server server;
   client c{server.port()};
-  c.send(status_post(two_targets));
-  auto batch = server.next_call();
+  auto batch = post_two_targets(server, c);
   batch.reply(stream_head());
   send_line_later(batch, line_for("a.example"), false);
   // The actor goes away without the last line.
@@ -425,8 +428,7 @@ TEST_CASE("status stream: a client that leaves mid-stream leaves the service hea
   edge_server server;
   {
     client c{server.port()};
-    c.send(status_post(two_targets));
-    auto batch = server.next_call();
+    auto batch = post_two_targets(server, c);
     batch.reply(stream_head());
     send_line_later(batch, line_for("a.example"), false);
     http::response_parser<http::string_body> parser;
@@ -454,8 +456,7 @@ TEST_CASE("status stream: a client that stops reading is closed by the write tim
   settings.write_timeout = 300ms;
   edge_server server{settings};
   client c{server.port()};
-  c.send(status_post(two_targets));
-  auto batch = server.next_call();
+  auto batch = post_two_targets(server, c);
   batch.reply(stream_head());
   // More than loopback's socket buffers hold, never read: a write waits, then times out.
   auto line = std::string(1024 * 1024, 'x');
