@@ -18,19 +18,6 @@ failure invalid(std::string message) {
   return make_failure(error_code::invalid_input, std::move(message));
 }
 
-// A JSON value as a port number 1..65535, or nullopt. Integral doubles (19132.0) are
-// accepted: some JSON writers emit every number so.
-std::optional<std::uint16_t> port_number(const boost::json::value& v) {
-  if (v.is_int64() && v.get_int64() >= 1 && v.get_int64() <= 65535)
-    return static_cast<std::uint16_t>(v.get_int64());
-  if (v.is_uint64() && v.get_uint64() >= 1 && v.get_uint64() <= 65535)
-    return static_cast<std::uint16_t>(v.get_uint64());
-  if (v.is_double() && v.get_double() >= 1 && v.get_double() <= 65535
-      && v.get_double() == static_cast<double>(static_cast<int>(v.get_double())))
-    return static_cast<std::uint16_t>(v.get_double());
-  return std::nullopt;
-}
-
 // Reads expectPorts: an array of at most max_expected_ports port numbers.
 bool read_expected_ports(const boost::json::value& v, std::vector<std::uint16_t>& out,
                          failure& error) {
@@ -56,6 +43,55 @@ bool read_expected_ports(const boost::json::value& v, std::vector<std::uint16_t>
 
 } // namespace
 
+// Integral doubles (19132.0) are accepted: some JSON writers emit every number so.
+std::optional<std::uint16_t> port_number(const boost::json::value& v) {
+  if (v.is_int64() && v.get_int64() >= 1 && v.get_int64() <= 65535)
+    return static_cast<std::uint16_t>(v.get_int64());
+  if (v.is_uint64() && v.get_uint64() >= 1 && v.get_uint64() <= 65535)
+    return static_cast<std::uint16_t>(v.get_uint64());
+  if (v.is_double() && v.get_double() >= 1 && v.get_double() <= 65535
+      && v.get_double() == static_cast<double>(static_cast<int>(v.get_double())))
+    return static_cast<std::uint16_t>(v.get_double());
+  return std::nullopt;
+}
+
+bool read_target(const boost::json::object& obj, target& where, failure& error) {
+  auto host = obj.if_contains("host");
+  if (host == nullptr || host->is_null()) {
+    error = invalid("host is required: the target server's DNS name or IP address");
+    return false;
+  }
+  if (!host->is_string()) {
+    error = invalid("host must be a string");
+    return false;
+  }
+  std::string message;
+  auto normalized = normalize_host(host->as_string(), message);
+  if (!normalized) {
+    error = invalid(message);
+    return false;
+  }
+  where.host = std::move(*normalized);
+
+  if (auto port = obj.if_contains("port"); port != nullptr && !port->is_null()) {
+    auto n = port_number(*port);
+    if (!n) {
+      error = invalid("port must be an integer from 1 to 65535");
+      return false;
+    }
+    where.port = *n;
+  }
+
+  if (auto tls = obj.if_contains("tls"); tls != nullptr && !tls->is_null()) {
+    if (!tls->is_bool()) {
+      error = invalid("tls must be true or false (omit it to auto-detect)");
+      return false;
+    }
+    where.tls = tls->as_bool() ? tls_mode::on : tls_mode::off;
+  }
+  return true;
+}
+
 bool is_json_media_type(std::string_view content_type) {
   return base::iequals(base::trim(content_type.substr(0, content_type.find(';'))), "application/json");
 }
@@ -79,31 +115,8 @@ std::optional<offer_request> parse_offer_body(std::string_view body, failure& er
   auto& obj = value.as_object();
   offer_request req;
 
-  auto host = obj.if_contains("host");
-  if (host == nullptr || host->is_null()) {
-    error = invalid("host is required: the target server's DNS name or IP address");
+  if (!read_target(obj, req.where, error))
     return std::nullopt;
-  }
-  if (!host->is_string()) {
-    error = invalid("host must be a string");
-    return std::nullopt;
-  }
-  std::string message;
-  auto normalized = normalize_host(host->as_string(), message);
-  if (!normalized) {
-    error = invalid(message);
-    return std::nullopt;
-  }
-  req.where.host = std::move(*normalized);
-
-  if (auto port = obj.if_contains("port"); port != nullptr && !port->is_null()) {
-    auto n = port_number(*port);
-    if (!n) {
-      error = invalid("port must be an integer from 1 to 65535");
-      return std::nullopt;
-    }
-    req.where.port = *n;
-  }
 
   if (auto nid = obj.if_contains("networkId"); nid != nullptr && !nid->is_null()) {
     if (nid->is_number()) {
@@ -117,14 +130,6 @@ std::optional<offer_request> parse_offer_body(std::string_view body, failure& er
       return std::nullopt;
     }
     req.network_id = std::string{nid->as_string()};
-  }
-
-  if (auto tls = obj.if_contains("tls"); tls != nullptr && !tls->is_null()) {
-    if (!tls->is_bool()) {
-      error = invalid("tls must be true or false (omit it to auto-detect)");
-      return std::nullopt;
-    }
-    req.where.tls = tls->as_bool() ? tls_mode::on : tls_mode::off;
   }
 
   if (auto fresh = obj.if_contains("fresh"); fresh != nullptr && !fresh->is_null()) {

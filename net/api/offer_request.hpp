@@ -7,6 +7,9 @@
 #include <string>
 #include <string_view>
 
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
 #include "net/api/failure.hpp"
 #include "net/api/results.hpp"
 
@@ -22,6 +25,15 @@ bool is_json_media_type(std::string_view content_type);
 
 /// Validates a networkId given as text: 1..20 decimal digits whose value fits in uint64.
 bool is_valid_network_id(std::string_view text);
+
+/// A JSON value as a port number 1..65535, or nullopt.
+std::optional<std::uint16_t> port_number(const boost::json::value& v);
+
+/// Reads the target a JSON object names, as POST /api/offer's body and each entry of POST
+/// /api/status's name it: host (required), port and tls (true or false; absent or null to
+/// detect). On invalid input returns false and sets error (invalid_input, naming the field);
+/// where keeps what was read before it.
+bool read_target(const boost::json::object& obj, target& where, failure& error);
 
 /// Reads the offer request from a body already known to be JSON by its media type.
 /// On invalid input returns nullopt and sets error (invalid_input, naming the field).

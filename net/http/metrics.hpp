@@ -14,8 +14,8 @@
 namespace netherscope::net::http {
 
 /// The routes counted apart; everything else is "other".
-constexpr std::array<std::string_view, 9> metric_routes{
-  "/api/info", "/api/offer", "/api/check", "/api/account", "/api/account/key",
+constexpr std::array<std::string_view, 10> metric_routes{
+  "/api/info", "/api/offer", "/api/check", "/api/status", "/api/account", "/api/account/key",
   "/auth/github/login", "/auth/github/callback", "/badge", "other"};
 
 /// Status classes counted apart.

@@ -143,7 +143,28 @@ response badge_response(const api::api_outcome& outcome, unsigned version, bool 
   return res;
 }
 
+// The head of POST /api/status's NDJSON stream: its lines follow as they come. HTTP/1.1
+// frames them as chunks; an HTTP/1.0 client has no chunks, so the body ends with the
+// connection. The quota headers show the quota as it stood when the call began.
+response stream_head(const api::api_outcome& outcome, unsigned version, bool keep_alive) {
+  auto res = make_response(beast::http::status::ok, {}, "application/x-ndjson", version,
+                           version >= 11 && keep_alive);
+  res.erase(beast::http::field::content_length);
+  if (version >= 11)
+    res.chunked(true);
+  else
+    res.set(beast::http::field::connection, "close");
+  add_cors(res);
+  if (outcome.has_quota)
+    add_quota(res, outcome.quota);
+  return res;
+}
+
 } // namespace
+
+bool is_stream_head(const api::api_outcome& outcome, api::call_kind kind) {
+  return kind == api::call_kind::status_batch && outcome.streaming && outcome.error.ok();
+}
 
 response make_response(beast::http::status status, std::string body, std::string_view content_type,
                        unsigned version, bool keep_alive) {
@@ -209,6 +230,10 @@ response render_api(api::api_outcome&& outcome, api::call_kind kind, unsigned ve
       return make_json(beast::http::status::ok, R"({"ok":true})", version, keep_alive);
     case api::call_kind::badge:
       return badge_response(outcome, version, keep_alive);
+    case api::call_kind::status_batch:
+      if (is_stream_head(outcome, kind))
+        return stream_head(outcome, version, keep_alive);
+      break;
     case api::call_kind::metrics:
       // The session fills the body: it holds the edge's counters (render_metrics).
       return make_response(beast::http::status::ok, {}, "text/plain; version=0.0.4", version,

@@ -46,6 +46,11 @@ response preflight_response(std::string_view methods, const request& req);
 response render_api(api::api_outcome&& outcome, api::call_kind kind, unsigned version, bool keep_alive,
                     bool secure_cookies = false);
 
+/// Whether render_api makes the outcome the head of a stream whose body is the call's lines
+/// (a status_batch outcome with streaming set and no error): 200, application/x-ndjson,
+/// chunked on HTTP/1.1, and on HTTP/1.0 unframed with Connection: close.
+bool is_stream_head(const api::api_outcome& outcome, api::call_kind kind);
+
 /// The same, for an outcome the caller keeps (its body is copied).
 inline response render_api(const api::api_outcome& outcome, api::call_kind kind, unsigned version,
                            bool keep_alive, bool secure_cookies = false) {

@@ -12,6 +12,7 @@
 #include "net/api/explain.hpp"
 #include "net/api/host_port.hpp"
 #include "net/api/offer_request.hpp"
+#include "net/api/status_request.hpp"
 #include "net/base/crypto.hpp"
 #include "net/http/account_page.hpp"
 #include "net/http/page.hpp"
@@ -102,6 +103,30 @@ route_decision target_call(const route_input& in) {
   return decision;
 }
 
+// GET /api/status: the target as for info, and the UDP port of the RakNet ping when it is
+// not the target's own.
+route_decision status_call(const route_input& in) {
+  auto decision = target_call(in);
+  auto& call = *decision.call;
+  auto params = in.url.params();
+  auto count = params.count("raknetPort");
+  if (!call.invalid.ok() || count == 0)
+    return decision;
+  std::string error;
+  if (count > 1) {
+    call.invalid = api::make_failure(api::error_code::invalid_input, "raknetPort may be given once");
+  } else if (auto port = api::parse_port_text((*params.find("raknetPort")).value, error)) {
+    call.raknet_port = *port;
+  } else {
+    call.invalid = api::make_failure(api::error_code::invalid_input,
+                                     "raknetPort must be an integer from 1 to 65535 (omit it to "
+                                     "ping the target's own port)");
+  }
+  if (!call.invalid.ok())
+    decision.target_label.clear();
+  return decision;
+}
+
 // A badge is embedded in pages other people view: it counts against the viewer's address,
 // never against a key the page happens to send.
 route_decision badge_call(const route_input& in) {
@@ -110,15 +135,23 @@ route_decision badge_call(const route_input& in) {
   return decision;
 }
 
+// A call whose body is JSON: a body of any other media type is refused unread.
+route_decision json_call(const route_input& in) {
+  auto decision = new_call(in.name, *in.row.call, in.req, in.ctx);
+  if (!api::is_json_media_type(in.req[beast::http::field::content_type]))
+    decision.call->invalid = api::make_failure(api::error_code::unsupported_media_type,
+                                               "Content-Type must be application/json");
+  return decision;
+}
+
 // POST /api/offer: the body names the target; as with info, invalid input is still a
 // counted call.
 route_decision offer_call(const route_input& in) {
-  auto decision = new_call(in.name, *in.row.call, in.req, in.ctx);
+  auto decision = json_call(in);
   auto& call = *decision.call;
-  if (!api::is_json_media_type(in.req[beast::http::field::content_type])) {
-    call.invalid = api::make_failure(api::error_code::unsupported_media_type,
-                                "Content-Type must be application/json");
-  } else if (auto parsed = api::parse_offer_body(in.req.body(), call.invalid)) {
+  if (!call.invalid.ok())
+    return decision;
+  if (auto parsed = api::parse_offer_body(in.req.body(), call.invalid)) {
     call.where = parsed->where;
     call.network_id = std::move(parsed->network_id);
     call.fresh = parsed->fresh;
@@ -126,6 +159,17 @@ route_decision offer_call(const route_input& in) {
     call.probe = parsed->probe;
     set_target_label(decision);
   }
+  return decision;
+}
+
+// POST /api/status: the body names up to max_status_targets targets. A body that cannot be
+// served at all is the call's error; a bad entry is only that entry's, and its line says so.
+route_decision status_batch_call(const route_input& in) {
+  auto decision = json_call(in);
+  auto& call = *decision.call;
+  if (call.invalid.ok())
+    if (auto items = api::parse_status_body(in.req.body(), call.invalid))
+      call.batch = std::move(*items);
   return decision;
 }
 
@@ -294,6 +338,9 @@ constexpr route_row table[] = {
   {"/api/offer", post, route_kind::api, api::call_kind::offer, offer_call, drain_rule::refuse},
   {"/api/info", get, route_kind::api, api::call_kind::info, target_call, drain_rule::refuse},
   {"/api/check", get, route_kind::api, api::call_kind::check, target_call, drain_rule::refuse},
+  {"/api/status", get, route_kind::api, api::call_kind::status, status_call, drain_rule::refuse},
+  {"/api/status", post, route_kind::api, api::call_kind::status_batch, status_batch_call,
+   drain_rule::refuse},
   {"/api/explain", get, route_kind::api, std::nullopt, explain_answer},
   {"/api/explain/{code}", get, route_kind::api, std::nullopt, explain_answer, drain_rule::serve,
    "/api/explain"},

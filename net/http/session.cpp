@@ -23,6 +23,7 @@
 
 #include <boost/json/object.hpp>
 
+#include "net/api/api_json.hpp"
 #include "net/api/error_table.hpp"
 #include "net/api/offer_outcome.hpp"
 #include "net/base/log.hpp"
@@ -112,6 +113,59 @@ api::reply_fn guarded(api::reply_fn fn, pending_calls& pending) {
   return [g](api::api_outcome&& outcome) { g->settle(std::move(outcome), true); };
 }
 
+/// Makes sure a streamed reply ends exactly once, as guarded does for the reply: lines
+/// after the last are dropped; if every copy of the callback is dropped before the last line
+/// (an actor died), or the call is still streaming when shutdown's grace period ends, the
+/// stream ends with an error line, so the client is never left waiting for a body.
+api::line_fn guarded_lines(api::line_fn fn, pending_calls& pending) {
+  struct guard {
+    api::line_fn fn;
+    pending_calls& pending;
+    pending_calls::id id = 0;
+    std::atomic<bool> done{false};
+    guard(api::line_fn f, pending_calls& p) : fn(std::move(f)), pending(p) {
+      // nop
+    }
+    guard(const guard&) = delete;
+    guard& operator=(const guard&) = delete;
+    ~guard() {
+      if (!done.load())
+        end("the rest of this reply was lost inside the service; try again", true);
+    }
+    /// Hands one line on; the last one only once. A line that races with an abandoned
+    /// stream's end is dropped by the session, which ignores lines after the last.
+    void line(std::string&& text, bool last) {
+      if (!last) {
+        if (!done.load())
+          fn(std::move(text), false);
+        return;
+      }
+      if (done.exchange(true))
+        return;
+      pending.remove(id);
+      fn(std::move(text), true);
+    }
+    /// Ends the stream with an error line; registered is false when the registry already
+    /// forgot the call.
+    void end(std::string message, bool registered) {
+      if (done.exchange(true))
+        return;
+      if (registered)
+        pending.remove(id);
+      fn(api::render_error(api::make_failure(api::error_code::unavailable, std::move(message))),
+         true);
+    }
+  };
+  auto g = std::make_shared<guard>(std::move(fn), pending);
+  g->id = pending.add([weak = std::weak_ptr<guard>(g)] {
+    if (auto live = weak.lock())
+      live->end("the service is shutting down and this reply did not finish in time; try "
+                "again",
+                false);
+  });
+  return [g](std::string&& line, bool last) { g->line(std::move(line), last); };
+}
+
 /// One request on its way to a response.
 struct slot {
   std::uint64_t id = 0;
@@ -127,6 +181,18 @@ struct slot {
   std::optional<response> res;
   /// Held while the actors work on the call, so shutdown can wait for it.
   std::optional<counted> in_flight;
+  // -- a streamed reply (POST /api/status): res is its head, its lines follow --
+  bool streamed = false;
+  /// The lines are framed as chunks (HTTP/1.1); otherwise the body ends with the connection.
+  bool chunked = false;
+  bool head_sent = false;
+  /// Lines that came and are not yet written, each ended by a newline: those that wait
+  /// while a write is under way leave together, as one chunk.
+  std::string lines;
+  /// The last line came.
+  bool ended = false;
+  /// The end of the body is written or being written.
+  bool end_sent = false;
 };
 
 class session : public std::enable_shared_from_this<session> {
@@ -412,6 +478,16 @@ private:
         self->render_reply(id, kind, version, keep_alive, std::move(*work));
       });
     }, ctx_.pending);
+    if (call.kind == api::call_kind::status_batch) {
+      // The lines take the reply's way onto the io thread; one actor sends them in order,
+      // and the inbox keeps the order it was given.
+      call.lines = guarded_lines([self = shared_from_this(), id = s.id](std::string&& line,
+                                                                      bool last) {
+        self->inbox_.push([self, id, line = std::move(line), last]() mutable {
+          self->on_line(id, std::move(line), last);
+        });
+      }, ctx_.pending);
+    }
     queue_.push_back(std::move(s));
     ctx_.submit(std::move(call), context_);
   }
@@ -434,6 +510,7 @@ private:
     auto code = outcome.error.ok() ? std::string_view{} : api::lookup(outcome.error.code).machine_code;
     metrics_snapshot m{&ctx_.requests, ctx_.connections.load(), ctx_.in_flight.load(),
                        outcome.probes, outcome.cache_entries, &api::process_telemetry()};
+    auto streamed = is_stream_head(outcome, kind);
     api::finish_offer(outcome);
     auto res = render_api(std::move(outcome), kind, version, keep_alive,
                           ctx_.settings().secure_cookies);
@@ -441,18 +518,42 @@ private:
       res.body() = render_metrics(m);
       res.prepare_payload();
     }
-    on_reply(id, std::move(res), code);
+    // A body that ends with the connection (HTTP/1.0) leaves no room for another response.
+    if (streamed && !res.keep_alive())
+      closing_ = true;
+    on_reply(id, std::move(res), code, streamed);
   }
 
-  void on_reply(std::uint64_t id, response&& res, std::string_view code) {
-    for (auto& s : queue_) {
-      if (s.id == id) {
-        s.res = std::move(res);
-        s.code = code;
-        break;
-      }
+  void on_reply(std::uint64_t id, response&& res, std::string_view code, bool streamed = false) {
+    if (auto* s = find_slot(id)) {
+      s->res = std::move(res);
+      s->code = code;
+      s->streamed = streamed;
+      s->chunked = streamed && s->res->chunked();
     }
     try_write();
+  }
+
+  // One line of a streamed reply. Lines that come before the head (the inbox keeps the order
+  // the actors called in, but nothing is lost if it did not) wait with the slot; lines for a
+  // reply that is not a stream, or after the last, are dropped.
+  void on_line(std::uint64_t id, std::string&& line, bool last) {
+    if (closed_)
+      return;
+    auto* s = find_slot(id);
+    if (s == nullptr || s->ended || (s->res && !s->streamed))
+      return;
+    s->lines += line;
+    s->lines += '\n';
+    s->ended = last;
+    try_write();
+  }
+
+  slot* find_slot(std::uint64_t id) {
+    for (auto& s : queue_)
+      if (s.id == id)
+        return &s;
+    return nullptr;
   }
 
   // -- writing ----------------------------------------------------------------
@@ -460,23 +561,61 @@ private:
   void try_write() {
     if (writing_ || queue_.empty() || !queue_.front().res)
       return;
-    auto& res = *queue_.front().res;
+    auto& s = queue_.front();
+    if (s.streamed)
+      return write_stream(s);
+    prepare_head(s);
+    // One contiguous buffer instead of Beast's chain of field buffers (net/http/wire.hpp).
+    write_wire(*s.res, wire_);
+    start_write();
+  }
+
+  // The headers that depend on the connection, set when the response is about to leave.
+  void prepare_head(slot& s) {
+    auto& res = *s.res;
     // RFC 9110 §9.3.2: a HEAD answer is the header a GET would get, without its body. The
     // Content-Length that prepare_payload set stays, since it is what a GET would be told.
-    if (queue_.front().method == beast::http::verb::head)
+    if (s.method == beast::http::verb::head)
       res.body().clear();
-    res.set("X-Request-Id", queue_.front().request_id);
-    if (closing_ || ctx_.draining()) {
-      // Later requests on this connection will not be answered, so say so now.
-      if (queue_.size() == 1 || ctx_.draining())
-        res.keep_alive(false);
+    res.set("X-Request-Id", s.request_id);
+    // Later requests on this connection will not be answered, so say so now. A response that
+    // already closes is left as it is (an HTTP/1.0 stream's head says Connection: close).
+    if ((closing_ || ctx_.draining()) && (queue_.size() == 1 || ctx_.draining()) && res.keep_alive())
+      res.keep_alive(false);
+  }
+
+  // What a streamed reply owes now: its head once, the lines that wait as one chunk, the end
+  // once the last line came. Nothing is written while it waits for lines. The last line
+  // always brings bytes (at least its newline), so the end is always a write, and on_write
+  // finishes the slot.
+  void write_stream(slot& s) {
+    wire_.clear();
+    if (!s.head_sent) {
+      prepare_head(s);
+      write_wire(*s.res, wire_);
+      s.head_sent = true;
     }
+    if (!s.lines.empty()) {
+      if (s.chunked)
+        append_chunk(s.lines, wire_);
+      else
+        wire_ += s.lines;
+      s.lines.clear();
+    }
+    if (s.ended && !s.end_sent) {
+      if (s.chunked)
+        append_last_chunk(wire_);
+      s.end_sent = true;
+    }
+    if (!wire_.empty())
+      start_write();
+  }
+
+  void start_write() {
     writing_ = true;
     // Sets only the write timer when a read is pending; a timer left in the past would
-    // fail the write at once.
+    // fail the write at once. Each write of a stream gets the whole timeout anew.
     stream_.expires_after(ctx_.settings().write_timeout);
-    // One contiguous buffer instead of Beast's chain of field buffers (net/http/wire.hpp).
-    write_wire(res, wire_);
     asio::async_write(stream_, asio::buffer(wire_),
                       beast::bind_front_handler(&session::on_write, shared_from_this()));
   }
@@ -486,6 +625,10 @@ private:
     if (closed_)
       return;
     auto& s = queue_.front();
+    // A stream stays at the front until its end is written; lines that came during this
+    // write go next.
+    if (!ec && s.streamed && !s.end_sent)
+      return try_write();
     ctx_.requests.count(s.route, s.res->result_int(), clock_type::now() - s.started);
     log_access(s);
     bool keep_alive = s.res->keep_alive();
@@ -539,6 +682,10 @@ private:
     closed_ = true;
     note_idle();
     idle_timer_.cancel();
+    // Nothing more is written here: the calls still with the actors stop counting as in
+    // flight now, not when their replies come (a stream's last line may be seconds away),
+    // and what comes back for them finds no slot and is dropped.
+    queue_.clear();
     beast::error_code ignored;
     // A half-close tells the client we are done; errors mean it is already gone.
     stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);

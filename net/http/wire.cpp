@@ -1,8 +1,22 @@
 #include "net/http/wire.hpp"
 
+#include <boost/asio/buffer.hpp>
+#include <boost/beast/core/buffers_range.hpp>
+#include <boost/beast/http/chunk_encode.hpp>
+
 namespace netherscope::net::http {
 
 namespace beast = boost::beast;
+
+namespace {
+
+template <class ConstBufferSequence>
+void append_buffers(const ConstBufferSequence& buffers, std::string& out) {
+  for (auto b : beast::buffers_range_ref(buffers))
+    out.append(static_cast<const char*>(b.data()), b.size());
+}
+
+} // namespace
 
 void write_wire(const beast::http::response<beast::http::string_body>& res, std::string& out) {
   out.clear();
@@ -33,6 +47,14 @@ void write_wire(const beast::http::response<beast::http::string_body>& res, std:
   }
   out += "\r\n";
   out += res.body();
+}
+
+void append_chunk(std::string_view data, std::string& out) {
+  append_buffers(beast::http::make_chunk(boost::asio::const_buffer(data.data(), data.size())), out);
+}
+
+void append_last_chunk(std::string& out) {
+  append_buffers(beast::http::make_chunk_last(), out);
 }
 
 } // namespace netherscope::net::http

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
@@ -20,5 +21,12 @@ namespace netherscope::net::http {
 /// caller set (prepare_payload, keep_alive); a HEAD answer is one whose body was cleared.
 void write_wire(const boost::beast::http::response<boost::beast::http::string_body>& res,
                 std::string& out);
+
+/// Appends data to out as one chunk of a chunked body (RFC 9112 §7.1), framed by Beast's
+/// make_chunk; data must not be empty, which would end the body.
+void append_chunk(std::string_view data, std::string& out);
+
+/// Appends the last chunk, which ends a chunked body, without trailers.
+void append_last_chunk(std::string& out);
 
 } // namespace netherscope::net::http

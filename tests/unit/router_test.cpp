@@ -974,8 +974,8 @@ TEST_CASE("router: while shutting down, exactly the rows that drain are refused"
   std::sort(refused.begin(), refused.end());
   refused.erase(std::unique(refused.begin(), refused.end()), refused.end());
   CHECK(refused
-        == std::vector<std::string_view>{"/api/check", "/api/info", "/api/offer", "/badge",
-                                         "/readyz"});
+        == std::vector<std::string_view>{"/api/check", "/api/info", "/api/offer", "/api/status",
+                                         "/badge", "/readyz"});
 }
 
 TEST_CASE("router: the routes counted apart and left out of the log are rows", "[router]") {
@@ -1001,4 +1001,245 @@ TEST_CASE("router: a {parameter} stands for one segment of its route", "[router]
   REQUIRE(d.call);
   CHECK(d.call->kind == call_kind::unknown_api);
   CHECK(d.call->invalid.code == error_code::not_found);
+}
+
+// -- GET and POST /api/status -----------------------------------------------------------------
+
+namespace {
+
+// A status call's validation failure, or "" when the input was valid.
+std::string status_invalid(const route_decision& d) {
+  REQUIRE(d.call);
+  CHECK(d.call->kind == call_kind::status);
+  CHECK(d.route == "/api/status");
+  if (d.call->invalid.ok())
+    return {};
+  CHECK(d.call->invalid.code == error_code::invalid_input);
+  CHECK_FALSE(d.call->peek);
+  return d.call->invalid.message;
+}
+
+route_decision post_status(std::string body, std::string content_type = "application/json") {
+  auto post = make_request(http::verb::post, "/api/status");
+  if (!content_type.empty())
+    post.set(http::field::content_type, content_type);
+  post.body() = std::move(body);
+  post.prepare_payload();
+  return route(post, context());
+}
+
+} // namespace
+
+TEST_CASE("router: GET /api/status reads the target as info does, and the RakNet port",
+          "[router][status]") {
+  auto d = route_get("/api/status?host=Play.Example.com");
+  CHECK(status_invalid(d).empty());
+  CHECK(d.call->where.host == "play.example.com");
+  CHECK(d.call->where.port == 19132);
+  CHECK(d.call->where.tls == tls_mode::auto_detect);
+  CHECK(d.call->raknet_port == 0);
+  CHECK(d.target_label == "play.example.com:19132");
+
+  d = route_get("/api/status?host=%5B2001:db8::1%5D&port=19133&tls=false&raknetPort=19134");
+  CHECK(status_invalid(d).empty());
+  CHECK(d.call->where.host == "2001:db8::1");
+  CHECK(d.call->where.port == 19133);
+  CHECK(d.call->where.tls == tls_mode::off);
+  CHECK(d.call->raknet_port == 19134);
+  CHECK(d.route == "/api/status");
+  d = route_get("/api/status?host=a.example&raknetPort=65535");
+  CHECK(status_invalid(d).empty());
+  CHECK(d.call->raknet_port == 65535);
+}
+
+TEST_CASE("router: GET /api/status refuses what info refuses, and a bad RakNet port",
+          "[router][status]") {
+  struct row {
+    const char* target;
+    const char* says;
+  };
+  for (auto r : {row{"/api/status", "host is required"},
+                 row{"/api/status?host=a..b", "a..b"},
+                 row{"/api/status?host=a.example&port=0", "port must be"},
+                 row{"/api/status?host=a.example&tls=on", "tls must be"},
+                 row{"/api/status?host=a.example&host=b.example", "may each be given once"},
+                 row{"/api/status?host=a.example&raknetPort=0", "raknetPort must be an integer"},
+                 row{"/api/status?host=a.example&raknetPort=65536", "raknetPort must be"},
+                 row{"/api/status?host=a.example&raknetPort=", "raknetPort must be"},
+                 row{"/api/status?host=a.example&raknetPort=x1", "raknetPort must be"},
+                 row{"/api/status?host=a.example&raknetPort=-1", "raknetPort must be"},
+                 row{"/api/status?host=a.example&raknetPort=1&raknetPort=2",
+                     "raknetPort may be given once"}}) {
+    INFO(r.target);
+    auto d = route_get(r.target);
+    CHECK_THAT(status_invalid(d), Catch::Contains(r.says));
+    CHECK(d.call->raknet_port == 0);
+    CHECK(d.target_label.empty());
+    // Rendered through the one error table, with the API's headers.
+    api_outcome outcome;
+    outcome.error = d.call->invalid;
+    auto res = render_api(outcome, d.call->kind, 11, true);
+    CHECK(res.result() == http::status::bad_request);
+    CHECK(body_of(res).at("code") == "invalid_input");
+    CHECK(res.at(http::field::access_control_allow_origin) == "*");
+  }
+}
+
+TEST_CASE("router: POST /api/status becomes a batch call of its targets", "[router][status]") {
+  auto d = post_status(R"({"targets":[{"host":"A.example","raknetPort":19140},
+                                      {"host":"b.example","port":0},
+                                      {"host":"c.example","port":19133,"tls":true}]})");
+  REQUIRE(d.call);
+  CHECK(d.call->kind == call_kind::status_batch);
+  CHECK(d.route == "/api/status");
+  CHECK(d.call->invalid.ok());
+  CHECK_FALSE(d.call->peek);
+  CHECK(d.call->client == "198.51.100.7");
+  REQUIRE(d.call->batch.size() == 3);
+  CHECK(d.call->batch[0].where.host == "a.example");
+  CHECK(d.call->batch[0].raknet_port == 19140);
+  // A bad entry is only that entry's.
+  CHECK(d.call->batch[1].invalid.code == error_code::invalid_input);
+  CHECK_THAT(d.call->batch[1].invalid.message, Catch::StartsWith("targets[1]: port must be"));
+  CHECK(d.call->batch[2].invalid.ok());
+  CHECK(d.call->batch[2].where.port == 19133);
+  CHECK(d.call->batch[2].where.tls == tls_mode::on);
+}
+
+TEST_CASE("router: a POST /api/status body that cannot be served is one counted 400",
+          "[router][status]") {
+  std::string fifty_one = R"({"targets":[)";
+  for (int i = 0; i <= 50; ++i)
+    fifty_one += std::string{i ? "," : ""} + R"({"host":"a.example"})";
+  fifty_one += "]}";
+  for (const std::string body : {std::string{"nope"}, std::string{"[]"}, std::string{"{}"},
+                                 std::string{R"({"targets":7})"},
+                                 std::string{R"({"targets":[]})"},
+                                 std::string{R"({"targets":["a.example"]})"}, fifty_one}) {
+    INFO(body.substr(0, 60));
+    auto d = post_status(body);
+    REQUIRE(d.call);
+    CHECK(d.call->kind == call_kind::status_batch);
+    CHECK(d.call->invalid.code == error_code::invalid_input);
+    CHECK_FALSE(d.call->peek);
+    CHECK(d.call->batch.empty());
+  }
+  for (const std::string type : {"", "text/plain", "application/x-ndjson"}) {
+    auto d = post_status(R"({"targets":[{"host":"a.example"}]})", type);
+    REQUIRE(d.call);
+    CHECK(d.call->invalid.code == error_code::unsupported_media_type);
+  }
+  // An oversized body is refused naming the server's limit, as for the offer.
+  auto post = make_request(http::verb::post, "/api/status");
+  post.set(http::field::content_type, "application/json");
+  auto d = route_oversized(post, context(), 16384);
+  REQUIRE(d.call);
+  CHECK(d.call->kind == call_kind::status_batch);
+  CHECK(d.call->invalid.code == error_code::payload_too_large);
+}
+
+TEST_CASE("router: /api/status takes GET and POST, with a preflight and a 405 for the rest",
+          "[router][status]") {
+  auto pre = route(make_request(http::verb::options, "/api/status"), context());
+  REQUIRE(pre.immediate);
+  CHECK(pre.immediate->result() == http::status::no_content);
+  CHECK(pre.immediate->at(http::field::access_control_allow_methods) == "GET, POST");
+  auto d = route(make_request(http::verb::put, "/api/status"), context());
+  REQUIRE(d.call);
+  CHECK(d.call->invalid.code == error_code::method_not_allowed);
+  api_outcome outcome;
+  outcome.error = d.call->invalid;
+  auto res = render_api(outcome, d.call->kind, 11, true);
+  CHECK(res.result() == http::status::method_not_allowed);
+  CHECK(res.at(http::field::allow) == "GET, POST");
+  CHECK(allowed_methods(call_kind::status) == "GET, POST");
+  CHECK(allowed_methods(call_kind::status_batch) == "GET, POST");
+
+  // Both are refused while shutting down, shown the caller's quota.
+  auto rc = context();
+  rc.draining = true;
+  auto get = route(make_request(http::verb::get, "/api/status?host=a.example"), rc);
+  REQUIRE(get.call);
+  CHECK(get.call->peek);
+  CHECK(get.call->invalid.code == error_code::unavailable);
+  auto post = make_request(http::verb::post, "/api/status");
+  post.set(http::field::content_type, "application/json");
+  post.body() = R"({"targets":[{"host":"a.example"}]})";
+  post.prepare_payload();
+  auto posted = route(post, rc);
+  REQUIRE(posted.call);
+  CHECK(posted.call->kind == call_kind::status_batch);
+  CHECK(posted.call->peek);
+  CHECK(posted.call->invalid.code == error_code::unavailable);
+}
+
+TEST_CASE("router: a status outcome renders as info does", "[router][status]") {
+  api_outcome ok;
+  ok.body = R"({"ok":true,"online":true})";
+  ok.has_quota = true;
+  ok.quota.limit = 200;
+  ok.quota.remaining = 150;
+  ok.quota.reset = 1798761600;
+  auto res = render_api(ok, call_kind::status, 11, true);
+  CHECK(res.result() == http::status::ok);
+  CHECK(res.body() == ok.body);
+  CHECK(res.at(http::field::content_type) == "application/json");
+  CHECK(res.at("X-RateLimit-Remaining") == "150");
+  CHECK(res.at(http::field::access_control_allow_origin) == "*");
+  api_outcome bad;
+  bad.error = make_failure(error_code::forbidden_target, "internal");
+  res = render_api(bad, call_kind::status, 11, true);
+  CHECK(res.result() == http::status::forbidden);
+  CHECK(body_of(res).at("code") == "forbidden_target");
+}
+
+TEST_CASE("router: a batch's error is a plain JSON error, its head the start of a stream",
+          "[router][status]") {
+  api_outcome refused;
+  refused.error = make_failure(error_code::quota_exhausted, "no calls left");
+  refused.error.retry_after = 60;
+  refused.streaming = true; // an error is a whole reply, whatever else the outcome says
+  refused.has_quota = true;
+  refused.quota.limit = 200;
+  CHECK_FALSE(is_stream_head(refused, call_kind::status_batch));
+  auto res = render_api(refused, call_kind::status_batch, 11, true);
+  CHECK(res.result() == http::status::too_many_requests);
+  CHECK(res.at(http::field::content_type) == "application/json");
+  CHECK(body_of(res).at("code") == "quota_exhausted");
+  CHECK(res.at(http::field::retry_after) == "60");
+  CHECK(res.at("X-RateLimit-Limit") == "200");
+  CHECK(res.at(http::field::content_length) == std::to_string(res.body().size()));
+  CHECK_FALSE(res.chunked());
+
+  api_outcome head;
+  head.streaming = true;
+  head.has_quota = true;
+  head.quota.scope = quota_scope::key;
+  head.quota.limit = 20000;
+  head.quota.remaining = 19950;
+  head.quota.reset = 1798761600;
+  CHECK(is_stream_head(head, call_kind::status_batch));
+  CHECK_FALSE(is_stream_head(head, call_kind::status));
+  res = render_api(head, call_kind::status_batch, 11, true);
+  CHECK(res.result() == http::status::ok);
+  CHECK(res.at(http::field::content_type) == "application/x-ndjson");
+  CHECK(res.chunked());
+  CHECK(res.find(http::field::content_length) == res.end());
+  CHECK(res.keep_alive());
+  CHECK(res.body().empty());
+  CHECK(res.at(http::field::cache_control) == "no-store");
+  CHECK(res.at("X-Content-Type-Options") == "nosniff");
+  CHECK(res.at(http::field::access_control_allow_origin) == "*");
+  CHECK(res.at("X-RateLimit-Scope") == "key");
+  CHECK(res.at("X-RateLimit-Remaining") == "19950");
+
+  // HTTP/1.0 has no chunks: the body ends with the connection, whatever the client asked.
+  res = render_api(head, call_kind::status_batch, 10, true);
+  CHECK(res.result() == http::status::ok);
+  CHECK_FALSE(res.chunked());
+  CHECK(res.find(http::field::transfer_encoding) == res.end());
+  CHECK(res.find(http::field::content_length) == res.end());
+  CHECK(res.at(http::field::connection) == "close");
+  CHECK_FALSE(res.keep_alive());
+  CHECK(res.at("X-RateLimit-Limit") == "20000");
 }

@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/write.hpp>
 
 #include "net/http/wire.hpp"
@@ -70,4 +71,27 @@ TEST_CASE("wire: a response is written as Beast writes it, in one buffer", "[wir
     CHECK(our_bytes(*res) == beast_bytes(*res));
   }
   CHECK(our_bytes(head).find("Content-Length: 2048\r\n\r\n") == our_bytes(head).size() - 24);
+}
+
+TEST_CASE("wire: a stream's lines are framed as chunks, and the last chunk ends it", "[wire]") {
+  std::string out = "HTTP/1.1 200 OK\r\n\r\n";
+  net::http::append_chunk("{\"a\":1}\n{\"b\":2}\n", out);
+  net::http::append_last_chunk(out);
+  // 16 bytes of lines: the size in hexadecimal, the data, then the zero-size chunk.
+  CHECK(out == "HTTP/1.1 200 OK\r\n\r\n" "10\r\n{\"a\":1}\n{\"b\":2}\n\r\n" "0\r\n\r\n");
+
+  // What a client reads back is the lines, whole.
+  http::response_parser<http::string_body> parser;
+  boost::system::error_code ec;
+  std::string head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+  std::string body;
+  net::http::append_chunk(std::string(300, 'x') + "\n", body);
+  net::http::append_chunk("y\n", body);
+  net::http::append_last_chunk(body);
+  auto wire = head + body;
+  parser.eager(true);
+  parser.put(boost::asio::buffer(wire), ec);
+  REQUIRE_FALSE(ec);
+  REQUIRE(parser.is_done());
+  CHECK(parser.get().body() == std::string(300, 'x') + "\ny\n");
 }
