@@ -5,6 +5,7 @@
 
 #include <boost/json/parse.hpp>
 
+#include "net/api/api_json.hpp"
 #include "net/api/offer_request.hpp"
 
 namespace netherscope::net::api {
@@ -24,6 +25,9 @@ status_item read_item(const boost::json::object& entry, std::size_t index) {
   auto where = "targets[" + std::to_string(index) + "]: ";
   if (!read_target(entry, item.where, item.invalid)) {
     item.invalid.message = where + item.invalid.message;
+    // The line names the host as the caller wrote it, so the caller can tell which it is.
+    if (auto* host = entry.if_contains("host"); host != nullptr && host->is_string())
+      item.where.host = valid_utf8(host->as_string(), 253);
     return item;
   }
   if (auto raknet = entry.if_contains("raknetPort"); raknet != nullptr && !raknet->is_null()) {

@@ -64,9 +64,9 @@ void set_target_label(route_decision& decision) {
 
 // -- handlers: one per shape of request, named in the table's rows -------------------------
 
-// GET /api/info, /api/check and /badge: the target named by the query. A problem with the
-// input is recorded in the call, not answered here, because every call of the endpoint is
-// counted, invalid ones included.
+// GET /api/info and /badge (and, through status_call, /api/status and /api/check): the target
+// named by the query. A problem with the input is recorded in the call, not answered here,
+// because every call of the endpoint is counted, invalid ones included.
 route_decision target_call(const route_input& in) {
   auto decision = new_call(in.name, *in.row.call, in.req, in.ctx);
   auto& call = *decision.call;
@@ -103,8 +103,8 @@ route_decision target_call(const route_input& in) {
   return decision;
 }
 
-// GET /api/status: the target as for info, and the UDP port of the RakNet ping when it is
-// not the target's own.
+// GET /api/status and /api/check: the target as for info, and the UDP port of the RakNet ping
+// when it is not the target's own.
 route_decision status_call(const route_input& in) {
   auto decision = target_call(in);
   auto& call = *decision.call;
@@ -337,7 +337,7 @@ constexpr route_row table[] = {
   // pattern, methods, kind, call, handler, while draining, log name
   {"/api/offer", post, route_kind::api, api::call_kind::offer, offer_call, drain_rule::refuse},
   {"/api/info", get, route_kind::api, api::call_kind::info, target_call, drain_rule::refuse},
-  {"/api/check", get, route_kind::api, api::call_kind::check, target_call, drain_rule::refuse},
+  {"/api/check", get, route_kind::api, api::call_kind::check, status_call, drain_rule::refuse},
   {"/api/status", get, route_kind::api, api::call_kind::status, status_call, drain_rule::refuse},
   {"/api/status", post, route_kind::api, api::call_kind::status_batch, status_batch_call,
    drain_rule::refuse},
