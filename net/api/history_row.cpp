@@ -80,16 +80,10 @@ std::optional<std::uint64_t> key_id_of(std::string_view sha256_hex) {
     return std::nullopt;
   std::uint64_t id = 0;
   for (char c : sha256_hex.substr(0, 16)) {
-    unsigned digit = 0;
-    if (c >= '0' && c <= '9')
-      digit = static_cast<unsigned>(c - '0');
-    else if (c >= 'a' && c <= 'f')
-      digit = static_cast<unsigned>(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F')
-      digit = static_cast<unsigned>(c - 'A' + 10);
-    else
+    auto digit = base::hex_digit(c);
+    if (!digit)
       return std::nullopt;
-    id = (id << 4) | digit;
+    id = (id << 4) | *digit;
   }
   return id;
 }

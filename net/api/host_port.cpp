@@ -60,18 +60,10 @@ std::optional<std::uint64_t> ipv4_number(std::string_view part) {
   }
   std::uint64_t value = 0;
   for (char c : part) {
-    unsigned digit = 0;
-    if (c >= '0' && c <= '9')
-      digit = static_cast<unsigned>(c - '0');
-    else if (c >= 'a' && c <= 'f')
-      digit = static_cast<unsigned>(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F')
-      digit = static_cast<unsigned>(c - 'A' + 10);
-    else
+    auto digit = base::hex_digit(c);
+    if (!digit || *digit >= radix)
       return std::nullopt;
-    if (digit >= radix)
-      return std::nullopt;
-    value = std::min<std::uint64_t>(value * radix + digit, std::uint64_t{1} << 32);
+    value = std::min<std::uint64_t>(value * radix + *digit, std::uint64_t{1} << 32);
   }
   return value;
 }

@@ -36,6 +36,16 @@ bool iequals(std::string_view a, std::string_view b) {
                        [](char x, char y) { return fold_ascii(x) == fold_ascii(y); });
 }
 
+std::optional<unsigned> hex_digit(char c) {
+  if (c >= '0' && c <= '9')
+    return static_cast<unsigned>(c - '0');
+  if (c >= 'a' && c <= 'f')
+    return static_cast<unsigned>(c - 'a' + 10);
+  if (c >= 'A' && c <= 'F')
+    return static_cast<unsigned>(c - 'A' + 10);
+  return std::nullopt;
+}
+
 std::string ascii_lower(std::string_view text) {
   std::string out{text};
   for (auto& c : out)

@@ -28,6 +28,9 @@ bool iequals(std::string_view a, std::string_view b);
 /// host names, RFC 3986 §6.2.2.1, and codes looked up without regard to case).
 std::string ascii_lower(std::string_view text);
 
+/// The value of a hexadecimal digit (0-9, a-f, A-F), or nullopt for any other byte.
+std::optional<unsigned> hex_digit(char c);
+
 /// Whether text starts with prefix, ignoring the case of ASCII letters only.
 bool istarts_with(std::string_view text, std::string_view prefix);
 

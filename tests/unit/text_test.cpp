@@ -115,3 +115,12 @@ TEST_CASE("put_le and take_le write and read fixed-width little-endian integers"
   REQUIRE(take_le(ones, max));
   CHECK(max == UINT64_MAX);
 }
+
+TEST_CASE("hex_digit reads 0-9, a-f and A-F, and nothing else", "[text]") {
+  CHECK(hex_digit('0') == 0u);
+  CHECK(hex_digit('9') == 9u);
+  CHECK(hex_digit('a') == 10u);
+  CHECK(hex_digit('F') == 15u);
+  for (char c : std::string{"gG/:@`x \x80"})
+    CHECK_FALSE(hex_digit(c));
+}
