@@ -2,40 +2,19 @@
 
 #include <caf/all.hpp>
 
+#include "actors/outcomes.hpp"
 #include "actors/status_flow.hpp"
 
-#include "net/base/log.hpp"
 #include "net/report/verdict.hpp"
 
 namespace netherscope::actors {
 
 namespace api = net::api;
-namespace base = net::base;
 namespace report = net::report;
 
 namespace {
 
 using front_pointer = actors::front_actor::pointer;
-
-api::api_outcome with_quota(api::api_outcome outcome, const api::quota_verdict& verdict) {
-  outcome.has_quota = true;
-  outcome.quota = verdict;
-  return outcome;
-}
-
-api::api_outcome failed(api::failure error) {
-  api::api_outcome outcome;
-  outcome.error = std::move(error);
-  return outcome;
-}
-
-api::api_outcome lost(const caf::error& err, const api::quota_verdict& verdict) {
-  // The caller learns only that it failed; the cause goes to the log.
-  base::log::write(base::log::level::error, "actor_request_failed", {{"error", caf::to_string(err)}});
-  return with_quota(failed(api::make_failure(api::error_code::internal,
-                                        "the request could not be completed")),
-                    verdict);
-}
 
 /// Gives back one counted call, then replies with outcome. With show_after the reply shows
 /// the quota as it stands after the refund (when the store could be written).
@@ -95,7 +74,7 @@ void check_offer(front_pointer self, const front_peers& peers, const front_setti
         }
         answer(call, verdict, info, raknet, offer, true);
       },
-      [=](caf::error& err) { call.reply(lost(err, verdict)); });
+      [=](caf::error& err) { call.reply(with_quota(lost_reply(err), verdict)); });
 }
 
 /// The work of a call both charges let through: the status over both transports, then the
@@ -165,12 +144,10 @@ void serve_check(front_pointer self, const front_peers& peers, const front_setti
               }
               run_check(self, peers, settings, call, verdict);
             },
-            [=](caf::error& err) { call.reply(lost(err, info_verdict)); });
+            [=](caf::error& err) { call.reply(with_quota(lost_reply(err), info_verdict)); });
       },
       [reply](caf::error& err) {
-        auto outcome = lost(err, api::quota_verdict{});
-        outcome.has_quota = false;
-        reply(std::move(outcome));
+        reply(lost_reply(err));
       });
 }
 

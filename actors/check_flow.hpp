@@ -1,6 +1,6 @@
-// GET /api/check as the front actor runs it: count one info and one offer call, ask the probe
-// for the status, then the cache for an offer with reachability checks, and hand both replies
-// to the pure verdict (net/report/verdict).
+// GET /api/check as the front actor runs it: count one info and one offer call, ask for the
+// status over both transports (actors/status_flow), then the cache for an offer with
+// reachability checks, and hand every reply to the pure verdict (net/report/verdict).
 #pragma once
 
 #include "actors/front_actor.hpp"

@@ -5,36 +5,17 @@
 #include <caf/all.hpp>
 
 #include "actors/check_flow.hpp"
+#include "actors/outcomes.hpp"
 #include "actors/status_flow.hpp"
-#include "net/base/log.hpp"
 #include "net/api/offer_outcome.hpp"
 #include "net/base/crypto.hpp"
 
 namespace netherscope::actors {
 
 namespace api = net::api;
-namespace base = net::base;
 namespace upstream = net::upstream;
 
 namespace {
-
-api::api_outcome failed(api::failure error) {
-  api::api_outcome outcome;
-  outcome.error = std::move(error);
-  return outcome;
-}
-
-api::api_outcome lost_reply(const caf::error& err) {
-  // The caller learns only that it failed; the cause goes to the log.
-  base::log::write(base::log::level::error, "actor_request_failed", {{"error", caf::to_string(err)}});
-  return failed(api::make_failure(api::error_code::internal, "the request could not be completed"));
-}
-
-api::api_outcome with_quota(api::api_outcome outcome, const api::quota_verdict& verdict) {
-  outcome.has_quota = true;
-  outcome.quota = verdict;
-  return outcome;
-}
 
 // -- the work behind each kind of call ----------------------------------------
 

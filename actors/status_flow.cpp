@@ -1,32 +1,24 @@
 #include "actors/status_flow.hpp"
 
+#include "actors/outcomes.hpp"
+
 #include <memory>
 #include <optional>
 #include <utility>
 
 #include <caf/all.hpp>
 
-#include "net/base/log.hpp"
 #include "net/report/status.hpp"
 #include "net/report/verdict.hpp"
 
 namespace netherscope::actors {
 
 namespace api = net::api;
-namespace base = net::base;
 namespace report = net::report;
 
 namespace {
 
 using front_pointer = front_actor::pointer;
-
-/// A request the actors lost: the caller learns only that it failed; the cause goes to the
-/// log.
-api::failure lost(const caf::error& err) {
-  base::log::write(base::log::level::error, "actor_request_failed",
-                   {{"error", caf::to_string(err)}});
-  return api::make_failure(api::error_code::internal, "the request could not be completed");
-}
 
 /// The two replies of one status as they come in; only self's handlers touch it.
 struct status_join {
@@ -114,14 +106,6 @@ void start_next(front_pointer self, const front_peers& peers, const front_settin
   }
 }
 
-api::api_outcome with_quota(api::failure error, const api::quota_verdict& verdict) {
-  api::api_outcome outcome;
-  outcome.error = std::move(error);
-  outcome.has_quota = true;
-  outcome.quota = verdict;
-  return outcome;
-}
-
 } // namespace
 
 void ask_status(front_pointer self, const front_peers& peers, const front_settings& settings,
@@ -159,7 +143,7 @@ void serve_status(front_pointer self, const front_peers& peers, const front_sett
              [reply = call.reply, verdict](api::info_reply&& info, api::raknet_reply&& raknet) {
                if (!report::is_target_failure(info.error)) {
                  // A refused target (the address policy), or the service failing.
-                 reply(with_quota(std::move(info.error), verdict));
+                 reply(with_quota(failed(std::move(info.error)), verdict));
                  return;
                }
                auto outcome = with_quota({}, verdict);
@@ -180,14 +164,14 @@ void serve_status_batch(front_pointer self, const front_peers& peers,
         if (!verdict.error.ok()) {
           // An unknown key, a quota already spent or a store that does not answer: no target
           // could be counted, so the call is one error.
-          call.reply(with_quota(std::move(verdict.error), verdict));
+          call.reply(with_quota(failed(std::move(verdict.error)), verdict));
           return;
         }
         if (!call.invalid.ok() || call.batch.empty()) {
           auto error = call.invalid.ok()
                          ? api::make_failure(api::error_code::invalid_input, "no targets")
                          : call.invalid;
-          call.reply(with_quota(std::move(error), verdict));
+          call.reply(with_quota(failed(std::move(error)), verdict));
           return;
         }
         auto head = with_quota({}, verdict);
@@ -197,11 +181,7 @@ void serve_status_batch(front_pointer self, const front_peers& peers,
         run->call = std::move(call);
         start_next(self, peers, settings, run);
       },
-      [reply](caf::error& err) {
-        api::api_outcome outcome;
-        outcome.error = lost(err);
-        reply(std::move(outcome));
-      });
+      [reply](caf::error& err) { reply(lost_reply(err)); });
 }
 
 } // namespace netherscope::actors
