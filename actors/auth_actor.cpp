@@ -9,7 +9,7 @@ namespace upstream = net::upstream;
 
 namespace {
 
-signin_result failed(api::failure error) {
+signin_result signin_failed(api::failure error) {
   signin_result result;
   result.error = std::move(error);
   return result;
@@ -21,7 +21,7 @@ void fetch_user(std::shared_ptr<upstream::http_client> client, const upstream::o
   auto req = upstream::user_request(settings, token);
   if (!req) {
     caf::anon_send(self, done_atom::value, id,
-                   failed(api::make_failure(api::error_code::internal, "the provider API URL is invalid")));
+                   signin_failed(api::make_failure(api::error_code::internal, "the provider API URL is invalid")));
     return;
   }
   client->fetch(std::move(*req), [self, id](upstream::fetch_result&& r) {
@@ -53,7 +53,7 @@ auth_actor::behavior_type auth(auth_actor::stateful_pointer<auth_state> self,
       auto req = upstream::token_request(st.settings, code, verifier);
       if (!req) {
         promise.deliver(
-          failed(api::make_failure(api::error_code::internal, "the provider token URL is invalid")));
+          signin_failed(api::make_failure(api::error_code::internal, "the provider token URL is invalid")));
         return promise;
       }
       auto id = st.next_id++;
@@ -65,7 +65,7 @@ auth_actor::behavior_type auth(auth_actor::stateful_pointer<auth_state> self,
         api::failure error;
         auto token = upstream::read_token(r, error);
         if (!token) {
-          caf::anon_send(handle, done_atom::value, id, failed(std::move(error)));
+          caf::anon_send(handle, done_atom::value, id, signin_failed(std::move(error)));
           return;
         }
         fetch_user(http, settings_copy, *token, handle, id);

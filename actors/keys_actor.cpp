@@ -16,19 +16,19 @@ namespace {
 
 using keys_pointer = actors::keys_actor::stateful_pointer<keys_state>;
 
-api::account_view failed(api::failure error) {
+api::account_view account_failed(api::failure error) {
   api::account_view view;
   view.error = std::move(error);
   return view;
 }
 
-api::account_view failed(api::error_code code, std::string message) {
-  return failed(make_failure(code, std::move(message)));
+api::account_view account_failed(api::error_code code, std::string message) {
+  return account_failed(make_failure(code, std::move(message)));
 }
 
 api::account_view store_failed(const caf::error& err) {
   base::log::write(base::log::level::error, "keys_store_failed", {{"error", caf::to_string(err)}});
-  return failed(api::error_code::unavailable, "the account store failed; try again shortly");
+  return account_failed(api::error_code::unavailable, "the account store failed; try again shortly");
 }
 
 // Describes an account and its limits; add_usage fills in its usage once the record
@@ -85,7 +85,7 @@ api::account_view in_records(storage::store& store, bool write, F fn) {
 }
 
 api::account_view unknown_key() {
-  return failed(api::error_code::unauthorized, "unknown or revoked API key");
+  return account_failed(api::error_code::unauthorized, "unknown or revoked API key");
 }
 
 // Runs fn(account) for the account whose active key has this hash, or says why not.
@@ -106,7 +106,7 @@ api::account_view rotate(storage::record_txn& t, const keys_settings& cfg,
   if (!allowed)
     return store_failed(allowed.error());
   if (!allowed->ok())
-    return failed(std::move(*allowed));
+    return account_failed(std::move(*allowed));
   auto issued = storage::issue_key(t, account.user_id, account.login, now);
   if (!issued)
     return store_failed(issued.error());
@@ -145,7 +145,7 @@ api::account_view sign_in(storage::record_txn& t, const keys_settings& cfg, std:
 }
 
 api::account_view signed_out_page() {
-  return failed(api::error_code::unauthorized,
+  return account_failed(api::error_code::unauthorized,
                 "you are not signed in, or your session expired; sign in to see your account");
 }
 
@@ -160,7 +160,7 @@ api::account_view serve_page(storage::record_txn& t, const keys_settings& cfg,
     return signed_out_page();
   // The token is checked in constant time: it is a secret of the page, like a password.
   if (req.action != page_action::view && !base::same_secret(req.csrf, (*session)->csrf))
-    return failed(api::error_code::csrf_rejected,
+    return account_failed(api::error_code::csrf_rejected,
                   "this form is not from your current account page; reload the page and try "
                   "again");
   if (req.action == page_action::sign_out) {

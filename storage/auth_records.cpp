@@ -7,6 +7,7 @@
 #include "net/base/bytes.hpp"
 #include "net/base/crypto.hpp"
 #include "storage/accounts.hpp"
+#include "storage/records.hpp"
 
 namespace netherscope::storage {
 
@@ -40,10 +41,6 @@ std::optional<std::int64_t> decode_expiry(std::string_view in) {
   if (!net::base::take_le(in, expires) || !in.empty())
     return std::nullopt;
   return static_cast<std::int64_t>(expires);
-}
-
-caf::error corrupt(std::string_view what) {
-  return caf::make_error(caf::sec::runtime_error, "unreadable " + std::string{what} + " record");
 }
 
 // Deletes up to budget records under prefix whose expiry (read by expiry_of) is at or before

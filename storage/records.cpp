@@ -41,17 +41,6 @@ bool take_bytes(std::string_view& in, std::string& out) {
   return true;
 }
 
-bool take_version(std::string_view& in, std::uint8_t version) {
-  if (in.empty() || static_cast<std::uint8_t>(in[0]) != version)
-    return false;
-  in.remove_prefix(1);
-  return true;
-}
-
-caf::error corrupt(std::string_view what) {
-  return caf::make_error(caf::sec::runtime_error, "unreadable " + std::string{what} + " record");
-}
-
 } // namespace
 
 month_window window_of(std::int64_t now_unix) {
@@ -114,7 +103,7 @@ caf::expected<std::uint64_t> count_of(caf::expected<std::optional<std::string_vi
     return std::uint64_t{0};
   auto in = **value;
   std::uint64_t count = 0;
-  if (!take_version(in, counter_version) || !take_u64(in, count) || !in.empty())
+  if (!net::base::take_version(in, counter_version) || !take_u64(in, count) || !in.empty())
     return corrupt("usage");
   return count;
 }
@@ -250,6 +239,10 @@ caf::expected<std::optional<account_record>> get_account(record_txn& t, std::uin
 caf::expected<std::optional<key_record>> get_key(record_txn& t, std::string_view key_hash) {
   return decoded<key_record>(t.get(record_table::accounts, key_key(key_hash)), decode_key,
                              "key");
+}
+
+caf::error corrupt(std::string_view what) {
+  return caf::make_error(caf::sec::runtime_error, "unreadable " + std::string{what} + " record");
 }
 
 } // namespace netherscope::storage

@@ -17,6 +17,9 @@
 
 namespace netherscope::storage {
 
+/// The error of a stored record that cannot be read: "unreadable <what> record".
+caf::error corrupt(std::string_view what);
+
 // -- time windows -------------------------------------------------------------
 
 /// A calendar month in UTC: the quota window.

@@ -4,17 +4,6 @@
 
 namespace netherscope::storage {
 
-namespace {
-
-timeval to_timeval(std::chrono::milliseconds ms) {
-  timeval tv{};
-  tv.tv_sec = static_cast<time_t>(ms.count() / 1000);
-  tv.tv_usec = static_cast<suseconds_t>((ms.count() % 1000) * 1000);
-  return tv;
-}
-
-} // namespace
-
 redis_pool::redis_pool(redis_settings settings)
   : settings_(std::move(settings)), slots_(std::max(1u, settings_.connections)) {
   // nop

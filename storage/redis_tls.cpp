@@ -41,13 +41,6 @@ std::string openssl_reason(SSL* ssl) {
   return buf;
 }
 
-timeval to_timeval(std::chrono::milliseconds ms) {
-  timeval tv{};
-  tv.tv_sec = static_cast<time_t>(ms.count() / 1000);
-  tv.tv_usec = static_cast<suseconds_t>((ms.count() % 1000) * 1000);
-  return tv;
-}
-
 // Connects a TCP socket to the first address of host that answers within the timeout (set
 // as the socket's send timeout, which Linux applies to connect).
 int connect_tcp(const redis_tls_settings& cfg, std::string& problem) {

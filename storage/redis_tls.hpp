@@ -11,7 +11,17 @@
 #include <memory>
 #include <string>
 
+#include <sys/time.h>
+
 namespace netherscope::storage {
+
+/// ms as the timeval that hiredis and setsockopt take.
+inline timeval to_timeval(std::chrono::milliseconds ms) {
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(ms.count() / 1000);
+  tv.tv_usec = static_cast<suseconds_t>((ms.count() % 1000) * 1000);
+  return tv;
+}
 
 /// Where and how to reach Redis over TLS.
 struct redis_tls_settings {

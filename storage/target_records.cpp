@@ -16,13 +16,6 @@ std::string target_key(char kind, std::string_view host, std::uint16_t port) {
   return key;
 }
 
-bool take_version(std::string_view& in, std::uint8_t version) {
-  if (in.empty() || static_cast<std::uint8_t>(in[0]) != version)
-    return false;
-  in.remove_prefix(1);
-  return true;
-}
-
 } // namespace
 
 std::string scheme_record_key(std::string_view host, std::uint16_t port) {
@@ -43,7 +36,7 @@ std::string encode(const scheme_record& x) {
 
 std::optional<scheme_record> decode_scheme(std::string_view in) {
   std::uint64_t expires = 0;
-  if (!take_version(in, scheme_version) || in.empty())
+  if (!net::base::take_version(in, scheme_version) || in.empty())
     return std::nullopt;
   auto scheme = static_cast<std::uint8_t>(in[0]);
   in.remove_prefix(1);
@@ -65,7 +58,7 @@ std::string encode(const identity_key_record& x) {
 
 std::optional<identity_key_record> decode_identity_key(std::string_view in) {
   std::uint64_t since = 0;
-  if (!take_version(in, identity_key_version) || !net::base::take_le(in, since)
+  if (!net::base::take_version(in, identity_key_version) || !net::base::take_le(in, since)
       || in.size() != identity_key_hex_length)
     return std::nullopt;
   return identity_key_record{std::string{in}, static_cast<std::int64_t>(since)};

@@ -1,5 +1,6 @@
 #include "net/api/api_json.hpp"
 
+#include <cmath>
 #include <ctime>
 
 #include <algorithm>
@@ -278,6 +279,10 @@ void add_warning(boost::json::object& reply, std::string_view code, std::string 
     reply["warningCodes"] = boost::json::array{};
   reply["warnings"].get_array().emplace_back(std::move(sentence));
   reply["warningCodes"].get_array().emplace_back(code);
+}
+
+double shown_ms(double ms) {
+  return std::round(ms * 100.0) / 100.0;
 }
 
 } // namespace netherscope::net::api

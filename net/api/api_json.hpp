@@ -31,6 +31,10 @@ struct json_text {
 /// valid UTF-8 here, since messages may echo what a caller or a target sent (a host, a path).
 std::string render_error(const failure& error);
 
+/// Milliseconds as every reply shows them (latencyMs, rttMs, elapsedMs): two decimals, enough
+/// to tell loopback from a LAN from the Internet.
+double shown_ms(double ms);
+
 /// A target's body as an error quotes it: fit_for_json within quoted_body_limit.
 json_text quote_body(std::string_view body);
 

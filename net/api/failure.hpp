@@ -74,4 +74,9 @@ inline failure make_failure(error_code code, std::string message) {
   return result;
 }
 
+/// Makes an invalid_input failure: the caller's request is malformed, as message says.
+inline failure invalid_input(std::string message) {
+  return make_failure(error_code::invalid_input, std::move(message));
+}
+
 } // namespace netherscope::net::api

@@ -12,7 +12,7 @@ namespace netherscope::net::api {
 namespace {
 
 constexpr std::uint8_t hour_version = 1;
-constexpr std::uint16_t has_max_players = 1;
+constexpr std::uint16_t hour_has_max_players = 1;
 constexpr std::uint16_t most_checks = std::numeric_limits<std::uint16_t>::max();
 
 /// Adds the rows of one hour (all with the same hour_start) to an aggregate.
@@ -87,7 +87,7 @@ std::string encode(const history_hour& hour) {
   out.reserve(history_hour_size);
   out += static_cast<char>(hour_version);
   out += static_cast<char>(hour.most_seen);
-  base::put_le(out, hour.max_players ? has_max_players : std::uint16_t{0});
+  base::put_le(out, hour.max_players ? hour_has_max_players : std::uint16_t{0});
   base::put_le(out, hour.checks);
   base::put_le(out, hour.online);
   base::put_le(out, hour.joinable);
@@ -124,9 +124,9 @@ std::optional<history_hour> decode_history_hour(std::string_view in) {
   base::take_le(in, hour.players_sum);
   base::take_le(in, max_players);
 
-  if ((flags & ~has_max_players) != 0 || (!(flags & has_max_players) && max_players != 0))
+  if ((flags & ~hour_has_max_players) != 0 || (!(flags & hour_has_max_players) && max_players != 0))
     return std::nullopt;
-  if (flags & has_max_players)
+  if (flags & hour_has_max_players)
     hour.max_players = max_players;
   if (start > static_cast<std::uint64_t>(INT64_MAX) || start % 3600 != 0)
     return std::nullopt;

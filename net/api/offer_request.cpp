@@ -14,17 +14,13 @@ namespace {
 
 constexpr std::string_view max_uint64 = "18446744073709551615";
 
-failure invalid(std::string message) {
-  return make_failure(error_code::invalid_input, std::move(message));
-}
-
 // Reads expectPorts: an array of at most max_expected_ports port numbers.
 bool read_expected_ports(const boost::json::value& v, std::vector<std::uint16_t>& out,
                          failure& error) {
   auto shape = "expectPorts must be an array of at most " + std::to_string(max_expected_ports)
                + " UDP port numbers, e.g. [19132, 19133]";
   if (!v.is_array() || v.get_array().size() > max_expected_ports) {
-    error = invalid(std::move(shape));
+    error = invalid_input(std::move(shape));
     return false;
   }
   auto& items = v.get_array();
@@ -32,7 +28,7 @@ bool read_expected_ports(const boost::json::value& v, std::vector<std::uint16_t>
   for (std::size_t i = 0; i < items.size(); ++i) {
     auto port = port_number(items[i]);
     if (!port) {
-      error = invalid("expectPorts[" + std::to_string(i)
+      error = invalid_input("expectPorts[" + std::to_string(i)
                       + "] must be an integer from 1 to 65535");
       return false;
     }
@@ -58,17 +54,17 @@ std::optional<std::uint16_t> port_number(const boost::json::value& v) {
 bool read_target(const boost::json::object& obj, target& where, failure& error) {
   auto host = obj.if_contains("host");
   if (host == nullptr || host->is_null()) {
-    error = invalid("host is required: the target server's DNS name or IP address");
+    error = invalid_input("host is required: the target server's DNS name or IP address");
     return false;
   }
   if (!host->is_string()) {
-    error = invalid("host must be a string");
+    error = invalid_input("host must be a string");
     return false;
   }
   std::string message;
   auto normalized = normalize_host(host->as_string(), message);
   if (!normalized) {
-    error = invalid(message);
+    error = invalid_input(message);
     return false;
   }
   where.host = std::move(*normalized);
@@ -76,7 +72,7 @@ bool read_target(const boost::json::object& obj, target& where, failure& error) 
   if (auto port = obj.if_contains("port"); port != nullptr && !port->is_null()) {
     auto n = port_number(*port);
     if (!n) {
-      error = invalid("port must be an integer from 1 to 65535");
+      error = invalid_input("port must be an integer from 1 to 65535");
       return false;
     }
     where.port = *n;
@@ -84,7 +80,7 @@ bool read_target(const boost::json::object& obj, target& where, failure& error) 
 
   if (auto tls = obj.if_contains("tls"); tls != nullptr && !tls->is_null()) {
     if (!tls->is_bool()) {
-      error = invalid("tls must be true or false (omit it to auto-detect)");
+      error = invalid_input("tls must be true or false (omit it to auto-detect)");
       return false;
     }
     where.tls = tls->as_bool() ? tls_mode::on : tls_mode::off;
@@ -109,7 +105,7 @@ std::optional<offer_request> parse_offer_body(std::string_view body, failure& er
   boost::system::error_code ec;
   auto value = boost::json::parse(body, ec);
   if (ec || !value.is_object()) {
-    error = invalid("the body must be a JSON object such as {\"host\":\"play.example.com\"}");
+    error = invalid_input("the body must be a JSON object such as {\"host\":\"play.example.com\"}");
     return std::nullopt;
   }
   auto& obj = value.as_object();
@@ -120,12 +116,12 @@ std::optional<offer_request> parse_offer_body(std::string_view body, failure& er
 
   if (auto nid = obj.if_contains("networkId"); nid != nullptr && !nid->is_null()) {
     if (nid->is_number()) {
-      error = invalid("networkId must be a string of 1 to 20 digits, e.g. \"12345\": "
+      error = invalid_input("networkId must be a string of 1 to 20 digits, e.g. \"12345\": "
                       "numbers past 2^53 lose precision in JavaScript");
       return std::nullopt;
     }
     if (!nid->is_string() || !is_valid_network_id(nid->as_string())) {
-      error = invalid("networkId must be a string of 1 to 20 decimal digits that fits in an "
+      error = invalid_input("networkId must be a string of 1 to 20 decimal digits that fits in an "
                       "unsigned 64-bit integer (at most 18446744073709551615)");
       return std::nullopt;
     }
@@ -134,7 +130,7 @@ std::optional<offer_request> parse_offer_body(std::string_view body, failure& er
 
   if (auto fresh = obj.if_contains("fresh"); fresh != nullptr && !fresh->is_null()) {
     if (!fresh->is_bool()) {
-      error = invalid("fresh must be true or false");
+      error = invalid_input("fresh must be true or false");
       return std::nullopt;
     }
     req.fresh = fresh->as_bool();
@@ -142,7 +138,7 @@ std::optional<offer_request> parse_offer_body(std::string_view body, failure& er
 
   if (auto probe = obj.if_contains("probe"); probe != nullptr && !probe->is_null()) {
     if (!probe->is_bool()) {
-      error = invalid("probe must be true or false (true checks each UDP candidate for "
+      error = invalid_input("probe must be true or false (true checks each UDP candidate for "
                       "reachability)");
       return std::nullopt;
     }

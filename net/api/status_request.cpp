@@ -14,10 +14,6 @@ namespace {
 
 constexpr std::string_view example = R"({"targets":[{"host":"play.example.com","port":19132}]})";
 
-failure invalid(std::string message) {
-  return make_failure(error_code::invalid_input, std::move(message));
-}
-
 // One entry's fields; a problem is the entry's own, prefixed with where it is, since lines
 // come back in the order the targets complete, not the order they were given.
 status_item read_item(const boost::json::object& entry, std::size_t index) {
@@ -35,7 +31,7 @@ status_item read_item(const boost::json::object& entry, std::size_t index) {
     if (port)
       item.raknet_port = *port;
     else
-      item.invalid = invalid(where + "raknetPort must be an integer from 1 to 65535 (omit it "
+      item.invalid = invalid_input(where + "raknetPort must be an integer from 1 to 65535 (omit it "
                                      "to ping the target's own port)");
   }
   return item;
@@ -47,24 +43,24 @@ std::optional<std::vector<status_item>> parse_status_body(std::string_view body,
   boost::system::error_code ec;
   auto value = boost::json::parse(body, ec);
   if (ec || !value.is_object()) {
-    error = invalid("the body must be a JSON object such as " + std::string{example});
+    error = invalid_input("the body must be a JSON object such as " + std::string{example});
     return std::nullopt;
   }
   auto limit = std::to_string(max_status_targets);
   auto targets = value.as_object().if_contains("targets");
   if (targets == nullptr || targets->is_null()) {
-    error = invalid("targets is required: an array of 1 to " + limit
+    error = invalid_input("targets is required: an array of 1 to " + limit
                     + " servers such as " + std::string{example});
     return std::nullopt;
   }
   if (!targets->is_array() || targets->get_array().empty()) {
-    error = invalid("targets must be an array of 1 to " + limit + " servers such as "
+    error = invalid_input("targets must be an array of 1 to " + limit + " servers such as "
                     + std::string{example});
     return std::nullopt;
   }
   auto& entries = targets->get_array();
   if (entries.size() > max_status_targets) {
-    error = invalid("targets names " + std::to_string(entries.size()) + " servers; at most "
+    error = invalid_input("targets names " + std::to_string(entries.size()) + " servers; at most "
                     + limit + " may be asked for at once, so send the rest in another request");
     return std::nullopt;
   }
@@ -72,7 +68,7 @@ std::optional<std::vector<status_item>> parse_status_body(std::string_view body,
   items.reserve(entries.size());
   for (std::size_t i = 0; i < entries.size(); ++i) {
     if (!entries[i].is_object()) {
-      error = invalid("targets[" + std::to_string(i) + "] must be an object such as "
+      error = invalid_input("targets[" + std::to_string(i) + "] must be an object such as "
                       R"({"host":"play.example.com","port":19132})");
       return std::nullopt;
     }

@@ -3,6 +3,7 @@
 // append to a std::string and consume from the front of a std::string_view.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -30,6 +31,15 @@ bool take_le(std::string_view& in, UInt& value) {
   value = boost::endian::endian_load<UInt, sizeof(UInt), boost::endian::order::little>(
     reinterpret_cast<const unsigned char*>(in.data()));
   in.remove_prefix(sizeof(UInt));
+  return true;
+}
+
+/// Drops the version byte at the front of in when it is version; false (in untouched) when in
+/// is empty or starts with another version.
+inline bool take_version(std::string_view& in, std::uint8_t version) {
+  if (in.empty() || static_cast<std::uint8_t>(in[0]) != version)
+    return false;
+  in.remove_prefix(1);
   return true;
 }
 

@@ -23,7 +23,6 @@ namespace json = boost::json;
 namespace {
 
 /// ASCII whitespace around a status body.
-constexpr std::string_view ascii_space = " \t\r\n\v\f";
 
 /// How much of an unreadable status body infoError quotes.
 constexpr std::size_t quoted_start = 100;
@@ -234,7 +233,7 @@ std::string render_info(std::uint16_t status, bool tls, std::string_view target_
   auto text = target_body;
   if (text.substr(0, 3) == "\xEF\xBB\xBF")
     text.remove_prefix(3);
-  text = base::trim(text, ascii_space);
+  text = base::trim(text, base::ascii_whitespace);
   if (!text.empty()) {
     boost::system::error_code ec;
     auto parsed = json::parse(text, ec);

@@ -38,11 +38,6 @@ std::int64_t process_milliseconds() {
     .count();
 }
 
-/// latencyMs as shown: two decimals, as the candidates' rttMs.
-double rounded(double ms) {
-  return std::round(ms * 100.0) / 100.0;
-}
-
 json::value text_or_null(const std::optional<std::string>& text) {
   return text ? json::value(api::valid_utf8(*text)) : json::value(nullptr);
 }
@@ -140,7 +135,7 @@ api::raknet_reply make_raknet_reply(const upstream::udp_exchange_result& result,
   reply.tried = true;
   reply.ok = true;
   reply.port = port;
-  reply.latency_ms = rounded(result.latency_ms);
+  reply.latency_ms = api::shown_ms(result.latency_ms);
   reply.protocol = status.protocol.value_or(-1);
   reply.version = status.version ? api::valid_utf8(*status.version) : std::string{};
   reply.motd = status.motd ? api::valid_utf8(raknet::strip_formatting(*status.motd)) : std::string{};

@@ -9,6 +9,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include "net/api/api_json.hpp"
 #include "net/base/crypto.hpp"
 #include "net/base/text.hpp"
 #include "net/nethernet/sdp_answer.hpp"
@@ -35,11 +36,6 @@ nethernet::stun::transaction_id random_transaction() {
   if (auto bytes = base::random_bytes(id.size()))
     std::copy(bytes->begin(), bytes->end(), id.begin());
   return id;
-}
-
-/// rttMs as shown: two decimals are enough to tell loopback from a LAN from the Internet.
-double rounded(double ms) {
-  return std::round(ms * 100.0) / 100.0;
 }
 
 } // namespace
@@ -152,7 +148,7 @@ std::string with_reachability(std::string body, const api::reach_plan& plan, con
               break;
             case upstream::check_outcome::reachable:
               reachable = true;
-              rtt = rounded(r.rtt_ms);
+              rtt = api::shown_ms(r.rtt_ms);
               result = to_string(r.outcome);
               ++reachable_count;
               break;
@@ -177,7 +173,7 @@ std::string with_reachability(std::string body, const api::reach_plan& plan, con
       ++sent;
   object["reachability"] = json::object{{"checked", sent},
                                         {"reachable", reachable_count},
-                                        {"elapsedMs", rounded(elapsed_ms)}};
+                                        {"elapsedMs", api::shown_ms(elapsed_ms)}};
   return json::serialize(value);
 }
 

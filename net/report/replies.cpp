@@ -12,7 +12,6 @@ namespace netherscope::net::report {
 namespace {
 
 /// ASCII whitespace around a body.
-constexpr std::string_view ascii_space = " \t\r\n\v\f";
 
 constexpr std::string_view go_nethernet_prefix = "Negotiation failed with error code: ";
 
@@ -90,7 +89,7 @@ api::offer_reply make_offer_reply(net::upstream::fetch_result&& fetched, const n
     }
     return reply;
   }
-  auto shown = net::base::trim(fetched.body, ascii_space);
+  auto shown = net::base::trim(fetched.body, net::base::ascii_whitespace);
   if (shown.empty()) {
     reply.error = api::make_failure(api::error_code::upstream_invalid_answer,
                                "the target answered " + status
