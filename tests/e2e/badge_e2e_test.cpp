@@ -27,14 +27,6 @@ std::string target_query(unsigned port) {
   return "host=127.0.0.1&port=" + std::to_string(port);
 }
 
-// A loopback port nothing listens on: bound once by us, then released.
-unsigned unused_port() {
-  boost::asio::io_context ioc;
-  boost::asio::ip::tcp::acceptor acceptor{
-    ioc, {boost::asio::ip::make_address("127.0.0.1"), 0}};
-  return acceptor.local_endpoint().port();
-}
-
 std::vector<std::string> strings(const boost::json::value& array) {
   std::vector<std::string> out;
   for (auto& item : array.as_array())

@@ -22,28 +22,6 @@ namespace json = boost::json;
 
 namespace {
 
-http_reply post_offer(const service_process& svc, unsigned target_port,
-                      const std::string& extra = {}) {
-  auto body = R"({"host":"127.0.0.1","port":)" + std::to_string(target_port) + extra + "}";
-  return http_request(svc.port(), "POST", "/api/offer", {{"Content-Type", "application/json"}},
-                      body, 30s);
-}
-
-json::object body_of(const http_reply& reply) {
-  auto value = reply.json();
-  return value.is_object() ? value.as_object() : json::object{};
-}
-
-// The body without its long SDP, for failure messages.
-std::string shown(const http_reply& reply) {
-  if (!reply.error.empty())
-    return "no response: " + reply.error;
-  auto body = body_of(reply);
-  if (body.contains("answer"))
-    body["answer"] = "(sdp)";
-  return body.empty() ? reply.body : json::serialize(body);
-}
-
 // Unix seconds of an RFC 3339 UTC time with second precision (2026-11-23T14:05:09Z), or
 // nullopt when the text has any other form.
 std::optional<std::int64_t> utc_seconds(const json::value& value) {

@@ -11,11 +11,6 @@ using namespace netherscope::test;
 
 namespace {
 
-http_reply post_offer(const service_process& svc, unsigned port) {
-  return http_request(svc.port(), "POST", "/api/offer", {{"Content-Type", "application/json"}},
-                      "{\"host\":\"127.0.0.1\",\"port\":" + std::to_string(port) + "}");
-}
-
 } // namespace
 
 TEST_CASE("explain e2e: a refused offer links to an explanation that answers", "[e2e][explain]") {

@@ -27,26 +27,6 @@ std::string target_query(const fake_target_process& fake, const std::string& ext
   return "host=127.0.0.1&port=" + std::to_string(fake.port()) + extra;
 }
 
-std::string error_text(const http_reply& reply) {
-  auto body = reply.json();
-  if (!body.is_object() || !body.as_object().contains("error")
-      || !body.at("error").is_string())
-    return {};
-  return std::string{body.at("error").as_string()};
-}
-
-// A loopback port nothing listens on: bound once by us, then released.
-unsigned unused_port() {
-  boost::asio::io_context ioc;
-  boost::asio::ip::tcp::acceptor acceptor{
-    ioc, {boost::asio::ip::make_address("127.0.0.1"), 0}};
-  return acceptor.local_endpoint().port();
-}
-
-std::int64_t stat(fake_target_process& fake, const char* name, bool tls = false) {
-  return fake.stats(tls).at(name).to_number<std::int64_t>();
-}
-
 // Waits until the fake's counter reaches at least `at_least`. The fake counts some events
 // (a failed TLS handshake) only after the service has already answered us, so reading the
 // counter once right after the reply would race with it.

@@ -25,19 +25,6 @@ std::string target_query(unsigned port) {
   return "host=127.0.0.1&port=" + std::to_string(port);
 }
 
-// A loopback port nothing listens on: bound once by us, then released.
-unsigned unused_port() {
-  boost::asio::io_context ioc;
-  boost::asio::ip::tcp::acceptor acceptor{ioc, {boost::asio::ip::make_address("127.0.0.1"), 0}};
-  return acceptor.local_endpoint().port();
-}
-
-http_reply post_offer(const service_process& svc, unsigned target_port) {
-  auto body = R"({"host":"127.0.0.1","port":)" + std::to_string(target_port) + "}";
-  return http_request(svc.port(), "POST", "/api/offer", {{"Content-Type", "application/json"}},
-                      body, 30s);
-}
-
 std::string upstream_requests(const std::string& call, const std::string& outcome) {
   return "netherscope_upstream_requests_total{call=\"" + call + "\",outcome=\"" + outcome + "\"}";
 }

@@ -49,7 +49,7 @@ std::string target_body(const fake_target_process& fake, const std::string& extr
   return target_body(fake.port(), extra);
 }
 
-http_reply post_offer(const service_process& svc, const std::string& body,
+http_reply post_offer_body(const service_process& svc, const std::string& body,
                       const std::string& content_type = "application/json",
                       std::chrono::milliseconds timeout = 30s) {
   header_list headers;
@@ -58,35 +58,8 @@ http_reply post_offer(const service_process& svc, const std::string& body,
   return http_request(svc.port(), "POST", "/api/offer", headers, body, timeout);
 }
 
-json::object body_of(const http_reply& reply) {
-  auto value = reply.json();
-  return value.is_object() ? value.as_object() : json::object{};
-}
-
-std::string error_text(const http_reply& reply) {
-  auto body = body_of(reply);
-  if (!body.contains("error") || !body.at("error").is_string())
-    return {};
-  return std::string{body.at("error").as_string()};
-}
-
-// The reply for a failure message: the body without the long answer SDP, or the error.
-std::string shown(const http_reply& reply) {
-  if (!reply.error.empty())
-    return "no response: " + reply.error;
-  auto body = body_of(reply);
-  if (body.contains("answer"))
-    body["answer"] = "(" + std::to_string(body.at("answer").as_string().size()) + " chars)";
-  auto text = body.empty() ? reply.body : json::serialize(body);
-  return text.size() > 1500 ? text.substr(0, 1500) + "..." : text;
-}
-
 bool has_true(const json::object& body, const char* field) {
   return body.contains(field) && body.at(field).is_bool() && body.at(field).as_bool();
-}
-
-std::int64_t stat(fake_target_process& fake, const char* name, bool tls = false) {
-  return fake.stats(tls).at(name).to_number<std::int64_t>();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -102,13 +75,6 @@ std::string next_month_utc() {
   next.tm_mon = (tm.tm_mon + 1) % 12;
   next.tm_mday = 1;
   return std::to_string(static_cast<long long>(timegm(&next)));
-}
-
-long remaining(const http_reply& reply) {
-  auto text = reply.header("x-ratelimit-remaining");
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
-    return -1;
-  return std::stol(text);
 }
 
 void check_quota_headers(const http_reply& reply, const std::string& limit = "200") {
@@ -352,7 +318,7 @@ std::string plain_response(int status, const std::string& reason, const std::str
 TEST_CASE("offer e2e: success against a BDS-style target", "[e2e][offer]") {
   fake_target_process fake; // bds style, identity required
   service_process svc;
-  auto reply = post_offer(svc, target_body(fake, ",\"networkId\":\"12345\""));
+  auto reply = post_offer_body(svc, target_body(fake, ",\"networkId\":\"12345\""));
   INFO("body: " << shown(reply));
   REQUIRE(reply.error.empty());
   check_offer_result(reply);
@@ -399,7 +365,7 @@ TEST_CASE("offer e2e: a repeat is served from cache and fresh reaches the target
           "[e2e][offer]") {
   fake_target_process fake;
   service_process svc;
-  auto first = post_offer(svc, target_body(fake));
+  auto first = post_offer_body(svc, target_body(fake));
   check_offer_result(first);
   CHECK_FALSE(body_of(first).contains("cached"));
 
@@ -414,8 +380,8 @@ TEST_CASE("offer e2e: a repeat is served from cache and fresh reaches the target
     CHECK(body_of(first).at("networkId") == id.c_str());
 
   // Same target again, even with another networkId (not part of the key): a cache hit.
-  auto second = post_offer(svc, target_body(fake));
-  auto third = post_offer(svc, target_body(fake, ",\"networkId\":\"777\""));
+  auto second = post_offer_body(svc, target_body(fake));
+  auto third = post_offer_body(svc, target_body(fake, ",\"networkId\":\"777\""));
   for (auto* reply : {&second, &third}) {
     check_offer_result(*reply);
     check_quota_headers(*reply);
@@ -431,7 +397,7 @@ TEST_CASE("offer e2e: a repeat is served from cache and fresh reaches the target
   CHECK(remaining(third) == 197);
 
   // fresh: true skips the cache: a new offer, a new answer, a new random network ID.
-  auto fresh = post_offer(svc, target_body(fake, ",\"fresh\":true"));
+  auto fresh = post_offer_body(svc, target_body(fake, ",\"fresh\":true"));
   check_offer_result(fresh);
   CHECK_FALSE(body_of(fresh).contains("cached"));
   CHECK(body_of(fresh).at("answer") != body_of(first).at("answer"));
@@ -442,7 +408,7 @@ TEST_CASE("offer e2e: a repeat is served from cache and fresh reaches the target
   CHECK(remaining(fresh) == 196);
 
   // ... and refreshes the entry: the next plain call gets the fresh answer.
-  auto after = post_offer(svc, target_body(fake));
+  auto after = post_offer_body(svc, target_body(fake));
   CHECK(body_of(after).at("cached") == true);
   CHECK(body_of(after).at("answer") == body_of(fresh).at("answer"));
   CHECK(stat(fake, "offers") == 2);
@@ -452,27 +418,27 @@ TEST_CASE("offer e2e: tls mode and port are part of the cache key", "[e2e][offer
   fake_target_process fake;
   fake_target_process other;
   service_process svc;
-  auto automatic = post_offer(svc, target_body(fake));
+  auto automatic = post_offer_body(svc, target_body(fake));
   check_offer_result(automatic);
   CHECK(stat(fake, "offers") == 1);
 
   // tls forced off is another key than auto-detection, though both end on plain HTTP.
-  auto forced = post_offer(svc, target_body(fake, ",\"tls\":false"));
+  auto forced = post_offer_body(svc, target_body(fake, ",\"tls\":false"));
   check_offer_result(forced);
   CHECK_FALSE(body_of(forced).contains("cached"));
   CHECK(body_of(forced).at("tls") == false);
   CHECK(stat(fake, "offers") == 2);
   // Each key has its own entry.
-  auto forced_again = post_offer(svc, target_body(fake, ",\"tls\":false"));
+  auto forced_again = post_offer_body(svc, target_body(fake, ",\"tls\":false"));
   CHECK(body_of(forced_again).at("cached") == true);
   CHECK(body_of(forced_again).at("answer") == body_of(forced).at("answer"));
-  auto automatic_again = post_offer(svc, target_body(fake));
+  auto automatic_again = post_offer_body(svc, target_body(fake));
   CHECK(body_of(automatic_again).at("cached") == true);
   CHECK(body_of(automatic_again).at("answer") == body_of(automatic).at("answer"));
   CHECK(stat(fake, "offers") == 2);
 
   // Another port on the same host is another target.
-  auto elsewhere = post_offer(svc, target_body(other));
+  auto elsewhere = post_offer_body(svc, target_body(other));
   check_offer_result(elsewhere);
   CHECK_FALSE(body_of(elsewhere).contains("cached"));
   CHECK(stat(other, "offers") == 1);
@@ -483,7 +449,7 @@ TEST_CASE("offer e2e: a drained UDP pool gives exhausted and no candidates", "[e
   auto udp = free_udp_port();
   fake_target_process fake{{"--udp-ports", std::to_string(udp)}};
   service_process svc;
-  auto first = post_offer(svc, target_body(fake));
+  auto first = post_offer_body(svc, target_body(fake));
   check_offer_result(first);
   auto body = body_of(first);
   REQUIRE(body.at("candidates").as_array().size() == 1);
@@ -491,7 +457,7 @@ TEST_CASE("offer e2e: a drained UDP pool gives exhausted and no candidates", "[e
   CHECK(body.at("exhausted") == false);
   CHECK(udp_port_taken(udp));
 
-  auto second = post_offer(svc, target_body(fake, ",\"fresh\":true"));
+  auto second = post_offer_body(svc, target_body(fake, ",\"fresh\":true"));
   check_offer_result(second);
   check_quota_headers(second);
   body = body_of(second);
@@ -513,7 +479,7 @@ TEST_CASE("offer e2e: concurrent identical calls share one upstream offer", "[e2
   std::vector<std::future<http_reply>> calls;
   for (int i = 0; i < 50; ++i)
     calls.push_back(
-      std::async(std::launch::async, [&] { return post_offer(svc, target_body(fake)); }));
+      std::async(std::launch::async, [&] { return post_offer_body(svc, target_body(fake)); }));
   std::vector<http_reply> replies;
   for (auto& call : calls)
     replies.push_back(call.get());
@@ -539,13 +505,13 @@ TEST_CASE("offer e2e: concurrent identical calls share one upstream offer", "[e2
 TEST_CASE("offer e2e: a failed refresh serves the previous answer as stale", "[e2e][offer]") {
   fake_target_process fake;
   service_process svc;
-  auto first = post_offer(svc, target_body(fake));
+  auto first = post_offer_body(svc, target_body(fake));
   check_offer_result(first);
 
   fake.process().signal(SIGTERM);
   REQUIRE(fake.process().wait(5s) == 0);
 
-  auto refresh = post_offer(svc, target_body(fake, ",\"fresh\":true"));
+  auto refresh = post_offer_body(svc, target_body(fake, ",\"fresh\":true"));
   INFO("body: " << shown(refresh));
   CHECK(refresh.status == 200);
   check_quota_headers(refresh);
@@ -561,14 +527,14 @@ TEST_CASE("offer e2e: past the per-target limit the cached answer is served",
           "[e2e][offer]") {
   fake_target_process fake;
   service_process svc{{"--offers-per-target-per-minute", "2"}};
-  auto one = post_offer(svc, target_body(fake, ",\"fresh\":true"));
-  auto two = post_offer(svc, target_body(fake, ",\"fresh\":true"));
+  auto one = post_offer_body(svc, target_body(fake, ",\"fresh\":true"));
+  auto two = post_offer_body(svc, target_body(fake, ",\"fresh\":true"));
   check_offer_result(one);
   check_offer_result(two);
   CHECK_FALSE(body_of(two).contains("cached"));
   CHECK(stat(fake, "offers") == 2);
 
-  auto three = post_offer(svc, target_body(fake, ",\"fresh\":true"));
+  auto three = post_offer_body(svc, target_body(fake, ",\"fresh\":true"));
   INFO("body: " << shown(three));
   check_offer_result(three);
   check_quota_headers(three);
@@ -582,7 +548,7 @@ TEST_CASE("offer e2e: past the per-target limit without a cached answer is 429",
   // Every offer fails (truncated answer), so there is never a cache entry.
   fake_target_process fake{{"--offer-fault", "close-mid-body"}};
   service_process svc{{"--offers-per-target-per-minute", "1"}};
-  auto first = post_offer(svc, target_body(fake));
+  auto first = post_offer_body(svc, target_body(fake));
   INFO("first: " << shown(first));
   CHECK(first.status == 502);
   CHECK(body_of(first).at("ok") == false);
@@ -592,7 +558,7 @@ TEST_CASE("offer e2e: past the per-target limit without a cached answer is 429",
   CHECK(stat(fake, "offers") == 1);
 
   for (auto extra : {"", ",\"fresh\":true"}) {
-    auto limited = post_offer(svc, target_body(fake, extra));
+    auto limited = post_offer_body(svc, target_body(fake, extra));
     INFO("limited (" << extra << "): " << shown(limited));
     CHECK(limited.status == 429);
     CHECK(body_of(limited).at("ok") == false);
@@ -610,7 +576,7 @@ TEST_CASE("offer e2e: past the per-target limit without a cached answer is 429",
   }
   CHECK(stat(fake, "offers") == 1);
   // The next counted call is the second one charged.
-  auto next = post_offer(svc, "{}");
+  auto next = post_offer_body(svc, "{}");
   CHECK(next.status == 400);
   CHECK(next.code() == "invalid_input");
   CHECK(remaining(next) == 198);
@@ -624,7 +590,7 @@ TEST_CASE("offer e2e: a bare NetherNet error code is a 502 naming it", "[e2e][of
   stub_target other{plain_response(400, "Bad Request", "13")};
   service_process svc;
 
-  auto reply = post_offer(svc, target_body(bds.port(), ",\"tls\":false"));
+  auto reply = post_offer_body(svc, target_body(bds.port(), ",\"tls\":false"));
   INFO("body: " << shown(reply));
   CHECK(reply.status == 502);
   CHECK(reply.code() == "upstream_status");
@@ -643,7 +609,7 @@ TEST_CASE("offer e2e: a bare NetherNet error code is a 502 naming it", "[e2e][of
   REQUIRE(heads.size() == 1);
   CHECK(heads[0].rfind("POST /v1/join/", 0) == 0);
 
-  reply = post_offer(svc, target_body(other.port(), ",\"tls\":false"));
+  reply = post_offer_body(svc, target_body(other.port(), ",\"tls\":false"));
   INFO("body: " << shown(reply));
   CHECK(reply.status == 502);
   CHECK(reply.code() == "upstream_status");
@@ -660,7 +626,7 @@ TEST_CASE("offer e2e: rejections from the fake target in each style", "[e2e][off
   // offer passes the fake's SDP and identity checks and is refused with the code anyway.
   service_process svc;
   fake_target_process bds{{"--reject-offers", "37"}};
-  auto reply = post_offer(svc, target_body(bds));
+  auto reply = post_offer_body(svc, target_body(bds));
   INFO("body: " << shown(reply));
   CHECK(reply.status == 502);
   CHECK(reply.code() == "upstream_status");
@@ -674,7 +640,7 @@ TEST_CASE("offer e2e: rejections from the fake target in each style", "[e2e][off
   CHECK(stat(bds, "offers_rejected") == 1);
 
   fake_target_process go{{"--style", "go", "--reject-offers", "37"}};
-  reply = post_offer(svc, target_body(go));
+  reply = post_offer_body(svc, target_body(go));
   CHECK(reply.status == 502);
   CHECK(reply.code() == "upstream_status");
   error = body_of(reply).at("error");
@@ -684,7 +650,7 @@ TEST_CASE("offer e2e: rejections from the fake target in each style", "[e2e][off
   CHECK(error.at("nethernetError") == 37);
 
   fake_target_process pumpkin{{"--style", "pumpkin", "--reject-offers", "37"}};
-  reply = post_offer(svc, target_body(pumpkin));
+  reply = post_offer_body(svc, target_body(pumpkin));
   CHECK(reply.status == 502);
   CHECK(reply.code() == "upstream_status");
   error = body_of(reply).at("error");
@@ -699,7 +665,7 @@ TEST_CASE("offer e2e: go-nethernet and Pumpkin candidate lines parse", "[e2e][of
   service_process svc;
   SECTION("go-nethernet doubles the candidate prefix") {
     fake_target_process fake{{"--style", "go"}};
-    auto reply = post_offer(svc, target_body(fake));
+    auto reply = post_offer_body(svc, target_body(fake));
     check_offer_result(reply);
     auto body = body_of(reply);
     auto& candidates = body.at("candidates").as_array();
@@ -728,7 +694,7 @@ TEST_CASE("offer e2e: go-nethernet and Pumpkin candidate lines parse", "[e2e][of
   SECTION("Pumpkin writes a short candidate line") {
     auto udp = free_udp_port();
     fake_target_process fake{{"--style", "pumpkin", "--udp-ports", std::to_string(udp)}};
-    auto reply = post_offer(svc, target_body(fake));
+    auto reply = post_offer_body(svc, target_body(fake));
     check_offer_result(reply);
     auto body = body_of(reply);
     auto& candidates = body.at("candidates").as_array();
@@ -739,7 +705,7 @@ TEST_CASE("offer e2e: go-nethernet and Pumpkin candidate lines parse", "[e2e][of
 
     // Drained, Pumpkin refuses with a 400 instead of an empty answer: the refresh fails,
     // so the previous answer is served as stale.
-    auto refresh = post_offer(svc, target_body(fake, ",\"fresh\":true"));
+    auto refresh = post_offer_body(svc, target_body(fake, ",\"fresh\":true"));
     INFO("refresh: " << shown(refresh));
     CHECK(refresh.status == 200);
     CHECK(body_of(refresh).at("cached") == true);
@@ -760,7 +726,7 @@ TEST_CASE("offer e2e: extra candidates parse and odd ones are reported", "[e2e][
                             "--extra-candidate", malformed, "--extra-candidate", docker,
                             "--extra-candidate", "end-of-candidates"}};
   service_process svc;
-  auto reply = post_offer(svc, target_body(fake));
+  auto reply = post_offer_body(svc, target_body(fake));
   INFO("body: " << shown(reply));
   REQUIRE(reply.status == 200);
   auto body = body_of(reply);
@@ -823,7 +789,7 @@ TEST_CASE("offer e2e: a 2xx that is not a valid answer is upstream_invalid_answe
   stub_target incomplete{plain_response(200, "OK", no_pwd)};
   service_process svc;
   for (auto* target : {&empty, &incomplete}) {
-    auto reply = post_offer(svc, target_body(target->port(), ",\"tls\":false"));
+    auto reply = post_offer_body(svc, target_body(target->port(), ",\"tls\":false"));
     INFO("body: " << shown(reply));
     CHECK(reply.status == 502);
     CHECK(reply.code() == "upstream_invalid_answer");
@@ -841,7 +807,7 @@ TEST_CASE("offer e2e: an HTTPS target is found by auto-detection", "[e2e][offer]
   auto cert = dir.path() + "/target.pem";
   fake_target_process fake{{"--tls", "on", "--cert-out", cert}};
   service_process svc{{"--upstream-ca-file", cert}};
-  auto reply = post_offer(svc, target_body(fake));
+  auto reply = post_offer_body(svc, target_body(fake));
   INFO("body: " << shown(reply));
   check_offer_result(reply);
   CHECK(body_of(reply).at("tls") == true);
@@ -850,7 +816,7 @@ TEST_CASE("offer e2e: an HTTPS target is found by auto-detection", "[e2e][offer]
   CHECK(stats.at("offers_rejected") == 0);
 
   // Forcing plain HTTP on a TLS-only target is an error, not a silent upgrade.
-  auto plain = post_offer(svc, target_body(fake, ",\"tls\":false"));
+  auto plain = post_offer_body(svc, target_body(fake, ",\"tls\":false"));
   CHECK(plain.status == 502);
   CHECK(plain.code() == "upstream_failure");
   check_quota_headers(plain);
@@ -861,7 +827,7 @@ TEST_CASE("offer e2e: a hanging target is 504 within the answer deadline", "[e2e
   fake_target_process fake{{"--offer-fault", "hang"}};
   service_process svc{{"--answer-timeout-ms", "1500", "--connect-timeout-ms", "500"}};
   auto start = std::chrono::steady_clock::now();
-  auto reply = post_offer(svc, target_body(fake), "application/json", 15s);
+  auto reply = post_offer_body(svc, target_body(fake), "application/json", 15s);
   auto elapsed = std::chrono::steady_clock::now() - start;
   INFO("body: " << shown(reply) << ", elapsed ms "
                 << std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count());
@@ -878,7 +844,7 @@ TEST_CASE("offer e2e: broken answers and unreachable targets are 502", "[e2e][of
   service_process svc;
   SECTION("truncated answer") {
     fake_target_process fake{{"--offer-fault", "close-mid-body"}};
-    auto reply = post_offer(svc, target_body(fake));
+    auto reply = post_offer_body(svc, target_body(fake));
     INFO("body: " << shown(reply));
     CHECK(reply.status == 502);
     CHECK(reply.code() == "upstream_failure");
@@ -887,7 +853,7 @@ TEST_CASE("offer e2e: broken answers and unreachable targets are 502", "[e2e][of
   }
   SECTION("answer over 1 MiB") {
     fake_target_process fake{{"--offer-fault", "oversize", "--oversize-bytes", "1100000"}};
-    auto reply = post_offer(svc, target_body(fake));
+    auto reply = post_offer_body(svc, target_body(fake));
     INFO("body: " << shown(reply));
     CHECK(reply.status == 502);
     CHECK(reply.code() == "upstream_failure");
@@ -900,7 +866,7 @@ TEST_CASE("offer e2e: broken answers and unreachable targets are 502", "[e2e][of
       asio::ip::tcp::acceptor acceptor{ioc, {asio::ip::make_address("127.0.0.1"), 0}};
       port = acceptor.local_endpoint().port();
     }
-    auto reply = post_offer(svc, target_body(port));
+    auto reply = post_offer_body(svc, target_body(port));
     INFO("body: " << shown(reply));
     CHECK(reply.status == 502);
     // A failure known at once, not a timeout.
@@ -920,12 +886,12 @@ TEST_CASE("offer e2e: invalid input is refused with the right status", "[e2e][of
   };
 
   SECTION("content type, size and shape") {
-    auto wrong_type = post_offer(svc, target_body(fake), "text/plain");
+    auto wrong_type = post_offer_body(svc, target_body(fake), "text/plain");
     CHECK(wrong_type.status == 415);
     CHECK(body_of(wrong_type).at("ok") == false);
     CHECK(wrong_type.code() == "unsupported_media_type");
     counted(wrong_type);
-    auto no_type = post_offer(svc, target_body(fake), "");
+    auto no_type = post_offer_body(svc, target_body(fake), "");
     CHECK(no_type.status == 415);
     CHECK(no_type.code() == "unsupported_media_type");
     counted(no_type);
@@ -937,18 +903,18 @@ TEST_CASE("offer e2e: invalid input is refused with the right status", "[e2e][of
       std::string tail = "\"}";
       return head + std::string(total - head.size() - tail.size(), 'x') + tail;
     };
-    auto at_limit = post_offer(svc, padded(16384));
+    auto at_limit = post_offer_body(svc, padded(16384));
     INFO("at limit: " << shown(at_limit));
     CHECK(at_limit.status == 200);
     counted(at_limit);
-    auto too_big = post_offer(svc, padded(16385));
+    auto too_big = post_offer_body(svc, padded(16385));
     CHECK(too_big.status == 413);
     CHECK(body_of(too_big).at("ok") == false);
     CHECK(too_big.code() == "payload_too_large");
     counted(too_big);
 
     for (auto bad : {"[1,2]", "\"host\"", "42", "null", "not json", "{\"host\":", ""}) {
-      auto reply = post_offer(svc, bad);
+      auto reply = post_offer_body(svc, bad);
       INFO("body sent: " << bad << " -> " << shown(reply));
       CHECK(reply.status == 400);
       CHECK(body_of(reply).at("ok") == false);
@@ -956,14 +922,14 @@ TEST_CASE("offer e2e: invalid input is refused with the right status", "[e2e][of
       counted(reply);
     }
     // A charset parameter is still JSON.
-    auto charset = post_offer(svc, "[1]", "application/json; charset=utf-8");
+    auto charset = post_offer_body(svc, "[1]", "application/json; charset=utf-8");
     CHECK(charset.status == 400);
     CHECK(charset.code() == "invalid_input");
     counted(charset);
   }
 
   SECTION("networkId") {
-    auto number = post_offer(svc, target_body(fake, ",\"networkId\":12345"));
+    auto number = post_offer_body(svc, target_body(fake, ",\"networkId\":12345"));
     INFO("number: " << shown(number));
     CHECK(number.status == 400);
     CHECK(number.code() == "invalid_input");
@@ -974,7 +940,7 @@ TEST_CASE("offer e2e: invalid input is refused with the right status", "[e2e][of
     counted(number);
     for (auto bad : {"\"123456789012345678901\"", "\"18446744073709551616\"", "\"\"",
                      "\"12a\"", "\"-1\"", "\" 1\"", "\"99999999999999999999\""}) {
-      auto reply = post_offer(svc, target_body(fake, std::string{",\"networkId\":"} + bad));
+      auto reply = post_offer_body(svc, target_body(fake, std::string{",\"networkId\":"} + bad));
       INFO("networkId " << bad << " -> " << shown(reply));
       CHECK(reply.status == 400);
       CHECK(reply.code() == "invalid_input");
@@ -984,7 +950,7 @@ TEST_CASE("offer e2e: invalid input is refused with the right status", "[e2e][of
     }
     CHECK(stat(fake, "offers") == 0);
     // The largest uint64 is accepted and reaches the target as written.
-    auto max = post_offer(svc, target_body(fake, ",\"networkId\":\"18446744073709551615\""));
+    auto max = post_offer_body(svc, target_body(fake, ",\"networkId\":\"18446744073709551615\""));
     INFO("max: " << shown(max));
     check_offer_result(max);
     counted(max);
@@ -1010,7 +976,7 @@ TEST_CASE("offer e2e: invalid input is refused with the right status", "[e2e][of
            {"{\"host\":\"127.0.0.1\",\"port\":" + p + ",\"tls\":1}", "tls"},
            {"{\"host\":\"127.0.0.1\",\"port\":" + p + ",\"fresh\":\"yes\"}", "fresh"},
            {"{\"host\":\"127.0.0.1\",\"port\":" + p + ",\"fresh\":1}", "fresh"}}) {
-      auto reply = post_offer(svc, r.body);
+      auto reply = post_offer_body(svc, r.body);
       INFO(r.body << " -> " << shown(reply));
       CHECK(reply.status == 400);
       CHECK(reply.code() == "invalid_input");
@@ -1038,7 +1004,7 @@ TEST_CASE("offer e2e: loopback targets are 403 unless allowed", "[e2e][offer]") 
   service_process svc{{}, {}, false};
   long left = 200;
   for (auto host : {"127.0.0.1", "::1", "[::1]", "::ffff:127.0.0.1", "localhost"}) {
-    auto reply = post_offer(svc, target_body(fake.port(), {}, host));
+    auto reply = post_offer_body(svc, target_body(fake.port(), {}, host));
     INFO(host << " -> " << shown(reply));
     CHECK(reply.status == 403);
     CHECK(body_of(reply).at("ok") == false);
@@ -1055,8 +1021,8 @@ TEST_CASE("offer e2e: loopback targets are 403 unless allowed", "[e2e][offer]") 
 TEST_CASE("offer e2e: the monthly offer quota runs out with 429", "[e2e][offer]") {
   fake_target_process fake;
   service_process svc{{"--limit-offer-ip", "2"}};
-  auto one = post_offer(svc, target_body(fake));
-  auto two = post_offer(svc, "[]");
+  auto one = post_offer_body(svc, target_body(fake));
+  auto two = post_offer_body(svc, "[]");
   check_offer_result(one);
   CHECK(two.status == 400);
   CHECK(two.code() == "invalid_input");
@@ -1066,7 +1032,7 @@ TEST_CASE("offer e2e: the monthly offer quota runs out with 429", "[e2e][offer]"
   CHECK(remaining(two) == 0);
 
   // Even a call that would be a cache hit is refused once the month's calls are used.
-  auto refused = post_offer(svc, target_body(fake));
+  auto refused = post_offer_body(svc, target_body(fake));
   INFO("refused: " << shown(refused));
   CHECK(refused.status == 429);
   CHECK(body_of(refused).at("ok") == false);
@@ -1092,7 +1058,7 @@ TEST_CASE("offer e2e: the per-target limit holds across spellings of one server"
   int limited = 0;
   for (auto spelling : {"127.0.0.1", "localhost", "::ffff:127.0.0.1", "[::ffff:127.0.0.1]"}) {
     for (auto extra : {",\"fresh\":true", ",\"fresh\":true,\"tls\":false"}) {
-      auto reply = post_offer(svc, target_body(fake.port(), extra, spelling));
+      auto reply = post_offer_body(svc, target_body(fake.port(), extra, spelling));
       INFO(spelling << extra << " -> " << shown(reply));
       if (reply.status == 200 && !body_of(reply).contains("cached")) {
         ++ok;

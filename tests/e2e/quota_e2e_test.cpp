@@ -37,7 +37,7 @@ std::string issue_key(const std::string& data_dir, std::uint64_t user_id,
   return key;
 }
 
-void check_quota_headers(const http_reply& r, const std::string& scope) {
+void check_scope_headers(const http_reply& r, const std::string& scope) {
   INFO("status " << r.status << " body " << r.body);
   CHECK(r.header("x-ratelimit-scope") == scope);
   CHECK_FALSE(r.header("x-ratelimit-limit").empty());
@@ -48,11 +48,6 @@ void check_quota_headers(const http_reply& r, const std::string& scope) {
   auto now = static_cast<long long>(std::time(nullptr));
   CHECK(reset > now);
   CHECK(reset <= now + 31 * 24 * 3600 + 1);
-}
-
-long long remaining(const http_reply& r) {
-  auto text = r.header("x-ratelimit-remaining");
-  return text.empty() ? -1 : std::stoll(text);
 }
 
 http_reply offer(const service_process& svc, const std::string& body,
@@ -160,7 +155,7 @@ TEST_CASE("quota e2e: every API status carries the four headers", "[e2e][quota]"
     INFO("expected " << c.status << ", got " << c.reply.status << " " << c.reply.body);
     CHECK(c.reply.status == c.status);
     CHECK(c.reply.code() == c.code);
-    check_quota_headers(c.reply, "ip");
+    check_scope_headers(c.reply, "ip");
     CHECK(c.reply.header("access-control-allow-origin") == "*");
   }
   CHECK(cases[5].reply.header("allow") == "GET");
@@ -199,12 +194,12 @@ TEST_CASE("quota e2e: keys select scope key from either header", "[e2e][quota]")
   auto key = issue_key(svc.data_dir(), 4242, "octocat");
   auto by_header = http_request(svc.port(), "GET", "/api/info?host=", {{"X-API-Key", key}});
   CHECK(by_header.status == 400);
-  check_quota_headers(by_header, "key");
+  check_scope_headers(by_header, "key");
   CHECK(by_header.header("x-ratelimit-limit") == "5");
   CHECK(remaining(by_header) == 4);
   auto by_bearer = http_request(svc.port(), "GET", "/api/info?host=",
                                 {{"Authorization", "Bearer " + key}});
-  check_quota_headers(by_bearer, "key");
+  check_scope_headers(by_bearer, "key");
   CHECK(remaining(by_bearer) == 3);
   // The IP's own quota was untouched by keyed calls.
   auto anonymous = get_info(svc, "host=");
@@ -217,7 +212,7 @@ TEST_CASE("quota e2e: unknown and revoked keys are 401 charged to the IP", "[e2e
   auto unknown = http_request(svc.port(), "GET", "/api/info?host=", {{"X-API-Key", "nsk_nope"}});
   CHECK(unknown.status == 401);
   CHECK(unknown.code() == "unauthorized");
-  check_quota_headers(unknown, "ip");
+  check_scope_headers(unknown, "ip");
   CHECK(remaining(unknown) == 4);
   auto key = issue_key(svc.data_dir(), 7, "alice");
   CHECK(http_request(svc.port(), "GET", "/api/info?host=", {{"X-API-Key", key}}).status == 400);
@@ -282,12 +277,12 @@ TEST_CASE("quota e2e: the account routes with a key", "[e2e][quota]") {
   auto none = http_request(svc.port(), "GET", "/api/account");
   CHECK(none.status == 401);
   CHECK(none.code() == "unauthorized");
-  check_quota_headers(none, "ip");
+  check_scope_headers(none, "ip");
   auto key = issue_key(svc.data_dir(), 99, "bob");
   http_request(svc.port(), "GET", "/api/info?host=", {{"X-API-Key", key}});
   auto account = http_request(svc.port(), "GET", "/api/account", {{"X-API-Key", key}});
   REQUIRE(account.status == 200);
-  check_quota_headers(account, "key");
+  check_scope_headers(account, "key");
   auto body = account.json();
   CHECK(body.at("login") == "bob");
   CHECK(body.at("userId") == 99);

@@ -42,10 +42,6 @@ json::object body_of(const raknet_reply& reply) {
   return json::parse(reply.body).as_object();
 }
 
-std::int64_t stat(fake_target_process& fake, const char* name) {
-  return fake.stats().at(name).as_int64();
-}
-
 } // namespace
 
 TEST_CASE("raknet e2e: each server style's pong reads", "[e2e][raknet]") {

@@ -43,24 +43,6 @@ http_reply check(const service_process& svc, unsigned port) {
                       30s);
 }
 
-json::object body_of(const http_reply& reply) {
-  auto value = reply.json();
-  return value.is_object() ? value.as_object() : json::object{};
-}
-
-/// The reply for a failure message, without the long answer SDP.
-std::string shown(const http_reply& reply) {
-  auto body = body_of(reply);
-  if (body.contains("answer"))
-    body["answer"] = "...";
-  auto text = body.empty() ? reply.error + reply.body : json::serialize(body);
-  return text.substr(0, 3000);
-}
-
-std::int64_t stat(fake_target_process& fake, const char* name) {
-  return fake.stats().at(name).to_number<std::int64_t>();
-}
-
 const json::object& only_candidate(const json::object& body) {
   REQUIRE(body.at("candidates").as_array().size() == 1);
   return body.at("candidates").as_array()[0].as_object();
@@ -76,10 +58,6 @@ std::vector<std::string> strings(const json::value& v) {
 bool any_contains(const std::vector<std::string>& texts, const std::string& part) {
   return std::any_of(texts.begin(), texts.end(),
                      [&](const std::string& t) { return t.find(part) != std::string::npos; });
-}
-
-long long remaining(const http_reply& r) {
-  return std::stoll(r.header("x-ratelimit-remaining"));
 }
 
 /// A loopback UDP port held open by the test: nobody answers on it, and the fake cannot take

@@ -31,22 +31,6 @@ http_reply post_status(const service_process& svc, const std::string& body) {
                       {{"Content-Type", "application/json"}}, body, 60s);
 }
 
-json::object body_of(const http_reply& reply) {
-  auto value = reply.json();
-  return value.is_object() ? value.as_object() : json::object{};
-}
-
-// A loopback port nothing listens on, over TCP or UDP: bound once by us, then released.
-unsigned unused_port() {
-  boost::asio::io_context ioc;
-  boost::asio::ip::tcp::acceptor acceptor{ioc, {boost::asio::ip::make_address("127.0.0.1"), 0}};
-  return acceptor.local_endpoint().port();
-}
-
-std::int64_t remaining(const http_reply& reply) {
-  return std::stoll(reply.header("x-ratelimit-remaining"));
-}
-
 /// The lines of an NDJSON body, each parsed; a line that is not a JSON object fails the test.
 std::vector<json::object> lines_of(const std::string& body) {
   std::vector<json::object> out;

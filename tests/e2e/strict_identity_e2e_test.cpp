@@ -16,17 +16,6 @@ namespace json = boost::json;
 
 namespace {
 
-http_reply post_offer(const service_process& svc, unsigned target_port) {
-  auto body = R"({"host":"127.0.0.1","port":)" + std::to_string(target_port) + "}";
-  return http_request(svc.port(), "POST", "/api/offer", {{"Content-Type", "application/json"}},
-                      body, 30s);
-}
-
-json::object body_of(const http_reply& reply) {
-  auto value = reply.json();
-  return value.is_object() ? value.as_object() : json::object{};
-}
-
 // Posts an SDP straight to a fake target's signalling route, as a client would.
 http_reply post_sdp(const fake_target_process& fake, const std::string& sdp) {
   return http_request(fake.port(), "POST", "/v1/join/12345",
@@ -44,10 +33,6 @@ std::string answer_from(fake_target_process& fake, const service_process& svc) {
   auto body = body_of(reply);
   REQUIRE(body.contains("answer"));
   return std::string{body.at("answer").as_string()};
-}
-
-std::int64_t stat(fake_target_process& fake, const char* name) {
-  return fake.stats().at(name).to_number<std::int64_t>();
 }
 
 } // namespace

@@ -49,15 +49,6 @@ json::object object_of(const http_reply& reply) {
   return value.as_object();
 }
 
-http_reply post_offer(const service_process& svc, unsigned port, const std::string& extra = {}) {
-  return http_request(svc.port(), "POST", "/api/offer", {{"Content-Type", "application/json"}},
-                      R"({"host":"127.0.0.1","port":)" + std::to_string(port) + extra + "}");
-}
-
-std::int64_t stat(fake_target_process& fake, const char* name, bool tls = false) {
-  return fake.stats(tls).at(name).to_number<std::int64_t>();
-}
-
 // The lowercase hex SHA-256 of the certificate in a PEM file, computed here with OpenSSL
 // rather than by the code under test.
 std::string pem_sha256(const std::string& path) {

@@ -73,12 +73,6 @@ std::vector<std::string> candidate_lines(const std::string& sdp) {
   return result;
 }
 
-http_reply post_offer(const service_process& svc, unsigned port) {
-  std::string body = R"({"host":"127.0.0.1","port":)" + std::to_string(port) + R"(,"tls":false})";
-  return http_request(svc.port(), "POST", "/api/offer", {{"Content-Type", "application/json"}},
-                      body, 30s);
-}
-
 } // namespace
 
 TEST_CASE("webrtc e2e: third-party stacks answer our offer with their candidates", "[e2e]") {

@@ -17,6 +17,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 
 namespace netherscope::test {
 
@@ -232,6 +233,52 @@ http_reply offer_call(const service_process& svc, unsigned target_port,
   headers.insert(headers.end(), extra_headers.begin(), extra_headers.end());
   auto body = R"({"host":"127.0.0.1","port":)" + std::to_string(target_port) + "}";
   return http_request(svc.port(), "POST", "/api/offer", headers, body, std::chrono::seconds(30));
+}
+
+http_reply post_offer(const service_process& svc, unsigned target_port,
+                      const std::string& extra_fields) {
+  auto body = R"({"host":"127.0.0.1","port":)" + std::to_string(target_port) + extra_fields + "}";
+  return http_request(svc.port(), "POST", "/api/offer", {{"Content-Type", "application/json"}},
+                      body, std::chrono::seconds(30));
+}
+
+boost::json::object body_of(const http_reply& reply) {
+  auto value = reply.json();
+  return value.is_object() ? value.as_object() : boost::json::object{};
+}
+
+std::string error_text(const http_reply& reply) {
+  auto body = body_of(reply);
+  if (!body.contains("error") || !body.at("error").is_string())
+    return {};
+  return std::string{body.at("error").as_string()};
+}
+
+long long remaining(const http_reply& reply) {
+  auto text = reply.header("x-ratelimit-remaining");
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+    return -1;
+  return std::stoll(text);
+}
+
+std::string shown(const http_reply& reply) {
+  if (!reply.error.empty())
+    return "no response: " + reply.error;
+  auto body = body_of(reply);
+  if (body.contains("answer") && body.at("answer").is_string())
+    body["answer"] = "(" + std::to_string(body.at("answer").as_string().size()) + " chars)";
+  auto text = body.empty() ? reply.body : boost::json::serialize(body);
+  return text.size() > 3000 ? text.substr(0, 3000) + "..." : text;
+}
+
+std::int64_t stat(fake_target_process& fake, const char* name, bool tls) {
+  return fake.stats(tls).at(name).to_number<std::int64_t>();
+}
+
+unsigned unused_port() {
+  asio::io_context ioc;
+  tcp::acceptor acceptor{ioc, {asio::ip::make_address("127.0.0.1"), 0}};
+  return acceptor.local_endpoint().port();
 }
 
 bool served_from_cache(const http_reply& reply) {

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
 #include "support/process.hpp"
@@ -106,6 +107,30 @@ http_reply get_info(const service_process& svc, const std::string& query,
 /// POST /api/offer for the target 127.0.0.1:target_port, with extra request headers.
 http_reply offer_call(const service_process& svc, unsigned target_port,
                       const header_list& extra_headers = {});
+
+/// POST /api/offer for 127.0.0.1:target_port; extra_fields (e.g. `,"tls":false`) go into the
+/// body after the port.
+http_reply post_offer(const service_process& svc, unsigned target_port,
+                      const std::string& extra_fields = {});
+
+/// The reply's body as a JSON object; empty when it is not one.
+boost::json::object body_of(const http_reply& reply);
+
+/// The `error` sentence of an error body, or "" when there is none.
+std::string error_text(const http_reply& reply);
+
+/// X-RateLimit-Remaining as a number, or -1 when it is absent or not a number.
+long long remaining(const http_reply& reply);
+
+/// The reply for a test's message: the transport error, or the body with a long SDP answer
+/// shortened and the whole cut at 3,000 characters.
+std::string shown(const http_reply& reply);
+
+/// The value of the fake target's counter name (on its TLS listener with tls).
+std::int64_t stat(fake_target_process& fake, const char* name, bool tls = false);
+
+/// A TCP port on 127.0.0.1 that nothing listened on a moment ago.
+unsigned unused_port();
 
 /// Whether an offer reply says it came from the cache ("cached": true).
 bool served_from_cache(const http_reply& reply);

@@ -31,7 +31,7 @@ address ip(const std::string& text) {
 }
 
 /// Parses a CIDR written in a test, which must be valid.
-cidr net(const std::string& text) {
+cidr cidr_of(const std::string& text) {
   auto result = parse_cidr(text);
   INFO("cidr literal in the test: " << text);
   REQUIRE(result.has_value());
@@ -192,14 +192,14 @@ TEST_CASE("parse_cidr accepts well-formed networks", "[address_policy]") {
 }
 
 TEST_CASE("parse_cidr reports the family and prefix", "[address_policy]") {
-  const auto v4 = net("192.168.0.0/16");
+  const auto v4 = cidr_of("192.168.0.0/16");
   CHECK(v4.network.is_v4());
   CHECK(v4.prefix == 16u);
-  const auto v6 = net("[2001:db8::]/32");
+  const auto v6 = cidr_of("[2001:db8::]/32");
   CHECK(v6.network.is_v6());
   CHECK(v6.prefix == 32u);
-  CHECK(net("10.1.2.3").prefix == 32u);
-  CHECK(net("2606:4700::1").prefix == 128u);
+  CHECK(cidr_of("10.1.2.3").prefix == 32u);
+  CHECK(cidr_of("2606:4700::1").prefix == 128u);
 }
 
 TEST_CASE("parse_cidr refuses malformed networks", "[address_policy]") {
@@ -251,7 +251,7 @@ TEST_CASE("to_string output parses back to the same network", "[address_policy]"
   for (const std::string text : {"0.0.0.0/0", "100.64.0.0/10", "1.2.3.4/32", "::/0", "::1/128",
                                  "fc00::/7", "64:ff9b::/96", "[2001:db8::]/32", "3fff::/20"}) {
     INFO("input: " << text);
-    const auto once = net(text);
+    const auto once = cidr_of(text);
     const auto again = parse_cidr(netherscope::net::base::to_string(once));
     REQUIRE(again.has_value());
     CHECK(again->network == once.network);
@@ -261,29 +261,29 @@ TEST_CASE("to_string output parses back to the same network", "[address_policy]"
 
 TEST_CASE("contains matches the prefix bit by bit", "[address_policy]") {
   using netherscope::net::base::contains;
-  CHECK(contains(net("10.0.0.0/8"), ip("10.255.255.255")));
-  CHECK_FALSE(contains(net("10.0.0.0/8"), ip("11.0.0.0")));
-  CHECK(contains(net("172.16.0.0/12"), ip("172.31.255.255")));
-  CHECK_FALSE(contains(net("172.16.0.0/12"), ip("172.32.0.0")));
-  CHECK_FALSE(contains(net("172.16.0.0/12"), ip("172.15.255.255")));
-  CHECK(contains(net("100.64.0.0/10"), ip("100.127.255.255")));
-  CHECK_FALSE(contains(net("100.64.0.0/10"), ip("100.128.0.0")));
-  CHECK(contains(net("1.2.3.4/32"), ip("1.2.3.4")));
-  CHECK_FALSE(contains(net("1.2.3.4/32"), ip("1.2.3.5")));
-  CHECK(contains(net("0.0.0.0/0"), ip("255.255.255.255")));
-  CHECK(contains(net("fe80::/10"), ip("febf::1")));
-  CHECK_FALSE(contains(net("fe80::/10"), ip("fec0::")));
-  CHECK(contains(net("::/0"), ip("ffff::1")));
-  CHECK(contains(net("::1/128"), ip("::1")));
-  CHECK_FALSE(contains(net("::1/128"), ip("::2")));
+  CHECK(contains(cidr_of("10.0.0.0/8"), ip("10.255.255.255")));
+  CHECK_FALSE(contains(cidr_of("10.0.0.0/8"), ip("11.0.0.0")));
+  CHECK(contains(cidr_of("172.16.0.0/12"), ip("172.31.255.255")));
+  CHECK_FALSE(contains(cidr_of("172.16.0.0/12"), ip("172.32.0.0")));
+  CHECK_FALSE(contains(cidr_of("172.16.0.0/12"), ip("172.15.255.255")));
+  CHECK(contains(cidr_of("100.64.0.0/10"), ip("100.127.255.255")));
+  CHECK_FALSE(contains(cidr_of("100.64.0.0/10"), ip("100.128.0.0")));
+  CHECK(contains(cidr_of("1.2.3.4/32"), ip("1.2.3.4")));
+  CHECK_FALSE(contains(cidr_of("1.2.3.4/32"), ip("1.2.3.5")));
+  CHECK(contains(cidr_of("0.0.0.0/0"), ip("255.255.255.255")));
+  CHECK(contains(cidr_of("fe80::/10"), ip("febf::1")));
+  CHECK_FALSE(contains(cidr_of("fe80::/10"), ip("fec0::")));
+  CHECK(contains(cidr_of("::/0"), ip("ffff::1")));
+  CHECK(contains(cidr_of("::1/128"), ip("::1")));
+  CHECK_FALSE(contains(cidr_of("::1/128"), ip("::2")));
 }
 
 TEST_CASE("contains never matches across address families", "[address_policy]") {
   using netherscope::net::base::contains;
-  CHECK_FALSE(contains(net("0.0.0.0/0"), ip("::ffff:10.0.0.1")));
-  CHECK_FALSE(contains(net("0.0.0.0/0"), ip("::1")));
-  CHECK_FALSE(contains(net("::/0"), ip("10.0.0.1")));
-  CHECK_FALSE(contains(net("::ffff:0:0/96"), ip("10.0.0.1")));
+  CHECK_FALSE(contains(cidr_of("0.0.0.0/0"), ip("::ffff:10.0.0.1")));
+  CHECK_FALSE(contains(cidr_of("0.0.0.0/0"), ip("::1")));
+  CHECK_FALSE(contains(cidr_of("::/0"), ip("10.0.0.1")));
+  CHECK_FALSE(contains(cidr_of("::ffff:0:0/96"), ip("10.0.0.1")));
   // A hand-built cidr longer than its address is malformed and matches nothing.
   CHECK_FALSE(contains(cidr{ip("10.0.0.0"), 33}, ip("10.0.0.0")));
 }
@@ -414,7 +414,7 @@ TEST_CASE("reasons name the address the class and the range", "[address_policy]"
 // -- allow and deny options --
 
 TEST_CASE("allowing loopback permits it and nothing else", "[address_policy]") {
-  const address_policy policy{{net("127.0.0.0/8"), net("::1/128")}, {}};
+  const address_policy policy{{cidr_of("127.0.0.0/8"), cidr_of("::1/128")}, {}};
   CHECK(allowed(policy, "127.0.0.1"));
   CHECK(allowed(policy, "127.255.255.254"));
   CHECK(allowed(policy, "::1"));
@@ -429,7 +429,7 @@ TEST_CASE("allowing loopback permits it and nothing else", "[address_policy]") {
 }
 
 TEST_CASE("an IPv6 allow covers the IPv6 address itself", "[address_policy]") {
-  const address_policy policy{{net("fd00::/8"), net("::ffff:10.0.0.0/104")}, {}};
+  const address_policy policy{{cidr_of("fd00::/8"), cidr_of("::ffff:10.0.0.0/104")}, {}};
   CHECK(allowed(policy, "fd00::1"));
   CHECK_FALSE(allowed(policy, "fc00::1"));
   CHECK(allowed(policy, "::ffff:10.9.9.9"));
@@ -438,7 +438,7 @@ TEST_CASE("an IPv6 allow covers the IPv6 address itself", "[address_policy]") {
 }
 
 TEST_CASE("deny beats allow", "[address_policy]") {
-  const address_policy policy{{net("0.0.0.0/0")}, {net("8.8.8.0/24")}};
+  const address_policy policy{{cidr_of("0.0.0.0/0")}, {cidr_of("8.8.8.0/24")}};
   CHECK_FALSE(allowed(policy, "8.8.8.8"));
   CHECK(allowed(policy, "8.8.4.4"));
   CHECK(allowed(policy, "10.0.0.1"));
@@ -446,7 +446,7 @@ TEST_CASE("deny beats allow", "[address_policy]") {
 }
 
 TEST_CASE("an IPv4 deny also refuses the IPv6 forms of it", "[address_policy]") {
-  const address_policy policy{{net("::/0")}, {net("8.8.8.0/24")}};
+  const address_policy policy{{cidr_of("::/0")}, {cidr_of("8.8.8.0/24")}};
   CHECK_FALSE(allowed(policy, "::ffff:8.8.8.8"));
   CHECK_FALSE(allowed(policy, "64:ff9b::808:808"));
   CHECK_FALSE(allowed(policy, "2002:808:808::1"));
@@ -459,7 +459,7 @@ TEST_CASE("an IPv4 deny also refuses the IPv6 forms of it", "[address_policy]") 
 }
 
 TEST_CASE("a deny refuses public addresses the defaults allow", "[address_policy]") {
-  const address_policy policy{{}, {net("2606:4700::/32"), net("1.1.1.1/32")}};
+  const address_policy policy{{}, {cidr_of("2606:4700::/32"), cidr_of("1.1.1.1/32")}};
   CHECK_FALSE(allowed(policy, "2606:4700:4700::1111"));
   CHECK_FALSE(allowed(policy, "1.1.1.1"));
   CHECK(allowed(policy, "1.0.0.1"));

@@ -93,7 +93,7 @@ using netherscope::net::base::find_special_range;
 using netherscope::net::base::special_ranges;
 
 /// Parses an address literal written in a test; a typo fails the test instead of throwing.
-address ip(const std::string& text) {
+address address_of(const std::string& text) {
   boost::system::error_code ec;
   auto result = boost::asio::ip::make_address(text, ec);
   INFO("address literal in the test: " << text);
@@ -127,15 +127,15 @@ TEST_CASE("every address has a row: each family ends with a /0", "[address_scope
       CHECK(row.scope == address_scope::public_address);
     }
   CHECK(v4_wildcards == 1);
-  CHECK(find_special_range(ip("8.8.8.8")).scope == address_scope::public_address);
-  CHECK(find_special_range(ip("4000::1")).scope == address_scope::reserved);
-  CHECK(find_special_range(ip("4000::1")).reason == "not global unicast (outside 2000::/3)");
+  CHECK(find_special_range(address_of("8.8.8.8")).scope == address_scope::public_address);
+  CHECK(find_special_range(address_of("4000::1")).scope == address_scope::reserved);
+  CHECK(find_special_range(address_of("4000::1")).reason == "not global unicast (outside 2000::/3)");
 }
 
 TEST_CASE("a row's reason names its range", "[address_scope]") {
-  CHECK(find_special_range(ip("127.0.0.1")).reason == "loopback (127.0.0.0/8)");
-  CHECK(find_special_range(ip("255.255.255.255")).reason == "broadcast (255.255.255.255/32)");
-  CHECK(find_special_range(ip("255.255.255.255")).scope == address_scope::reserved);
+  CHECK(find_special_range(address_of("127.0.0.1")).reason == "loopback (127.0.0.0/8)");
+  CHECK(find_special_range(address_of("255.255.255.255")).reason == "broadcast (255.255.255.255/32)");
+  CHECK(find_special_range(address_of("255.255.255.255")).scope == address_scope::reserved);
   for (const auto& row : special_ranges()) {
     if (to_string(row.net) == "::/0")
       continue;
@@ -148,6 +148,6 @@ TEST_CASE("a row's reason names its range", "[address_scope]") {
 
 TEST_CASE("find_special_range leaves IPv4-mapped addresses to the caller", "[address_scope]") {
   // The mapped form is matched as the IPv6 address it is; classify_address unwraps it.
-  CHECK(find_special_range(ip("::ffff:8.8.8.8")).scope == address_scope::reserved);
+  CHECK(find_special_range(address_of("::ffff:8.8.8.8")).scope == address_scope::reserved);
   CHECK(classify_address("::ffff:8.8.8.8").scope == address_scope::public_address);
 }

@@ -12,12 +12,12 @@
 #include "net/report/certificate.hpp"
 #include "net/upstream/http_client_certificate.hpp"
 #include "support/rooms.hpp"
+#include "support/dates.hpp"
 
 using namespace netherscope::test;
 
 namespace {
 
-constexpr std::int64_t nov_22 = 1795348800; // 2026-11-22T12:00:00Z
 
 tls_certificate untrusted_self_signed() {
   tls_certificate cert;

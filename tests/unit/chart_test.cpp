@@ -19,6 +19,7 @@
 #include "support/history_rows.hpp"
 #include "support/xml_check.hpp"
 #include "support/rooms.hpp"
+#include "support/dates.hpp"
 
 using namespace netherscope::test;
 using netherscope::test::check_row;
@@ -31,7 +32,6 @@ namespace pt = boost::property_tree;
 
 namespace {
 
-constexpr std::int64_t h0 = 1760000400;  // an hour's start, and a 15-minute cell's
 
 /// A 24h slice whose window ends with the cell that starts at h0.
 history_slice day_slice(std::vector<history_row> rows) {

@@ -8,13 +8,13 @@
 
 #include "support/history_rows.hpp"
 #include "support/rooms.hpp"
+#include "support/dates.hpp"
 
 using namespace netherscope::test;
 using netherscope::test::check_row;
 
 namespace {
 
-constexpr std::int64_t h0 = 1760000400;  // 2025-10-09T09:00:00Z, an hour's start
 
 } // namespace
 

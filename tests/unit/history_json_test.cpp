@@ -8,6 +8,7 @@
 
 #include "support/history_rows.hpp"
 #include "support/rooms.hpp"
+#include "support/dates.hpp"
 
 using namespace netherscope::test;
 using netherscope::test::check_row;
@@ -15,7 +16,6 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::int64_t h0 = 1760000400;
 
 } // namespace
 

@@ -16,13 +16,13 @@
 #include "support/redis_server.hpp"
 #include "support/store.hpp"
 #include "support/rooms.hpp"
+#include "support/dates.hpp"
 
 using namespace netherscope::test;
 
 namespace {
 
 // 2026-11-22T12:00:00Z.
-constexpr std::int64_t nov_22 = 1795348800;
 
 const auto fail_on_error = [](caf::error& err) { FAIL("error reply: " << caf::to_string(err)); };
 
@@ -69,7 +69,7 @@ struct keys_fixture {
     settings.now = [c = clock] { return c->load(); };
     // Pruning runs when a test sends sweep_atom, not on a timer.
     settings.sweep_interval = std::chrono::milliseconds{0};
-    actor = system->spawn<caf::detached>(keys, std::shared_ptr<storage::store>{switchable},
+    actor = system->spawn<caf::detached>(actors::keys, std::shared_ptr<storage::store>{switchable},
                                          settings);
   }
 

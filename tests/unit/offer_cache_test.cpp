@@ -19,7 +19,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-target key(std::string host, std::uint16_t port = 19132, tls_mode tls = tls_mode::auto_detect) {
+target cache_key(std::string host, std::uint16_t port = 19132, tls_mode tls = tls_mode::auto_detect) {
   return target{std::move(host), port, tls};
 }
 
@@ -86,43 +86,43 @@ TEST_CASE("cache fields: fresh replies get retrievedAt only, cached ones expires
 
 TEST_CASE("offer cache: entries are fresh for 120 s", "[offer_cache]") {
   offer_cache cache{offer_cache::limits{}};
-  cache.put(key("a.com"), "body", t0, wall_noon);
-  auto hit = cache.fresh(key("a.com"), t0 + 119s);
+  cache.put(cache_key("a.com"), "body", t0, wall_noon);
+  auto hit = cache.fresh(cache_key("a.com"), t0 + 119s);
   REQUIRE(hit);
   CHECK(*hit->body == "body");
-  CHECK_FALSE(cache.fresh(key("a.com"), t0 + 120s));
-  CHECK_FALSE(cache.fresh(key("b.com"), t0));
+  CHECK_FALSE(cache.fresh(cache_key("a.com"), t0 + 120s));
+  CHECK_FALSE(cache.fresh(cache_key("b.com"), t0));
 }
 
 TEST_CASE("offer cache: an oversized answer is not kept", "[offer_cache]") {
   offer_cache cache{offer_cache::limits{}};
-  cache.put(key("small.com"), "small", t0, wall_noon);
-  cache.put(key("huge.com"), std::string(300 * 1024, 'x'), t0, wall_noon);
-  CHECK_FALSE(cache.fresh(key("huge.com"), t0));
+  cache.put(cache_key("small.com"), "small", t0, wall_noon);
+  cache.put(cache_key("huge.com"), std::string(300 * 1024, 'x'), t0, wall_noon);
+  CHECK_FALSE(cache.fresh(cache_key("huge.com"), t0));
   // And it pushed nothing else out.
-  CHECK(cache.fresh(key("small.com"), t0));
+  CHECK(cache.fresh(cache_key("small.com"), t0));
 }
 
 TEST_CASE("offer cache: the key is host, port and tls mode", "[offer_cache]") {
   offer_cache cache{offer_cache::limits{}};
-  cache.put(key("a.com"), "auto", t0, wall_noon);
-  CHECK_FALSE(cache.fresh(key("a.com", 19133), t0));
-  CHECK_FALSE(cache.fresh(key("a.com", 19132, tls_mode::on), t0));
-  cache.put(key("a.com", 19132, tls_mode::on), "on", t0, wall_noon);
-  CHECK(*cache.fresh(key("a.com", 19132, tls_mode::on), t0)->body == "on");
-  CHECK(*cache.fresh(key("a.com"), t0)->body == "auto");
+  cache.put(cache_key("a.com"), "auto", t0, wall_noon);
+  CHECK_FALSE(cache.fresh(cache_key("a.com", 19133), t0));
+  CHECK_FALSE(cache.fresh(cache_key("a.com", 19132, tls_mode::on), t0));
+  cache.put(cache_key("a.com", 19132, tls_mode::on), "on", t0, wall_noon);
+  CHECK(*cache.fresh(cache_key("a.com", 19132, tls_mode::on), t0)->body == "on");
+  CHECK(*cache.fresh(cache_key("a.com"), t0)->body == "auto");
 }
 
 TEST_CASE("offer cache: the age of a hit is whole seconds since it was stored",
           "[offer_cache]") {
   offer_cache cache{offer_cache::limits{}};
-  cache.put(key("a.com"), offer_body, t0, wall_noon);
-  CHECK(cache.fresh(key("a.com"), t0)->age == 0);
-  CHECK(cache.fresh(key("a.com"), t0 + 999ms)->age == 0);
-  CHECK(cache.fresh(key("a.com"), t0 + 1s)->age == 1);
-  CHECK(cache.fresh(key("a.com"), t0 + 119999ms)->age == 119);
+  cache.put(cache_key("a.com"), offer_body, t0, wall_noon);
+  CHECK(cache.fresh(cache_key("a.com"), t0)->age == 0);
+  CHECK(cache.fresh(cache_key("a.com"), t0 + 999ms)->age == 0);
+  CHECK(cache.fresh(cache_key("a.com"), t0 + 1s)->age == 1);
+  CHECK(cache.fresh(cache_key("a.com"), t0 + 119999ms)->age == 119);
   // The hit body carries the times, the same on every hit.
-  auto body = parsed(*cache.fresh(key("a.com"), t0 + 60s)->body);
+  auto body = parsed(*cache.fresh(cache_key("a.com"), t0 + 60s)->body);
   CHECK(body.at("cached") == true);
   CHECK(body.at("retrievedAt") == "2026-11-22T12:00:00Z");
   CHECK(body.at("expiresAt") == "2026-11-22T12:02:00Z");
@@ -131,19 +131,19 @@ TEST_CASE("offer cache: the age of a hit is whole seconds since it was stored",
 
 TEST_CASE("offer cache: stale window of 10 minutes", "[offer_cache]") {
   offer_cache cache{offer_cache::limits{}};
-  cache.put(key("a.com"), offer_body, t0, wall_noon);
+  cache.put(cache_key("a.com"), offer_body, t0, wall_noon);
   // Within its lifetime: stale only because the refresh failed.
-  auto entry = cache.usable(key("a.com"), t0 + 60s, false);
+  auto entry = cache.usable(cache_key("a.com"), t0 + 60s, false);
   REQUIRE(entry);
   CHECK_FALSE(entry->stale);
   CHECK(entry->age == 60);
   CHECK_FALSE(parsed(entry->body).contains("stale"));
-  entry = cache.usable(key("a.com"), t0 + 60s, true);
+  entry = cache.usable(cache_key("a.com"), t0 + 60s, true);
   REQUIRE(entry);
   CHECK(entry->stale);
   CHECK(parsed(entry->body).at("stale") == true);
   // Past its lifetime it is stale either way, and its expiresAt lies in the past.
-  entry = cache.usable(key("a.com"), t0 + 599s, false);
+  entry = cache.usable(cache_key("a.com"), t0 + 599s, false);
   REQUIRE(entry);
   CHECK(entry->stale);
   CHECK(entry->age == 599);
@@ -152,7 +152,7 @@ TEST_CASE("offer cache: stale window of 10 minutes", "[offer_cache]") {
   CHECK(body.at("stale") == true);
   CHECK(body.at("retrievedAt") == "2026-11-22T12:00:00Z");
   CHECK(body.at("expiresAt") == "2026-11-22T12:02:00Z");
-  CHECK_FALSE(cache.usable(key("a.com"), t0 + 600s, true));
+  CHECK_FALSE(cache.usable(cache_key("a.com"), t0 + 600s, true));
   cache.expire(t0 + 600s);
   CHECK(cache.size() == 0);
   CHECK(cache.bytes() == 0);
@@ -160,11 +160,11 @@ TEST_CASE("offer cache: stale window of 10 minutes", "[offer_cache]") {
 
 TEST_CASE("offer cache: a refresh replaces the entry and its age", "[offer_cache]") {
   offer_cache cache{offer_cache::limits{}};
-  cache.put(key("a.com"), "old", t0, wall_noon);
-  cache.put(key("a.com"), "new!", t0 + 100s, wall_noon + 100s);
+  cache.put(cache_key("a.com"), "old", t0, wall_noon);
+  cache.put(cache_key("a.com"), "new!", t0 + 100s, wall_noon + 100s);
   CHECK(cache.size() == 1);
   CHECK(cache.bytes() == 8); // the body and its hit form (the same text here: not JSON)
-  auto hit = cache.fresh(key("a.com"), t0 + 150s);
+  auto hit = cache.fresh(cache_key("a.com"), t0 + 150s);
   REQUIRE(hit);
   CHECK(*hit->body == "new!");
   CHECK(hit->age == 50);
@@ -175,17 +175,17 @@ TEST_CASE("offer cache: bounded by entries and bytes, oldest first", "[offer_cac
   lim.max_entries = 2;
   lim.max_bytes = 20;
   offer_cache cache{lim};
-  cache.put(key("a.com"), "1", t0, wall_noon);
-  cache.put(key("b.com"), "2", t0 + 1s, wall_noon);
-  cache.put(key("c.com"), "3", t0 + 2s, wall_noon);
+  cache.put(cache_key("a.com"), "1", t0, wall_noon);
+  cache.put(cache_key("b.com"), "2", t0 + 1s, wall_noon);
+  cache.put(cache_key("c.com"), "3", t0 + 2s, wall_noon);
   CHECK(cache.size() == 2);
-  CHECK_FALSE(cache.fresh(key("a.com"), t0 + 3s));
-  CHECK(cache.fresh(key("c.com"), t0 + 3s));
-  cache.put(key("d.com"), "0123456789", t0 + 3s, wall_noon);
+  CHECK_FALSE(cache.fresh(cache_key("a.com"), t0 + 3s));
+  CHECK(cache.fresh(cache_key("c.com"), t0 + 3s));
+  cache.put(cache_key("d.com"), "0123456789", t0 + 3s, wall_noon);
   CHECK(cache.size() == 1);
   CHECK(cache.bytes() == 20);
   // An entry larger than the whole budget is not kept.
-  cache.put(key("e.com"), std::string(11, 'x'), t0 + 4s, wall_noon);
+  cache.put(cache_key("e.com"), std::string(11, 'x'), t0 + 4s, wall_noon);
   CHECK(cache.size() == 0);
   CHECK(cache.bytes() == 0);
 }
@@ -253,7 +253,7 @@ struct cache_fixture {
   offer_reply offer(bool fresh = false) {
     caf::scoped_actor self{*system};
     offer_reply result;
-    offer_request req{key("a.com"), "1", fresh, {}};
+    offer_request req{cache_key("a.com"), "1", fresh, {}};
     self->request(actor, caf::infinite, offer_atom::value, std::move(req))
       .receive([&](offer_reply& r) { result = std::move(r); },
                [&](caf::error& err) { FAIL("error reply: " << caf::to_string(err)); });

@@ -21,7 +21,7 @@ request get(std::string target) {
   return req;
 }
 
-route_context context() {
+route_context probe_context() {
   route_context rc;
   rc.client = identify_client(boost::asio::ip::make_address("198.51.100.7"), "", {});
   return rc;
@@ -51,7 +51,7 @@ TEST_CASE("probe option: the offer route carries probe to the call", "[probe_opt
   req.set(http::field::content_type, "application/json");
   req.body() = R"({"host":"a.com","probe":true})";
   req.prepare_payload();
-  auto d = route(req, context());
+  auto d = route(req, probe_context());
   REQUIRE(d.call);
   CHECK(d.call->invalid.ok());
   CHECK(d.call->probe);
@@ -59,7 +59,7 @@ TEST_CASE("probe option: the offer route carries probe to the call", "[probe_opt
 
 TEST_CASE("probe option: GET /api/check is a counted call read like /api/info",
           "[probe_option]") {
-  auto d = route(get("/api/check?host=Play.Example.com&port=19133&tls=false"), context());
+  auto d = route(get("/api/check?host=Play.Example.com&port=19133&tls=false"), probe_context());
   REQUIRE(d.call);
   CHECK(d.call->kind == call_kind::check);
   CHECK(d.call->invalid.ok());
@@ -69,14 +69,14 @@ TEST_CASE("probe option: GET /api/check is a counted call read like /api/info",
   CHECK(d.route == "/api/check");
   CHECK(d.target_label == "play.example.com:19133");
 
-  auto missing = route(get("/api/check"), context());
+  auto missing = route(get("/api/check"), probe_context());
   REQUIRE(missing.call);
   CHECK(missing.call->kind == call_kind::check);
   CHECK(missing.call->invalid.code == error_code::invalid_input);
 
   request post{http::verb::post, "/api/check", 11};
   post.set(http::field::host, "127.0.0.1:8080");
-  auto wrong = route(post, context());
+  auto wrong = route(post, probe_context());
   REQUIRE(wrong.call);
   CHECK(wrong.call->invalid.code == error_code::method_not_allowed);
   api_outcome outcome;

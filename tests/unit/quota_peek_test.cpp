@@ -15,6 +15,7 @@
 #include "support/process.hpp"
 #include "support/store.hpp"
 #include "support/rooms.hpp"
+#include "support/dates.hpp"
 
 using namespace netherscope::test;
 using namespace std::chrono_literals;
@@ -22,8 +23,6 @@ using namespace std::chrono_literals;
 namespace {
 
 // 2026-11-22T12:00:00Z, and the first second of December.
-constexpr std::int64_t nov_22 = 1795348800;
-constexpr std::int64_t dec_1 = 1796083200;
 
 constexpr const char* client = "198.51.100.7";
 

@@ -7,14 +7,13 @@
 
 #include "actors/quota_plan.hpp"
 #include "support/rooms.hpp"
+#include "support/dates.hpp"
 
 using namespace netherscope::test;
 
 namespace {
 
 // 2026-11-22T12:00:00Z, the first second of December 2026, and of 13:00 that day.
-constexpr std::int64_t nov_22 = 1795348800;
-constexpr std::int64_t dec_1 = 1796083200;
 constexpr std::int64_t nov_22_13h = nov_22 + 3600;
 
 const quota_limits limits{2000, 20000, 200, 6400, 20};

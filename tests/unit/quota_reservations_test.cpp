@@ -6,6 +6,7 @@
 
 #include "actors/quota_reservations.hpp"
 #include "support/rooms.hpp"
+#include "support/dates.hpp"
 
 using namespace netherscope::test;
 using namespace std::chrono_literals;
@@ -13,8 +14,6 @@ using namespace std::chrono_literals;
 namespace {
 
 // 2026-11-22T12:00:00Z and the first second of December 2026.
-constexpr std::int64_t nov_22 = 1795348800;
-constexpr std::int64_t dec_1 = 1796083200;
 
 /// A durable batch of one counted call by 192.0.2.45 that also counted `reserved` ahead, the
 /// counter at `used` after it.

@@ -16,14 +16,13 @@
 #include "support/process.hpp"
 #include "support/store.hpp"
 #include "support/rooms.hpp"
+#include "support/dates.hpp"
 
 using namespace netherscope::test;
 
 namespace {
 
 // 2026-11-22T12:00:00Z and the first second of each following month.
-constexpr std::int64_t nov_22 = 1795348800;
-constexpr std::int64_t dec_1 = 1796083200;
 constexpr std::int64_t jan_1_2027 = 1798761600;
 
 /// An actor system, a store in a temp dir, and a quota actor whose clock the test sets.
@@ -266,7 +265,7 @@ TEST_CASE("keys actor: sign-in issues a key and one key is active", "[quota]") {
   cfg.limits = f.limits;
   cfg.now = [c = f.clock] { return c->load(); };
   cfg.sweep_interval = std::chrono::milliseconds{0};
-  auto accounts = f.system->spawn<caf::detached>(keys, f.store, cfg);
+  auto accounts = f.system->spawn<caf::detached>(actors::keys, f.store, cfg);
   caf::scoped_actor self{*f.system};
   account_view first;
   self->request(accounts, caf::infinite, signin_atom::value, std::uint64_t{4242},

@@ -15,19 +15,13 @@
 #include "net/report/raknet_status.hpp"
 #include "support/udp_peer.hpp"
 #include "support/rooms.hpp"
+#include "support/wire_bytes.hpp"
 
 using namespace netherscope::test;
 namespace json = boost::json;
 namespace asio = boost::asio;
 
 namespace {
-
-std::string be64(std::uint64_t v) {
-  std::string out;
-  for (int shift = 56; shift >= 0; shift -= 8)
-    out.push_back(static_cast<char>((v >> shift) & 0xff));
-  return out;
-}
 
 std::string pong_bytes(std::int64_t time, const std::string& text) {
   std::string out(1, '\x1c');

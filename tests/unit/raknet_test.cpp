@@ -9,19 +9,13 @@
 #include "net/raknet/status.hpp"
 #include "net/raknet/unconnected.hpp"
 #include "support/rooms.hpp"
+#include "support/wire_bytes.hpp"
 
 using namespace netherscope::test;
 
 namespace {
 
 const std::string magic(reinterpret_cast<const char*>(offline_magic.data()), offline_magic.size());
-
-std::string be64(std::uint64_t v) {
-  std::string out;
-  for (int shift = 56; shift >= 0; shift -= 8)
-    out.push_back(static_cast<char>((v >> shift) & 0xff));
-  return out;
-}
 
 /// A pong as servers write it: id, time, GUID, magic, u16 length, the string.
 std::string pong_bytes(std::int64_t time, std::uint64_t guid, const std::string& text,

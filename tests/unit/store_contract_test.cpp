@@ -25,6 +25,7 @@
 #include "support/store.hpp"
 #include "support/wait.hpp"
 #include "support/rooms.hpp"
+#include "support/dates.hpp"
 
 using namespace netherscope::test;
 using storage::counter_mode;
@@ -32,8 +33,6 @@ using storage::counter_mode;
 namespace {
 
 // 2026-11-22T12:00:00Z and the first second of December.
-constexpr std::int64_t nov_22 = 1795348800;
-constexpr std::int64_t dec_1 = 1796083200;
 
 /// One store of the backend a test case asks for, and a second handle on the same data (as a
 /// second replica or process would have).

@@ -20,7 +20,7 @@ namespace json = boost::json;
 
 namespace {
 
-candidate_fact udp(const std::string& address, std::uint16_t port, const std::string& scope,
+candidate_fact udp_fact(const std::string& address, std::uint16_t port, const std::string& scope,
                    int reachable, const std::string& refused = {},
                    const std::string& result = {}) {
   candidate_fact c;
@@ -50,8 +50,8 @@ bool mentions(const std::vector<std::string>& texts, const std::string& part) {
 } // namespace
 
 TEST_CASE("verdict: joinable when a player candidate answers its check", "[verdict]") {
-  auto v = decide(facts_with({udp("203.0.113.9", 19132, "public", 1, {}, "reachable"),
-                              udp("10.0.0.5", 19132, "private", -1, "policy")}));
+  auto v = decide(facts_with({udp_fact("203.0.113.9", 19132, "public", 1, {}, "reachable"),
+                              udp_fact("10.0.0.5", 19132, "private", -1, "policy")}));
   CHECK(v.kind == verdict_kind::joinable);
   CHECK(mentions(v.reasons, "UDP 203.0.113.9:19132 answered"));
   CHECK(mentions(v.reasons, "23.4 ms"));
@@ -59,34 +59,34 @@ TEST_CASE("verdict: joinable when a player candidate answers its check", "[verdi
 
   // Reachable only through a range the operator allowed (loopback in tests): still joinable,
   // with the warning that players elsewhere cannot use it.
-  auto local = decide(facts_with({udp("127.0.0.1", 50000, "loopback", 1, {}, "reachable")}));
+  auto local = decide(facts_with({udp_fact("127.0.0.1", 50000, "loopback", 1, {}, "reachable")}));
   CHECK(local.kind == verdict_kind::joinable);
   CHECK(mentions(local.reasons, "loopback address"));
   CHECK(mentions(local.next_steps, "127.0.0.1"));
 }
 
 TEST_CASE("verdict: signalling_only when checked candidates stay silent", "[verdict]") {
-  auto v = decide(facts_with({udp("203.0.113.9", 19140, "public", 0),
-                              udp("203.0.113.9", 19160, "public", 0)}));
+  auto v = decide(facts_with({udp_fact("203.0.113.9", 19140, "public", 0),
+                              udp_fact("203.0.113.9", 19160, "public", 0)}));
   CHECK(v.kind == verdict_kind::signalling_only);
   CHECK(mentions(v.reasons, "did not answer"));
   CHECK(mentions(v.next_steps, "Open UDP 19140-19160 in the firewall"));
 
-  auto wrong = decide(facts_with({udp("203.0.113.9", 19132, "public", 0, {}, "integrity")}));
+  auto wrong = decide(facts_with({udp_fact("203.0.113.9", 19132, "public", 0, {}, "integrity")}));
   CHECK(wrong.kind == verdict_kind::signalling_only);
   CHECK(mentions(wrong.reasons, "something else answers on that port"));
   CHECK(mentions(wrong.next_steps, "no other program"));
 
   // Ports far apart are listed, not spanned.
-  auto apart = decide(facts_with({udp("203.0.113.9", 19132, "public", 0),
-                                  udp("203.0.113.9", 40000, "public", 0)}));
+  auto apart = decide(facts_with({udp_fact("203.0.113.9", 19132, "public", 0),
+                                  udp_fact("203.0.113.9", 40000, "public", 0)}));
   CHECK(mentions(apart.next_steps, "Open UDP 19132, 40000 in"));
 }
 
 TEST_CASE("verdict: private_candidates when only private addresses are advertised",
           "[verdict]") {
-  auto v = decide(facts_with({udp("172.17.0.2", 19132, "private", -1, "policy"),
-                              udp("192.168.1.20", 19133, "private", -1, "policy")}));
+  auto v = decide(facts_with({udp_fact("172.17.0.2", 19132, "private", -1, "policy"),
+                              udp_fact("192.168.1.20", 19133, "private", -1, "policy")}));
   CHECK(v.kind == verdict_kind::private_candidates);
   CHECK(mentions(v.reasons, "172.17.0.2 (private)"));
   CHECK(mentions(v.next_steps, "The answer advertises 172.17.0.2: map the container's UDP ports"));
@@ -372,7 +372,7 @@ TEST_CASE("verdict: offline only when neither transport answers", "[verdict]") {
 }
 
 TEST_CASE("verdict: a verdict about NetherNet also says RakNet answered", "[verdict]") {
-  auto facts = facts_with({udp("203.0.113.9", 19132, "public", 1, {}, "reachable")});
+  auto facts = facts_with({udp_fact("203.0.113.9", 19132, "public", 1, {}, "reachable")});
   facts.raknet = pong_reply();
   auto v = decide(facts);
   CHECK(v.kind == verdict_kind::joinable);

@@ -16,7 +16,7 @@ namespace {
 constexpr std::int64_t t0 = 1760000400000;  // Unix milliseconds
 constexpr std::int64_t minute = 60000;
 
-std::string target(int i) {
+std::string target_name(int i) {
   return schedule_key("host-" + std::to_string(i) + ".example.com", 19132);
 }
 
@@ -25,12 +25,12 @@ std::string target(int i) {
 TEST_CASE("schedule: slots are stable, inside the period, and next_due is the next one",
           "[schedule]") {
   CHECK(schedule_key("play.example.com", 19132) == "play.example.com|19132");
-  auto key = target(1);
+  auto key = target_name(1);
   auto offset = slot_offset(key, 5 * minute);
   CHECK(offset >= 0);
   CHECK(offset < 5 * minute);
   CHECK(slot_offset(key, 5 * minute) == offset);
-  CHECK(slot_offset(target(2), 5 * minute) != offset);
+  CHECK(slot_offset(target_name(2), 5 * minute) != offset);
   for (std::int64_t now : {t0, t0 + 1, t0 + 123456, t0 - 7, std::int64_t{0}}) {
     auto due = next_due(key, 5 * minute, now);
     CHECK(due > now);
@@ -51,7 +51,7 @@ TEST_CASE("schedule: 10,000 targets spread evenly over a five-minute period", "[
   std::vector<int> per_second(period / 1000, 0);
   std::vector<int> per_tenth(10, 0);
   for (int i = 0; i < 10000; ++i) {
-    auto offset = slot_offset(target(i), period);
+    auto offset = slot_offset(target_name(i), period);
     ++per_second[static_cast<std::size_t>(offset / 1000)];
     ++per_tenth[static_cast<std::size_t>(offset * 10 / period)];
   }
@@ -181,7 +181,7 @@ TEST_CASE("schedule: replicas run each check once, a dead one's share moves with
   constexpr std::int64_t birth = t0 + 12 * minute;
   watch_schedule s;
   for (int i = 0; i < 300; ++i)
-    s.put(target(i), period, t0);
+    s.put(target_name(i), period, t0);
 
   struct running {
     std::string key;
@@ -241,10 +241,10 @@ TEST_CASE("schedule: replicas run each check once, a dead one's share moves with
   CHECK(taken_over > 0);
   // Every target kept being checked: after its first check, never two periods without one.
   for (int i = 0; i < 300; ++i) {
-    auto& times = completions[target(i)];
+    auto& times = completions[target_name(i)];
     REQUIRE(times.size() >= 17);
     for (std::size_t k = 1; k < times.size(); ++k) {
-      INFO(target(i) << " " << times[k - 1] << " to " << times[k]);
+      INFO(target_name(i) << " " << times[k - 1] << " to " << times[k]);
       REQUIRE(times[k] - times[k - 1] <= 2 * period);
     }
   }

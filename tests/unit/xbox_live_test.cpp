@@ -32,7 +32,6 @@ std::string form_field(const std::string& body, std::string_view name) {
   return found;
 }
 
-const endpoints production;
 
 constexpr const char* granted_body =
   R"({"token_type":"bearer","expires_in":86400,"scope":"service::user.auth.xboxlive.com::MBI_SSL",)"

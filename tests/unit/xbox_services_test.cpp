@@ -21,12 +21,6 @@ namespace json = boost::json;
 
 namespace {
 
-json::object body_of(const http_call& call) {
-  return json::parse(call.body).as_object();
-}
-
-constexpr std::int64_t received = 1607370728446;
-const endpoints production;
 
 // The captured discovery answer, shortened to the environments the chain reads and one other.
 std::string discovery_body(std::string_view title_key = "playfabTitleId",

@@ -52,7 +52,7 @@ TEST_CASE("xbox signing: the header is version, time and an r||s that verifies",
   auto key = generate_ec_key(ec_curve::p256);
   REQUIRE(key);
   const std::int64_t filetime = windows_filetime(1607370728000);
-  auto header = signature_header(*key, filetime, "POST", "/authorize", "", R"({"a":1})");
+  auto header = net::xbox::signature_header(*key, filetime, "POST", "/authorize", "", R"({"a":1})");
   REQUIRE(header);
   CHECK(header->rfind("AAAAAQ", 0) == 0);
   auto raw = base64_decode(*header);
@@ -74,7 +74,7 @@ TEST_CASE("xbox signing: the header is version, time and an r||s that verifies",
 
   auto p384 = generate_ec_key(ec_curve::p384);
   REQUIRE(p384);
-  CHECK_FALSE(signature_header(*p384, filetime, "POST", "/authorize", "", "{}"));
+  CHECK_FALSE(net::xbox::signature_header(*p384, filetime, "POST", "/authorize", "", "{}"));
 }
 
 TEST_CASE("xbox signing: sign_call covers the URL's path and query and the Authorization",

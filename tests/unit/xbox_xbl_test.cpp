@@ -20,16 +20,9 @@ namespace json = boost::json;
 
 namespace {
 
-json::object body_of(const http_call& call) {
-  return json::parse(call.body).as_object();
-}
-
-const endpoints production;
 const json::object proof{{"kty", "EC"}, {"alg", "ES256"}, {"crv", "P-256"},
                          {"use", "sig"}, {"x", "xx"},     {"y", "yy"}};
 
-// Received at 2020-12-07T19:52:08.446Z on our clock.
-constexpr std::int64_t received = 1607370728446;
 
 // A device token answer as wiki.vg's sample shapes it (times with 7 fraction digits).
 constexpr const char* device_body =
