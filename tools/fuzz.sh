@@ -26,7 +26,7 @@ WITH_CLANG=1 tools/setup.sh
 # fast enough to fuzz.
 build=build-fuzz
 cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 -DNETHERSCOPE_FUZZ=ON \
-  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" >/dev/null
+  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" >/dev/null
 cmake --build "$build" -j"$(nproc)" --target "${harnesses[@]/#/fuzz_}"
 
 # The dictionary of each harness, and its largest input: an HTTP request may fill the 8 KiB

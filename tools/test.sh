@@ -80,10 +80,11 @@ plain() {
 # The sanitizer builds use clang, as the fuzzers do: its UBSan takes an ignorelist for library
 # code (tools/ubsan.ignorelist) and writes every report to log_path, also from the processes
 # the end-to-end tests start. Debug with -O1: assertions (Boost's among them) stay on, and the
-# end-to-end tests stay fast enough for their deadlines.
+# end-to-end tests stay fast enough for their deadlines. Line tables are all the reports'
+# stacks need, and full debug information would make the builds much slower.
 sanitizer_build() {
   cmake -S . -B "$1" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=Debug \
-    -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DNETHERSCOPE_SANITIZE="$2" >/dev/null
+    -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" -DNETHERSCOPE_SANITIZE="$2" >/dev/null
 }
 
 sanitize() {
@@ -124,7 +125,7 @@ tsan_caf() {
   tar xzf "$dir/$caf_tarball" -C "$dir/src" --strip-components=1
   # CAF would switch to libc++ under clang; our code uses libstdc++.
   cmake -S "$dir/src" -B "$dir/build" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 \
-    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DCMAKE_CXX_FLAGS=-fsanitize=thread \
+    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" -DCMAKE_CXX_FLAGS=-fsanitize=thread \
     -DCAF_NO_AUTO_LIBCPP=yes -DCAF_NO_IO=yes -DCAF_NO_OPENSSL=yes -DCAF_NO_EXAMPLES=yes \
     -DCAF_NO_UNIT_TESTS=yes -DCAF_NO_TOOLS=yes -DCAF_NO_PYTHON=yes -DCAF_NO_OPENCL=yes \
     -DCAF_NO_SUMMARY=yes >/dev/null
