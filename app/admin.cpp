@@ -13,6 +13,7 @@
 #include <caf/sec.hpp>
 
 #include "app/options.hpp"
+#include "app/xbox_admin.hpp"
 #include "storage/accounts.hpp"
 #include "storage/auth_records.hpp"
 #include "storage/open.hpp"
@@ -25,14 +26,16 @@ namespace po = boost::program_options;
 
 namespace {
 
-constexpr const char* usage_text = R"(usage: netherscope admin [--data-dir DIR | --store redis://...] COMMAND [ARGS]
+constexpr const char* usage_text = R"(usage: netherscope admin [--data-dir DIR | --store redis://...]
+                         [--secrets-key-file FILE] [--xbox-endpoints FILE] COMMAND [ARGS]
        netherscope admin --help | --version
 
 Works on the service's store: LMDB under --data-dir, or Redis when --store names it, as
 for the service. Safe while the service runs: every change is one transaction (on Redis
 one MULTI/EXEC, run again if a replica changed the accounts meanwhile). --data-dir,
 --store and --store-map-size-mb also come from NETHERSCOPE_DATA_DIR, NETHERSCOPE_STORE and
-NETHERSCOPE_STORE_MAP_SIZE_MB. Exit status: 0 done, 1 the store refused or the account is
+NETHERSCOPE_STORE_MAP_SIZE_MB, and --secrets-key-file from NETHERSCOPE_SECRETS_KEY_FILE.
+--xbox-endpoints maps the Xbox chain's hosts to other base URLs (docs/XBOX.md). Exit status: 0 done, 1 the store refused or the account is
 unknown, 2 a bad command line.
 
 commands:
@@ -54,6 +57,14 @@ commands:
                            sessions, hourly counters of past hours, and revoked key records
                            older than N days (default 90); the service does the same every
                            10 minutes, this does it at once
+  xbox-login               link the Xbox account the service's checks sign in as: prints a
+                           URL and a code to approve at Microsoft, then runs the whole
+                           chain once and stores the link sealed with --secrets-key-file;
+                           one account per deployment
+  xbox-status              whether an account is linked, whether the key opens it, and
+                           whether the chain works with it now (its gamertag, or the step
+                           that fails and the fix); exit status 0 only when it works
+  xbox-logout              remove the link; checks go back to the self-signed identity
 )";
 
 /// Records one prune transaction deletes at most: each is one write transaction, and the
@@ -67,11 +78,6 @@ std::string date_of(std::int64_t unix_time) {
   char buf[32];
   std::strftime(buf, sizeof(buf), "%Y-%m-%d", &utc);
   return buf;
-}
-
-int fail(const std::string& message) {
-  std::cerr << "netherscope admin: " << message << "\n";
-  return 1;
 }
 
 /// A command line that cannot be run: the message and the usage, exit status 2.
@@ -132,14 +138,14 @@ int list_accounts(const storage::opened& s) {
     return true;
   });
   if (err)
-    return fail(caf::to_string(err));
+    return admin_fail(caf::to_string(err));
   auto month = storage::window_of(std::time(nullptr)).label;
   std::printf("%-12s %-39s %-10s %-4s %8s %8s\n", "user_id", "login", "created", "key",
               "info", "offer");
   for (auto& a : all) {
     auto used = storage::usage_of(*s.store, a.user_id, month);
     if (!used)
-      return fail(caf::to_string(used.error()));
+      return admin_fail(caf::to_string(used.error()));
     std::printf("%-12llu %-39s %-10s %-4s %8llu %8llu\n",
                 static_cast<unsigned long long>(a.user_id), a.login.c_str(),
                 date_of(a.created_unix).c_str(), a.active_key_hash.empty() ? "no" : "yes",
@@ -153,12 +159,12 @@ int show_usage(const storage::opened& s, std::string month) {
   if (month.empty())
     month = storage::window_of(std::time(nullptr)).label;
   if (!is_month(month))
-    return fail("usage takes a month as YYYY-MM");
+    return admin_fail("usage takes a month as YYYY-MM");
   if (!s.archive)
-    return fail("usage lists the LMDB store's counters; on Redis they are the keys ns1:u:*");
+    return admin_fail("usage lists the LMDB store's counters; on Redis they are the keys ns1:u:*");
   auto counters = s.archive->counters_of(month);
   if (!counters)
-    return fail("cannot read usage: " + storage::message_of(counters.error()));
+    return admin_fail("cannot read usage: " + storage::message_of(counters.error()));
   std::printf("%-6s %-4s %-45s %10s\n", "route", "scope", "subject", "calls");
   for (auto& c : *counters)
     std::printf("%-6s %-4s %-45s %10llu\n", c.endpoint.c_str(), c.scope.c_str(),
@@ -168,14 +174,14 @@ int show_usage(const storage::opened& s, std::string month) {
 
 int prune_usage(const storage::opened& s, const std::string& before) {
   if (!is_month(before))
-    return fail("prune-usage takes a month as YYYY-MM");
+    return admin_fail("prune-usage takes a month as YYYY-MM");
   if (before > storage::window_of(std::time(nullptr)).label)
-    return fail("refusing to delete the counters of the current month");
+    return admin_fail("refusing to delete the counters of the current month");
   if (!s.archive)
-    return fail("counters on Redis expire with their month; nothing to prune");
+    return admin_fail("counters on Redis expire with their month; nothing to prune");
   auto pruned = s.archive->prune_counters_before(before);
   if (!pruned)
-    return fail(caf::to_string(pruned.error()));
+    return admin_fail(caf::to_string(pruned.error()));
   std::printf("deleted %zu counters of months before %s\n", *pruned, before.c_str());
   return 0;
 }
@@ -208,9 +214,9 @@ int create_account(const storage::opened& s, const std::string& login) {
     return true;
   });
   if (err)
-    return fail(caf::to_string(err));
+    return admin_fail(caf::to_string(err));
   if (!refused.empty())
-    return fail(refused);
+    return admin_fail(refused);
   // The key on stdout alone, so a script can capture it; the note goes to stderr.
   std::printf("%s\n", made.first_key.c_str());
   std::fflush(stdout);
@@ -246,9 +252,9 @@ int change_key(const storage::opened& s, const std::string& who, bool issue) {
     return true;
   });
   if (err)
-    return fail(caf::to_string(err));
+    return admin_fail(caf::to_string(err));
   if (!found)
-    return fail("no account '" + who + "' (accounts are created by signing in)");
+    return admin_fail("no account '" + who + "' (accounts are created by signing in)");
   if (issue) {
     std::printf("%s\n", key.c_str());
     std::fprintf(stderr, "issued a new key for %s; the previous key no longer works\n",
@@ -274,7 +280,7 @@ int prune(const storage::opened& s, std::int64_t revoked_days) {
       return true;
     });
     if (err)
-      return fail(caf::to_string(err));
+      return admin_fail(caf::to_string(err));
     total.states += report.states;
     total.sessions += report.sessions;
     total.revoked_keys += report.revoked_keys;
@@ -308,6 +314,11 @@ caf::expected<storage::opened> open_store(const po::variables_map& vm) {
 
 } // namespace
 
+int admin_fail(const std::string& message) {
+  std::cerr << "netherscope admin: " << message << "\n";
+  return 1;
+}
+
 int run_admin(int argc, const char* const* argv) {
   const config defaults;
   po::options_description desc;
@@ -315,7 +326,8 @@ int run_admin(int argc, const char* const* argv) {
     "data-dir", po::value<std::string>()->default_value(defaults.data_dir), "")(
     "store", po::value<std::string>(), "")(
     "store-map-size-mb", po::value<unsigned>()->default_value(defaults.store_map_size >> 20),
-    "")("revoked-days", po::value<unsigned>(), "")("login", po::value<std::string>(), "")(
+    "")("secrets-key-file", po::value<std::string>(), "")(
+    "xbox-endpoints", po::value<std::string>(), "")("revoked-days", po::value<unsigned>(), "")("login", po::value<std::string>(), "")(
     "command", po::value<std::vector<std::string>>(), "");
   po::positional_options_description positional;
   positional.add("command", -1);
@@ -324,7 +336,9 @@ int run_admin(int argc, const char* const* argv) {
   // variables are its business: they are neither used nor refused here.
   auto store_option = [](const std::string& variable) -> std::string {
     auto name = option_for_variable(variable);
-    return name && (*name == "data-dir" || *name == "store" || *name == "store-map-size-mb")
+    return name
+               && (*name == "data-dir" || *name == "store" || *name == "store-map-size-mb"
+                   || *name == "secrets-key-file")
              ? *name
              : "";
   };
@@ -365,7 +379,8 @@ int run_admin(int argc, const char* const* argv) {
   };
   constexpr shape shapes[] = {{"create-account", 0, 0}, {"accounts", 0, 0},   {"usage", 0, 1},
                               {"issue-key", 1, 1},      {"revoke-key", 1, 1}, {"prune-usage", 1, 1},
-                              {"prune", 0, 0}};
+                              {"prune", 0, 0},          {"xbox-login", 0, 0}, {"xbox-status", 0, 0},
+                              {"xbox-logout", 0, 0}};
   const auto* known = std::find_if(std::begin(shapes), std::end(shapes),
                                    [&](const shape& k) { return command == k.name; });
   if (known == std::end(shapes))
@@ -387,6 +402,31 @@ int run_admin(int argc, const char* const* argv) {
   if ((command == "prune-usage" || (command == "usage" && arguments == 1))
       && !is_month(words[1]))
     return usage_error(command + " takes a month as YYYY-MM");
+  const bool xbox_command = command.rfind("xbox-", 0) == 0;
+  if (vm.count("xbox-endpoints") && !xbox_command)
+    return usage_error("--xbox-endpoints goes with the xbox- commands only");
+  xbox_admin_settings xbox;
+  if (xbox_command && command != "xbox-logout") {
+    if (vm.count("xbox-endpoints")) {
+      std::string problem;
+      auto endpoints = net::xbox::load_endpoints(vm["xbox-endpoints"].as<std::string>(), problem);
+      if (!endpoints)
+        return usage_error("--xbox-endpoints: " + problem);
+      xbox.endpoints = std::move(*endpoints);
+    }
+    if (!vm.count("secrets-key-file") || vm["secrets-key-file"].as<std::string>().empty()) {
+      xbox.key_problem = "no secrets key: give --secrets-key-file FILE (or "
+                         "NETHERSCOPE_SECRETS_KEY_FILE), the same file the service is given; "
+                         "make one with: head -c 32 /dev/urandom | base64 > FILE";
+    } else {
+      auto loaded = net::base::load_secrets_key(vm["secrets-key-file"].as<std::string>());
+      if (!loaded.key)
+        return usage_error("--secrets-key-file: " + loaded.error);
+      if (!loaded.warning.empty())
+        std::fprintf(stderr, "netherscope admin: %s\n", loaded.warning.c_str());
+      xbox.key = std::move(loaded.key);
+    }
+  }
   if (vm.count("store")) {
     auto problem = storage::redis_url_problem(vm["store"].as<std::string>());
     if (!vm["store"].as<std::string>().empty() && !problem.empty())
@@ -395,7 +435,7 @@ int run_admin(int argc, const char* const* argv) {
 
   auto opened = open_store(vm);
   if (!opened)
-    return fail(storage::message_of(opened.error()));
+    return admin_fail(storage::message_of(opened.error()));
   const auto& s = *opened;
   if (command == "create-account")
     return create_account(s, vm["login"].as<std::string>());
@@ -409,6 +449,12 @@ int run_admin(int argc, const char* const* argv) {
     return change_key(s, words[1], false);
   if (command == "prune-usage")
     return prune_usage(s, words[1]);
+  if (command == "xbox-login")
+    return xbox_login(s, xbox);
+  if (command == "xbox-status")
+    return xbox_status(s, xbox);
+  if (command == "xbox-logout")
+    return xbox_logout(s);
   auto days = vm.count("revoked-days") ? std::int64_t{vm["revoked-days"].as<unsigned>()}
                                        : storage::revoked_key_retention_seconds / 86400;
   return prune(s, days);

@@ -10,6 +10,7 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/program_options.hpp>
 
+#include "net/base/sealed.hpp"
 #include "storage/redis_url.hpp"
 
 namespace netherscope::app {
@@ -81,6 +82,8 @@ po::options_description make_description() {
      "allow loopback targets (127.0.0.0/8, ::1), for tests and local use")
     ("upstream-ca-file", po::value<std::string>()->default_value(""),
      "PEM file of CAs trusted for HTTPS targets besides the system store")
+    ("secrets-key-file", po::value<std::string>()->default_value(""),
+     "file holding the key that seals the linked Xbox account (32 random bytes in base64)")
     ("user-agent", po::value<std::string>()->default_value(d.user_agent),
      "User-Agent sent to targets (the vanilla client's, which some servers require)")
     ("dns-servers", po::value<std::string>()->default_value(""),
@@ -408,6 +411,7 @@ parse_result parse_options(int argc, const char* const* argv) {
   cfg.allow_loopback = vm["allow-loopback"].as<bool>();
   cfg.upstream_ca_file = vm["upstream-ca-file"].as<std::string>();
   cfg.user_agent = vm["user-agent"].as<std::string>();
+  cfg.secrets_key_file = vm["secrets-key-file"].as<std::string>();
   cfg.probe_idle = std::chrono::milliseconds{vm["probe-idle-ms"].as<unsigned>()};
   cfg.dns_timeout = std::chrono::milliseconds{vm["dns-timeout-ms"].as<unsigned>()};
   cfg.dns_tries = vm["dns-tries"].as<unsigned>();
@@ -464,6 +468,11 @@ parse_result parse_options(int argc, const char* const* argv) {
     return fail("--listen '" + cfg.listen_address + "' is not an IP address");
   if (!cfg.upstream_ca_file.empty() && !std::ifstream{cfg.upstream_ca_file})
     return fail("--upstream-ca-file: cannot read '" + cfg.upstream_ca_file + "'");
+  if (!cfg.secrets_key_file.empty()) {
+    auto key = base::load_secrets_key(cfg.secrets_key_file);
+    if (!key.key)
+      return fail("--secrets-key-file: " + key.error);
+  }
   return result;
 }
 

@@ -71,6 +71,9 @@ struct config {
   /// PEM file of extra CAs trusted for HTTPS targets, besides the system store.
   std::string upstream_ca_file;
   std::string user_agent = "libhttpclient/1.0.0.0";
+  /// The operator's secrets key file (net/base/sealed), which seals the linked Xbox account;
+  /// empty when none is given.
+  std::string secrets_key_file;
   /// Name servers for looking up targets (c-ares); empty for those in /etc/resolv.conf.
   std::vector<upstream::dns_server> dns_servers;
   /// How long a name server has to answer a query before it is sent again; c-ares doubles

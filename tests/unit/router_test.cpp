@@ -1112,7 +1112,7 @@ TEST_CASE("router: a POST /api/status body that cannot be served is one counted 
   for (int i = 0; i <= 50; ++i)
     fifty_one += std::string{i ? "," : ""} + R"({"host":"a.example"})";
   fifty_one += "]}";
-  for (const std::string body : {std::string{"nope"}, std::string{"[]"}, std::string{"{}"},
+  for (const std::string& body : {std::string{"nope"}, std::string{"[]"}, std::string{"{}"},
                                  std::string{R"({"targets":7})"},
                                  std::string{R"({"targets":[]})"},
                                  std::string{R"({"targets":["a.example"]})"}, fifty_one}) {

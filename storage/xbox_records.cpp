@@ -1,0 +1,29 @@
+#include "storage/xbox_records.hpp"
+
+namespace netherscope::storage {
+
+caf::expected<std::optional<std::string>> load_xbox_link(record_txn& t) {
+  auto value = t.get(record_table::accounts, xbox_link_key);
+  if (!value)
+    return value.error();
+  if (!*value)
+    return std::optional<std::string>{};
+  return std::optional<std::string>{std::string{**value}};
+}
+
+caf::error save_xbox_link(record_txn& t, std::string_view sealed) {
+  return t.put(record_table::accounts, xbox_link_key, sealed);
+}
+
+caf::expected<bool> delete_xbox_link(record_txn& t) {
+  auto value = t.get(record_table::accounts, xbox_link_key);
+  if (!value)
+    return value.error();
+  if (!*value)
+    return false;
+  if (auto err = t.del(record_table::accounts, xbox_link_key))
+    return err;
+  return true;
+}
+
+} // namespace netherscope::storage
