@@ -203,6 +203,36 @@ std::string canonical_fingerprint_payload(const std::vector<std::string>& sha256
   return json::serialize(payload);
 }
 
+namespace {
+
+// The envelope both forms share: the fingerprints JWS signed with identity_key over the
+// digests, beside token, under idp {domain, "default"}; every object with its keys inserted in
+// sorted order, which json::object keeps (the shape of the BDS capture, PROTOCOL.md §4.3).
+std::optional<std::string> identity_envelope(EVP_PKEY& identity_key,
+                                             const std::vector<std::string>& sha256_digests,
+                                             std::string_view token, std::string_view domain) {
+  const auto alg = base::jws_alg_name(base::jws_alg::es384);
+  auto fingerprints = base::sign_jws_detached(identity_key, json::object{{"alg", alg}},
+                                              canonical_fingerprint_payload(sha256_digests));
+  if (!fingerprints)
+    return std::nullopt;
+
+  json::object assertion;
+  assertion["fingerprints"] = *fingerprints;
+  assertion["token"] = token;
+
+  json::object idp;
+  idp["domain"] = domain;
+  idp["protocol"] = "default";
+
+  json::object outer;
+  outer["assertion"] = json::serialize(assertion);
+  outer["idp"] = std::move(idp);
+  return base::base64_encode(json::serialize(outer));
+}
+
+} // namespace
+
 std::optional<std::string> make_identity_attribute(EVP_PKEY& identity_key,
                                                    const std::vector<std::string>& sha256_digests,
                                                    std::int64_t now_unix) {
@@ -228,23 +258,20 @@ std::optional<std::string> make_identity_attribute(EVP_PKEY& identity_key,
   claims["iat"] = now_unix;
 
   auto token = base::sign_jws(identity_key, header, json::serialize(claims));
-  auto fingerprints = base::sign_jws_detached(identity_key, json::object{{"alg", alg}},
-                                        canonical_fingerprint_payload(sha256_digests));
-  if (!token || !fingerprints)
+  if (!token)
     return std::nullopt;
+  return identity_envelope(identity_key, sha256_digests, *token, "self");
+}
 
-  json::object assertion;
-  assertion["fingerprints"] = *fingerprints;
-  assertion["token"] = *token;
-
-  json::object idp;
-  idp["domain"] = "self";
-  idp["protocol"] = "default";
-
-  json::object outer;
-  outer["assertion"] = json::serialize(assertion);
-  outer["idp"] = std::move(idp);
-  return base::base64_encode(json::serialize(outer));
+std::optional<std::string> make_signed_in_identity_attribute(
+  EVP_PKEY& identity_key, const std::vector<std::string>& sha256_digests,
+  const signed_in_identity& signed_in) {
+  base::error_queue_mark mark;
+  if (base::key_curve(identity_key) != base::ec_curve::p384 || sha256_digests.empty()
+      || signed_in.game_server_token.empty() || signed_in.idp_domain.empty())
+    return std::nullopt;
+  return identity_envelope(identity_key, sha256_digests, signed_in.game_server_token,
+                           signed_in.idp_domain);
 }
 
 } // namespace netherscope::net::nethernet

@@ -81,4 +81,23 @@ std::optional<std::string> make_identity_attribute(EVP_PKEY& identity_key,
                                                    const std::vector<std::string>& sha256_digests,
                                                    std::int64_t now_unix);
 
+/// A signed-in player's proof for the attribute: the GameServerToken the Minecraft services
+/// minted for our identity key (its cpk names that key), and their issuer, which servers take
+/// from idp.domain to find the keys that verify it (docs/XBOX.md §5.1).
+struct signed_in_identity {
+  /// The RS256 GameServerToken; never logged.
+  std::string game_server_token;
+  /// The services' issuer URL, with its trailing slash.
+  std::string idp_domain;
+};
+
+/// The value after "a=identity:" for a signed-in offer: the same envelope as
+/// make_identity_attribute's, with the GameServerToken as the assertion's token and the issuer
+/// as idp.domain; the fingerprints JWS is signed with identity_key, the key the token names.
+/// nullopt when the key is not P-384, the digest list, the token or the domain is empty, or
+/// signing fails.
+std::optional<std::string> make_signed_in_identity_attribute(
+  EVP_PKEY& identity_key, const std::vector<std::string>& sha256_digests,
+  const signed_in_identity& signed_in);
+
 } // namespace netherscope::net::nethernet

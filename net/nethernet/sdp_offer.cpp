@@ -53,14 +53,17 @@ std::optional<std::uint64_t> random_session_id() {
 } // namespace
 
 std::optional<offer_parameters> make_offer_parameters(const local_identity& id,
-                                                      std::int64_t now_unix) {
+                                                      std::int64_t now_unix,
+                                                      const signed_in_identity* signed_in) {
   if (!id.identity_key || id.fingerprint.empty())
     return std::nullopt;
   offer_parameters p;
   auto session = random_session_id();
   auto ufrag = random_string(ice_chars, ufrag_length);
   auto pwd = random_string(ice_chars, pwd_length);
-  auto identity = make_identity_attribute(*id.identity_key, {id.fingerprint}, now_unix);
+  auto identity = signed_in ? make_signed_in_identity_attribute(*id.identity_key,
+                                                                {id.fingerprint}, *signed_in)
+                            : make_identity_attribute(*id.identity_key, {id.fingerprint}, now_unix);
   if (!session || !ufrag || !pwd || !identity)
     return std::nullopt;
   p.session_id = *session;

@@ -29,9 +29,12 @@ struct offer_parameters {
 };
 
 /// Fresh offer parameters for our identity: random ufrag, pwd and session id (RAND_bytes) and
-/// an identity attribute over our fingerprint valid from now_unix; nullopt when OpenSSL fails.
+/// an identity attribute over our fingerprint: self-signed and valid from now_unix, or, with
+/// signed_in, carrying a signed-in player's GameServerToken; nullopt when OpenSSL fails.
 std::optional<offer_parameters> make_offer_parameters(const local_identity& id,
-                                                      std::int64_t now_unix);
+                                                      std::int64_t now_unix,
+                                                      const signed_in_identity* signed_in
+                                                      = nullptr);
 
 /// The offer text, CRLF line ends, in libwebrtc's layout; a=end-of-candidates comes last, and
 /// only when the offer has candidates.

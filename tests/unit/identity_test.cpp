@@ -505,6 +505,56 @@ TEST_CASE("the a=identity value has the self shape with cpk as base64 DER", "[id
   CHECK(ossl_b64url_decode(split(d.token, '.')[2]).size() == 96);
 }
 
+TEST_CASE("a signed-in a=identity carries the GameServerToken under the issuer's domain",
+          "[identity]") {
+  auto id = make_local_identity();
+  auto services = generate_ec_key(ec_curve::p384);
+  REQUIRE((id && services));
+  // Opaque here: the services' token, whose cpk names our identity key.
+  auto gst = make_token(*services, json::object{{"alg", "ES384"}},
+                        json::object{{"cpk", spki_b64(*id->identity_key)}});
+  const signed_in_identity who{gst, "https://authorization.franchise.minecraft-services.net/"};
+  auto attr = make_signed_in_identity_attribute(*id->identity_key, {id->fingerprint}, who);
+  REQUIRE(attr);
+  auto d = decode_identity(*attr);
+  CHECK(keys(d.outer) == std::vector<std::string>{"assertion", "idp"});
+  const auto& idp = d.outer.at("idp").as_object();
+  CHECK(str(idp.at("domain")) == who.idp_domain);
+  CHECK(str(idp.at("protocol")) == "default");
+  CHECK(keys(d.assertion) == std::vector<std::string>{"fingerprints", "token"});
+  CHECK(d.token == gst);
+
+  // The fingerprints JWS is ours, over our digest: beside a token of our own key it verifies,
+  // and over another digest it does not.
+  auto own = make_token(*id->identity_key, json::object{{"alg", "ES384"}},
+                        json::object{{"cpk", spki_b64(*id->identity_key)}});
+  CHECK(verify_identity_attribute(encode_identity(own, d.fingerprints), {id->fingerprint}, now)
+          .verified);
+  CHECK(verify_identity_attribute(encode_identity(own, d.fingerprints), {"AA:BB"}, now).code
+        == identity_error::fingerprint_signature);
+  // The services' token is not ours to vouch for: the checker of self-signed identities refuses it.
+  CHECK_FALSE(verify_identity_attribute(*attr, {id->fingerprint}, now).verified);
+
+  SECTION("an offer made signed in carries it") {
+    auto params = make_offer_parameters(*id, now, &who);
+    REQUIRE(params);
+    CHECK(decode_identity(params->identity).token == gst);
+    auto self = make_offer_parameters(*id, now);
+    REQUIRE(self);
+    CHECK(str(decode_identity(self->identity).outer.at("idp").as_object().at("domain")) == "self");
+  }
+  SECTION("what it cannot make") {
+    auto p256 = generate_ec_key(ec_curve::p256);
+    REQUIRE(p256);
+    CHECK_FALSE(make_signed_in_identity_attribute(*p256, {id->fingerprint}, who));
+    CHECK_FALSE(make_signed_in_identity_attribute(*id->identity_key, {}, who));
+    CHECK_FALSE(make_signed_in_identity_attribute(*id->identity_key, {id->fingerprint},
+                                                  signed_in_identity{gst, ""}));
+    CHECK_FALSE(make_signed_in_identity_attribute(*id->identity_key, {id->fingerprint},
+                                                  signed_in_identity{"", who.idp_domain}));
+  }
+}
+
 TEST_CASE("the openssl command-line tool verifies our token and fingerprints signatures",
           "[identity]") {
   REQUIRE(std::system("openssl version > /dev/null 2>&1") == 0);
