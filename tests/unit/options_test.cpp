@@ -68,7 +68,7 @@ private:
   std::map<std::string, std::optional<std::string>> saved_;
 };
 
-parse_result parse(std::vector<std::string> args, std::vector<std::string> env = {}) {
+parse_result parse_args(std::vector<std::string> args, std::vector<std::string> env = {}) {
   args.insert(args.begin(), "netherscope");
   std::vector<const char*> argv;
   for (auto& a : args)
@@ -121,7 +121,7 @@ run_result run_binary(std::vector<std::string> args, std::vector<std::string> en
 } // namespace
 
 TEST_CASE("options: embedded defaults", "[options]") {
-  auto r = parse({});
+  auto r = parse_args({});
   REQUIRE(r.status == parse_status::run);
   CHECK(r.cfg.listen_address == "127.0.0.1");
   CHECK(r.cfg.port == 8080);
@@ -134,7 +134,7 @@ TEST_CASE("options: embedded defaults", "[options]") {
 }
 
 TEST_CASE("options: help lists every option with its default", "[options]") {
-  auto r = parse({"--help"});
+  auto r = parse_args({"--help"});
   REQUIRE(r.status == parse_status::exit_ok);
   for (auto name : {"--listen", "--port", "--data-dir", "--threads", "--connect-timeout-ms",
                     "--status-timeout-ms", "--answer-timeout-ms", "--allow-cidr", "--deny-cidr",
@@ -151,7 +151,7 @@ TEST_CASE("options: docs/netherscope-help.txt is what --help prints", "[options]
   std::ifstream file{DOCS_DIR "/netherscope-help.txt"};
   REQUIRE(file);
   std::string saved{std::istreambuf_iterator<char>{file}, std::istreambuf_iterator<char>{}};
-  auto r = parse({"--help"});
+  auto r = parse_args({"--help"});
   REQUIRE(r.status == parse_status::exit_ok);
   auto trimmed = [](std::string text) {
     while (!text.empty() && text.back() == '\n')
@@ -165,7 +165,7 @@ TEST_CASE("options: flag beats environment beats config file", "[options]") {
   test::temp_dir dir;
   auto file = dir.path() + "/netherscope.conf";
   std::ofstream{file} << "port = 7000\nlog-level = warn\nstatus-timeout-ms = 1234\n";
-  auto r = parse({"--config", file, "--port", "9000"},
+  auto r = parse_args({"--config", file, "--port", "9000"},
                  {"NETHERSCOPE_PORT=8000", "NETHERSCOPE_LOG_LEVEL=error", "OTHER=1"});
   REQUIRE(r.status == parse_status::run);
   CHECK(r.cfg.port == 9000);
@@ -175,27 +175,27 @@ TEST_CASE("options: flag beats environment beats config file", "[options]") {
 
 TEST_CASE("options: a negative count is refused, not wrapped to unlimited", "[options]") {
   // Boost would read -1 into an unsigned 64-bit limit as 18446744073709551615.
-  CHECK(parse({"--limit-offer-ip", "-1"}).status == parse_status::exit_error);
-  CHECK(parse({}, {"NETHERSCOPE_LIMIT_INFO_KEY=-5"}).status == parse_status::exit_error);
+  CHECK(parse_args({"--limit-offer-ip", "-1"}).status == parse_status::exit_error);
+  CHECK(parse_args({}, {"NETHERSCOPE_LIMIT_INFO_KEY=-5"}).status == parse_status::exit_error);
   test::temp_dir dir;
   auto file = dir.path() + "/netherscope.conf";
   std::ofstream{file} << "limit-info-ip = -2\n";
-  CHECK(parse({"--config", file}).status == parse_status::exit_error);
-  auto r = parse({"--limit-offer-ip", "0"});
+  CHECK(parse_args({"--config", file}).status == parse_status::exit_error);
+  auto r = parse_args({"--limit-offer-ip", "0"});
   REQUIRE(r.status == parse_status::run);
   CHECK(r.cfg.limit_offer_ip == 0);
 }
 
 TEST_CASE("options: CIDR lists from flags and environment", "[options]") {
-  auto r = parse({"--allow-cidr", "192.0.2.0/24,198.51.100.0/24", "--allow-cidr", "::1/128"});
+  auto r = parse_args({"--allow-cidr", "192.0.2.0/24,198.51.100.0/24", "--allow-cidr", "::1/128"});
   REQUIRE(r.status == parse_status::run);
   CHECK(r.cfg.allow_cidrs.size() == 3);
-  r = parse({}, {"NETHERSCOPE_DENY_CIDR=8.8.8.0/24", "NETHERSCOPE_ALLOW_LOOPBACK=true"});
+  r = parse_args({}, {"NETHERSCOPE_DENY_CIDR=8.8.8.0/24", "NETHERSCOPE_ALLOW_LOOPBACK=true"});
   REQUIRE(r.status == parse_status::run);
   CHECK(r.cfg.deny_cidrs.size() == 1);
   CHECK(r.cfg.allow_loopback);
   CHECK(r.cfg.allow_cidrs.size() == 2);
-  r = parse({"--allow-loopback"});
+  r = parse_args({"--allow-loopback"});
   CHECK(r.cfg.allow_loopback);
 }
 
@@ -209,7 +209,7 @@ TEST_CASE("options: bad values are refused", "[options]") {
          {"--no-such-option"},
          {"--config", "/nonexistent/netherscope.conf"},
          {"--connect-timeout-ms", "5"}}) {
-    auto r = parse(args);
+    auto r = parse_args(args);
     CHECK(r.status == parse_status::exit_error);
     CHECK_FALSE(r.message.empty());
   }
@@ -219,7 +219,7 @@ TEST_CASE("options: the environment sets any option, named NETHERSCOPE_<NAME>", 
   test::temp_dir dir;
   auto file = dir.path() + "/netherscope.conf";
   std::ofstream{file} << "port = 7000\n";
-  auto r = parse({}, {"NETHERSCOPE_OFFERS_PER_TARGET_PER_MINUTE=9", "NETHERSCOPE_CONFIG=" + file,
+  auto r = parse_args({}, {"NETHERSCOPE_OFFERS_PER_TARGET_PER_MINUTE=9", "NETHERSCOPE_CONFIG=" + file,
                       "NETHERSCOPE_TRUSTED_PROXY=10.0.0.0/8,192.0.2.0/24",
                       "NETHERSCOPEPORT=1", "OTHER_PORT=2"});
   REQUIRE(r.status == parse_status::run);
@@ -228,8 +228,8 @@ TEST_CASE("options: the environment sets any option, named NETHERSCOPE_<NAME>", 
   // The config file named by the environment is read, below the environment.
   CHECK(r.cfg.port == 7000);
   // A bad value from the environment is refused like a bad flag.
-  CHECK(parse({}, {"NETHERSCOPE_PORT=many"}).status == parse_status::exit_error);
-  CHECK(parse({}, {"NETHERSCOPE_PORT=70000"}).status == parse_status::exit_error);
+  CHECK(parse_args({}, {"NETHERSCOPE_PORT=many"}).status == parse_status::exit_error);
+  CHECK(parse_args({}, {"NETHERSCOPE_PORT=70000"}).status == parse_status::exit_error);
 }
 
 TEST_CASE("options: a NETHERSCOPE_ variable that names no option is refused", "[options]") {
@@ -237,28 +237,28 @@ TEST_CASE("options: a NETHERSCOPE_ variable that names no option is refused", "[
   for (std::string variable : {"NETHERSCOPE_DENY_CIRD=10.0.0.0/8", "NETHERSCOPE_HELP=1",
                                "NETHERSCOPE_=1", "NETHERSCOPE_PORTS=9000"}) {
     INFO(variable);
-    auto r = parse({}, {variable});
+    auto r = parse_args({}, {variable});
     CHECK(r.status == parse_status::exit_error);
     // The message names the variable, since that is what the operator has to find and fix.
     CHECK(r.message.find(variable.substr(0, variable.find('='))) != std::string::npos);
   }
   // --help still answers, so the operator can look the right name up.
-  CHECK(parse({"--help"}, {"NETHERSCOPE_PORTS=9000"}).status == parse_status::exit_ok);
+  CHECK(parse_args({"--help"}, {"NETHERSCOPE_PORTS=9000"}).status == parse_status::exit_ok);
 }
 
 TEST_CASE("options: the client secret comes only from the environment", "[options]") {
-  auto r = parse({}, {"NETHERSCOPE_GITHUB_CLIENT_SECRET=s3cret"});
+  auto r = parse_args({}, {"NETHERSCOPE_GITHUB_CLIENT_SECRET=s3cret"});
   REQUIRE(r.status == parse_status::run);
   CHECK(r.cfg.github_client_secret == "s3cret");
-  CHECK(parse({}).cfg.github_client_secret.empty());
+  CHECK(parse_args({}).cfg.github_client_secret.empty());
   // A flag shows in `ps`, and a config file is easily committed: both are refused.
-  CHECK(parse({"--github-client-secret", "s3cret"}).status == parse_status::exit_error);
+  CHECK(parse_args({"--github-client-secret", "s3cret"}).status == parse_status::exit_error);
   test::temp_dir dir;
   auto file = dir.path() + "/netherscope.conf";
   std::ofstream{file} << "github-client-secret = s3cret\n";
-  CHECK(parse({"--config", file}).status == parse_status::exit_error);
+  CHECK(parse_args({"--config", file}).status == parse_status::exit_error);
   // And --help does not advertise it as a flag.
-  CHECK(parse({"--help"}).message.find("--github-client-secret") == std::string::npos);
+  CHECK(parse_args({"--help"}).message.find("--github-client-secret") == std::string::npos);
 }
 
 // -- the admin command line --
@@ -305,7 +305,7 @@ TEST_CASE("admin: the store's options come from the environment too", "[options]
 }
 
 TEST_CASE("options: TLS detection deadline and scheme memory", "[options]") {
-  auto defaults = parse({});
+  auto defaults = parse_args({});
   REQUIRE(defaults.status == parse_status::run);
   // The detection deadline is well under the connect deadline: a target silent on a
   // ClientHello costs this, not the whole connect timeout.
@@ -313,7 +313,7 @@ TEST_CASE("options: TLS detection deadline and scheme memory", "[options]") {
   CHECK(defaults.cfg.tls_detect_timeout < defaults.cfg.connect_timeout);
   CHECK(defaults.cfg.scheme_memory == std::chrono::seconds(3600));
 
-  auto set = parse({"--tls-detect-timeout-ms", "250"}, {"NETHERSCOPE_SCHEME_MEMORY_S=0"});
+  auto set = parse_args({"--tls-detect-timeout-ms", "250"}, {"NETHERSCOPE_SCHEME_MEMORY_S=0"});
   REQUIRE(set.status == parse_status::run);
   CHECK(set.cfg.tls_detect_timeout == std::chrono::milliseconds(250));
   CHECK(set.cfg.scheme_memory == std::chrono::seconds(0));
@@ -322,7 +322,7 @@ TEST_CASE("options: TLS detection deadline and scheme memory", "[options]") {
                                                           {"--tls-detect-timeout-ms", "-1"},
                                                           {"--scheme-memory-s", "2592001"}}) {
     INFO(args[0] << " " << args[1]);
-    CHECK(parse(args).status == parse_status::exit_error);
+    CHECK(parse_args(args).status == parse_status::exit_error);
   }
 }
 
@@ -336,31 +336,31 @@ TEST_CASE("options: names match exactly, never by prefix", "[options]") {
                                                           {"--po", "9000"},
                                                           {"--allow-loop"}}) {
     INFO(args[0]);
-    CHECK(parse(args).status == parse_status::exit_error);
+    CHECK(parse_args(args).status == parse_status::exit_error);
   }
-  auto whole = parse({"--store-sync", "false", "--port", "9000"});
+  auto whole = parse_args({"--store-sync", "false", "--port", "9000"});
   REQUIRE(whole.status == parse_status::run);
   CHECK_FALSE(whole.cfg.store_sync);
   CHECK(whole.cfg.port == 9000);
 }
 
 TEST_CASE("options: a misspelt variable is named with the nearest option", "[options]") {
-  auto near = parse({}, {"NETHERSCOPE_DENY_CIRD=10.0.0.0/8"});
+  auto near = parse_args({}, {"NETHERSCOPE_DENY_CIRD=10.0.0.0/8"});
   REQUIRE(near.status == parse_status::exit_error);
   CHECK(near.message.find("NETHERSCOPE_DENY_CIRD") != std::string::npos);
   CHECK(near.message.find("NETHERSCOPE_DENY_CIDR") != std::string::npos);
-  auto doubled = parse({}, {"NETHERSCOPE_PORTT=1"});
+  auto doubled = parse_args({}, {"NETHERSCOPE_PORTT=1"});
   REQUIRE(doubled.status == parse_status::exit_error);
   CHECK(doubled.message.find("NETHERSCOPE_PORT?") != std::string::npos);
   // Nothing is suggested for a name far from every option.
-  auto far = parse({}, {"NETHERSCOPE_COMPLETELY_UNRELATED=1"});
+  auto far = parse_args({}, {"NETHERSCOPE_COMPLETELY_UNRELATED=1"});
   REQUIRE(far.status == parse_status::exit_error);
   CHECK(far.message.find("did you mean") == std::string::npos);
   CHECK(variable_for_option("allow-cidr") == "NETHERSCOPE_ALLOW_CIDR");
 }
 
 TEST_CASE("options: --version prints the version", "[options]") {
-  auto r = parse({"--version"});
+  auto r = parse_args({"--version"});
   REQUIRE(r.status == parse_status::exit_ok);
   CHECK(r.message == version_text());
   CHECK(r.message.rfind("netherscope ", 0) == 0);
@@ -368,9 +368,9 @@ TEST_CASE("options: --version prints the version", "[options]") {
 }
 
 TEST_CASE("options: --listen and --upstream-ca-file are checked while parsing", "[options]") {
-  CHECK(parse({"--listen", "localhost"}).status == parse_status::exit_error);
-  CHECK(parse({"--listen", "::"}).status == parse_status::run);
-  CHECK(parse({"--upstream-ca-file", "/nonexistent/ca.pem"}).status == parse_status::exit_error);
+  CHECK(parse_args({"--listen", "localhost"}).status == parse_status::exit_error);
+  CHECK(parse_args({"--listen", "::"}).status == parse_status::run);
+  CHECK(parse_args({"--upstream-ca-file", "/nonexistent/ca.pem"}).status == parse_status::exit_error);
 }
 
 TEST_CASE("options: the binary exits 2 and makes no data dir for a bad setting",

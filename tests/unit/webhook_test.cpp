@@ -18,12 +18,12 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::int64_t t0 = 1760000400;
+constexpr std::int64_t sent_at = 1760000400;
 
 history_row row(verdict_code verdict, std::string version = "1.21.50",
                 std::optional<std::uint64_t> key = 0x1111222233334444ULL) {
   history_row r;
-  r.at = t0;
+  r.at = sent_at;
   r.verdict = verdict;
   if (is_online(verdict)) {
     r.version = std::move(version);
@@ -83,7 +83,7 @@ TEST_CASE("alerts: joinable, online, key and version changes", "[webhook]") {
 
 TEST_CASE("webhook bodies: json names the event, the server, from, to and when", "[webhook]") {
   auto before = row(verdict_code::joinable);
-  before.at = t0 - 300;
+  before.at = sent_at - 300;
   auto after = row(verdict_code::signalling_only, "1.21.60", 0x5555ULL);
   auto change = change_between(before, after);
   REQUIRE(change);
@@ -122,7 +122,7 @@ TEST_CASE("webhook bodies: json names the event, the server, from, to and when",
   CHECK(gone.at("link").is_null());
 
   auto test = json::parse(json_body(test_event("w1", "play.example.com", 19132, std::nullopt,
-                                               t0, "")))
+                                               sent_at, "")))
                 .as_object();
   CHECK(test.at("event") == "test");
   CHECK(test.at("from").is_null());
@@ -194,27 +194,27 @@ TEST_CASE("signatures: HMAC-SHA256 matches RFC 4231", "[webhook]") {
 TEST_CASE("signatures: a receiver accepts a fresh one and refuses the rest", "[webhook]") {
   std::string secret = "whsec_test";
   std::string body = R"({"event":"test"})";
-  auto value = signature_value(secret, t0, body);
+  auto value = signature_value(secret, sent_at, body);
   CHECK(value == "t=1760000400,v1=" + hex_lower(hmac_sha256(secret, "1760000400." + body)));
-  CHECK(verify_signature(value, secret, body, t0) == signature_check::valid);
-  CHECK(verify_signature(value, secret, body, t0 + 300) == signature_check::valid);
-  CHECK(verify_signature(value, secret, body, t0 + 301) == signature_check::stale);
-  CHECK(verify_signature(value, secret, body, t0 - 301) == signature_check::stale);
-  CHECK(verify_signature(value, secret, body + " ", t0) == signature_check::mismatch);
-  CHECK(verify_signature(value, "whsec_other", body, t0) == signature_check::mismatch);
+  CHECK(verify_signature(value, secret, body, sent_at) == signature_check::valid);
+  CHECK(verify_signature(value, secret, body, sent_at + 300) == signature_check::valid);
+  CHECK(verify_signature(value, secret, body, sent_at + 301) == signature_check::stale);
+  CHECK(verify_signature(value, secret, body, sent_at - 301) == signature_check::stale);
+  CHECK(verify_signature(value, secret, body + " ", sent_at) == signature_check::mismatch);
+  CHECK(verify_signature(value, "whsec_other", body, sent_at) == signature_check::mismatch);
   // A replay with a fresh time but the old digest does not verify.
-  auto replay = "t=" + std::to_string(t0 + 600) + value.substr(value.find(','));
-  CHECK(verify_signature(replay, secret, body, t0 + 600) == signature_check::mismatch);
+  auto replay = "t=" + std::to_string(sent_at + 600) + value.substr(value.find(','));
+  CHECK(verify_signature(replay, secret, body, sent_at + 600) == signature_check::mismatch);
   // While a secret is replaced, one of several v1 digests may match; unknown keys are ignored.
   auto rotated = "t=1760000400, v1=" + std::string(64, '0') + ",v0=x,"
                  + value.substr(value.find("v1="));
-  CHECK(verify_signature(rotated, secret, body, t0) == signature_check::valid);
-  CHECK(verify_signature("", secret, body, t0) == signature_check::malformed);
-  CHECK(verify_signature("v1=abc", secret, body, t0) == signature_check::malformed);
-  CHECK(verify_signature("t=1760000400", secret, body, t0) == signature_check::malformed);
-  CHECK(verify_signature("t=-5,v1=ab", secret, body, t0) == signature_check::malformed);
-  CHECK(verify_signature("t=17x,v1=ab", secret, body, t0) == signature_check::malformed);
-  CHECK(verify_signature("t=1,t=2,v1=ab", secret, body, t0) == signature_check::malformed);
+  CHECK(verify_signature(rotated, secret, body, sent_at) == signature_check::valid);
+  CHECK(verify_signature("", secret, body, sent_at) == signature_check::malformed);
+  CHECK(verify_signature("v1=abc", secret, body, sent_at) == signature_check::malformed);
+  CHECK(verify_signature("t=1760000400", secret, body, sent_at) == signature_check::malformed);
+  CHECK(verify_signature("t=-5,v1=ab", secret, body, sent_at) == signature_check::malformed);
+  CHECK(verify_signature("t=17x,v1=ab", secret, body, sent_at) == signature_check::malformed);
+  CHECK(verify_signature("t=1,t=2,v1=ab", secret, body, sent_at) == signature_check::malformed);
 
   auto made = make_webhook_secret();
   REQUIRE(made);
@@ -238,23 +238,23 @@ TEST_CASE("retries: threefold delays up to a cap, until the retry time runs out"
 
   // The whole schedule without jitter: tries at 0, 5, 20, 65, 200, 500; the next would be
   // at 800, past 600: give up.
-  std::vector<std::int64_t> tries{t0};
+  std::vector<std::int64_t> tries{sent_at};
   for (unsigned failures = 1;; ++failures) {
-    auto next = next_retry(policy, t0, tries.back(), failures, 0);
+    auto next = next_retry(policy, sent_at, tries.back(), failures, 0);
     if (!next)
       break;
     tries.push_back(*next);
   }
-  CHECK(tries == std::vector<std::int64_t>{t0, t0 + 5, t0 + 20, t0 + 65, t0 + 200, t0 + 500});
+  CHECK(tries == std::vector<std::int64_t>{sent_at, sent_at + 5, sent_at + 20, sent_at + 65, sent_at + 200, sent_at + 500});
 
   // With jitter from the deterministic source, each try is no later and the schedule ends.
-  std::vector<std::int64_t> jittered{t0};
+  std::vector<std::int64_t> jittered{sent_at};
   for (unsigned failures = 1;; ++failures) {
-    auto next = next_retry(policy, t0, jittered.back(), failures, jitter_draw("d1", failures));
+    auto next = next_retry(policy, sent_at, jittered.back(), failures, jitter_draw("d1", failures));
     if (!next)
       break;
     REQUIRE(*next > jittered.back());
-    REQUIRE(*next <= t0 + policy.retry_for);
+    REQUIRE(*next <= sent_at + policy.retry_for);
     jittered.push_back(*next);
   }
   CHECK(jittered.size() >= tries.size());
@@ -269,7 +269,7 @@ TEST_CASE("retries: threefold delays up to a cap, until the retry time runs out"
 
   retry_policy short_policy;
   short_policy.retry_for = 3;
-  CHECK_FALSE(next_retry(short_policy, t0, t0, 1, 0));
+  CHECK_FALSE(next_retry(short_policy, sent_at, sent_at, 1, 0));
 }
 
 TEST_CASE("webhook URLs: https with a host, nothing hidden in it", "[webhook]") {
