@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "net/api/results.hpp"
 #include "net/api/target.hpp"
 #include "net/api/target_memory.hpp"
+#include "net/upstream/xbox_chain.hpp"
 
 namespace netherscope::actors {
 
@@ -58,6 +60,8 @@ using publish_atom = caf::atom_constant<caf::atom("publish")>;
 using gate_atom = caf::atom_constant<caf::atom("gate")>;
 using release_atom = caf::atom_constant<caf::atom("release")>;
 using raknet_atom = caf::atom_constant<caf::atom("raknet")>;
+using token_atom = caf::atom_constant<caf::atom("token")>;
+using renewed_atom = caf::atom_constant<caf::atom("renewed")>;
 
 // -- messages that only actors exchange ----------------------------------------
 
@@ -87,6 +91,23 @@ struct page_request {
   std::string session_hash;
   std::string csrf;
   page_action action = page_action::view;
+};
+
+/// The identity an offer may carry: the linked Xbox account's, or why it goes self-signed.
+struct offer_identity {
+  /// The GameServerToken for our identity key; empty when the offer goes self-signed.
+  std::string game_server_token;
+  /// The services' issuer, for idp.domain.
+  std::string idp_domain;
+  /// The account's gamertag, which servers see.
+  std::string gamertag;
+  /// When an account is linked but the chain failed: the operator's sentence (the step, what
+  /// went wrong, the fix), never a token. Empty otherwise.
+  std::string link_problem;
+
+  bool signed_in() const noexcept {
+    return !game_server_token.empty();
+  }
 };
 
 // -- inspection ---------------------------------------------------------------
@@ -197,6 +218,12 @@ using memory_actor
                      caf::reacts_to<remember_atom, std::string, std::uint16_t, api::target_memory_update>,
                      caf::reacts_to<sweep_atom>>;
 
+/// Hands out the linked Xbox account's GameServerToken for offers (actors/xbox_token_actor.hpp);
+/// its renewals report their end to itself (renewed_atom).
+using xbox_token_actor
+  = caf::typed_actor<caf::replies_to<token_atom>::with<offer_identity>,
+                     caf::reacts_to<renewed_atom, std::shared_ptr<net::upstream::xbox_renewal>>>;
+
 } // namespace netherscope::actors
 
 // These messages hold callbacks and never leave the process, so they need no serialization.
@@ -204,3 +231,6 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::net::api::api_call)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::net::api::api_outcome)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::actors::verdict_fn)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::actors::gate_fn)
+// These hold tokens: never inspected, so no log or to_string can show them.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::actors::offer_identity)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<netherscope::net::upstream::xbox_renewal>)

@@ -1,0 +1,207 @@
+#include "actors/xbox_token_actor.hpp"
+
+#include <utility>
+
+#include <boost/json/object.hpp>
+#include <caf/all.hpp>
+
+#include "net/base/log.hpp"
+#include "storage/xbox_records.hpp"
+
+namespace netherscope::actors {
+
+namespace {
+
+namespace log = net::base::log;
+
+using token_pointer = xbox_token_actor::stateful_pointer<xbox_token_state>;
+
+std::int64_t now_of(const xbox_token_state& st) {
+  if (st.settings.now_ms)
+    return st.settings.now_ms();
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+// A broken link fails every renewal the same way; one line per ten minutes says so.
+log::sampler& problem_lines() {
+  static log::sampler lines{std::chrono::minutes(10)};
+  return lines;
+}
+
+void set_problem(xbox_token_state& st, std::string problem) {
+  log::write_sampled(problem_lines(), log::level::warn, "xbox_link_problem",
+                     boost::json::object{{"problem", problem}});
+  st.problem = std::move(problem);
+}
+
+// Reads the link again once what was read is older than link_recheck. A link of the same
+// device (a refresh token another writer rotated) keeps the tokens held; another link (a new
+// xbox-login) replaces them; no link unlinks.
+void read_link(xbox_token_state& st, std::int64_t now) {
+  if (st.read_at_ms != 0 && now - st.read_at_ms < st.settings.link_recheck.count())
+    return;
+  st.read_at_ms = now;
+  std::optional<std::string> found;
+  auto err = st.settings.store->with_records(false, [&](storage::record_txn& t)
+                                                      -> caf::expected<bool> {
+    auto loaded = storage::load_xbox_link(t);
+    if (!loaded)
+      return loaded.error();
+    found = std::move(*loaded);
+    return true;
+  });
+  // A store that does not answer leaves what is held in force until the next read.
+  if (err)
+    return;
+  if (!found) {
+    st.sealed.clear();
+    st.chain.reset();
+    st.problem.clear();
+    return;
+  }
+  if (*found == st.sealed)
+    return;
+  st.sealed = *found;
+  auto why = net::base::open_error::none;
+  auto opened = net::base::open_sealed(*st.settings.key, xbox::link_seal_label, *found, &why);
+  auto link = opened ? xbox::decode_link(*opened) : std::nullopt;
+  if (!link) {
+    st.chain.reset();
+    set_problem(st, opened ? "the stored Xbox link is unreadable; run admin xbox-logout, then "
+                             "xbox-login"
+                           : std::string{net::base::describe(why)});
+    return;
+  }
+  if (st.chain && st.chain->account.device_id == link->device_id) {
+    st.chain->account = std::move(*link);
+    return;
+  }
+  st.chain.emplace();
+  st.chain->account = std::move(*link);
+  st.problem.clear();
+  st.retry_at_ms = 0;
+}
+
+// Seals and stores a rotated link, unless another writer changed the record since it was
+// read (an xbox-logout must not be undone by a renewal that was under way).
+void store_link(xbox_token_state& st) {
+  auto sealed = net::base::seal(*st.settings.key, xbox::link_seal_label,
+                                xbox::encode_link(st.chain->account));
+  if (!sealed) {
+    set_problem(st, "could not seal the rotated Xbox link (OpenSSL)");
+    return;
+  }
+  bool changed_meanwhile = false;
+  auto err = st.settings.store->with_records(true, [&](storage::record_txn& t)
+                                                     -> caf::expected<bool> {
+    auto current = storage::load_xbox_link(t);
+    if (!current)
+      return current.error();
+    changed_meanwhile = !*current || **current != st.sealed;
+    if (changed_meanwhile)
+      return false;
+    if (auto err = storage::save_xbox_link(t, *sealed))
+      return err;
+    return true;
+  });
+  if (err) {
+    log::write(log::level::warn, "xbox_link_not_stored",
+               boost::json::object{{"error", caf::to_string(err)}});
+    return;
+  }
+  if (changed_meanwhile) {
+    // Read the record again on the next call.
+    st.read_at_ms = 0;
+    return;
+  }
+  st.sealed = std::move(*sealed);
+}
+
+void start_renewal(token_pointer self) {
+  auto& st = self->state;
+  st.renewing = true;
+  auto handle = caf::actor_cast<xbox_token_actor>(self);
+  st.settings.chain->renew(*st.chain, st.settings.identity_spki_der,
+                           [handle](upstream::xbox_renewal&& r) {
+                             caf::anon_send(handle, renewed_atom::value,
+                                            std::make_shared<upstream::xbox_renewal>(
+                                              std::move(r)));
+                           });
+}
+
+} // namespace
+
+offer_identity identity_from(const xbox::chain_state& state, std::string_view spki_der,
+                             std::int64_t now_ms, const std::string& problem) {
+  offer_identity id;
+  if (state.game_server && state.environment
+      && xbox::plan_renewal(state, spki_der, now_ms).empty()) {
+    id.game_server_token = state.game_server->token;
+    id.idp_domain = state.environment->idp_domain();
+    id.gamertag = state.game_server->claims.xname;
+    return id;
+  }
+  id.link_problem = problem;
+  return id;
+}
+
+xbox_token_actor::behavior_type
+xbox_token(xbox_token_actor::stateful_pointer<xbox_token_state> self,
+           xbox_token_settings settings) {
+  self->state.settings = std::move(settings);
+  return {
+    [=](token_atom) -> caf::typed_response_promise<offer_identity> {
+      auto& st = self->state;
+      auto promise = self->make_response_promise<offer_identity>();
+      if (!st.settings.key || !st.settings.chain || !st.settings.store) {
+        promise.deliver(offer_identity{});
+        return promise;
+      }
+      auto now = now_of(st);
+      read_link(st, now);
+      if (!st.chain) {
+        offer_identity self_signed;
+        self_signed.link_problem = st.problem;
+        promise.deliver(std::move(self_signed));
+        return promise;
+      }
+      auto held = identity_from(*st.chain, st.settings.identity_spki_der, now, st.problem);
+      if (held.signed_in() || (!st.renewing && now < st.retry_at_ms)) {
+        promise.deliver(std::move(held));
+        return promise;
+      }
+      st.waiters.push_back(promise);
+      if (!st.renewing)
+        start_renewal(self);
+      return promise;
+    },
+    [=](renewed_atom, std::shared_ptr<upstream::xbox_renewal> r) {
+      auto& st = self->state;
+      st.renewing = false;
+      auto now = now_of(st);
+      // A renewal of a link that was replaced or removed meanwhile is dropped.
+      if (r && st.chain && st.chain->account.device_id == r->state.account.device_id) {
+        st.chain = std::move(r->state);
+        if (r->link_rotated)
+          store_link(st);
+        if (r->error) {
+          set_problem(st, r->error->message);
+          st.retry_at_ms = now + st.settings.retry_after.count();
+        } else {
+          st.problem.clear();
+        }
+      }
+      offer_identity answer;
+      if (st.chain)
+        answer = identity_from(*st.chain, st.settings.identity_spki_der, now, st.problem);
+      else
+        answer.link_problem = st.problem;
+      for (auto& waiter : st.waiters)
+        waiter.deliver(answer);
+      st.waiters.clear();
+    },
+  };
+}
+
+} // namespace netherscope::actors
