@@ -42,18 +42,11 @@ void read_link(xbox_token_state& st, std::int64_t now) {
   if (st.read_at_ms != 0 && now - st.read_at_ms < st.settings.link_recheck.count())
     return;
   st.read_at_ms = now;
-  std::optional<std::string> found;
-  auto err = st.settings.store->with_records(false, [&](storage::record_txn& t)
-                                                      -> caf::expected<bool> {
-    auto loaded = storage::load_xbox_link(t);
-    if (!loaded)
-      return loaded.error();
-    found = std::move(*loaded);
-    return true;
-  });
+  auto read = storage::read_xbox_link(*st.settings.store);
   // A store that does not answer leaves what is held in force until the next read.
-  if (err)
+  if (!read)
     return;
+  auto& found = *read;
   if (!found) {
     st.sealed.clear();
     st.chain.reset();

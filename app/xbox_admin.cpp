@@ -104,20 +104,6 @@ private:
   std::string problem_;
 };
 
-caf::expected<std::optional<std::string>> stored_link(const storage::opened& s) {
-  std::optional<std::string> sealed;
-  auto err = s.store->with_records(false, [&](storage::record_txn& t) -> caf::expected<bool> {
-    auto found = storage::load_xbox_link(t);
-    if (!found)
-      return found.error();
-    sealed = std::move(*found);
-    return true;
-  });
-  if (err)
-    return err;
-  return sealed;
-}
-
 caf::error store_link(const storage::opened& s, const std::string& sealed) {
   return s.store->with_records(true, [&](storage::record_txn& t) -> caf::expected<bool> {
     if (auto err = storage::save_xbox_link(t, sealed))
@@ -161,7 +147,7 @@ void print_account(const xbox::chain_state& state) {
 int xbox_login(const storage::opened& s, const xbox_admin_settings& settings) {
   if (!settings.key)
     return admin_fail(settings.key_problem);
-  auto existing = stored_link(s);
+  auto existing = storage::read_xbox_link(*s.store);
   if (!existing)
     return admin_fail(caf::to_string(existing.error()));
   if (*existing)
@@ -196,7 +182,7 @@ int xbox_login(const storage::opened& s, const xbox_admin_settings& settings) {
 }
 
 int xbox_status(const storage::opened& s, const xbox_admin_settings& settings) {
-  auto existing = stored_link(s);
+  auto existing = storage::read_xbox_link(*s.store);
   if (!existing)
     return admin_fail(caf::to_string(existing.error()));
   if (!*existing) {

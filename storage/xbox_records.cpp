@@ -1,5 +1,7 @@
 #include "storage/xbox_records.hpp"
 
+#include <utility>
+
 namespace netherscope::storage {
 
 caf::expected<std::optional<std::string>> load_xbox_link(record_txn& t) {
@@ -9,6 +11,20 @@ caf::expected<std::optional<std::string>> load_xbox_link(record_txn& t) {
   if (!*value)
     return std::optional<std::string>{};
   return std::optional<std::string>{std::string{**value}};
+}
+
+caf::expected<std::optional<std::string>> read_xbox_link(store& s) {
+  std::optional<std::string> sealed;
+  auto err = s.with_records(false, [&](record_txn& t) -> caf::expected<bool> {
+    auto found = load_xbox_link(t);
+    if (!found)
+      return found.error();
+    sealed = std::move(*found);
+    return true;
+  });
+  if (err)
+    return err;
+  return sealed;
 }
 
 caf::error save_xbox_link(record_txn& t, std::string_view sealed) {

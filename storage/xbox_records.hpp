@@ -14,6 +14,7 @@
 #include <caf/expected.hpp>
 
 #include "storage/record_txn.hpp"
+#include "storage/store.hpp"
 
 namespace netherscope::storage {
 
@@ -22,6 +23,9 @@ inline constexpr std::string_view xbox_link_key = "x|link";
 
 /// The sealed link, or nullopt when no account is linked.
 caf::expected<std::optional<std::string>> load_xbox_link(record_txn& t);
+
+/// The sealed link, read in a transaction of its own.
+caf::expected<std::optional<std::string>> read_xbox_link(store& s);
 
 /// Stores sealed as the link, replacing any before it.
 caf::error save_xbox_link(record_txn& t, std::string_view sealed);
