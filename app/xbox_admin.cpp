@@ -1,7 +1,6 @@
 #include "app/xbox_admin.hpp"
 
 #include <cstdio>
-#include <ctime>
 #include <functional>
 #include <memory>
 #include <utility>
@@ -11,6 +10,7 @@
 #include "app/admin.hpp"
 #include "net/base/cidr.hpp"
 #include "net/base/crypto.hpp"
+#include "net/base/text.hpp"
 #include "net/upstream/xbox_chain.hpp"
 #include "storage/xbox_records.hpp"
 
@@ -127,15 +127,6 @@ bool keep_link(const storage::opened& s, const net::base::secrets_key& key,
   return true;
 }
 
-std::string local_time_of(std::int64_t unix_ms) {
-  auto t = static_cast<std::time_t>(unix_ms / 1000);
-  std::tm utc{};
-  gmtime_r(&t, &utc);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%d %H:%M:%S UTC", &utc);
-  return text;
-}
-
 void print_account(const xbox::chain_state& state) {
   if (state.sisu)
     std::printf("gamertag: %s\nXUID: %s\n", state.sisu->gamertag.c_str(),
@@ -218,7 +209,9 @@ int xbox_status(const storage::opened& s, const xbox_admin_settings& settings) {
   print_account(renewal.state);
   if (renewal.state.game_server)
     std::printf("a GameServerToken was issued, valid until %s\n",
-                local_time_of(renewal.state.game_server->times.expires_ms).c_str());
+                net::base::rfc3339_utc(renewal.state.game_server->times.expires_ms / 1000)
+                  .value_or("(unknown)")
+                  .c_str());
   return 0;
 }
 
