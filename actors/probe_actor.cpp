@@ -83,6 +83,22 @@ void with_memory(probe_pointer self, bool needed, F next) {
           [=](caf::error&) { next(api::target_memory{}, false); });
 }
 
+/// Asks the token actor for the identity the offer carries, then calls next with it. Without a
+/// token actor, or when it does not answer within the deadline, the offer goes self-signed.
+template <class F>
+void with_offer_identity(probe_pointer self, F next) {
+  auto& st = self->state;
+  if (!st.deps.tokens)
+    return next(offer_identity{});
+  self->request(st.deps.tokens, st.deps.settings.token_deadline, token_atom::value)
+    .then([=](offer_identity& id) { next(std::move(id)); },
+          [=](caf::error&) {
+            offer_identity late;
+            late.link_problem = "the Xbox token did not come within the deadline";
+            next(std::move(late));
+          });
+}
+
 /// The parts every fetch of this probe shares.
 upstream::fetch_request base_request(const probe_state& st, const api::target_memory& recalled) {
   upstream::fetch_request req;
@@ -90,8 +106,9 @@ upstream::fetch_request base_request(const probe_state& st, const api::target_me
   req.connect_timeout = st.deps.settings.connect_timeout;
   req.tls_detect_timeout = st.deps.settings.tls_detect_timeout;
   req.remembered = hint_for(st, recalled);
-  // A probe sends nothing secret (a status check, or an offer whose identity is public), so
-  // an untrusted certificate is reported with the answer rather than hiding it.
+  // A probe sends nothing secret (a status check, or an offer whose identity only the target
+  // reads: a GameServerToken names our key, and only our key signs the fingerprints beside
+  // it), so an untrusted certificate is reported with the answer rather than hiding it.
   req.accept_untrusted_certificate = true;
   return req;
 }
@@ -218,9 +235,11 @@ void on_answer(probe_pointer self, api::offer_reply reply, api::reach_plan plan)
 /// and then the identity key is neither compared nor stored: an unknown previous key must not
 /// be overwritten by the new one, or a change would go unreported.
 void start_offer(probe_pointer self, api::target_memory recalled, bool recalled_ok,
-                 std::string network_id) {
+                 std::string network_id, offer_identity as) {
   auto& st = self->state;
-  auto params = nethernet::make_offer_parameters(*st.deps.identity, std::time(nullptr));
+  const nethernet::signed_in_identity signed_in{as.game_server_token, as.idp_domain};
+  auto params = nethernet::make_offer_parameters(*st.deps.identity, std::time(nullptr),
+                                                 as.signed_in() ? &signed_in : nullptr);
   if (!params) {
     api::offer_reply reply;
     reply.error = api::make_failure(api::error_code::internal, "cannot build an offer");
@@ -243,6 +262,9 @@ void start_offer(probe_pointer self, api::target_memory recalled, bool recalled_
   context.signalling_port = st.where.port;
   if (!recalled.key_sha256.empty())
     context.previous_key_sha256 = recalled.key_sha256;
+  if (as.signed_in())
+    context.offered_as = as.gamertag;
+  context.link_failing = !as.signed_in() && !as.link_problem.empty();
   st.deps.client->fetch(std::move(req), [handle, context, recalled_ok, offer_ufrag,
                                          learnt = lesson_of(st, std::move(recalled))](
                                           upstream::fetch_result&& r) mutable {
@@ -258,6 +280,7 @@ void start_offer(probe_pointer self, api::target_memory recalled, bool recalled_
     context.now_unix = now;
     nethernet::identity_check identity;
     auto reply = report::make_offer_reply(std::move(r), context, &identity);
+    reply.offered_as = context.offered_as;
     api::process_telemetry().count_probe(api::probe_call::offer, api::probe_outcome_of(reply.error.code));
     if (reply.error.ok() && recalled_ok)
       update.key_sha256
@@ -342,7 +365,9 @@ actors::probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_sta
       // Offers always ask the memory: the identity key last seen is compared with the
       // answer's whatever the scheme.
       with_memory(self, true, [=](api::target_memory recalled, bool recalled_ok) {
-        start_offer(self, std::move(recalled), recalled_ok, network_id);
+        with_offer_identity(self, [=](offer_identity as) {
+          start_offer(self, recalled, recalled_ok, network_id, std::move(as));
+        });
       });
       return promise;
     },

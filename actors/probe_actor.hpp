@@ -32,6 +32,9 @@ struct probe_settings {
   std::chrono::seconds scheme_lifetime{3600};
   /// How long a probe waits for the memory before calling without it.
   std::chrono::milliseconds recall_deadline{2000};
+  /// How long an offer waits for the linked Xbox account's token (a renewal runs the whole
+  /// chain) before it goes with the self-signed identity.
+  std::chrono::milliseconds token_deadline{15000};
 };
 
 /// What every probe shares: settings, the HTTP client (which keeps the per-target offer limit),
@@ -49,6 +52,9 @@ struct probe_deps {
   /// What the service remembers about targets (scheme, identity key); without one (tests of
   /// the probe alone) every call detects and no key is compared.
   actors::memory_actor memory;
+  /// Hands out the linked Xbox account's GameServerToken; without one (no secrets key, or
+  /// tests of the probe alone) every offer goes with the self-signed identity.
+  actors::xbox_token_actor tokens;
 };
 
 /// State of one probe actor.

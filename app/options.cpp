@@ -11,6 +11,7 @@
 #include <boost/program_options.hpp>
 
 #include "net/base/sealed.hpp"
+#include "net/xbox/endpoints.hpp"
 #include "storage/redis_url.hpp"
 
 namespace netherscope::app {
@@ -84,6 +85,8 @@ po::options_description make_description() {
      "PEM file of CAs trusted for HTTPS targets besides the system store")
     ("secrets-key-file", po::value<std::string>()->default_value(""),
      "file holding the key that seals the linked Xbox account (32 random bytes in base64)")
+    ("xbox-endpoints", po::value<std::string>()->default_value(""),
+     "JSON file mapping the Xbox sign-in chain's hosts to other base URLs (tests)")
     ("user-agent", po::value<std::string>()->default_value(d.user_agent),
      "User-Agent sent to targets (the vanilla client's, which some servers require)")
     ("dns-servers", po::value<std::string>()->default_value(""),
@@ -412,6 +415,7 @@ parse_result parse_options(int argc, const char* const* argv) {
   cfg.upstream_ca_file = vm["upstream-ca-file"].as<std::string>();
   cfg.user_agent = vm["user-agent"].as<std::string>();
   cfg.secrets_key_file = vm["secrets-key-file"].as<std::string>();
+  cfg.xbox_endpoints_file = vm["xbox-endpoints"].as<std::string>();
   cfg.probe_idle = std::chrono::milliseconds{vm["probe-idle-ms"].as<unsigned>()};
   cfg.dns_timeout = std::chrono::milliseconds{vm["dns-timeout-ms"].as<unsigned>()};
   cfg.dns_tries = vm["dns-tries"].as<unsigned>();
@@ -472,6 +476,13 @@ parse_result parse_options(int argc, const char* const* argv) {
     auto key = base::load_secrets_key(cfg.secrets_key_file);
     if (!key.key)
       return fail("--secrets-key-file: " + key.error);
+  }
+  if (!cfg.xbox_endpoints_file.empty()) {
+    std::string problem;
+    auto endpoints = net::xbox::load_endpoints(cfg.xbox_endpoints_file, problem);
+    if (!endpoints)
+      return fail("--xbox-endpoints: " + problem);
+    cfg.xbox_endpoints = std::move(*endpoints);
   }
   return result;
 }

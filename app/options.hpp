@@ -11,6 +11,7 @@
 #include "net/base/log.hpp"
 #include "net/upstream/address_policy.hpp"
 #include "net/upstream/dns.hpp"
+#include "net/xbox/endpoints.hpp"
 
 namespace netherscope::app {
 
@@ -74,6 +75,10 @@ struct config {
   /// The operator's secrets key file (net/base/sealed), which seals the linked Xbox account;
   /// empty when none is given.
   std::string secrets_key_file;
+  /// --xbox-endpoints: the file, and the base URLs it maps the Xbox chain's production hosts
+  /// to (read when the options are parsed).
+  std::string xbox_endpoints_file;
+  net::xbox::endpoints xbox_endpoints;
   /// Name servers for looking up targets (c-ares); empty for those in /etc/resolv.conf.
   std::vector<upstream::dns_server> dns_servers;
   /// How long a name server has to answer a query before it is sent again; c-ares doubles

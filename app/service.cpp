@@ -22,11 +22,13 @@
 #include "actors/quota_actor.hpp"
 #include "actors/probe_registry.hpp"
 #include "actors/target_memory_actor.hpp"
+#include "actors/xbox_token_actor.hpp"
 #include "net/base/log.hpp"
 #include "net/upstream/http_client.hpp"
 #include "net/upstream/udp_exchange.hpp"
 #include "net/upstream/ice_check.hpp"
 #include "net/upstream/oauth.hpp"
+#include "net/upstream/xbox_chain.hpp"
 #include "net/http/listener.hpp"
 #include "net/http/reply_inbox.hpp"
 #include "net/http/signin.hpp"
@@ -244,6 +246,9 @@ struct upstream_clients {
   /// RakNet status pings, under the same policy, with their own resolver.
   std::shared_ptr<upstream::dns_resolver> ping_resolver;
   std::shared_ptr<upstream::udp_exchanger> pings;
+  /// The Xbox sign-in chain's own client and runner; null without --secrets-key-file.
+  std::shared_ptr<upstream::http_client> xbox;
+  std::shared_ptr<upstream::xbox_chain> chain;
 };
 
 /// Makes both clients on ioc; they fail only when the TLS set-up does (a bad CA file).
@@ -266,8 +271,17 @@ std::optional<upstream_clients> make_clients(asio::io_context& ioc, const config
     return std::nullopt;
   }
   auto pings = std::make_shared<upstream::udp_exchanger>(ioc, resolver, target_policy_of(cfg));
-  return upstream_clients{std::move(client), std::move(provider_client), std::move(checks),
-                          std::move(resolver), std::move(pings)};
+  upstream_clients made{std::move(client), std::move(provider_client), std::move(checks),
+                        std::move(resolver), std::move(pings), nullptr, nullptr};
+  if (!cfg.secrets_key_file.empty()) {
+    made.xbox = upstream::http_client::make(ioc, xbox_client_settings_of(cfg), error);
+    if (!made.xbox) {
+      startup_failed(error);
+      return std::nullopt;
+    }
+    made.chain = std::make_shared<upstream::xbox_chain>(ioc, made.xbox, xbox_chain_settings_of(cfg));
+  }
+  return made;
 }
 
 /// Binds the listening socket; null when the address is not an IP address or is taken.
@@ -298,6 +312,8 @@ struct service_actors {
   actors::memory_actor memory;
   /// The per-target offer limit replicas share; none unless the store is shared across hosts.
   actors::offer_gate_actor gate;
+  /// The linked Xbox account's tokens; none without --secrets-key-file.
+  actors::xbox_token_actor tokens;
   /// The cache's fresh answers for the bridges' cache-hit path, one board per io_context
   /// in the listener's order (actors/hit_board.hpp).
   std::vector<std::shared_ptr<actors::hit_board>> boards;
@@ -323,7 +339,7 @@ actors::board_publisher make_boards(const std::vector<asio::io_context*>& contex
 /// What every probe shares.
 actors::probe_deps make_probe_deps(const config& cfg, const upstream_clients& clients,
                            const stored_secrets& secrets, actors::memory_actor memory,
-                           actors::offer_gate_actor gate) {
+                           actors::offer_gate_actor gate, actors::xbox_token_actor tokens) {
   actors::probe_deps deps;
   deps.settings = probe_settings_of(cfg);
   deps.memory = std::move(memory);
@@ -335,6 +351,7 @@ actors::probe_deps make_probe_deps(const config& cfg, const upstream_clients& cl
   deps.checker = clients.checks;
   deps.pinger = clients.pings;
   deps.identity = secrets.identity;
+  deps.tokens = std::move(tokens);
   return deps;
 }
 
@@ -356,8 +373,18 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
     actors.gate = system.spawn<caf::detached>(actors::offer_gate, opened.shared,
                                               gate_settings_of(cfg));
   }
-  peers.registry = system.spawn(actors::probe_registry, make_probe_deps(cfg, clients, secrets,
-                                                                actors.memory, actors.gate));
+  if (clients.chain) {
+    // Detached: it reads the link from the store and writes rotated ones back.
+    auto tokens_cfg = xbox_token_settings_of(cfg);
+    tokens_cfg.store = opened.store;
+    tokens_cfg.chain = clients.chain;
+    tokens_cfg.identity_spki_der
+      = net::base::public_key_der(*secrets.identity->identity_key).value_or("");
+    actors.tokens = system.spawn<caf::detached>(actors::xbox_token, std::move(tokens_cfg));
+  }
+  peers.registry = system.spawn(actors::probe_registry,
+                                make_probe_deps(cfg, clients, secrets, actors.memory, actors.gate,
+                                                actors.tokens));
   auto cache_cfg = cache_settings_of(cfg);
   cache_cfg.shared = opened.shared;
   cache_cfg.publish_hits = make_boards(contexts, cache_cfg, actors.boards);
@@ -412,6 +439,8 @@ void stop_actors(http::server_context& ctx, service_actors& actors) {
   caf::anon_send_exit(actors.peers.signin, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(actors.peers.registry, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(actors.memory, caf::exit_reason::user_shutdown);
+  if (actors.tokens)
+    caf::anon_send_exit(actors.tokens, caf::exit_reason::user_shutdown);
   if (actors.gate)
     caf::anon_send_exit(actors.gate, caf::exit_reason::user_shutdown);
   actors.fronts.clear();
@@ -457,6 +486,8 @@ int run_service(const config& cfg) {
   serve(pool, lst, ctx, cfg);
   clients->targets->stop();
   clients->provider->stop();
+  if (clients->xbox)
+    clients->xbox->stop();
   clients->ping_resolver->stop();
   stop_actors(ctx, actors);
   base::log::write(base::log::level::info, "stopped");

@@ -1,6 +1,10 @@
 #include "app/settings.hpp"
 
+#include <boost/json/object.hpp>
+
 #include "net/base/cidr.hpp"
+#include "net/base/log.hpp"
+#include "net/base/sealed.hpp"
 #include "net/http/signin.hpp"
 
 namespace netherscope::app {
@@ -75,6 +79,33 @@ upstream::client_settings target_client_settings_of(const config& cfg) {
   client.dns = dns_settings_of(cfg);
   client.offers_per_minute = cfg.offers_per_target_per_minute;
   return client;
+}
+
+upstream::client_settings xbox_client_settings_of(const config& cfg) {
+  upstream::client_settings client;
+  client.policy = upstream::address_policy{
+    {*net::base::parse_cidr("0.0.0.0/0"), *net::base::parse_cidr("::/0")}, {}};
+  client.ca_file = cfg.upstream_ca_file;
+  client.dns = dns_settings_of(cfg);
+  return client;
+}
+
+upstream::xbox_chain_settings xbox_chain_settings_of(const config& cfg) {
+  upstream::xbox_chain_settings chain;
+  chain.endpoints = cfg.xbox_endpoints;
+  return chain;
+}
+
+actors::xbox_token_settings xbox_token_settings_of(const config& cfg) {
+  actors::xbox_token_settings tokens;
+  if (!cfg.secrets_key_file.empty()) {
+    auto loaded = net::base::load_secrets_key(cfg.secrets_key_file);
+    if (!loaded.warning.empty())
+      net::base::log::write(net::base::log::level::warn, "secrets_key_file",
+                            boost::json::object{{"warning", loaded.warning}});
+    tokens.key = std::move(loaded.key);
+  }
+  return tokens;
 }
 
 upstream::client_settings provider_client_settings_of(const config& cfg) {

@@ -15,13 +15,27 @@
 #include "net/upstream/address_policy.hpp"
 #include "net/upstream/dns.hpp"
 #include "net/upstream/http_client.hpp"
+#include "actors/xbox_token_actor.hpp"
 #include "net/upstream/oauth.hpp"
+#include "net/upstream/xbox_chain.hpp"
 #include "storage/open.hpp"
 
 namespace netherscope::app {
 
 /// Where the store is (--data-dir or --store) and how LMDB is opened.
 storage::open_options store_options_of(const config& cfg);
+
+/// The Xbox sign-in chain's client: the chain's hosts are the operator's (production, or
+/// --xbox-endpoints), so no address is refused.
+net::upstream::client_settings xbox_client_settings_of(const config& cfg);
+
+/// The Xbox chain runner's settings (--xbox-endpoints).
+net::upstream::xbox_chain_settings xbox_chain_settings_of(const config& cfg);
+
+/// The token actor's settings, with the operator's key read from --secrets-key-file (already
+/// checked when the options were parsed); the store, the chain and our key are added by
+/// app/service.cpp.
+actors::xbox_token_settings xbox_token_settings_of(const config& cfg);
 
 /// The sign-in provider's settings.
 net::upstream::oauth_settings oauth_settings_of(const config& cfg);

@@ -64,6 +64,9 @@ struct offer_reply {
   /// Whether the body carries the reachability of its candidates (an offer made with probe:
   /// true). A cached reply without it does not answer a call that asks for it.
   bool probed = false;
+  /// The gamertag the offer was signed in as (the linked Xbox account); empty for an offer
+  /// with the self-signed identity. Set whether or not the server admitted the offer.
+  std::string offered_as;
 };
 
 

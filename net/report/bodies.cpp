@@ -160,6 +160,19 @@ std::string continuing(std::string sentence) {
   return sentence;
 }
 
+// What our offer carried; a linked account whose sign-in failed is the operator's to fix, so the
+// warning says only that, not the chain's details.
+json::object render_offer_identity(const offer_context& context,
+                                   std::vector<nethernet::answer_warning>& warnings) {
+  if (!context.offered_as.empty())
+    return json::object{{"kind", "xbox"}, {"gamertag", api::valid_utf8(context.offered_as, 64)}};
+  if (context.link_failing)
+    warnings.push_back({"xbox_link_failing",
+                        "This service's Xbox sign-in needs its operator's attention, so the offer "
+                        "went with a self-signed identity, which an online-mode server refuses."});
+  return json::object{{"kind", "self"}};
+}
+
 json::object render_identity(const nethernet::identity_check& identity, const offer_context& context,
                              std::vector<nethernet::answer_warning>& warnings) {
   json::object out;
@@ -305,6 +318,7 @@ std::string render_offer(std::string_view answer, const nethernet::parsed_answer
   body["networkId"] = context.network_id;
   body["tls"] = tls;
   body["identity"] = render_identity(identity, context, warnings);
+  body["offerIdentity"] = render_offer_identity(context, warnings);
   json::array texts;
   json::array codes;
   for (const auto& w : warnings) {

@@ -42,6 +42,11 @@ struct offer_context {
   /// When set, the identity reports keyChanged and previousKeySha256 (and a warning when the
   /// key differs). Nothing sets it yet: per-target key memory is for the store to provide.
   std::optional<std::string> previous_key_sha256;
+  /// The gamertag the offer carried a signed-in identity for; empty when it went self-signed.
+  std::string offered_as;
+  /// Whether an Xbox account is linked but the offer went self-signed because the service's
+  /// sign-in failed (the reply then says so, without the operator's details).
+  bool link_failing = false;
 };
 
 /// Renders SPEC 2.2 for a valid 2xx SDP answer: {ok, answer, candidates, answerFingerprint,
@@ -53,7 +58,9 @@ struct offer_context {
 /// usableByPlayers and the deprecated publicAddress (scope is public). exhausted is true
 /// exactly when the answer has no a=candidate line. warnings are sentences for the owner;
 /// warningCodes holds each one's machine code at the same index. identity is the result of
-/// checking the answer's a=identity at context.now_unix.
+/// checking the answer's a=identity at context.now_unix. offerIdentity says what our offer
+/// carried: {"kind":"xbox","gamertag":...} or {"kind":"self"}, with the warning
+/// xbox_link_failing when the service's Xbox sign-in failed.
 std::string render_offer(std::string_view answer, const nethernet::parsed_answer& parsed,
                          const nethernet::identity_check& identity, bool tls, const offer_context& context);
 

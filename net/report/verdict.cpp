@@ -277,6 +277,23 @@ void decide_auth_required(const check_facts& facts, check_verdict& out) {
                            "cannot see where players would connect.");
 }
 
+void decide_not_allowed(const check_facts& facts, check_verdict& out) {
+  out.kind = verdict_kind::not_allowed;
+  if (facts.info_error.ok())
+    out.reasons.push_back("NetherNet signalling answers on " + signalling_text(facts)
+                          + " (GET /v1/join answered).");
+  out.reasons.push_back("The server refused our offer with " + refusal_text(facts.offer_error)
+                        + " although it carried a genuine Xbox sign-in, as "
+                        + facts.offered_as + ": the server turned away a signed-in player.");
+  out.reasons.emplace_back(no_answer_note);
+  note_raknet(facts, out);
+  out.next_steps.push_back("Is " + facts.offered_as
+                           + " on the server's allowlist? A server with allow-list=true admits "
+                             "only the players listed in its allowlist.json.");
+  out.next_steps.push_back("If the account should be admitted, check that the server has not "
+                           "banned it, and that its Xbox account may play online.");
+}
+
 void decide_raknet_only(const check_facts& facts, check_verdict& out) {
   out.kind = verdict_kind::raknet_only;
   const auto& info = facts.info_error;
@@ -370,7 +387,8 @@ void decide_by_errors(const check_facts& facts, check_verdict& out) {
   const auto& offer = facts.offer_error;
   auto refusal = facts.offer_tried ? classify_refusal(offer) : refusal_kind::none;
   if (refusal == refusal_kind::auth_required)
-    return decide_auth_required(facts, out);
+    return facts.offered_as.empty() ? decide_auth_required(facts, out)
+                                    : decide_not_allowed(facts, out);
   if (!facts.info_error.ok() && raknet_answered(facts))
     return decide_raknet_only(facts, out);
   if (refusal != refusal_kind::none)
@@ -417,6 +435,8 @@ std::string_view to_string(verdict_kind kind) {
       return "no_candidates";
     case verdict_kind::auth_required:
       return "auth_required";
+    case verdict_kind::not_allowed:
+      return "not_allowed";
     case verdict_kind::raknet_only:
       return "raknet_only";
     case verdict_kind::refused:

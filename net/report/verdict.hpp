@@ -28,6 +28,10 @@ enum class verdict_kind : std::uint8_t {
   /// The server speaks NetherNet and refused our offer's identity the way servers that admit
   /// only players signed in to Xbox Live (online mode) refuse every offer that is not.
   auth_required,
+  /// The server refused our offer the same way although it carried a genuine Xbox sign-in
+  /// (the linked account's GameServerToken): the account is not allowed on the server, which
+  /// most often means an allowlist without its gamertag.
+  not_allowed,
   /// RakNet status answers on UDP, and NetherNet signalling (GET /v1/join) does not.
   raknet_only,
   /// The server rejected our offer (another NetherNet error code, or an HTTP error).
@@ -68,6 +72,8 @@ struct check_facts {
   std::vector<candidate_fact> candidates;
   /// The RakNet status (tried false when the call did not ping).
   api::raknet_reply raknet;
+  /// The gamertag the offer was signed in as; empty when it went self-signed.
+  std::string offered_as;
 };
 
 /// What a refused offer's reply says about the refusal (docs/PROTOCOL.md, "Refusals of an

@@ -421,6 +421,27 @@ TEST_CASE("offer replies: a remembered key is compared when one is given", "[rep
   CHECK(has(codes_of(changed), "identity_key_changed"));
 }
 
+TEST_CASE("offer replies: offerIdentity says what our offer carried", "[replies]") {
+  auto sdp = fixture("libwebrtc-m106-answer.sdp");
+  auto self_signed = body_of(make_offer_reply(answered(200, sdp), context_at(1)));
+  CHECK(json::serialize(self_signed.at("offerIdentity")) == R"({"kind":"self"})");
+  auto quiet = codes_of(self_signed);
+  CHECK(std::count(quiet.begin(), quiet.end(), "xbox_link_failing") == 0);
+
+  auto context = context_at(1);
+  context.offered_as = "Fake Steve";
+  auto signed_in = body_of(make_offer_reply(answered(200, sdp), context));
+  CHECK(json::serialize(signed_in.at("offerIdentity"))
+        == R"({"kind":"xbox","gamertag":"Fake Steve"})");
+
+  context = context_at(1);
+  context.link_failing = true;
+  auto failing = body_of(make_offer_reply(answered(200, sdp), context));
+  CHECK(json::serialize(failing.at("offerIdentity")) == R"({"kind":"self"})");
+  auto codes = codes_of(failing);
+  CHECK(std::count(codes.begin(), codes.end(), "xbox_link_failing") == 1);
+}
+
 TEST_CASE("offer replies: RFC 3339 times cover years 0000 to 9999 only", "[replies]") {
   CHECK(net::base::rfc3339_utc(0) == "1970-01-01T00:00:00Z");
   CHECK(net::base::rfc3339_utc(-1) == "1969-12-31T23:59:59Z");

@@ -46,7 +46,7 @@ std::string bad(const std::string& line) {
 }
 
 /// An SDP answer around the given media-level lines.
-std::string answer_with(const std::vector<std::string>& lines) {
+std::string answer_of_lines(const std::vector<std::string>& lines) {
   std::string sdp = "v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n"            // lines 1-4
                     "m=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\n"          // line 5
                     "c=IN IP4 0.0.0.0\r\n";                                         // line 6
@@ -221,7 +221,7 @@ TEST_CASE("go-nethernet doubled prefix with ufrag, network-id, network-cost", "[
   CHECK(t.foundation == "3029283476");
 
   // And inside a whole answer.
-  auto a = parse_answer(answer_with({"a=candidate:candidate:3029283476 1 udp 2130706431 192.0.2.7 "
+  auto a = parse_answer(answer_of_lines({"a=candidate:candidate:3029283476 1 udp 2130706431 192.0.2.7 "
                                      "61234 typ host generation 0 ufrag AbCd network-id 0 "
                                      "network-cost 0"}));
   CHECK(a.warnings.empty());
@@ -496,7 +496,7 @@ TEST_CASE("malformed candidates are refused with a reason", "[sdp]") {
 TEST_CASE("malformed lines become warnings while good lines around them parse", "[sdp]") {
   for (const auto& bc : bad_cases()) {
     INFO("case: " << bc.name);
-    auto a = parse_answer(answer_with({good_before, bc.line, good_after}));
+    auto a = parse_answer(answer_of_lines({good_before, bc.line, good_after}));
     REQUIRE(a.candidates.size() == 2);
     CHECK(a.candidates[0].foundation == "1");
     CHECK(a.candidates[1].foundation == "2");
@@ -545,7 +545,7 @@ TEST_CASE("at most 256 candidates are read, with one warning", "[sdp]") {
   for (int i = 0; i < 300; ++i)
     lines.push_back("a=candidate:" + std::to_string(i) + " 1 udp 1 192.0.2.1 " + std::to_string(1000 + i)
                     + " typ host");
-  auto a = parse_answer(answer_with(lines));
+  auto a = parse_answer(answer_of_lines(lines));
   REQUIRE(a.candidates.size() == 256);
   CHECK(a.candidates.back().port == 1255);
   REQUIRE(a.warnings.size() == 1);
@@ -562,7 +562,7 @@ TEST_CASE("at most 256 candidates are read, with one warning", "[sdp]") {
 TEST_CASE("warnings stop after 64, then one summary", "[sdp]") {
   std::vector<std::string> lines(100, "a=candidate:1 1 udp 1 192.0.2.1 1 typ");
   lines.push_back(good_after);
-  auto a = parse_answer(answer_with(lines));
+  auto a = parse_answer(answer_of_lines(lines));
   REQUIRE(a.candidates.size() == 1);
   REQUIRE(a.warnings.size() == 65);
   CHECK(a.warnings[0].message.rfind("left out candidate line 7: ", 0) == 0);

@@ -237,6 +237,32 @@ bool any_mentions(const check_verdict& v, const std::string& part) {
 
 } // namespace
 
+TEST_CASE("verdict: the same refusal of a signed-in offer is not_allowed, naming the gamertag",
+          "[verdict]") {
+  for (const auto& f : {refusal(200, "37", 37, "IdentityVerificationFailed"),
+                        refusal(400, "Negotiation failed with error code: 37", 37,
+                                "IdentityVerificationFailed"),
+                        refusal(401, "")}) {
+    INFO(f.http_status << " " << f.body);
+    auto facts = facts_with({});
+    facts.offer_error = f;
+    facts.offered_as = "Fake Steve";
+    auto v = decide(facts);
+    CHECK(v.kind == verdict_kind::not_allowed);
+    CHECK(to_string(v.kind) == "not_allowed");
+    CHECK(mentions(v.reasons, "genuine Xbox sign-in, as Fake Steve"));
+    CHECK(mentions(v.reasons, "shows no candidates"));
+    CHECK(mentions(v.next_steps, "Is Fake Steve on the server's allowlist?"));
+    CHECK_FALSE(mentions(v.next_steps, "online-mode=true"));
+  }
+  // Another refusal of a signed-in offer stays refused: only the online-mode shapes say
+  // the player was turned away.
+  auto facts = facts_with({});
+  facts.offer_error = refusal(400, "Negotiation failed with error code: 13", 13, "");
+  facts.offered_as = "Fake Steve";
+  CHECK(decide(facts).kind == verdict_kind::refused);
+}
+
 TEST_CASE("verdict: every refusal shape of an online-mode server is auth_required",
           "[verdict]") {
   // PROTOCOL.md "Refusals of an anonymous offer": BDS's bare code, go-nethernet's sentence,

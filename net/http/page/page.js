@@ -472,6 +472,10 @@ function render_offer(body) {
   if (body.identity && typeof body.identity === 'object')
     meta.push(body.identity.verified ? 'The server\'s identity signature checks out.'
                                      : 'The server\'s identity could not be verified.');
+  const offered = body.offerIdentity;
+  if (offered && offered.kind === 'xbox' && typeof offered.gamertag === 'string')
+    meta.push(`The offer was signed in to Xbox as ${offered.gamertag}: a server with an allowlist `
+      + 'must list this gamertag.');
   if (body.cached)
     meta.push('This answer is from the last two minutes\' cache.');
   by_id('offer-meta').textContent = meta.join(' ');
@@ -486,6 +490,7 @@ const verdict_titles = {
   private_candidates: 'Players cannot join: the server gives only private addresses.',
   no_candidates: 'Players cannot join: the server named no UDP port.',
   auth_required: 'Online mode: Xbox sign-in required.',
+  not_allowed: 'A signed-in player was turned away.',
   raknet_only: 'RakNet only: the server does not answer NetherNet signalling.',
   refused: 'The server refused the offer.',
   offline: 'The server is offline or cannot be reached.',
@@ -493,7 +498,7 @@ const verdict_titles = {
 
 /// The verdicts that say the server is up, though this check cannot show players joining
 /// over NetherNet: shown apart from both good news and failures.
-const up_verdicts = ['auth_required', 'raknet_only'];
+const up_verdicts = ['auth_required', 'not_allowed', 'raknet_only'];
 
 /// The verdict's title, and its meaning from the page's own list of verdicts (one text for
 /// both places).
