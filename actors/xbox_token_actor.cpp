@@ -39,7 +39,8 @@ void set_problem(xbox_token_state& st, std::string problem) {
 // device (a refresh token another writer rotated) keeps the tokens held; another link (a new
 // xbox-login) replaces them; no link unlinks.
 void read_link(xbox_token_state& st, std::int64_t now) {
-  if (st.read_at_ms != 0 && now - st.read_at_ms < st.settings.link_recheck.count())
+  // Without a link every offer looks, so an xbox-login counts from the next offer on.
+  if (st.chain && st.read_at_ms != 0 && now - st.read_at_ms < st.settings.link_recheck.count())
     return;
   st.read_at_ms = now;
   auto read = storage::read_xbox_link(*st.settings.store);

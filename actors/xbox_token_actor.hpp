@@ -7,8 +7,9 @@
 // A refresh token that rotated is sealed and stored at once. When the chain fails, the failure
 // is the operator's: offers go self-signed with the reason (offer_identity::link_problem), a
 // sampled log line and a metric say so, and the chain is not tried again before retry_after,
-// so a broken link costs no time per offer. The link is read again every link_recheck, so
-// xbox-login and xbox-logout on a running service take effect without a restart.
+// so a broken link costs no time per offer. A link held is read again every link_recheck, and
+// without one every offer looks, so xbox-login and xbox-logout on a running service take
+// effect without a restart.
 //
 // Renewals and store writes happen one at a time on this actor; spawn it detached, since the
 // store's calls block.
@@ -48,7 +49,7 @@ struct xbox_token_settings {
   std::string identity_spki_der;
   /// How long after a failed renewal the chain is not tried again.
   std::chrono::milliseconds retry_after{60000};
-  /// How long what was read of the link in the store is believed.
+  /// How long a link read from the store is believed; without one, each offer reads again.
   std::chrono::milliseconds link_recheck{30000};
   /// The clock, as Unix milliseconds; the system clock when empty.
   std::function<std::int64_t()> now_ms;

@@ -42,7 +42,7 @@ history_slice day_slice(std::vector<history_row> rows) {
   return s;
 }
 
-std::vector<std::string> strings(const boost::json::value& array) {
+std::vector<std::string> texts_of(const boost::json::value& array) {
   std::vector<std::string> out;
   for (auto& item : array.as_array())
     out.emplace_back(item.as_string());
@@ -105,7 +105,7 @@ void check_safe_and_legible(const std::string& svg) {
   CHECK(doc.at("width") == "320");
   CHECK(doc.at("height") == "120");
   const std::set<std::string> allowed{"title", "style", "rect", "g", "text", "path"};
-  for (auto& element : strings(doc.at("elements")))
+  for (auto& element : texts_of(doc.at("elements")))
     CHECK(allowed.count(element) == 1);
   CHECK(svg.find("href") == std::string::npos);
   CHECK(svg.find("url(") == std::string::npos);
@@ -192,12 +192,12 @@ TEST_CASE("chart: a day's chart has 96 cells in the colours of their classes", "
   CHECK(dark.size() == 4);
 
   auto doc = parse_svg(svg);
-  auto texts = strings(doc.at("texts"));
+  auto texts = texts_of(doc.at("texts"));
   // 72 checks: 48 joinable (66.6%, rounded down), 60 online (83.3%).
   CHECK(texts.at(0) == "play.example.com:19132 \xC2\xB7 24h");
   CHECK(texts.at(1) == "66.6% joinable");
   CHECK(std::find(texts.begin(), texts.end(), "players: peak 7 of 20") != texts.end());
-  CHECK(strings(doc.at("title"))
+  CHECK(texts_of(doc.at("title"))
         == std::vector<std::string>{"play.example.com:19132, last 24 hours: joinable 66.6% of 72 "
                                     "checks, online 83.3%; players peak 7 of 20"});
   CHECK(doc.at("aria") == chart_summary("play.example.com", 19132, slice).c_str());
@@ -232,7 +232,7 @@ TEST_CASE("chart: hours fill the longer ranges' cells", "[chart]") {
   auto svg = render_chart("203.0.113.7", 19132, slice);
   check_safe_and_legible(svg);
   CHECK(band_of(svg).total == 84);
-  CHECK(strings(parse_svg(svg).at("texts")).at(1) == "25.0% joinable");
+  CHECK(texts_of(parse_svg(svg).at("texts")).at(1) == "25.0% joinable");
 }
 
 TEST_CASE("chart: no checks yet draws an empty band and says so", "[chart]") {
@@ -243,9 +243,9 @@ TEST_CASE("chart: no checks yet draws an empty band and says so", "[chart]") {
   CHECK(band.total == 96);
   CHECK(band.cells["n"] == 96);
   auto doc = parse_svg(svg);
-  auto texts = strings(doc.at("texts"));
+  auto texts = texts_of(doc.at("texts"));
   CHECK(std::find(texts.begin(), texts.end(), "no data yet") != texts.end());
-  CHECK(strings(doc.at("title"))
+  CHECK(texts_of(doc.at("title"))
         == std::vector<std::string>{"play.example.com:19132, last 24 hours: no data yet"});
   CHECK(svg.find("class=\"l\"") == std::string::npos);
 }
@@ -257,8 +257,8 @@ TEST_CASE("chart: a host is text, never markup, and a long one is cut to fit", "
   check_safe_and_legible(svg);
   auto doc = parse_svg(svg);
   // The title line cuts it to fit; the tooltip has it whole.
-  CHECK(strings(doc.at("texts")).at(0).find("<script>alert(1)</sc") == 0);
-  CHECK(strings(doc.at("title")).at(0).find(std::string{hostile} + ":19132, last 24 hours") == 0);
+  CHECK(texts_of(doc.at("texts")).at(0).find("<script>alert(1)</sc") == 0);
+  CHECK(texts_of(doc.at("title")).at(0).find(std::string{hostile} + ":19132, last 24 hours") == 0);
 
   std::string long_host;
   while (long_host.size() < 240)
@@ -266,9 +266,9 @@ TEST_CASE("chart: a host is text, never markup, and a long one is cut to fit", "
   long_host += "example";
   auto long_svg = render_chart(long_host, 19132, slice);
   check_safe_and_legible(long_svg);
-  auto title = strings(parse_svg(long_svg).at("texts")).at(0);
+  auto title = texts_of(parse_svg(long_svg).at("texts")).at(0);
   CHECK(title.find("\xE2\x80\xA6:19132 \xC2\xB7 24h") != std::string::npos);
-  auto share = strings(parse_svg(long_svg).at("texts")).at(1);
+  auto share = texts_of(parse_svg(long_svg).at("texts")).at(1);
   // The cut address and the share fit the width between the margins.
   CHECK(badge_text_width(title) + badge_text_width(share) + 8 <= 304);
 }
