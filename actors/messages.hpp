@@ -62,6 +62,7 @@ using release_atom = caf::atom_constant<caf::atom("release")>;
 using raknet_atom = caf::atom_constant<caf::atom("raknet")>;
 using token_atom = caf::atom_constant<caf::atom("token")>;
 using renewed_atom = caf::atom_constant<caf::atom("renewed")>;
+using recheck_atom = caf::atom_constant<caf::atom("recheck")>;
 
 // -- messages that only actors exchange ----------------------------------------
 
@@ -219,10 +220,12 @@ using memory_actor
                      caf::reacts_to<sweep_atom>>;
 
 /// Hands out the linked Xbox account's GameServerToken for offers (actors/xbox_token_actor.hpp);
-/// its renewals report their end to itself (renewed_atom).
+/// its renewals report their end to itself (renewed_atom), and while another replica renews it
+/// looks again for the shared tokens (recheck_atom).
 using xbox_token_actor
   = caf::typed_actor<caf::replies_to<token_atom>::with<offer_identity>,
-                     caf::reacts_to<renewed_atom, std::shared_ptr<net::upstream::xbox_renewal>>>;
+                     caf::reacts_to<renewed_atom, std::shared_ptr<net::upstream::xbox_renewal>>,
+                     caf::reacts_to<recheck_atom>>;
 
 } // namespace netherscope::actors
 

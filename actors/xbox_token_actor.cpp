@@ -5,6 +5,7 @@
 #include <boost/json/object.hpp>
 #include <caf/all.hpp>
 
+#include "net/base/crypto.hpp"
 #include "net/base/log.hpp"
 #include "storage/xbox_records.hpp"
 
@@ -124,6 +125,105 @@ void start_renewal(token_pointer self) {
                            });
 }
 
+constexpr std::string_view shared_tokens_name = "xbox-tokens";
+constexpr std::string_view renewal_lease_name = "xbox-renewal";
+
+// The shared tokens are sealed for one link: a record another link's renewal left (before an
+// xbox-logout and a new xbox-login) does not open.
+std::string shared_label(const xbox::chain_state& chain) {
+  return std::string{xbox::shared_tokens_seal_label} + ":" + chain.account.device_id;
+}
+
+// Takes the tokens another replica shared when they are good for our key now.
+bool adopt_shared(xbox_token_state& st, std::int64_t now) {
+  auto found = st.settings.shared->get_value(shared_tokens_name);
+  if (!found || !*found)
+    return false;
+  auto opened = net::base::open_sealed(*st.settings.key, shared_label(*st.chain), **found);
+  auto candidate = *st.chain;
+  if (!opened || !xbox::adopt_shared_tokens(candidate, *opened)
+      || !identity_from(candidate, st.settings.identity_spki_der, now, {}).signed_in())
+    return false;
+  st.chain->game_server = std::move(candidate.game_server);
+  st.chain->environment = std::move(candidate.environment);
+  st.problem.clear();
+  st.retry_at_ms = 0;
+  return true;
+}
+
+// Shares a renewed GameServerToken until it is due for renewal.
+void share_tokens(xbox_token_state& st, std::int64_t now) {
+  auto record = xbox::encode_shared_tokens(*st.chain);
+  if (!record || !st.chain->game_server)
+    return;
+  auto ttl = xbox::renew_at_ms(st.chain->game_server->times) - now;
+  auto sealed = net::base::seal(*st.settings.key, shared_label(*st.chain), *record);
+  if (ttl <= 0 || !sealed)
+    return;
+  if (auto err = st.settings.shared->put_value(shared_tokens_name, *sealed,
+                                               std::chrono::milliseconds{ttl}))
+    log::write(log::level::warn, "xbox_tokens_not_shared",
+               boost::json::object{{"error", caf::to_string(err)}});
+}
+
+void answer_waiters(xbox_token_state& st, std::int64_t now) {
+  offer_identity answer;
+  if (st.chain)
+    answer = identity_from(*st.chain, st.settings.identity_spki_der, now, st.problem);
+  else
+    answer.link_problem = st.problem;
+  for (auto& waiter : st.waiters)
+    waiter.deliver(answer);
+  st.waiters.clear();
+}
+
+// Gets the waiting offers a token: this replica's own renewal, or on a shared store the one
+// replica's that holds the lease.
+void renew_or_wait(token_pointer self, std::int64_t now) {
+  auto& st = self->state;
+  if (!st.settings.shared) {
+    start_renewal(self);
+    return;
+  }
+  if (adopt_shared(st, now)) {
+    st.wait_until_ms = 0;
+    answer_waiters(st, now);
+    return;
+  }
+  auto took = st.settings.shared->take_lease(renewal_lease_name, st.owner, st.settings.lease_ttl);
+  // A shared store that does not answer must not stop offers: renew alone.
+  if (!took || *took) {
+    st.wait_until_ms = 0;
+    st.leased = static_cast<bool>(took);
+    if (st.leased) {
+      // Another replica may have rotated the refresh token since this one read the link.
+      st.read_at_ms = 0;
+      read_link(st, now);
+    }
+    if (!st.chain) {
+      if (st.leased)
+        st.settings.shared->release_lease(renewal_lease_name, st.owner);
+      st.leased = false;
+      answer_waiters(st, now);
+      return;
+    }
+    start_renewal(self);
+    return;
+  }
+  if (st.wait_until_ms == 0)
+    st.wait_until_ms = now + st.settings.shared_wait.count();
+  if (now >= st.wait_until_ms) {
+    st.wait_until_ms = 0;
+    offer_identity late;
+    late.link_problem = "another replica's renewal of the Xbox tokens did not finish in time";
+    for (auto& waiter : st.waiters)
+      waiter.deliver(late);
+    st.waiters.clear();
+    return;
+  }
+  self->delayed_send(self, st.settings.shared_poll, recheck_atom::value);
+}
+
 } // namespace
 
 offer_identity identity_from(const xbox::chain_state& state, std::string_view spki_der,
@@ -144,6 +244,8 @@ xbox_token_actor::behavior_type
 xbox_token(xbox_token_actor::stateful_pointer<xbox_token_state> self,
            xbox_token_settings settings) {
   self->state.settings = std::move(settings);
+  auto owner = net::base::random_bytes(16);
+  self->state.owner = net::base::base64url_encode(owner ? *owner : std::string{});
   return {
     [=](token_atom) -> caf::typed_response_promise<offer_identity> {
       auto& st = self->state;
@@ -161,13 +263,18 @@ xbox_token(xbox_token_actor::stateful_pointer<xbox_token_state> self,
         return promise;
       }
       auto held = identity_from(*st.chain, st.settings.identity_spki_der, now, st.problem);
-      if (held.signed_in() || (!st.renewing && now < st.retry_at_ms)) {
+      bool busy = st.renewing || st.wait_until_ms != 0;
+      // After a failure of its own, a replica still takes what another one renewed.
+      if (!held.signed_in() && !busy && now < st.retry_at_ms && st.settings.shared
+          && adopt_shared(st, now))
+        held = identity_from(*st.chain, st.settings.identity_spki_der, now, st.problem);
+      if (held.signed_in() || (!busy && now < st.retry_at_ms)) {
         promise.deliver(std::move(held));
         return promise;
       }
       st.waiters.push_back(promise);
-      if (!st.renewing)
-        start_renewal(self);
+      if (!busy)
+        renew_or_wait(self, now);
       return promise;
     },
     [=](renewed_atom, std::shared_ptr<upstream::xbox_renewal> r) {
@@ -184,16 +291,27 @@ xbox_token(xbox_token_actor::stateful_pointer<xbox_token_state> self,
           st.retry_at_ms = now + st.settings.retry_after.count();
         } else {
           st.problem.clear();
+          if (st.settings.shared)
+            share_tokens(st, now);
         }
       }
-      offer_identity answer;
-      if (st.chain)
-        answer = identity_from(*st.chain, st.settings.identity_spki_der, now, st.problem);
-      else
-        answer.link_problem = st.problem;
-      for (auto& waiter : st.waiters)
-        waiter.deliver(answer);
-      st.waiters.clear();
+      if (st.leased)
+        st.settings.shared->release_lease(renewal_lease_name, st.owner);
+      st.leased = false;
+      answer_waiters(st, now);
+    },
+    [=](recheck_atom) {
+      auto& st = self->state;
+      if (st.wait_until_ms == 0 || st.renewing)
+        return;
+      auto now = now_of(st);
+      read_link(st, now);
+      if (!st.chain) {
+        st.wait_until_ms = 0;
+        answer_waiters(st, now);
+        return;
+      }
+      renew_or_wait(self, now);
     },
   };
 }

@@ -11,6 +11,13 @@
 // without one every offer looks, so xbox-login and xbox-logout on a running service take
 // effect without a restart.
 //
+// Replicas on a shared store (Redis) share the GameServerToken: a replica whose token is due
+// first takes one another renewed (sealed, storage::shared_store's value "xbox-tokens"); when
+// there is none, the replica that takes the lease "xbox-renewal" renews, re-reading the link
+// first since another replica may have rotated the refresh token, and shares the result; the
+// others look again every shared_poll until it is there or shared_wait has passed. So one
+// chain runs per expiry however many replicas there are.
+//
 // Renewals and store writes happen one at a time on this actor; spawn it detached, since the
 // store's calls block.
 #pragma once
@@ -31,6 +38,7 @@
 #include "net/base/sealed.hpp"
 #include "net/upstream/xbox_chain.hpp"
 #include "net/xbox/chain.hpp"
+#include "storage/shared_store.hpp"
 #include "storage/store.hpp"
 
 namespace netherscope::actors {
@@ -51,6 +59,15 @@ struct xbox_token_settings {
   std::chrono::milliseconds retry_after{60000};
   /// How long a link read from the store is believed; without one, each offer reads again.
   std::chrono::milliseconds link_recheck{30000};
+  /// The store replicas share; without one this replica renews for itself alone.
+  std::shared_ptr<storage::shared_store> shared;
+  /// How long offers wait for another replica's renewal before they go self-signed.
+  std::chrono::milliseconds shared_wait{10000};
+  /// How often a replica that waits looks for the tokens another one renews.
+  std::chrono::milliseconds shared_poll{250};
+  /// The renewal lease's life: longer than a whole chain takes, short enough that a replica
+  /// that died holding it delays renewals by no more.
+  std::chrono::milliseconds lease_ttl{120000};
   /// The clock, as Unix milliseconds; the system clock when empty.
   std::function<std::int64_t()> now_ms;
 };
@@ -71,6 +88,12 @@ struct xbox_token_state {
   /// No renewal starts before this time (after a failure), Unix ms.
   std::int64_t retry_at_ms = 0;
   bool renewing = false;
+  /// This replica's name on the renewal lease (random).
+  std::string owner;
+  /// Whether this replica holds the renewal lease for the renewal in progress.
+  bool leased = false;
+  /// While another replica renews: until when offers wait for it, Unix ms; 0 otherwise.
+  std::int64_t wait_until_ms = 0;
   /// Offers waiting for the renewal in progress.
   std::vector<caf::typed_response_promise<offer_identity>> waiters;
 };

@@ -377,6 +377,7 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
     // Detached: it reads the link from the store and writes rotated ones back.
     auto tokens_cfg = xbox_token_settings_of(cfg);
     tokens_cfg.store = opened.store;
+    tokens_cfg.shared = opened.shared;
     tokens_cfg.chain = clients.chain;
     tokens_cfg.identity_spki_der
       = net::base::public_key_der(*secrets.identity->identity_key).value_or("");

@@ -32,6 +32,14 @@ std::string redis_flight_key(const net::api::target& where, bool probe) {
   return redis_target_tag(where.host, where.port) + ":flight:" + flight_suffix(where, probe);
 }
 
+std::string redis_value_key(std::string_view name) {
+  return prefixed("v:{") + std::string{name} + "}";
+}
+
+std::string redis_lease_key(std::string_view name) {
+  return prefixed("l:{") + std::string{name} + "}";
+}
+
 std::string redis_server_tag(std::string_view server) {
   return prefixed("a:{") + std::string{server} + "}";
 }

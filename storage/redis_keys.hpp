@@ -31,6 +31,12 @@ std::string redis_offer_key(const net::api::target& where, bool probe);
 /// "<target tag>:flight:<tls>:<plain|probed>": the lock of one flight per target.
 std::string redis_flight_key(const net::api::target& where, bool probe);
 
+/// "ns1:v:{<name>}": a named value every replica reads (shared_store::put_value).
+std::string redis_value_key(std::string_view name);
+
+/// "ns1:l:{<name>}": a named lease (shared_store::take_lease).
+std::string redis_lease_key(std::string_view name);
+
 /// "ns1:a:{<address>:<port>}": what the keys of one server, as connected to, start with.
 std::string redis_server_tag(std::string_view server);
 

@@ -53,9 +53,9 @@ end
 return 0
 )lua";
 
-/// Frees a flight lock only for the replica that holds it (compare and delete): one whose lock
-/// expired must not free the next holder's. KEYS[1] is the lock; ARGV[1] the owner.
-constexpr std::string_view unlock_flight = R"lua(
+/// Frees a flight lock or a lease only for the replica that holds it (compare and delete): one
+/// whose lock expired must not free the next holder's. KEYS[1] is the lock; ARGV[1] the owner.
+constexpr std::string_view delete_if_owner = R"lua(
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('DEL', KEYS[1])
 end

@@ -249,8 +249,43 @@ caf::expected<bool> redis_store::lock_flight(const net::api::target& where, bool
 }
 
 caf::error redis_store::unlock_flight(const net::api::target& where, bool probe, std::string_view owner) {
-  auto r = pool_->exec_one({"EVAL", std::string{redis_scripts::unlock_flight}, "1",
+  auto r = pool_->exec_one({"EVAL", std::string{redis_scripts::delete_if_owner}, "1",
                             redis_flight_key(where, probe), std::string{owner}});
+  if (!r)
+    return r.error();
+  return {};
+}
+
+caf::expected<std::optional<std::string>> redis_store::get_value(std::string_view name) {
+  auto r = pool_->exec_one({"GET", redis_value_key(name)});
+  if (!r)
+    return r.error();
+  if ((*r)->type != REDIS_REPLY_STRING)
+    return std::optional<std::string>{};
+  return std::optional<std::string>{reply_text(r->get())};
+}
+
+caf::error redis_store::put_value(std::string_view name, std::string_view value,
+                                  std::chrono::milliseconds ttl) {
+  auto r = pool_->exec_one({"SET", redis_value_key(name), std::string{value}, "PX",
+                            std::to_string(std::max<std::int64_t>(1, ttl.count()))});
+  if (!r)
+    return r.error();
+  return {};
+}
+
+caf::expected<bool> redis_store::take_lease(std::string_view name, std::string_view owner,
+                                            std::chrono::milliseconds ttl) {
+  auto r = pool_->exec_one({"SET", redis_lease_key(name), std::string{owner}, "NX", "PX",
+                            std::to_string(std::max<std::int64_t>(1, ttl.count()))});
+  if (!r)
+    return r.error();
+  return (*r)->type == REDIS_REPLY_STATUS;
+}
+
+caf::error redis_store::release_lease(std::string_view name, std::string_view owner) {
+  auto r = pool_->exec_one({"EVAL", std::string{redis_scripts::delete_if_owner}, "1",
+                            redis_lease_key(name), std::string{owner}});
   if (!r)
     return r.error();
   return {};

@@ -69,6 +69,12 @@ public:
     override;
   caf::error release_offer_slot(const std::vector<std::string>& servers,
                                 std::string_view owner) override;
+  caf::expected<std::optional<std::string>> get_value(std::string_view name) override;
+  caf::error put_value(std::string_view name, std::string_view value,
+                       std::chrono::milliseconds ttl) override;
+  caf::expected<bool> take_lease(std::string_view name, std::string_view owner,
+                                 std::chrono::milliseconds ttl) override;
+  caf::error release_lease(std::string_view name, std::string_view owner) override;
 
 private:
   std::unique_ptr<redis_pool> pool_;

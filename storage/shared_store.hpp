@@ -1,6 +1,7 @@
 // What only a store shared across hosts offers (Redis): the offer cache every replica reads,
-// one flight per target across replicas, and the per-target offer limit every replica keeps
-// together. An embedded store (LMDB) offers none of it: there each process's cache, single
+// one flight per target across replicas, the per-target offer limit every replica keeps
+// together, and named values and leases (the Xbox tokens every replica uses and the one
+// replica that renews them). An embedded store (LMDB) offers none of it: there each process's cache, single
 // flight and limiter (net/upstream/offer_limiter) are the whole story. storage::open returns
 // this part beside the store, or null, so nobody asks which backend they have.
 #pragma once
@@ -71,6 +72,23 @@ public:
   virtual caf::error release_offer_slot(const std::vector<std::string>& servers,
                                         std::string_view owner)
     = 0;
+
+  /// The named value every replica reads, if one is live (put_value).
+  virtual caf::expected<std::optional<std::string>> get_value(std::string_view name) = 0;
+
+  /// Stores a named value for every replica for ttl, replacing what was there.
+  virtual caf::error put_value(std::string_view name, std::string_view value,
+                               std::chrono::milliseconds ttl)
+    = 0;
+
+  /// Takes the named lease that lets one replica at a time do one job; true when owner took
+  /// it. It frees itself after ttl, so a replica that died holding it blocks no one for long.
+  virtual caf::expected<bool> take_lease(std::string_view name, std::string_view owner,
+                                         std::chrono::milliseconds ttl)
+    = 0;
+
+  /// Frees the lease if owner still holds it.
+  virtual caf::error release_lease(std::string_view name, std::string_view owner) = 0;
 };
 
 } // namespace netherscope::storage

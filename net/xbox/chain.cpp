@@ -7,6 +7,7 @@ namespace netherscope::net::xbox {
 namespace {
 
 constexpr std::uint8_t link_version = 1;
+constexpr std::uint8_t shared_tokens_version = 1;
 
 // The XErrs that name the device token: expired (0x8015DC20) and invalid (0x8015DC23).
 constexpr std::uint32_t xerr_expired_device_token = 2148916256;
@@ -47,6 +48,44 @@ std::optional<account_link> decode_link(std::string_view record) {
       || !take_field(record, l.device_id) || !record.empty())
     return std::nullopt;
   return l;
+}
+
+std::optional<std::string> encode_shared_tokens(const chain_state& state) {
+  if (!state.game_server || !state.environment)
+    return std::nullopt;
+  const auto& gst = *state.game_server;
+  const auto& env = *state.environment;
+  std::string out;
+  out.push_back(static_cast<char>(shared_tokens_version));
+  for (const auto* field : {&gst.token, &env.service_uri, &env.issuer, &env.playfab_title_id}) {
+    base::put_le(out, static_cast<std::uint32_t>(field->size()));
+    out += *field;
+  }
+  base::put_le(out, static_cast<std::uint64_t>(gst.times.issued_ms));
+  base::put_le(out, static_cast<std::uint64_t>(gst.times.expires_ms));
+  return out;
+}
+
+bool adopt_shared_tokens(chain_state& state, std::string_view record) {
+  if (record.empty() || static_cast<std::uint8_t>(record[0]) != shared_tokens_version)
+    return false;
+  record.remove_prefix(1);
+  game_server_token gst;
+  auth_environment env;
+  std::uint64_t issued = 0;
+  std::uint64_t expires = 0;
+  if (!take_field(record, gst.token) || !take_field(record, env.service_uri)
+      || !take_field(record, env.issuer) || !take_field(record, env.playfab_title_id)
+      || !base::take_le(record, issued) || !base::take_le(record, expires) || !record.empty())
+    return false;
+  auto claims = read_game_server_claims(gst.token);
+  if (!claims)
+    return false;
+  gst.claims = std::move(*claims);
+  gst.times = {static_cast<std::int64_t>(issued), static_cast<std::int64_t>(expires)};
+  state.game_server = std::move(gst);
+  state.environment = std::move(env);
+  return true;
 }
 
 std::vector<step> plan_renewal(const chain_state& s, std::string_view spki_der,

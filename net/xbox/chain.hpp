@@ -1,5 +1,5 @@
 // The chain as a whole, without sockets: what a link keeps (and how it is written for sealing),
-// the tokens a renewal holds between runs, which steps a renewal must run given what is still
+// the tokens a renewal holds between runs and what of them replicas share, which steps a renewal must run given what is still
 // good, and which held tokens a failed step throws away.
 //
 // Dependencies, which the plan follows: the GameServerToken needs an MCToken (and discovery's
@@ -57,6 +57,18 @@ struct chain_state {
   std::optional<mc_token> mc;
   std::optional<game_server_token> game_server;
 };
+
+/// The sealing label of the tokens replicas share (net/base/sealed's associated data).
+constexpr std::string_view shared_tokens_seal_label = "xbox-tokens";
+
+/// Writes what replicas share of a renewal for sealing: the GameServerToken with its times and
+/// the services' environment, as a version byte, length-prefixed fields and i64-LE times.
+/// Nullopt when state holds no GameServerToken or no environment.
+std::optional<std::string> encode_shared_tokens(const chain_state& state);
+
+/// Takes another replica's GameServerToken and environment into state; false (state untouched)
+/// for an unknown version, a damaged record or a token whose claims cannot be read.
+bool adopt_shared_tokens(chain_state& state, std::string_view record);
 
 /// The steps a renewal runs, in order, so that state ends with a GameServerToken good at
 /// now_ms and bound to the key whose DER SubjectPublicKeyInfo is spki_der. Empty when the one

@@ -22,6 +22,7 @@
 #include "storage/xbox_records.hpp"
 #include "support/fake_xbox.hpp"
 #include "support/process.hpp"
+#include "support/redis_server.hpp"
 #include "support/store.hpp"
 #include "support/rooms.hpp"
 
@@ -37,10 +38,11 @@ std::int64_t wall_ms() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-// The fake chain with short-lived tokens, an LMDB store holding a link made through it, the
-// chain runner on an io thread, and a token actor whose clock runs offset_ms ahead.
+// The fake chain with short-lived tokens, a store holding a link made through it (LMDB, or a
+// real redis-server that replicas share), the chain runner on an io thread, and token actors
+// whose clock runs offset_ms ahead.
 struct token_rig {
-  explicit token_rig(std::vector<std::string> fake_args = {})
+  explicit token_rig(std::vector<std::string> fake_args = {}, bool on_redis = false)
     : fake(std::move(fake_args)), work(asio::make_work_guard(ioc)) {
     io = std::thread([this] { ioc.run(); });
     net::upstream::client_settings client_settings;
@@ -56,7 +58,12 @@ struct token_rig {
     chain = std::make_shared<net::upstream::xbox_chain>(ioc, client, chain_settings);
     key = net::base::secrets_key::from_bytes(*net::base::random_bytes(32));
     REQUIRE(key);
-    store = open_lmdb(dir.path()).store;
+    if (on_redis) {
+      redis.emplace();
+      store = open_redis(redis->url()).store;
+    } else {
+      store = open_lmdb(dir.path()).store;
+    }
     identity = net::base::generate_ec_key(net::base::ec_curve::p384);
     REQUIRE(identity);
     spki = *net::base::public_key_der(*identity);
@@ -69,6 +76,9 @@ struct token_rig {
     if (actor)
       caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
     actor = nullptr;
+    for (auto& replica : replicas)
+      caf::anon_send_exit(replica, caf::exit_reason::user_shutdown);
+    replicas.clear();
     system.reset();
     work.reset();
     ioc.stop();
@@ -102,8 +112,8 @@ struct token_rig {
     return sealed;
   }
 
-  void start(std::chrono::milliseconds retry_after = 60s,
-             std::chrono::milliseconds link_recheck = 0ms) {
+  actors::xbox_token_settings settings_of(std::chrono::milliseconds retry_after,
+                                          std::chrono::milliseconds link_recheck) {
     actors::xbox_token_settings settings;
     settings.store = store;
     settings.key = *key;
@@ -112,13 +122,32 @@ struct token_rig {
     settings.retry_after = retry_after;
     settings.link_recheck = link_recheck;
     settings.now_ms = [this] { return wall_ms() + offset_ms.load(); };
-    actor = system->spawn<caf::detached>(actors::xbox_token, settings);
+    return settings;
+  }
+
+  void start(std::chrono::milliseconds retry_after = 60s,
+             std::chrono::milliseconds link_recheck = 0ms) {
+    actor = system->spawn<caf::detached>(actors::xbox_token, settings_of(retry_after, link_recheck));
+  }
+
+  // Another replica on the Redis store, with connections of its own; returns its index.
+  std::size_t start_replica() {
+    auto settings = settings_of(60s, 0ms);
+    auto own = open_redis(redis->url());
+    settings.store = own.store;
+    settings.shared = own.shared;
+    replicas.push_back(system->spawn<caf::detached>(actors::xbox_token, settings));
+    return replicas.size() - 1;
   }
 
   actors::offer_identity ask() {
+    return ask(actor);
+  }
+
+  actors::offer_identity ask(const actors::xbox_token_actor& who) {
     caf::scoped_actor self{*system};
     actors::offer_identity result;
-    self->request(actor, 60s, actors::token_atom::value)
+    self->request(who, 60s, actors::token_atom::value)
       .receive([&](actors::offer_identity& id) { result = std::move(id); },
                [](caf::error& err) { FAIL("no identity: " << caf::to_string(err)); });
     return result;
@@ -133,12 +162,14 @@ struct token_rig {
   std::atomic<std::int64_t> offset_ms{0};
   std::optional<net::base::secrets_key> key;
   temp_dir dir;
+  std::optional<redis_server> redis;
   std::shared_ptr<storage::store> store;
   net::base::pkey_ptr identity;
   std::string spki;
   caf::actor_system_config cfg;
   std::unique_ptr<caf::actor_system> system;
   actors::xbox_token_actor actor;
+  std::vector<actors::xbox_token_actor> replicas;
 };
 
 } // namespace
@@ -245,4 +276,71 @@ TEST_CASE("xbox token e2e: xbox-logout and a link under another key take effect 
   auto id = rig.ask();
   CHECK_FALSE(id.signed_in());
   CHECK(id.link_problem.find("another secrets key") != std::string::npos);
+}
+
+TEST_CASE("xbox token e2e: replicas on Redis share one renewal per expiry", "[xbox][e2e][redis]") {
+  token_rig rig{{"--rotation", "strict"}, true};
+  rig.link();
+  for (int i = 0; i < 3; ++i)
+    rig.start_replica();
+  auto ask_all = [&rig] {
+    std::vector<std::future<actors::offer_identity>> asked;
+    for (int round = 0; round < 2; ++round)
+      for (auto& replica : rig.replicas)
+        asked.push_back(std::async(std::launch::async, [&rig, replica] { return rig.ask(replica); }));
+    std::vector<actors::offer_identity> out;
+    for (auto& f : asked)
+      out.push_back(f.get());
+    return out;
+  };
+  auto first = ask_all();
+  for (const auto& id : first) {
+    REQUIRE(id.signed_in());
+    CHECK(id.game_server_token == first.front().game_server_token);
+    CHECK(id.gamertag == "Fake Steve");
+  }
+  // Six offers on three replicas at once: one chain.
+  CHECK(rig.fake.stat("multiplayer_start") == 1);
+  CHECK(rig.fake.stat("refresh") == 1);
+
+  // Past the tokens' expiry, one replica renews for all, with the refresh token as it stands
+  // after the last rotation (strict rotation refuses a spent one).
+  rig.offset_ms = 70000;
+  auto second = ask_all();
+  for (const auto& id : second) {
+    REQUIRE(id.signed_in());
+    CHECK(id.game_server_token == second.front().game_server_token);
+  }
+  CHECK(rig.fake.stat("multiplayer_start") == 2);
+  CHECK(rig.fake.stat("refresh_refused") == 0);
+  rig.offset_ms = 140000;
+  REQUIRE(ask_all().front().signed_in());
+  CHECK(rig.fake.stat("multiplayer_start") == 3);
+  CHECK(rig.fake.stat("refresh_refused") == 0);
+
+  // What the replicas share is sealed: no token, no gamertag in Redis.
+  auto own = open_redis(rig.redis->url());
+  auto shared = own.shared->get_value("xbox-tokens");
+  REQUIRE(shared);
+  REQUIRE(*shared);
+  CHECK((*shared)->find("eyJ") == std::string::npos);
+  CHECK((*shared)->find("Fake Steve") == std::string::npos);
+}
+
+TEST_CASE("xbox token e2e: a replica waits while another holds the renewal lease",
+          "[xbox][e2e][redis]") {
+  token_rig rig{{}, true};
+  rig.link();
+  auto other = open_redis(rig.redis->url());
+  REQUIRE(*other.shared->take_lease("xbox-renewal", "another replica", 60s));
+  auto replica = rig.replicas.at(rig.start_replica());
+  auto asked = std::async(std::launch::async, [&rig, replica] { return rig.ask(replica); });
+  // While the lease is held elsewhere, this replica runs no chain of its own.
+  CHECK(asked.wait_for(1s) == std::future_status::timeout);
+  CHECK(rig.fake.stat("refresh") == 0);
+  // The holder gives up without sharing tokens: the waiting replica takes the lease and renews.
+  REQUIRE_FALSE(other.shared->release_lease("xbox-renewal", "another replica"));
+  auto id = asked.get();
+  CHECK(id.signed_in());
+  CHECK(rig.fake.stat("multiplayer_start") == 1);
 }

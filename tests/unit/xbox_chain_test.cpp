@@ -236,3 +236,48 @@ TEST_CASE("xbox chain: a failed step throws away what it was given", "[xbox]") {
   CHECK_FALSE(s.msa_access);
   CHECK(s.account.refresh_token == "M.R3_refresh");
 }
+
+TEST_CASE("xbox chain: replicas share the GameServerToken and the environment", "[xbox]") {
+  auto key = generate_ec_key(ec_curve::p384);
+  REQUIRE(key);
+  auto spki = public_key_der(*key);
+  REQUIRE(spki);
+  auto jwt = base64url_encode(R"({"alg":"RS256","kid":"AB12"})") + "."
+             + base64url_encode(R"({"cpk":")" + base64_encode(*spki) + R"(","xid":"2535","xname":"Steve","exp":)"
+                                + std::to_string((now + hour) / 1000) + "}")
+             + ".c2ln";
+  auto renewed = full_state(*spki);
+  renewed.game_server->token = jwt;
+
+  auto record = encode_shared_tokens(renewed);
+  REQUIRE(record);
+  // What is shared holds no refresh token and no proof key: those stay in the link.
+  CHECK(record->find("M.R3_refresh") == std::string::npos);
+
+  chain_state replica;
+  replica.account = renewed.account;
+  REQUIRE(adopt_shared_tokens(replica, *record));
+  REQUIRE(replica.game_server);
+  CHECK(replica.game_server->token == jwt);
+  CHECK(replica.game_server->claims.xname == "Steve");
+  CHECK(replica.game_server->times.expires_ms == renewed.game_server->times.expires_ms);
+  REQUIRE(replica.environment);
+  CHECK(replica.environment->idp_domain() == renewed.environment->idp_domain());
+  // With it the replica needs no step of its own.
+  CHECK(plan_renewal(replica, *spki, now).empty());
+
+  // Nothing to share without a GameServerToken or an environment.
+  auto bare = renewed;
+  bare.environment.reset();
+  CHECK_FALSE(encode_shared_tokens(bare));
+  // A damaged record or an unreadable token leaves the replica as it was.
+  chain_state untouched;
+  CHECK_FALSE(adopt_shared_tokens(untouched, record->substr(0, record->size() - 1)));
+  CHECK_FALSE(adopt_shared_tokens(untouched, *record + "x"));
+  auto v2 = *record;
+  v2[0] = '\x02';
+  CHECK_FALSE(adopt_shared_tokens(untouched, v2));
+  renewed.game_server->token = "not a jwt";
+  CHECK_FALSE(adopt_shared_tokens(untouched, *encode_shared_tokens(renewed)));
+  CHECK_FALSE(untouched.game_server);
+}
