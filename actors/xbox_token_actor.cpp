@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 
 #include "net/base/crypto.hpp"
+#include "net/api/telemetry.hpp"
 #include "net/base/log.hpp"
 #include "storage/xbox_records.hpp"
 
@@ -166,7 +167,17 @@ void share_tokens(xbox_token_state& st, std::int64_t now) {
                boost::json::object{{"error", caf::to_string(err)}});
 }
 
+// Tells /metrics what offers get now.
+void publish_state(const xbox_token_state& st) {
+  using net::api::xbox_link_state;
+  auto state = !st.problem.empty() ? xbox_link_state::failing
+               : st.chain          ? xbox_link_state::signed_in
+                                   : xbox_link_state::unlinked;
+  net::api::process_telemetry().set_xbox_link(state);
+}
+
 void answer_waiters(xbox_token_state& st, std::int64_t now) {
+  publish_state(st);
   offer_identity answer;
   if (st.chain)
     answer = identity_from(*st.chain, st.settings.identity_spki_der, now, st.problem);
@@ -246,6 +257,10 @@ xbox_token(xbox_token_actor::stateful_pointer<xbox_token_state> self,
   self->state.settings = std::move(settings);
   auto owner = net::base::random_bytes(16);
   self->state.owner = net::base::base64url_encode(owner ? *owner : std::string{});
+  if (self->state.settings.key && self->state.settings.chain && self->state.settings.store) {
+    read_link(self->state, now_of(self->state));
+    publish_state(self->state);
+  }
   return {
     [=](token_atom) -> caf::typed_response_promise<offer_identity> {
       auto& st = self->state;
@@ -256,6 +271,7 @@ xbox_token(xbox_token_actor::stateful_pointer<xbox_token_state> self,
       }
       auto now = now_of(st);
       read_link(st, now);
+      publish_state(st);
       if (!st.chain) {
         offer_identity self_signed;
         self_signed.link_problem = st.problem;
@@ -282,6 +298,8 @@ xbox_token(xbox_token_actor::stateful_pointer<xbox_token_state> self,
       st.renewing = false;
       auto now = now_of(st);
       // A renewal of a link that was replaced or removed meanwhile is dropped.
+      if (r)
+        net::api::process_telemetry().count_xbox_renewal(r->error.has_value());
       if (r && st.chain && st.chain->account.device_id == r->state.account.device_id) {
         st.chain = std::move(r->state);
         if (r->link_rotated)

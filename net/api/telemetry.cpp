@@ -2,6 +2,18 @@
 
 namespace netherscope::net::api {
 
+std::string_view to_string(xbox_link_state state) noexcept {
+  switch (state) {
+    case xbox_link_state::signed_in:
+      return "signed_in";
+    case xbox_link_state::failing:
+      return "failing";
+    case xbox_link_state::unlinked:
+      break;
+  }
+  return "unlinked";
+}
+
 std::string_view to_string(probe_outcome outcome) noexcept {
   switch (outcome) {
     case probe_outcome::ok:

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "net/api/failure.hpp"
@@ -61,6 +62,17 @@ probe_outcome probe_outcome_of(error_code code) noexcept;
 /// The outcome a RakNet status's code stands for (empty: ok): a pong that is not one is
 /// invalid_answer, a port or host that does not answer unreachable.
 probe_outcome probe_outcome_of_raknet(std::string_view code) noexcept;
+
+/// The state of the service's Xbox link, as the token actor last saw it: no account linked,
+/// offers signed in, or a link whose sign-in fails (the operator's problem).
+enum class xbox_link_state : std::uint8_t { unlinked, signed_in, failing };
+
+/// The states in label order; to_string gives each one's label.
+constexpr std::array<xbox_link_state, 3> xbox_link_states{
+  xbox_link_state::unlinked, xbox_link_state::signed_in, xbox_link_state::failing};
+
+/// The label of a state: "unlinked", "signed_in" or "failing".
+std::string_view to_string(xbox_link_state state) noexcept;
 
 /// Which store implementation an operation went to.
 enum class store_backend : std::uint8_t { lmdb, redis };
@@ -130,6 +142,17 @@ public:
     redis_up_.store(up ? 1 : 0, std::memory_order_relaxed);
   }
 
+  /// Sets the Xbox link's state. Until the first call the service runs no token actor (no
+  /// --xbox-endpoints or secrets key) and /metrics leaves netherscope_xbox_link out.
+  void set_xbox_link(xbox_link_state state) noexcept {
+    xbox_link_.store(static_cast<int>(state), std::memory_order_relaxed);
+  }
+
+  /// Counts one run of the Xbox chain by this replica, and whether it failed.
+  void count_xbox_renewal(bool failed) noexcept {
+    xbox_renewals_[failed ? 1 : 0].fetch_add(1, std::memory_order_relaxed);
+  }
+
   // -- reading, for /metrics ----------------------------------------------------
 
   std::uint64_t probes(probe_call call, probe_outcome outcome) const noexcept {
@@ -164,6 +187,17 @@ public:
   int redis_up() const noexcept {
     return redis_up_.load(std::memory_order_relaxed);
   }
+  /// The Xbox link's state, or nullopt while no token actor has set one.
+  std::optional<xbox_link_state> xbox_link() const noexcept {
+    auto v = xbox_link_.load(std::memory_order_relaxed);
+    if (v < 0)
+      return std::nullopt;
+    return static_cast<xbox_link_state>(v);
+  }
+  /// Chain runs that succeeded (failed false) or failed.
+  std::uint64_t xbox_renewals(bool failed) const noexcept {
+    return xbox_renewals_[failed ? 1 : 0].load(std::memory_order_relaxed);
+  }
 
 private:
   template <class Enum>
@@ -181,6 +215,8 @@ private:
   std::array<std::atomic<std::uint64_t>, 2> store_ops_{};
   std::array<std::atomic<std::uint64_t>, 2> store_errors_{};
   std::atomic<int> redis_up_{-1};
+  std::atomic<int> xbox_link_{-1};
+  std::array<std::atomic<std::uint64_t>, 2> xbox_renewals_{};
 };
 
 /// The process's one set of counters. A process-wide object rather than one passed down

@@ -115,6 +115,23 @@ void telemetry_families(std::string& out, const api::telemetry& t) {
     family(out, "netherscope_redis_up", "gauge", "Whether the Redis store answers (1) or not (0).");
     sample(out, "netherscope_redis_up", "", std::to_string(up));
   }
+  // Likewise only a service that may sign offers in has the Xbox link's families.
+  if (auto link = t.xbox_link()) {
+    family(out, "netherscope_xbox_link", "gauge",
+           "The Xbox link's state, 1 for the current one: unlinked (no account), signed_in "
+           "(offers carry the account's identity) or failing (its sign-in fails; see admin "
+           "xbox-status).");
+    for (auto state : api::xbox_link_states)
+      sample(out, "netherscope_xbox_link", "{state=\"" + std::string{to_string(state)} + "\"}",
+             state == *link ? "1" : "0");
+    family(out, "netherscope_xbox_renewals_total", "counter",
+           "Runs of the Xbox sign-in chain by this replica, by result (on Redis one replica "
+           "renews for all).");
+    sample(out, "netherscope_xbox_renewals_total", "{result=\"ok\"}",
+           std::to_string(t.xbox_renewals(false)));
+    sample(out, "netherscope_xbox_renewals_total", "{result=\"failed\"}",
+           std::to_string(t.xbox_renewals(true)));
+  }
 }
 
 } // namespace
