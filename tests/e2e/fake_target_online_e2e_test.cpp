@@ -23,6 +23,7 @@
 #include "support/fake_xbox.hpp"
 #include "support/http.hpp"
 #include "support/process.hpp"
+#include "support/rooms.hpp"
 
 using namespace netherscope::test;
 using namespace std::chrono_literals;
