@@ -338,7 +338,7 @@ reply_plan answer_offer(const request& req, target_state& state) {
           cfg.answer_delay};
 }
 
-
+// Whether --allowlist admits the gamertag, compared as BDS compares allowlist.json names.
 bool on_allowlist(const config& cfg, const std::string& xname) {
   if (cfg.allowlist.empty()) return true;
   std::string name = xname;
