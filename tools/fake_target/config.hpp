@@ -47,9 +47,9 @@ enum class server_style { bds, go, pumpkin };
 /// How the answer's self-signed token writes its `cpk` claim.
 enum class cpk_form { jwk, der };
 
-/// Whether the server admits only players signed in to Xbox Live (online mode): then every
-/// offer is refused, since the fake cannot tell a real GameServerToken from a self-signed one
-/// and no anonymous client has one.
+/// Whether the server admits only players signed in to Xbox Live (online mode). Without
+/// --xbox-issuer every online-mode offer is refused; with it, offers are admitted whose
+/// GameServerToken verifies against that issuer's keys.
 enum class auth_mode { offline, online };
 
 /// The shape of an online-mode refusal (PROTOCOL.md, "Refusals of an anonymous offer"): BDS's
@@ -129,6 +129,11 @@ struct config {
   auth_mode auth = auth_mode::offline;
   /// The online-mode refusal's shape, never automatic once parsed.
   auth_style auth_shape = auth_style::bds;
+  /// --xbox-issuer: the issuer's base URL (http, loopback, no trailing slash) whose keys verify
+  /// GameServerTokens in online mode; empty: online mode refuses every offer.
+  std::string xbox_issuer;
+  /// --allowlist: the gamertags admitted in verified online mode, lowercased; empty: everyone.
+  std::vector<std::string> allowlist;
 
   raknet_mode raknet = raknet_mode::off;
   raknet_style pong_style = raknet_style::bds;

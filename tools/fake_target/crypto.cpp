@@ -391,3 +391,31 @@ bool es384_verify(EVP_PKEY* key, std::string_view input, std::string_view raw_si
 }
 
 }  // namespace fake_target
+
+namespace fake_target {
+
+pkey_ptr rsa_public_key(std::string_view n, std::string_view e) {
+  bn_ptr modulus(BN_bin2bn(bytes_of(n), static_cast<int>(n.size()), nullptr));
+  bn_ptr exponent(BN_bin2bn(bytes_of(e), static_cast<int>(e.size()), nullptr));
+  param_bld_ptr builder(OSSL_PARAM_BLD_new());
+  if (!modulus || !exponent || !builder) return nullptr;
+  if (OSSL_PARAM_BLD_push_BN(builder.get(), OSSL_PKEY_PARAM_RSA_N, modulus.get()) != 1 ||
+      OSSL_PARAM_BLD_push_BN(builder.get(), OSSL_PKEY_PARAM_RSA_E, exponent.get()) != 1)
+    return nullptr;
+  param_ptr params(OSSL_PARAM_BLD_to_param(builder.get()));
+  pkey_ctx_ptr ctx(EVP_PKEY_CTX_new_from_name(nullptr, "RSA", nullptr));
+  EVP_PKEY* key = nullptr;
+  if (!params || !ctx || EVP_PKEY_fromdata_init(ctx.get()) != 1 ||
+      EVP_PKEY_fromdata(ctx.get(), &key, EVP_PKEY_PUBLIC_KEY, params.get()) != 1)
+    return nullptr;
+  return pkey_ptr(key);
+}
+
+bool rs256_verify(EVP_PKEY* key, std::string_view input, std::string_view signature) {
+  if (EVP_PKEY_get_base_id(key) != EVP_PKEY_RSA) return false;
+  md_ctx_ptr ctx(EVP_MD_CTX_new());
+  return ctx && EVP_DigestVerifyInit(ctx.get(), nullptr, EVP_sha256(), nullptr, key) == 1 &&
+         EVP_DigestVerify(ctx.get(), bytes_of(signature), signature.size(), bytes_of(input), input.size()) == 1;
+}
+
+}  // namespace fake_target

@@ -1,5 +1,6 @@
 // The small set of OpenSSL 3 operations the fake target needs: base64 codecs, self-signed
-// certificates, P-384 keys and ES384 (raw r||s) signatures. Only EVP-level APIs are used.
+// certificates, P-384 keys, ES384 (raw r||s) signatures and RS256 verification. Only
+// EVP-level APIs are used.
 #pragma once
 
 #include "config.hpp"
@@ -74,5 +75,12 @@ std::string es384_sign(EVP_PKEY* key, std::string_view input);
 
 /// Verifies a 96-byte JWS ES384 signature (r||s) over input.
 bool es384_verify(EVP_PKEY* key, std::string_view input, std::string_view raw_signature);
+
+/// Builds an RSA public key from a JWK's modulus and exponent (big-endian bytes, already
+/// decoded from base64url); empty when OpenSSL refuses them.
+pkey_ptr rsa_public_key(std::string_view n, std::string_view e);
+
+/// Verifies a JWS RS256 signature (RSASSA-PKCS1-v1_5 over SHA-256) over input.
+bool rs256_verify(EVP_PKEY* key, std::string_view input, std::string_view signature);
 
 }  // namespace fake_target

@@ -4,6 +4,7 @@
 
 #include "config.hpp"
 #include "crypto.hpp"
+#include "issuer_keys.hpp"
 #include "sdp.hpp"
 
 #include <cstdint>
@@ -40,8 +41,11 @@ enum class cpk_forms {
 };
 
 /// Verifies an a=identity value against the offer's fingerprints at time `now` (Unix
-/// seconds). The token is treated as self-signed: its signature is checked with its own
-/// `cpk`, in one of the forms `accepted` names.
+/// seconds), as an offline server does. An ES384 token is treated as self-signed: its
+/// signature is checked with its own `cpk`, in one of the forms `accepted` names. An RS256
+/// token (an issuer-signed GameServerToken) is taken as go-nethernet's default verifier and
+/// an offline Pumpkin take it: only its `cpk` and `exp` (which it must have) are read, and its
+/// signature is not checked.
 std::optional<identity_problem> verify_identity(std::string_view value,
                                                 const std::vector<sdp_fingerprint>& fingerprints,
                                                 std::int64_t now,
@@ -59,6 +63,32 @@ struct online_view {
 
 /// Reads an a=identity value as an online-mode server does first.
 online_view read_for_online(std::string_view value);
+
+/// How online verification of an offer's GameServerToken ended.
+enum class online_outcome {
+  verified,     ///< every check passed
+  refused,      ///< a check failed; pumpkin_text says which
+  unknown_kid,  ///< the token's kid is not in the key set (worth one refetch of the JWKS)
+};
+
+/// The verdict of verify_game_server_identity, with Pumpkin's words for a refusal and, for a
+/// verified token, the player it names.
+struct online_verdict {
+  online_outcome outcome = online_outcome::refused;
+  /// The text of Pumpkin's 400 (for refused and unknown_kid).
+  std::string pumpkin_text;
+  /// The token's xname (gamertag) and xid (XUID), when verified.
+  std::string xname;
+  std::string xid;
+};
+
+/// Verifies an a=identity value as an online-mode server does: idp.protocol "default" and a
+/// non-empty idp.domain; a token header with a kid the key set knows and alg RS256; the RS256
+/// signature; exp in the future; iss one of keys.issuers; and the fingerprints JWS signed by
+/// the key the token's cpk (base64 DER) names, over this offer's fingerprints.
+online_verdict verify_game_server_identity(std::string_view value,
+                                           const std::vector<sdp_fingerprint>& fingerprints,
+                                           std::int64_t now, const issuer_keys& keys);
 
 /// Makes a BDS-shaped identity value (domain "self", ES384 token with x5u header, a 60 s
 /// lifetime) whose fingerprints JWS covers `fingerprints`.

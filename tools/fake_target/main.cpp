@@ -2,6 +2,7 @@
 // friends, PROTOCOL.md §1–§4), faults included, for netherscope's tests and demo.
 #include "config.hpp"
 #include "crypto.hpp"
+#include "issuer_fetch.hpp"
 #include "listener.hpp"
 #include "port_pool.hpp"
 #include "raknet_responder.hpp"
@@ -26,6 +27,9 @@ void emit_line(const std::string& line) {
   std::fputc('\n', stdout);
   std::fflush(stdout);
 }
+
+// How long each request to --xbox-issuer may take, connecting included.
+constexpr std::chrono::seconds issuer_timeout{5};
 
 std::int64_t unix_now() {
   using namespace std::chrono;
@@ -85,6 +89,23 @@ int main(int argc, char** argv) {
   }
 
   boost::asio::io_context ioc{1};
+  // Online verification needs the issuer's keys before the first offer, so they are loaded
+  // before anything listens: the io_context runs the two requests alone and returns when they
+  // end (each under its own timeout), and an issuer that does not answer stops the fake.
+  std::unique_ptr<issuer_source> issuer;
+  if (!state.cfg.xbox_issuer.empty()) {
+    issuer = std::make_unique<issuer_source>(ioc, state.cfg.xbox_issuer, issuer_timeout);
+    std::optional<std::string> failure;
+    issuer->load([&failure](std::string error) { failure = std::move(error); });
+    ioc.run();
+    ioc.restart();
+    if (!failure || !failure->empty()) {
+      std::cerr << "fake_target: cannot load the keys of --xbox-issuer " << state.cfg.xbox_issuer << ": "
+                << (failure ? *failure : std::string("no answer")) << "\n";
+      return 1;
+    }
+    state.issuer = issuer.get();
+  }
   udp_port_pool ports(ioc, state.cfg.bind, state.cfg.udp_ports, state.cfg.port_hold, state.cfg.stun,
                       state.stats);
   state.ports = &ports;
@@ -122,6 +143,7 @@ int main(int argc, char** argv) {
   if (state.cfg.raknet != raknet_mode::off)
     listening += R"(,"raknet":")" + std::string(to_string(state.cfg.raknet)) + R"(")";
   if (stats_port != 0) listening += R"(,"stats_port":)" + std::to_string(stats_port);
+  if (state.issuer) listening += R"(,"issuer":")" + state.cfg.xbox_issuer + R"(")";
   emit_line(listening + "}");
 
   boost::asio::signal_set signals(ioc, SIGINT, SIGTERM);

@@ -1,11 +1,13 @@
 // Command-line parsing for the fake target. Every option is declared once, with its default,
 // so `--help` is the complete reference.
 #include "config.hpp"
+#include "issuer_keys.hpp"
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/program_options.hpp>
 
+#include <cctype>
 #include <cstdio>
 #include <iostream>
 
@@ -86,6 +88,22 @@ std::vector<unsigned> parse_interim(const std::string& text) {
   }
 }
 
+// "Steve,Alex" gives {"steve", "alex"}: BDS compares allowlist.json names without regard to case.
+std::vector<std::string> parse_allowlist(const std::string& text) {
+  std::vector<std::string> names;
+  if (text.empty()) return names;
+  std::size_t start = 0;
+  for (;;) {
+    const auto comma = text.find(',', start);
+    auto name = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (name.empty()) throw usage_error{"--allowlist: an empty name in '" + text + "'"};
+    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    names.push_back(std::move(name));
+    if (comma == std::string::npos) return names;
+    start = comma + 1;
+  }
+}
+
 // The fake must never be reachable from another host: tests and demos only ever need
 // loopback, and a misconfigured bind address is refused rather than silently widened.
 void require_loopback(const std::string& bind) {
@@ -155,8 +173,13 @@ po::options_description describe_options() {
      "IP address the answer's candidate names instead of --bind (the port is still bound on "
      "--bind), as a server in a container advertises its internal address")
     ("auth", po::value<std::string>()->default_value("offline"),
-     "offline|online: online refuses every offer as a server that admits only players signed "
-     "in to Xbox Live, in the --auth-style shape")
+     "offline|online: online admits only players signed in to Xbox Live; without --xbox-issuer "
+     "it refuses every offer, in the --auth-style shape")
+    ("xbox-issuer", po::value<std::string>()->default_value(""),
+     "with --auth online, verify offers' GameServerTokens against this issuer (an http URL on "
+     "loopback, e.g. http://127.0.0.1:PORT): its OpenID configuration and JWKS are loaded at startup")
+    ("allowlist", po::value<std::string>()->default_value(""),
+     "with --xbox-issuer, the gamertags admitted (comma-separated, compared case-insensitively)")
     ("auth-style", po::value<std::string>()->default_value("auto"),
      "online-mode refusal: auto (follows --style)|bds|go-nethernet|pumpkin|401")
     ("raknet", po::value<std::string>()->default_value("off"),
@@ -258,6 +281,18 @@ config to_config(const po::variables_map& vm) {
                                    {"go-nethernet", auth_style::go_nethernet},
                                    {"pumpkin", auth_style::pumpkin},
                                    {"401", auth_style::http401}});
+  c.xbox_issuer = vm["xbox-issuer"].as<std::string>();
+  if (!c.xbox_issuer.empty()) {
+    if (c.auth != auth_mode::online) throw usage_error{"--xbox-issuer only makes sense with --auth online"};
+    while (!c.xbox_issuer.empty() && c.xbox_issuer.back() == '/') c.xbox_issuer.pop_back();
+    const auto url = parse_loopback_url(c.xbox_issuer);
+    if (!url || url->target != "/")
+      throw usage_error{"--xbox-issuer: '" + vm["xbox-issuer"].as<std::string>() +
+                        "' is not an http base URL on a loopback address (http://127.0.0.1:PORT)"};
+  }
+  c.allowlist = parse_allowlist(vm["allowlist"].as<std::string>());
+  if (!c.allowlist.empty() && c.xbox_issuer.empty())
+    throw usage_error{"--allowlist only makes sense with --auth online and --xbox-issuer"};
   if (c.auth_shape == auth_style::automatic)
     c.auth_shape = c.style == server_style::go        ? auth_style::go_nethernet
                    : c.style == server_style::pumpkin ? auth_style::pumpkin

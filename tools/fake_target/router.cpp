@@ -7,6 +7,10 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
+#include <cctype>
+#include <memory>
+
 namespace fake_target {
 
 namespace json = boost::json;
@@ -225,30 +229,32 @@ refusal identity_refusal(const identity_problem& problem) {
   return {error_identity_verification_failed, "invalid identity token payload: " + problem.detail};
 }
 
-// An online-mode refusal (--auth online) in the --auth-style shape: the offer's identity is no
-// Xbox GameServerToken, which no anonymous client has and the fake could not verify anyway.
-response refuse_unauthenticated(const request& req, const config& cfg, const offer_summary& offer) {
-  const bool missing = offer.session_identities.empty();
+// Pumpkin's words for an identity that is no Xbox GameServerToken the fake can verify: the
+// only refusal there is without --xbox-issuer, where an anonymous prober never has one.
+std::string unverifiable_pumpkin_text(const offer_summary& offer) {
+  if (offer.session_identities.empty()) return "SDP offer is missing its identity assertion";
+  const auto view = read_for_online(offer.session_identities.front());
+  if (!view.decodes) return "invalid identity JSON: no idp, assertion and token in the a=identity value";
+  if (!view.provider_ok) return "invalid identity provider";
+  // Pumpkin looks the token's key up in the Xbox service's key set by its kid.
+  return view.kid.empty() ? "invalid GameServerToken: Public key build failed: OIDC header missing kid"
+                          : "invalid GameServerToken: Public key build failed: Key not found in JWKS: " + view.kid;
+}
+
+// An online-mode refusal (--auth online) in the --auth-style shape. Only Pumpkin says why;
+// crustaceans answer 401 for an identity they cannot verify and 403 for a player the host
+// turns away (`http401_status`).
+response refuse_online(const request& req, const config& cfg, const std::string& pumpkin_text,
+                       unsigned http401_status = 401) {
   switch (cfg.auth_shape) {
     case auth_style::go_nethernet:
       return make_response(req, 400,
                            "Negotiation failed with error code: " + std::to_string(error_identity_verification_failed),
                            "text/plain; charset=utf-8");
-    case auth_style::pumpkin: {
-      if (missing) return text(req, 400, "SDP offer is missing its identity assertion");
-      const auto view = read_for_online(offer.session_identities.front());
-      if (!view.decodes)
-        return text(req, 400, "invalid identity JSON: no idp, assertion and token in the a=identity value");
-      if (!view.provider_ok) return text(req, 400, "invalid identity provider");
-      // Pumpkin looks the token's key up in the Xbox service's key set by its kid.
-      return text(req, 400,
-                  view.kid.empty() ? "invalid GameServerToken: Public key build failed: OIDC header missing kid"
-                                   : "invalid GameServerToken: Public key build failed: Key not found in JWKS: " +
-                                         view.kid);
-    }
+    case auth_style::pumpkin:
+      return text(req, 400, pumpkin_text);
     case auth_style::http401:
-      // crustaceans: an empty 401 for a missing or unverifiable identity.
-      return make_response(req, 401, "", "");
+      return make_response(req, http401_status, "", "");
     case auth_style::bds:
     case auth_style::automatic:
       break;
@@ -306,6 +312,77 @@ std::string make_answer(target_state& state, std::optional<std::uint16_t> port,
   return write_answer(fields);
 }
 
+// Step 5 for an offer whose identity passed: --reject-offers, then the answer with a leased
+// port.
+reply_plan answer_offer(const request& req, target_state& state) {
+  const auto& cfg = state.cfg;
+  if (cfg.reject_offers >= 0) {
+    ++state.stats.offers_rejected;
+    return {reply_kind::respond,
+            refuse(req, cfg,
+                   {cfg.reject_offers, "offer refused by --reject-offers "
+                                         + std::to_string(cfg.reject_offers)}),
+            {}};
+  }
+
+  // The port answers connectivity checks made with this answer's credentials.
+  const ice_credentials credentials{random_string(state.random, 4), random_string(state.random, 24)};
+  const auto port = state.ports ? state.ports->lease(credentials) : std::nullopt;
+  if (!port && cfg.style == server_style::pumpkin) {
+    // Pumpkin refuses to send an answer without a UDP host candidate (§2.2).
+    ++state.stats.offers_rejected;
+    return {reply_kind::respond, text(req, 400, "WebRTC answer has no UDP host candidate"), {}};
+  }
+  // A drained pool still yields an answer, with no candidates: what §2.6 suspects BDS does.
+  return {reply_kind::respond, make_response(req, 200, make_answer(state, port, credentials), "application/sdp"),
+          cfg.answer_delay};
+}
+
+// Whether --allowlist admits the gamertag, compared as BDS compares allowlist.json names.
+bool on_allowlist(const config& cfg, const std::string& xname) {
+  if (cfg.allowlist.empty()) return true;
+  std::string name = xname;
+  for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return std::find(cfg.allowlist.begin(), cfg.allowlist.end(), name) != cfg.allowlist.end();
+}
+
+// Step 4 with --xbox-issuer: the offer's GameServerToken verified against the issuer's keys,
+// then the allowlist. A kid the keys lack makes the fake fetch the JWKS once more (the issuer
+// may have rotated its key) and decide when that ends; `may_refresh` is false on that second
+// look.
+reply_plan signed_in_reply(const request& req, target_state& state, const offer_summary& offer, bool may_refresh) {
+  const auto& cfg = state.cfg;
+  const auto refuse_identity = [&](const std::string& pumpkin_text) {
+    ++state.stats.offers_rejected;
+    ++state.stats.offers_unauthenticated;
+    return reply_plan{reply_kind::respond, refuse_online(req, cfg, pumpkin_text), {}};
+  };
+  if (offer.session_identities.empty()) return refuse_identity(unverifiable_pumpkin_text(offer));
+  if (offer.session_identities.size() > 1)
+    return refuse_identity("invalid identity JSON: more than one a=identity line");
+  const auto verdict = verify_game_server_identity(offer.session_identities.front(), offer.fingerprints,
+                                                   state.now(), state.issuer->keys());
+  if (verdict.outcome == online_outcome::unknown_kid && may_refresh) {
+    reply_plan later;
+    later.deferred = [&state, held_req = std::make_shared<request>(req),
+                      held_offer = std::make_shared<offer_summary>(offer)](std::function<void(reply_plan)> deliver) {
+      auto again = [&state, held_req, held_offer, deliver] {
+        deliver(signed_in_reply(*held_req, state, *held_offer, false));
+      };
+      if (!state.issuer->refresh(again)) again();
+    };
+    return later;
+  }
+  if (verdict.outcome != online_outcome::verified) return refuse_identity(verdict.pumpkin_text);
+  if (!on_allowlist(cfg, verdict.xname)) {
+    ++state.stats.offers_rejected;
+    ++state.stats.offers_not_allowlisted;
+    return {reply_kind::respond, refuse_online(req, cfg, "You are not white-listed on this server", 403), {}};
+  }
+  ++state.stats.offers_signed_in;
+  return answer_offer(req, state);
+}
+
 reply_plan offer_reply(const request& req, target_state& state) {
   const auto& cfg = state.cfg;
   if (req.method() != http::verb::post) return {reply_kind::respond, method_not_allowed(req, "POST"), {}};
@@ -354,35 +431,17 @@ reply_plan offer_reply(const request& req, target_state& state) {
             refuse(req, cfg, {error_failed_to_set_remote_description, "invalid SDP offer"}),
             {}};
   }
+  if (cfg.auth == auth_mode::online && state.issuer) return signed_in_reply(req, state, *checked.summary, true);
   if (cfg.auth == auth_mode::online) {
     ++state.stats.offers_rejected;
     ++state.stats.offers_unauthenticated;
-    return {reply_kind::respond, refuse_unauthenticated(req, cfg, *checked.summary), {}};
+    return {reply_kind::respond, refuse_online(req, cfg, unverifiable_pumpkin_text(*checked.summary)), {}};
   }
   if (const auto why = check_identity(*checked.summary, state)) {
     ++state.stats.offers_rejected;
     return {reply_kind::respond, refuse(req, cfg, *why), {}};
   }
-  if (cfg.reject_offers >= 0) {
-    ++state.stats.offers_rejected;
-    return {reply_kind::respond,
-            refuse(req, cfg,
-                   {cfg.reject_offers, "offer refused by --reject-offers "
-                                         + std::to_string(cfg.reject_offers)}),
-            {}};
-  }
-
-  // The port answers connectivity checks made with this answer's credentials.
-  const ice_credentials credentials{random_string(state.random, 4), random_string(state.random, 24)};
-  const auto port = state.ports ? state.ports->lease(credentials) : std::nullopt;
-  if (!port && cfg.style == server_style::pumpkin) {
-    // Pumpkin refuses to send an answer without a UDP host candidate (§2.2).
-    ++state.stats.offers_rejected;
-    return {reply_kind::respond, text(req, 400, "WebRTC answer has no UDP host candidate"), {}};
-  }
-  // A drained pool still yields an answer, with no candidates: what §2.6 suspects BDS does.
-  return {reply_kind::respond, make_response(req, 200, make_answer(state, port, credentials), "application/sdp"),
-          cfg.answer_delay};
+  return answer_offer(req, state);
 }
 
 // -- GET /_fake/stats ------------------------------------------------------------------------
@@ -402,6 +461,8 @@ response stats_response(const request& req, const target_state& state) {
       {"stun_requests", s.stun_requests},
       {"stun_answers", s.stun_answers},
       {"offers_unauthenticated", s.offers_unauthenticated},
+      {"offers_signed_in", s.offers_signed_in},
+      {"offers_not_allowlisted", s.offers_not_allowlisted},
       {"raknet_pings", s.raknet_pings},
       {"raknet_pongs", s.raknet_pongs},
   };
@@ -426,6 +487,16 @@ reply_plan route(const request& req, target_state& state) {
   }
   if (path.substr(0, offer_prefix.size()) == offer_prefix) {
     auto plan = offer_reply(req, state);
+    if (plan.deferred) {
+      // The interim responses go with the real plan, once it is known.
+      plan.deferred = [&state, start = std::move(plan.deferred)](std::function<void(reply_plan)> deliver) {
+        start([&state, deliver](reply_plan real) {
+          real.interim = interim_bytes(state.cfg);
+          deliver(std::move(real));
+        });
+      };
+      return plan;
+    }
     plan.interim = interim_bytes(state.cfg);
     return plan;
   }
@@ -479,6 +550,17 @@ response body_too_large(const request& header, target_state& state) {
 
 reply_plan handle_request(const request& req, target_state& state) {
   auto plan = route(req, state);
+  if (plan.deferred) {
+    // The event line waits for the real plan, so that it carries the status sent.
+    plan.deferred = [&state, header = std::make_shared<request>(req.base(), std::string()),
+                     start = std::move(plan.deferred)](std::function<void(reply_plan)> deliver) {
+      start([&state, header, deliver](reply_plan real) {
+        log_request(*header, real, state);
+        deliver(std::move(real));
+      });
+    };
+    return plan;
+  }
   log_request(req, plan, state);
   return plan;
 }

@@ -8,6 +8,7 @@
 #include <boost/beast/http/string_body.hpp>
 
 #include <chrono>
+#include <functional>
 #include <optional>
 
 namespace fake_target {
@@ -33,6 +34,10 @@ struct reply_plan {
   /// Interim (1xx) responses, as raw bytes, written before anything else of this plan
   /// (--interim); empty for none.
   std::string interim{};
+  /// When set, the reply is not known yet (the issuer's keys are being fetched again): the
+  /// session calls it with a function that takes the real plan, which runs later on the same
+  /// io_context, and ignores the rest of this plan.
+  std::function<void(std::function<void(reply_plan)>)> deferred{};
 };
 
 /// The largest request body the fake reads, the 1 MiB limit of go-nethernet and Pumpkin.

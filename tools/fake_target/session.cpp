@@ -90,6 +90,16 @@ class http_session : public std::enable_shared_from_this<http_session> {
     if (ec) return;
     const auto req = parser_->release();
     plan_ = handle_request(req, state_);
+    if (plan_.deferred) {
+      // The reply waits on the issuer; the session stays alive in the handler meanwhile.
+      auto start = std::move(plan_.deferred);
+      plan_.deferred = nullptr;
+      start([self = shared_from_this()](reply_plan real) {
+        self->plan_ = std::move(real);
+        self->execute();
+      });
+      return;
+    }
     execute();
   }
 

@@ -21,6 +21,8 @@ struct counters {
   std::uint64_t offers = 0;                  ///< POSTs that reached the SDP check
   std::uint64_t offers_rejected = 0;         ///< of those, the ones refused (13, 37, no candidate)
   std::uint64_t offers_unauthenticated = 0;  ///< of those, the ones refused by --auth online
+  std::uint64_t offers_signed_in = 0;        ///< offers admitted with a verified GameServerToken
+  std::uint64_t offers_not_allowlisted = 0;  ///< verified offers refused by --allowlist
   std::uint64_t tls_alerts = 0;              ///< handshake_failure alerts sent in --tls bds
   std::uint64_t tls_handshake_failures = 0;  ///< failed handshakes in --tls on
   std::uint64_t tls_hellos_ignored = 0;      ///< ClientHellos left unanswered in --tls silent
@@ -44,11 +46,27 @@ class port_source {
   virtual std::size_t in_use() const = 0;
 };
 
+struct issuer_keys;
+
+/// The issuer's keys for online verification (--xbox-issuer); the fetching lives in
+/// issuer_fetch.cpp so that the router stays free of sockets.
+class key_source {
+ public:
+  virtual ~key_source() = default;
+  /// The keys and issuers as last fetched.
+  virtual const issuer_keys& keys() const = 0;
+  /// Fetches the JWKS again and runs done when that ends, whether or not it worked; false
+  /// (and done never runs) when the last refetch was too recent.
+  virtual bool refresh(std::function<void()> done) = 0;
+};
+
 /// Everything the request handlers read or change.
 struct target_state {
   config cfg;
   counters stats;
   port_source* ports = nullptr;
+  /// With --xbox-issuer, where offers' GameServerTokens are verified; null otherwise.
+  key_source* issuer = nullptr;
   pkey_ptr identity_key;         ///< the P-384 key behind our a=identity
   std::string dtls_fingerprint;  ///< sha-256 of our (never used) DTLS certificate
   std::mt19937_64 random{std::random_device{}()};
