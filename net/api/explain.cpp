@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <cstdint>
 #include <unordered_map>
 
 #include <boost/json/parse.hpp>
@@ -15,7 +17,8 @@ namespace netherscope::net::api {
 
 namespace {
 
-/// Longer requests are no code of ours; they are refused before any work.
+/// Longer requests are no code of ours; they are refused before any work. The longest code
+/// we serve is an Xbox error's name (XO_E_TITLE_SINGLE_POINT_OF_PRESENCE_VIOLATED, 44).
 constexpr std::size_t longest_code = 64;
 /// The most digits a codeword's number may have ("door-83").
 constexpr std::size_t longest_variant = 6;
@@ -25,6 +28,11 @@ constexpr std::string_view codeword_kind = "client_codeword";
 /// GET /api/check's verdicts and the codes of a RakNet status, as the API writes them.
 constexpr std::string_view verdict_kind = "check_verdict";
 constexpr std::string_view raknet_kind = "raknet_status";
+/// The Xbox sign-in errors (XErr), written in decimal as Xbox sends them; net/xbox/xerr.cpp
+/// holds the same codes for `admin xbox-status`, and a unit test keeps the two in step.
+constexpr std::string_view xbox_error_kind = "xbox_error";
+/// How Microsoft writes an XErr in hex ("0x8015DC09"), lower-cased as the lookup sees it.
+constexpr std::string_view hex_prefix = "0x";
 constexpr std::array<std::string_view, 3> evidence_levels = {"source_code", "reports",
                                                             "name_only"};
 
@@ -62,6 +70,16 @@ bool is_letter(char c) {
 
 bool is_code_character(char c) {
   return (c >= 'a' && c <= 'z') || c == '_';
+}
+
+/// Reads an unsigned 32-bit number written in text in the given base, all of it; nullopt for
+/// anything else (empty, a sign, a stray character, too large).
+std::optional<std::uint32_t> read_number(std::string_view text, int base) {
+  std::uint32_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, base);
+  if (ec != std::errc{} || end != text.data() + text.size())
+    return std::nullopt;
+  return value;
 }
 
 /// A non-empty string member, or null.
@@ -126,6 +144,11 @@ std::optional<entry> read_entry(const boost::json::value& raw, std::size_t posit
     } else if (base::view(*kind) == codeword_kind) {
       if (!all_of_class(base::view(*code), is_letter))
         problems.push_back(where + " is a codeword that is not made of letters only");
+    } else if (base::view(*kind) == xbox_error_kind) {
+      // The hex spelling is looked up through the decimal code, so it must be a 32-bit one.
+      if (!all_of_class(base::view(*code), is_digit) || code->front() == '0'
+          || !read_number(base::view(*code), 10))
+        problems.push_back(where + " is an Xbox error whose code is not a plain 32-bit number");
     } else if (base::view(*kind) == verdict_kind || base::view(*kind) == raknet_kind) {
       // As the API writes them ("auth_required"), so that a reply's code is its path.
       if (!all_of_class(base::view(*code), is_code_character))
@@ -247,6 +270,15 @@ std::optional<std::string> render_explanation(std::string_view code) {
   if (all_of_class(key, is_digit)) {
     auto first = key.find_first_not_of('0');
     key = first == std::string::npos ? "0" : key.substr(first);
+  }
+  // Microsoft writes XErrs in hex (0x8015DC09); only an Xbox error answers to that spelling,
+  // so "0x25" is not signalling error 37.
+  if (key.size() > hex_prefix.size() && key.compare(0, hex_prefix.size(), hex_prefix) == 0) {
+    auto number = read_number(std::string_view{key}.substr(hex_prefix.size()), 16);
+    auto* e = number ? find(b, std::to_string(*number)) : nullptr;
+    if (e == nullptr || e->kind != xbox_error_kind)
+      return std::nullopt;
+    return e->rendered;
   }
   if (auto* e = find(b, key))
     return e->rendered;

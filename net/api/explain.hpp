@@ -1,6 +1,6 @@
 // What a NetherNet signalling error number, a Minecraft client codeword, a verdict of
-// GET /api/check or a RakNet status code means, for GET /api/explain/{code} and for the links
-// in /api/offer errors.
+// GET /api/check, a RakNet status code or an Xbox sign-in error (XErr) means, for
+// GET /api/explain/{code} and for the links in /api/offer errors.
 //
 // The facts live in net/api/explanations.json with their sources; CMake embeds that file
 // (net/api/explanations.cpp.in), and it is read once, on first use.
@@ -25,8 +25,9 @@ inline constexpr std::string_view explain_route = "/api/explain";
 /// nothing explains the code. ASCII letters match in any case. Accepted: a decimal signalling
 /// error number ("37"; leading zeros are ignored), a codeword ("door"), the name or an alias
 /// of a signalling error ("IdentityNotAllowed"), a codeword followed by '-' and up to six
-/// digits ("door-83"), whose number comes back as variant, and a verdict or RakNet status code
-/// as the API writes it ("auth_required", "no_listener").
+/// digits ("door-83"), whose number comes back as variant, a verdict or RakNet status code
+/// as the API writes it ("auth_required", "no_listener"), and an Xbox error in decimal
+/// ("2148916233"), in hex with 0x ("0x8015DC09", which finds Xbox errors only) or by its name.
 std::optional<std::string> render_explanation(std::string_view code);
 
 /// Renders GET /api/explain: {ok: true, codes: [{code, kind, name, href}]}, in the order of

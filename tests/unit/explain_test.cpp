@@ -1,6 +1,10 @@
 // GET /api/explain: the data file, the lookup, the route, and the links from /api/offer errors.
 #include <catch2/catch.hpp>
 
+#include <cstdio>
+#include <map>
+#include <string>
+
 #include <boost/json.hpp>
 
 #include "app/service.hpp"
@@ -10,6 +14,7 @@
 #include "net/nethernet/sdp_answer.hpp"
 #include "net/report/raknet_status.hpp"
 #include "net/report/verdict.hpp"
+#include "net/xbox/xerr.hpp"
 #include "support/rooms.hpp"
 
 using namespace netherscope::test;
@@ -263,4 +268,80 @@ TEST_CASE("explain: the new verdicts and the RakNet status codes are explained",
   CHECK(explained("AUTH_REQUIRED").at("code") == "auth_required");
   CHECK(explained("xbox sign-in required").at("code") == "auth_required");
   CHECK_FALSE(render_explanation("auth_required-2"));
+}
+
+TEST_CASE("explain: the Xbox sign-in errors are those of net/xbox's table, no more and no fewer",
+          "[explain][xbox]") {
+  // admin xbox-status reads net/xbox/xerr.cpp; /api/explain reads the data file, because the
+  // HTTP room may not include net/xbox. The two lists must name the same codes the same way.
+  std::map<std::string, std::string> explained_codes;
+  auto index = boost::json::parse(render_explanation_index()).as_object();
+  for (auto& item : index.at("codes").as_array())
+    if (item.at("kind") == "xbox_error")
+      explained_codes.emplace(item.at("code").as_string().c_str(),
+                              item.at("name").as_string().c_str());
+  std::map<std::string, std::string> table_codes;
+  for (const auto& info : xerr_table())
+    table_codes.emplace(std::to_string(info.code), std::string{info.name});
+  CHECK(explained_codes == table_codes);
+
+  for (const auto& info : xerr_table()) {
+    auto decimal = std::to_string(info.code);
+    INFO("XErr " << decimal << " " << info.name);
+    auto e = explained(decimal);
+    CHECK(e.at("kind") == "xbox_error");
+    CHECK(e.at("code") == decimal.c_str());
+    CHECK(e.at("name") == std::string{info.name}.c_str());
+    CHECK_FALSE(e.at("causes").as_array().empty());
+    CHECK_FALSE(e.at("checks").as_array().empty());
+    CHECK_FALSE(e.at("sources").as_array().empty());
+    // Each spelling an operator may paste finds it: the hex Microsoft writes and the name.
+    char hex[16];
+    std::snprintf(hex, sizeof hex, "0x%08X", static_cast<unsigned>(info.code));
+    CHECK(explained(hex).at("code") == decimal.c_str());
+    CHECK(explained(info.name).at("code") == decimal.c_str());
+  }
+}
+
+TEST_CASE("explain: an Xbox error answers to its decimal and its hex spelling only",
+          "[explain][xbox]") {
+  auto e = explained("2148916233");
+  CHECK(e.at("kind") == "xbox_error");
+  CHECK(e.at("name") == "XO_E_ACCOUNT_CREATION_REQUIRED");
+  CHECK(e.at("evidence") == "source_code");
+  CHECK(std::string_view{e.at("sources").at(0).at("url").as_string()}.find("xbox-live-api")
+        != std::string_view::npos);
+  for (auto spelling : {"0x8015DC09", "0x8015dc09", "0X8015DC09", "0x08015DC09", "02148916233",
+                        "xo_e_account_creation_required"}) {
+    INFO(spelling);
+    CHECK(explained(spelling).at("code") == "2148916233");
+  }
+
+  // The index lists the Xbox errors with their links.
+  auto index = boost::json::parse(render_explanation_index()).as_object();
+  std::size_t xbox_errors = 0;
+  for (auto& item : index.at("codes").as_array())
+    if (item.at("kind") == "xbox_error") {
+      ++xbox_errors;
+      if (item.at("code") == "2148916233")
+        CHECK(item.at("href") == "/api/explain/2148916233");
+    }
+  CHECK(xbox_errors == xerr_table().size());
+
+  // A signalling number keeps its meaning, and hex never reaches a signalling error.
+  CHECK(explained("37").at("kind") == "signalling_error");
+  CHECK(explained("0").at("kind") == "signalling_error");
+  for (auto unknown : {"0x25", "0x0", "0x8015DCFF", "0x8015DC07", "0x", "0x-1", "0x+25",
+                       "0x8015DC09 ", "0x0x8015DC09", "0x18015DC09", "0xFFFFFFFFF", "4294967296",
+                       "2148916233-1"}) {
+    INFO("'" << unknown << "'");
+    CHECK_FALSE(render_explanation(unknown));
+  }
+
+  // Through the route, as an operator pastes it from a log.
+  route_context ctx;
+  auto d = route(make_request(http::verb::get, "/api/explain/0x8015DC09"), ctx);
+  REQUIRE(d.immediate);
+  CHECK(d.immediate->result() == http::status::ok);
+  CHECK(body_of(*d.immediate).at("code") == "2148916233");
 }
