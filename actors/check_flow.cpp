@@ -43,6 +43,7 @@ void answer(const api::api_call& call, const api::quota_verdict& verdict, const 
   facts.info_error = info.error;
   facts.offer_error = offer.error;
   facts.offered_as = offer.offered_as;
+  facts.link_failing = offer.link_failing;
   facts.offer_tried = offer_tried;
   if (offer_tried && offer.error.ok())
     facts.candidates = report::candidate_facts(offer.body);

@@ -281,6 +281,7 @@ void start_offer(probe_pointer self, api::target_memory recalled, bool recalled_
     nethernet::identity_check identity;
     auto reply = report::make_offer_reply(std::move(r), context, &identity);
     reply.offered_as = context.offered_as;
+    reply.link_failing = context.link_failing;
     api::process_telemetry().count_probe(api::probe_call::offer, api::probe_outcome_of(reply.error.code));
     if (reply.error.ok() && recalled_ok)
       update.key_sha256

@@ -18,7 +18,7 @@ namespace netherscope::net::api {
 namespace {
 
 /// Longer requests are no code of ours; they are refused before any work. The longest code
-/// we serve is an Xbox error's name (XO_E_TITLE_SINGLE_POINT_OF_PRESENCE_VIOLATED, 44).
+/// we serve is an Xbox error's name (XO_E_SIGNIN_COUNT_BY_DEVICE_TYPE_EXCEEDED, 41).
 constexpr std::size_t longest_code = 64;
 /// The most digits a codeword's number may have ("door-83").
 constexpr std::size_t longest_variant = 6;

@@ -67,6 +67,8 @@ struct offer_reply {
   /// The gamertag the offer was signed in as (the linked Xbox account); empty for an offer
   /// with the self-signed identity. Set whether or not the server admitted the offer.
   std::string offered_as;
+  /// Whether an Xbox account is linked but its sign-in failed, so the offer went self-signed.
+  bool link_failing = false;
 };
 
 

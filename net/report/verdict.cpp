@@ -267,6 +267,11 @@ void decide_auth_required(const check_facts& facts, check_verdict& out) {
                         + ": the refusal of a server that admits only players signed in to Xbox "
                           "Live (online mode). Our offer carries a self-signed identity, as a "
                           "client that is not signed in would.");
+  if (facts.link_failing)
+    out.reasons.push_back("This service has an Xbox account linked to check such servers as a "
+                          "signed-in player, but its sign-in is failing, so the offer went "
+                          "self-signed; that is for the service's operator to fix, not the "
+                          "server's owner.");
   out.reasons.emplace_back(no_answer_note);
   note_raknet(facts, out);
   out.next_steps.push_back("Nothing to change if the server is meant for players signed in to "

@@ -74,6 +74,8 @@ struct check_facts {
   api::raknet_reply raknet;
   /// The gamertag the offer was signed in as; empty when it went self-signed.
   std::string offered_as;
+  /// Whether it went self-signed because the service's linked Xbox account failed to sign in.
+  bool link_failing = false;
 };
 
 /// What a refused offer's reply says about the refusal (docs/PROTOCOL.md, "Refusals of an

@@ -64,7 +64,7 @@ const std::vector<xerr_info>& xerr_table() {
      "report it: netherscope signs in to the RETAIL sandbox only"},
     {2148916249, "XO_E_SANDBOX_NOT_ALLOWED", "the account may not use this sandbox",
      "report it: netherscope signs in to the RETAIL sandbox only"},
-    {2148916254, "XO_E_TITLE_SINGLE_POINT_OF_PRESENCE_VIOLATED",
+    {2148916254, "XO_E_DEVICE_COUNT_FOR_TITLE_EXCEEDED",
      "the account is signed in to this title on another device",
      "sign the account out of Minecraft elsewhere, or link a dedicated account"},
     {2148916256, "XO_E_EXPIRED_DEVICE_TOKEN", "the device token had expired", fix_retry},

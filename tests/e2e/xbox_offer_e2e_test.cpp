@@ -112,15 +112,6 @@ std::vector<std::string> online_target(const fake_xbox_process& fake,
   return args;
 }
 
-// The sample of a /metrics line, or -1 when the line is not there.
-double metric(const service_process& svc, const std::string& line_start) {
-  auto reply = http_request(svc.port(), "GET", "/metrics");
-  auto at = reply.body.find("\n" + line_start + " ");
-  if (at == std::string::npos)
-    return -1;
-  return std::stod(reply.body.substr(at + line_start.size() + 2));
-}
-
 // No log line carries a token of the chain: JWTs ("eyJ") and Microsoft's refresh and access
 // tokens ("M.R3_", "EwA").
 void check_no_token_in(const std::vector<std::string>& lines) {
@@ -163,6 +154,7 @@ TEST_CASE("xbox offer e2e: offers go signed in once an account is linked", "[xbo
   CHECK(metric(*rig.svc, R"(netherscope_xbox_link{state="unlinked"})") == 1);
   // The next offer after the link carries it: without a link, every offer looks again.
   rig.link(rig.key);
+  auto minted = rig.fake.stat("multiplayer_start");
   // An offline server takes the GameServerToken as it takes a self-signed one.
   fake_target_process target;
   auto reply = post_offer(*rig.svc, target.port(), R"(,"tls":false,"fresh":true)");
@@ -172,7 +164,7 @@ TEST_CASE("xbox offer e2e: offers go signed in once an account is linked", "[xbo
   CHECK(kind_of(body) == "xbox");
   CHECK(body.at("offerIdentity").as_object().at("gamertag") == "Fake Steve");
   // The services minted one GameServerToken, for the service's own identity key.
-  CHECK(rig.fake.stat("multiplayer_start") == 1);
+  CHECK(rig.fake.stat("multiplayer_start") == minted + 1);
   // Nothing of a token reaches the reply.
   CHECK(reply.body.find("eyJ", reply.body.find("offerIdentity")) == std::string::npos);
   CHECK(metric(*rig.svc, R"(netherscope_xbox_link{state="signed_in"})") == 1);
@@ -225,6 +217,7 @@ TEST_CASE("xbox offer e2e: tokens renew across a restart with the rotated refres
   signed_in_rig rig{{"--rotation", "strict"}};
   fake_target_process target{online_target(rig.fake)};
   rig.link(rig.key);
+  auto minted = rig.fake.stat("multiplayer_start");
   auto first = body_of(post_offer(*rig.svc, target.port(), R"(,"tls":false,"fresh":true)"));
   REQUIRE(kind_of(first) == "xbox");
   rig.restart();
@@ -233,7 +226,7 @@ TEST_CASE("xbox offer e2e: tokens renew across a restart with the rotated refres
   REQUIRE(again.status == 200);
   CHECK(kind_of(body_of(again)) == "xbox");
   CHECK(rig.fake.stat("refresh_refused") == 0);
-  CHECK(rig.fake.stat("multiplayer_start") == 2);
+  CHECK(rig.fake.stat("multiplayer_start") == minted + 2);
   check_no_token_in(rig.log());
 }
 
@@ -249,7 +242,8 @@ TEST_CASE("xbox offer e2e: a revoked link is never the target's verdict", "[xbox
   // The offer went self-signed and was refused as one: the server needs a signed-in player;
   // that the service's own sign-in failed is a warning, not the server's fault.
   CHECK(body.at("verdict") == "auth_required");
-  CHECK(warns(body, "xbox_link_failing"));
+  CHECK(json::serialize(body.at("reasons")).find("sign-in is failing") != std::string::npos);
+
   CHECK(metric(*rig.svc, R"(netherscope_xbox_link{state="failing"})") == 1);
   CHECK(metric(*rig.svc, R"(netherscope_xbox_renewals_total{result="failed"})") == 1);
   // The service stays ready.
@@ -271,4 +265,27 @@ TEST_CASE("xbox offer e2e: a link the service cannot open leaves offers self-sig
   CHECK(warns(body, "xbox_link_failing"));
   // The operator's details stay out of the public reply.
   CHECK(reply.body.find("secrets key") == std::string::npos);
+}
+
+TEST_CASE("xbox offer e2e: an Xbox refusal of the account is never the target's verdict",
+          "[xbox][e2e]") {
+  signed_in_rig rig;
+  fake_target_process target{online_target(rig.fake)};
+  rig.link(rig.key);
+  // The account has no Xbox profile (XErr 2148916233) by the time the service renews.
+  rig.fake.control({{"xsts_xerr", 2148916233}});
+  auto reply = rig.check(target.port());
+  INFO(shown(reply));
+  REQUIRE(reply.status == 200);
+  auto body = body_of(reply);
+  CHECK(body.at("verdict") == "auth_required");
+  CHECK(json::serialize(body.at("reasons")).find("sign-in is failing") != std::string::npos);
+  // The operator's details (the XErr and its fix) are in the log, not in the public reply.
+  CHECK(reply.body.find("2148916233") == std::string::npos);
+  bool logged = false;
+  for (const auto& line : rig.log())
+    logged = logged || (line.find("xbox_link_problem") != std::string::npos
+                        && line.find("2148916233") != std::string::npos);
+  CHECK(logged);
+  check_no_token_in(rig.log());
 }

@@ -20,6 +20,7 @@
 #include "net/report/bodies.hpp"
 #include "net/report/reachability.hpp"
 #include "net/upstream/ice_check.hpp"
+#include "support/fixtures.hpp"
 #include "support/udp_peer.hpp"
 #include "support/rooms.hpp"
 
@@ -29,13 +30,6 @@ namespace asio = boost::asio;
 namespace json = boost::json;
 
 namespace {
-
-std::string read_fixture(const std::string& name) {
-  std::ifstream in{std::string{FIXTURES_DIR} + "/" + name, std::ios::binary};
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 // libwebrtc's answer through @roamhq/wrtc 0.10.0: four UDP and four TCP host candidates.
 const std::string libwebrtc_answer = read_fixture("libwebrtc-wrtc-0.10.0-answer-identity-jwk.sdp");

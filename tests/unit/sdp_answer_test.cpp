@@ -12,6 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "support/fixtures.hpp"
+
+using netherscope::test::read_fixture;
 using netherscope::net::nethernet::answer_kind;
 using netherscope::net::nethernet::classify_answer;
 using netherscope::net::nethernet::ice_candidate;
@@ -21,11 +24,6 @@ using netherscope::net::nethernet::parse_candidate;
 using netherscope::net::nethernet::sdp_lines;
 
 namespace {
-
-std::string read_fixture(const std::string& name) {
-  std::ifstream in(std::string(FIXTURES_DIR) + "/" + name, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 /// Parses a line that must be good.
 ice_candidate good(const std::string& line) {

@@ -663,7 +663,8 @@ function web_url(text) {
 function render_explanation(body) {
   const name = typeof body.name === 'string' && body.name !== '' ? ` (${body.name})` : '';
   const what = { client_codeword: 'Code players see', check_verdict: 'Verdict',
-                 raknet_status: 'RakNet status' }[body.kind] || 'NetherNet error';
+                 raknet_status: 'RakNet status',
+                 xbox_error: 'Xbox sign-in error' }[body.kind] || 'NetherNet error';
   by_id('explain-title').textContent = `${what} ${text_of(body.code, '')}${name}`;
   const kind = [];
   if (Array.isArray(body.aliases) && body.aliases.length > 0)
