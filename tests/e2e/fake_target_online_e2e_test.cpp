@@ -35,17 +35,12 @@ namespace {
 
 // The fake chain with an io thread and the chain runner, and the identity (DTLS fingerprint
 // and P-384 key) whose offers carry the GameServerToken the chain mints for that key.
-class signed_in_rig {
+class gst_rig {
 public:
-  explicit signed_in_rig(std::vector<std::string> fake_args = {})
+  explicit gst_rig(std::vector<std::string> fake_args = {})
     : fake(std::move(fake_args)), work(asio::make_work_guard(ioc)) {
     io = std::thread([this] { ioc.run(); });
-    net::upstream::client_settings settings;
-    settings.policy = net::upstream::address_policy{
-      {*net::base::parse_cidr("0.0.0.0/0"), *net::base::parse_cidr("::/0")}, {}};
-    std::string error;
-    client = net::upstream::http_client::make(ioc, settings, error);
-    REQUIRE(client);
+    client = make_chain_client(ioc);
     net::upstream::xbox_chain_settings chain_settings;
     chain_settings.endpoints = fake.endpoints();
     chain_settings.timeout = 10s;
@@ -55,7 +50,7 @@ public:
     id = std::move(*made);
   }
 
-  ~signed_in_rig() {
+  ~gst_rig() {
     work.reset();
     ioc.stop();
     io.join();
@@ -133,7 +128,7 @@ http_reply post_signed_offer(const fake_target_process& target, const std::strin
                       10s);
 }
 
-fake_target_process online_target(const signed_in_rig& rig, std::vector<std::string> extra = {}) {
+fake_target_process online_target(const gst_rig& rig, std::vector<std::string> extra = {}) {
   std::vector<std::string> args{"--auth", "online", "--xbox-issuer", rig.fake.base_url()};
   args.insert(args.end(), extra.begin(), extra.end());
   return fake_target_process{args};
@@ -143,7 +138,7 @@ fake_target_process online_target(const signed_in_rig& rig, std::vector<std::str
 
 TEST_CASE("fake target online e2e: a GameServerToken the issuer signed is admitted, a forged one is not",
           "[e2e][fake_target][xbox]") {
-  signed_in_rig rig;
+  gst_rig rig;
   const auto who = rig.sign_in();
   auto target = online_target(rig, {"--style", "pumpkin"});
 
@@ -231,7 +226,7 @@ TEST_CASE("fake target online e2e: a GameServerToken the issuer signed is admitt
 
 TEST_CASE("fake target online e2e: the allowlist names gamertags without regard to case",
           "[e2e][fake_target][xbox]") {
-  signed_in_rig rig{{"--gamertag", "Fake Steve"}};
+  gst_rig rig{{"--gamertag", "Fake Steve"}};
   const auto who = rig.sign_in();
 
   auto listed = online_target(rig, {"--allowlist", "Alex,fAKE sTEVE"});
@@ -253,7 +248,7 @@ TEST_CASE("fake target online e2e: the allowlist names gamertags without regard 
 
 TEST_CASE("fake target online e2e: an expired GameServerToken is refused online and offline",
           "[e2e][fake_target][xbox]") {
-  signed_in_rig rig{{"--gst-lifetime-s", "1"}};
+  gst_rig rig{{"--gst-lifetime-s", "1"}};
   const auto who = rig.sign_in();
   auto online = online_target(rig, {"--style", "pumpkin"});
   fake_target_process offline{{"--style", "pumpkin"}};

@@ -27,23 +27,6 @@ namespace json = boost::json;
 
 namespace {
 
-// A key file as the operator makes one (head -c 32 /dev/urandom | base64), mode 600.
-std::string write_key_file(const std::string& dir, const std::string& name) {
-  auto path = dir + "/" + name;
-  std::ofstream{path} << net::base::base64_encode(*net::base::random_bytes(32)) << "\n";
-  ::chmod(path.c_str(), 0600);
-  return path;
-}
-
-std::string write_endpoints_file(const std::string& dir, const fake_xbox_process& fake) {
-  json::object map;
-  for (const auto& [host, base] : fake.endpoints().bases)
-    map[host] = base;
-  auto path = dir + "/xbox-endpoints.json";
-  std::ofstream{path} << json::serialize(map);
-  return path;
-}
-
 // Every byte of every file under dir, to look for what must not be stored in the clear.
 std::string all_bytes_under(const std::string& dir) {
   std::string out;

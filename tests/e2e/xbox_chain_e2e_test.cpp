@@ -51,12 +51,7 @@ public:
   explicit chain_rig(std::vector<std::string> args = {}, bool reachable = true)
     : fake(std::move(args)), work(asio::make_work_guard(ioc)) {
     thread = std::thread([this] { ioc.run(); });
-    net::upstream::client_settings settings;
-    // The chain's hosts are the operator's choice, not a stranger's: no address policy.
-    settings.policy = net::upstream::address_policy{{*net::base::parse_cidr("0.0.0.0/0"), *net::base::parse_cidr("::/0")}, {}};
-    std::string error;
-    client = net::upstream::http_client::make(ioc, settings, error);
-    REQUIRE(client);
+    client = make_chain_client(ioc);
     net::upstream::xbox_chain_settings chain_settings;
     chain_settings.endpoints = fake.endpoints();
     if (!reachable)

@@ -30,22 +30,11 @@ namespace json = boost::json;
 
 namespace {
 
-std::string key_file_in(const std::string& dir, const std::string& name) {
-  auto path = dir + "/" + name;
-  std::ofstream{path} << net::base::base64_encode(*net::base::random_bytes(32)) << "\n";
-  ::chmod(path.c_str(), 0600);
-  return path;
-}
-
 // A service that may sign offers in through the fake chain, and the files the operator gives it.
 struct signed_in_rig {
   explicit signed_in_rig(std::vector<std::string> fake_args = {}) : fake(std::move(fake_args)) {
-    key = key_file_in(files.path(), "secrets.key");
-    json::object map;
-    for (const auto& [host, base] : fake.endpoints().bases)
-      map[host] = base;
-    endpoints = files.path() + "/xbox-endpoints.json";
-    std::ofstream{endpoints} << json::serialize(map);
+    key = write_key_file(files.path(), "secrets.key");
+    endpoints = write_endpoints_file(files.path(), fake);
     start();
   }
 
@@ -138,6 +127,19 @@ bool warns(const json::object& body, const std::string& code) {
     if (c == code.c_str())
       return true;
   return false;
+}
+
+// A check of an online-mode target while the service's own sign-in fails: the offer went
+// self-signed and was refused as one, so the verdict is the server's own (it needs a signed-in
+// player), and the reasons say that the failure is the service's.
+http_reply check_while_link_fails(signed_in_rig& rig, unsigned port) {
+  auto reply = rig.check(port);
+  INFO(shown(reply));
+  REQUIRE(reply.status == 200);
+  auto body = body_of(reply);
+  CHECK(body.at("verdict") == "auth_required");
+  CHECK(json::serialize(body.at("reasons")).find("sign-in is failing") != std::string::npos);
+  return reply;
 }
 
 } // namespace
@@ -235,15 +237,7 @@ TEST_CASE("xbox offer e2e: a revoked link is never the target's verdict", "[xbox
   fake_target_process target{online_target(rig.fake)};
   rig.link(rig.key);
   rig.fake.control({{"revoke", true}});
-  auto reply = rig.check(target.port());
-  INFO(shown(reply));
-  REQUIRE(reply.status == 200);
-  auto body = body_of(reply);
-  // The offer went self-signed and was refused as one: the server needs a signed-in player;
-  // that the service's own sign-in failed is a warning, not the server's fault.
-  CHECK(body.at("verdict") == "auth_required");
-  CHECK(json::serialize(body.at("reasons")).find("sign-in is failing") != std::string::npos);
-
+  check_while_link_fails(rig, target.port());
   CHECK(metric(*rig.svc, R"(netherscope_xbox_link{state="failing"})") == 1);
   CHECK(metric(*rig.svc, R"(netherscope_xbox_renewals_total{result="failed"})") == 1);
   // The service stays ready.
@@ -256,7 +250,7 @@ TEST_CASE("xbox offer e2e: a link the service cannot open leaves offers self-sig
           "[xbox][e2e]") {
   signed_in_rig rig;
   fake_target_process target;
-  rig.link(key_file_in(rig.files.path(), "another.key"));
+  rig.link(write_key_file(rig.files.path(), "another.key"));
   auto reply = post_offer(*rig.svc, target.port(), R"(,"tls":false,"fresh":true)");
   INFO(shown(reply));
   REQUIRE(reply.status == 200);
@@ -274,12 +268,7 @@ TEST_CASE("xbox offer e2e: an Xbox refusal of the account is never the target's 
   rig.link(rig.key);
   // The account has no Xbox profile (XErr 2148916233) by the time the service renews.
   rig.fake.control({{"xsts_xerr", 2148916233}});
-  auto reply = rig.check(target.port());
-  INFO(shown(reply));
-  REQUIRE(reply.status == 200);
-  auto body = body_of(reply);
-  CHECK(body.at("verdict") == "auth_required");
-  CHECK(json::serialize(body.at("reasons")).find("sign-in is failing") != std::string::npos);
+  auto reply = check_while_link_fails(rig, target.port());
   // The operator's details (the XErr and its fix) are in the log, not in the public reply.
   CHECK(reply.body.find("2148916233") == std::string::npos);
   bool logged = false;

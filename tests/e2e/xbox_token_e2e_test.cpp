@@ -45,12 +45,7 @@ struct token_rig {
   explicit token_rig(std::vector<std::string> fake_args = {}, bool on_redis = false)
     : fake(std::move(fake_args)), work(asio::make_work_guard(ioc)) {
     io = std::thread([this] { ioc.run(); });
-    net::upstream::client_settings client_settings;
-    client_settings.policy = net::upstream::address_policy{
-      {*net::base::parse_cidr("0.0.0.0/0"), *net::base::parse_cidr("::/0")}, {}};
-    std::string error;
-    client = net::upstream::http_client::make(ioc, client_settings, error);
-    REQUIRE(client);
+    client = make_chain_client(ioc);
     net::upstream::xbox_chain_settings chain_settings;
     chain_settings.endpoints = fake.endpoints();
     chain_settings.timeout = 10s;

@@ -1,10 +1,15 @@
 #include "support/fake_xbox.hpp"
 
+#include <fstream>
 #include <stdexcept>
+
+#include <sys/stat.h>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include "net/base/cidr.hpp"
+#include "net/base/crypto.hpp"
 #include "support/http.hpp"
 
 namespace netherscope::test {
@@ -52,6 +57,33 @@ std::int64_t fake_xbox_process::stat(const std::string& name) {
   auto all = stats();
   auto it = all.find(name);
   return it == all.end() ? 0 : it->value().as_int64();
+}
+
+std::shared_ptr<net::upstream::http_client> make_chain_client(boost::asio::io_context& ioc) {
+  net::upstream::client_settings settings;
+  settings.policy = net::upstream::address_policy{
+    {*net::base::parse_cidr("0.0.0.0/0"), *net::base::parse_cidr("::/0")}, {}};
+  std::string error;
+  auto client = net::upstream::http_client::make(ioc, settings, error);
+  if (!client)
+    throw std::runtime_error("no HTTP client for the chain: " + error);
+  return client;
+}
+
+std::string write_key_file(const std::string& dir, const std::string& name) {
+  auto path = dir + "/" + name;
+  std::ofstream{path} << net::base::base64_encode(*net::base::random_bytes(32)) << "\n";
+  ::chmod(path.c_str(), 0600);
+  return path;
+}
+
+std::string write_endpoints_file(const std::string& dir, const fake_xbox_process& fake) {
+  json::object map;
+  for (const auto& [host, base] : fake.endpoints().bases)
+    map[host] = base;
+  auto path = dir + "/xbox-endpoints.json";
+  std::ofstream{path} << json::serialize(map);
+  return path;
 }
 
 } // namespace netherscope::test

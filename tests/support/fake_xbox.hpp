@@ -7,6 +7,9 @@
 
 #include <boost/json/object.hpp>
 
+#include <boost/asio/io_context.hpp>
+
+#include "net/upstream/http_client.hpp"
 #include "net/xbox/endpoints.hpp"
 #include "support/process.hpp"
 
@@ -45,5 +48,17 @@ private:
   std::string base_url_;
   std::string kid_;
 };
+
+/// An HTTP client for the chain's hosts on ioc. They are the operator's choice, not a
+/// stranger's, so no address policy applies and the fake on loopback is reachable.
+std::shared_ptr<net::upstream::http_client> make_chain_client(boost::asio::io_context& ioc);
+
+/// Writes dir/name as the operator makes a secrets key file (head -c 32 /dev/urandom | base64,
+/// mode 600); returns its path.
+std::string write_key_file(const std::string& dir, const std::string& name);
+
+/// Writes dir/xbox-endpoints.json, mapping every host of the chain to the fake (the file
+/// --xbox-endpoints takes); returns its path.
+std::string write_endpoints_file(const std::string& dir, const fake_xbox_process& fake);
 
 } // namespace netherscope::test
