@@ -8,6 +8,7 @@
 #include "actors/outcomes.hpp"
 #include "actors/status_flow.hpp"
 #include "net/api/offer_outcome.hpp"
+#include "net/api/watch_json.hpp"
 #include "net/base/crypto.hpp"
 
 namespace netherscope::actors {
@@ -92,6 +93,46 @@ void serve_account(actors::front_actor::pointer self, const front_peers& peers,
       });
 }
 
+// The watch routes: the watch actor finds the account and acts; the body is rendered here,
+// so the actor knows no JSON and the edge no watch records.
+void serve_watch(actors::front_actor::pointer self, const front_peers& peers,
+                 const front_settings& settings, api::api_call& call, api::quota_verdict verdict) {
+  watch_command cmd;
+  cmd.key_hash = call.key_hash;
+  cmd.session_hash = std::move(call.session_hash);
+  switch (call.kind) {
+    case api::call_kind::watch_create:
+      cmd.action = watch_action::create;
+      cmd.spec = std::move(call.watch);
+      break;
+    case api::call_kind::watch_delete:
+      cmd.action = watch_action::remove;
+      cmd.id = std::move(call.watch_id);
+      break;
+    default:
+      cmd.action = watch_action::list;
+  }
+  auto kind = call.kind;
+  self->request(peers.watches, settings.store_deadline, watch_atom::value, std::move(cmd))
+    .then(
+      [reply = call.reply, verdict, kind](api::watch_answer& answer) {
+        api::api_outcome outcome;
+        outcome.error = std::move(answer.error);
+        if (outcome.error.ok()) {
+          if (kind == api::call_kind::watch_create && !answer.watches.empty())
+            outcome.body = api::render_watch_created(answer.watches.front());
+          else if (kind == api::call_kind::watch_list)
+            outcome.body = api::render_watch_list(answer);
+          else
+            outcome.body = api::render_watch_deleted();
+        }
+        reply(with_quota(std::move(outcome), verdict));
+      },
+      [reply = call.reply, verdict](caf::error& err) {
+        reply(with_quota(lost_reply(err), verdict));
+      });
+}
+
 // Counts the call (or, for account calls, only looks up where the caller stands), then
 // does the work. Nothing is done for a call that is refused.
 void charge_then_serve(actors::front_actor::pointer self, const front_peers& peers,
@@ -139,6 +180,10 @@ void charge_then_serve(actors::front_actor::pointer self, const front_peers& pee
             return serve_account<revoke_atom>(self, peers, settings, call, verdict);
           case api::call_kind::signin_finish:
             return finish_signin(self, peers, settings, call);
+          case api::call_kind::watch_create:
+          case api::call_kind::watch_list:
+          case api::call_kind::watch_delete:
+            return serve_watch(self, peers, settings, call, verdict);
           default:
             call.reply(failed(api::make_failure(api::error_code::internal, "unexpected call")));
         }

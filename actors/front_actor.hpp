@@ -37,6 +37,8 @@ struct front_peers {
   actors::quota_actor quotas;
   actors::keys_actor accounts;
   auth_actor signin;
+  /// The accounts' watches.
+  actors::watch_actor watches;
 };
 
 /// Implements front_actor.

@@ -63,6 +63,7 @@ using raknet_atom = caf::atom_constant<caf::atom("raknet")>;
 using token_atom = caf::atom_constant<caf::atom("token")>;
 using renewed_atom = caf::atom_constant<caf::atom("renewed")>;
 using recheck_atom = caf::atom_constant<caf::atom("recheck")>;
+using watch_atom = caf::atom_constant<caf::atom("watch")>;
 
 // -- messages that only actors exchange ----------------------------------------
 
@@ -94,6 +95,28 @@ struct page_request {
   page_action action = page_action::view;
 };
 
+/// What a watch call does.
+enum class watch_action : std::uint8_t {
+  /// POST /api/watch: add a watch.
+  create,
+  /// GET /api/watch: the account's watches.
+  list,
+  /// DELETE /api/watch/{id}.
+  remove,
+};
+
+/// One watch call: who calls (an API key's SHA-256, else the account page's session's), and
+/// what it asks. The watch actor finds the account in the same record transaction that acts.
+struct watch_command {
+  watch_action action = watch_action::list;
+  std::string key_hash;
+  std::string session_hash;
+  /// For create.
+  api::watch_spec spec;
+  /// For remove.
+  std::string id;
+};
+
 /// The identity an offer may carry: the linked Xbox account's, or why it goes self-signed.
 struct offer_identity {
   /// The GameServerToken for our identity key; empty when the offer goes self-signed.
@@ -119,6 +142,12 @@ struct offer_identity {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, signin_result& x) {
   return f(caf::meta::type_name("signin_result"), x.error, x.user_id, x.login);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, watch_command& x) {
+  return f(caf::meta::type_name("watch_command"), x.action, x.key_hash, x.session_hash, x.spec,
+           x.id);
 }
 
 template <class Inspector>
@@ -204,6 +233,11 @@ using keys_actor = caf::typed_actor<
   caf::replies_to<revoke_atom, std::string>::with<api::account_view>,
   caf::replies_to<page_atom, page_request>::with<api::account_view>,
   caf::reacts_to<sweep_atom>>;
+
+/// Keeps the accounts' watches (actors/watch_actor.hpp): adds, lists and deletes them for the
+/// account an API key or a session names, within the operator's limits.
+using watch_actor
+  = caf::typed_actor<caf::replies_to<watch_atom, watch_command>::with<api::watch_answer>>;
 
 /// Runs the two provider requests of a sign-in (code, PKCE verifier); it reports their end to
 /// itself (done_atom). Whether a state was used before is the keys actor's to say, in the

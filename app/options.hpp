@@ -118,6 +118,12 @@ struct config {
   /// "Reservations"); 0 counts every call on its own.
   std::uint64_t quota_reserve = 1024;
 
+  // -- watches ----------------------------------------------------------------
+  /// The shortest period a watch may ask for, in seconds (the longest is a day).
+  unsigned watch_min_period = 60;
+  /// Watches one account may hold.
+  unsigned watch_max_per_account = 10;
+
   // -- sign-in ----------------------------------------------------------------
   /// Our address as browsers see it; the OAuth callback is below it.
   std::string public_base_url = "http://127.0.0.1:8080";

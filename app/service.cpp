@@ -398,6 +398,9 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
   keys_cfg.now = unix_now;
   peers.accounts = system.spawn<caf::detached>(actors::keys, opened.store, std::move(keys_cfg));
   peers.signin = system.spawn(actors::auth, oauth_settings_of(cfg), clients.provider);
+  auto watch_cfg = watch_settings_of(cfg);
+  watch_cfg.now = unix_now;
+  peers.watches = system.spawn<caf::detached>(actors::watches, opened.store, std::move(watch_cfg));
   auto front_cfg = front_settings_of(cfg);
   front_cfg.state_key = secrets.state_key;
   for (unsigned i = 0; i < cfg.actor_threads; ++i)
@@ -438,6 +441,7 @@ void stop_actors(http::server_context& ctx, service_actors& actors) {
   caf::anon_send_exit(actors.peers.quotas, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(actors.peers.accounts, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(actors.peers.signin, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(actors.peers.watches, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(actors.peers.registry, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(actors.memory, caf::exit_reason::user_shutdown);
   if (actors.tokens)

@@ -156,6 +156,14 @@ actors::keys_settings keys_settings_of(const config& cfg) {
   return keys;
 }
 
+actors::watch_settings watch_settings_of(const config& cfg) {
+  actors::watch_settings watches;
+  watches.bounds.min_period_seconds = cfg.watch_min_period;
+  watches.bounds.max_per_account = cfg.watch_max_per_account;
+  watches.policy = target_policy_of(cfg);
+  return watches;
+}
+
 actors::front_settings front_settings_of(const config& cfg) {
   actors::front_settings front;
   front.limits = quota_limits_of(cfg);

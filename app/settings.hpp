@@ -10,6 +10,7 @@
 #include "actors/offer_gate.hpp"
 #include "actors/probe_actor.hpp"
 #include "actors/quota_actor.hpp"
+#include "actors/watch_actor.hpp"
 #include "app/options.hpp"
 #include "net/http/server_context.hpp"
 #include "net/upstream/address_policy.hpp"
@@ -69,6 +70,9 @@ actors::quota_settings quota_settings_of(const config& cfg);
 
 /// The keys actor's limits.
 actors::keys_settings keys_settings_of(const config& cfg);
+
+/// The watch actor's limits and the targets' address policy.
+actors::watch_settings watch_settings_of(const config& cfg);
 
 /// The fronts' deadlines, quotas and sign-in settings.
 actors::front_settings front_settings_of(const config& cfg);

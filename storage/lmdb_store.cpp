@@ -15,7 +15,7 @@ namespace {
 class lmdb_record_txn final : public record_txn {
 public:
   lmdb_record_txn(txn& t, const lmdb_parts& parts)
-    : t_(t), dbs_{parts.accounts, parts.auth, parts.usage} {
+    : t_(t), dbs_{parts.accounts, parts.auth, parts.usage, parts.watches} {
     // nop
   }
 
@@ -39,7 +39,7 @@ private:
     return dbs_[static_cast<std::size_t>(table)];
   }
   txn& t_;
-  MDB_dbi dbs_[3];
+  MDB_dbi dbs_[4];
 };
 
 // Applies one counter operation in an open write transaction.

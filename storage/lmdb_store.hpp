@@ -23,6 +23,8 @@ struct lmdb_parts {
   MDB_dbi accounts = 0;
   /// Used sign-in states and sessions (storage/auth_records.hpp).
   MDB_dbi auth = 0;
+  /// Watched servers and each account's index of them (storage/watch_records.hpp).
+  MDB_dbi watches = 0;
   /// Named records (load_or_replace_record).
   MDB_dbi meta = 0;
   /// The target memory, in an environment of its own (<data-dir>/targets): strangers choose

@@ -48,7 +48,8 @@ caf::expected<opened> open_lmdb(const open_options& options) {
   if (auto err = open_dbs(*parts.main, {{"meta", &parts.meta},
                                         {"usage", &parts.usage},
                                         {"accounts", &parts.accounts},
-                                        {"auth", &parts.auth}}))
+                                        {"auth", &parts.auth},
+                                        {"watches", &parts.watches}}))
     return cannot("cannot open the store's databases in '" + dir + "': " + message_of(err));
   auto targets_dir = (std::filesystem::path{dir} / "targets").string();
   auto targets_failed = [&](const std::string& why) {

@@ -1,5 +1,5 @@
 // One transaction over the account records: accounts and their keys, used sign-in states,
-// the account page's sessions and the hourly key-rotation counters. The record functions of
+// the account page's sessions, the hourly key-rotation counters and the watches. The record functions of
 // storage/accounts.hpp and storage/auth_records.hpp are written against this interface, so
 // the same code runs on LMDB (one write transaction) and on Redis (an optimistic MULTI/EXEC
 // over the tables, run again when another replica changed them first).
@@ -24,6 +24,9 @@ enum class record_table : std::uint8_t {
   /// Hourly counters ("u|rotate|..."); on LMDB also every quota counter, on Redis only
   /// these, since quota counters there are keys of their own that expire by themselves.
   usage,
+  /// "w|<id>" watches and "o|<user id>|<id>" each account's index of them
+  /// (storage/watch_records.hpp).
+  watches,
 };
 
 /// Reads and writes of one transaction. A view returned by get stays valid until the next

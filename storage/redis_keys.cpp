@@ -45,11 +45,12 @@ std::string redis_server_tag(std::string_view server) {
 }
 
 const std::string& redis_record_hash(record_table table) {
-  // Accounts change rarely (sign-ins, new keys): one slot for all three is plenty.
+  // Accounts change rarely (sign-ins, new keys, watches): one slot for all four is plenty.
   static const std::string hashes[] = {
     prefixed("{accounts}:accounts"),
     prefixed("{accounts}:auth"),
     prefixed("{accounts}:usage"),
+    prefixed("{accounts}:watches"),
   };
   return hashes[static_cast<std::size_t>(table)];
 }

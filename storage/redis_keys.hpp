@@ -40,8 +40,8 @@ std::string redis_lease_key(std::string_view name);
 /// "ns1:a:{<address>:<port>}": what the keys of one server, as connected to, start with.
 std::string redis_server_tag(std::string_view server);
 
-/// "ns1:{accounts}:accounts", ":auth" and ":usage": the record tables, three hashes under one
-/// hash tag, so one transaction can reach all of them in a Redis Cluster too.
+/// "ns1:{accounts}:accounts", ":auth", ":usage" and ":watches": the record tables, four hashes
+/// under one hash tag, so one transaction can reach all of them in a Redis Cluster too.
 const std::string& redis_record_hash(record_table table);
 
 /// "ns1:meta:<name>": a named record (storage::store::load_or_replace_record).

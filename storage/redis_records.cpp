@@ -179,7 +179,7 @@ private:
   redis_pool& pool_;
   redis_pool::slot& slot_;
   bool write_;
-  std::array<bool, 3> watched_{};
+  std::array<bool, 4> watched_{};
   std::map<std::string, entry> entries_;
 };
 

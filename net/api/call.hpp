@@ -14,6 +14,7 @@
 #include "net/api/failure.hpp"
 #include "net/api/quota.hpp"
 #include "net/api/target.hpp"
+#include "net/api/watch.hpp"
 
 namespace netherscope::net::api {
 
@@ -59,6 +60,12 @@ enum class call_kind : std::uint8_t {
   /// POST /api/status: the status of up to max_status_targets targets, answered as NDJSON,
   /// one line per target as each completes (status_item), each counted as one info call.
   status_batch,
+  /// POST /api/watch: a new watch for the caller's account (API key or session).
+  watch_create,
+  /// GET /api/watch: the account's watches.
+  watch_list,
+  /// DELETE /api/watch/{id}.
+  watch_delete,
 };
 
 /// The most targets one POST /api/status names.
@@ -162,6 +169,10 @@ struct api_call {
   std::string session_hash;
   /// For the page's POSTs: the form's token.
   std::string csrf;
+  /// For watch_create: the server to watch, as the body named it.
+  watch_spec watch;
+  /// For watch_delete: the watch's id, from the path.
+  std::string watch_id;
   reply_fn reply;
   /// For status_batch: where the lines go once reply has given the head.
   line_fn lines;

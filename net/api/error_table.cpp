@@ -9,7 +9,7 @@ namespace {
 using boost::beast::http::status;
 
 // PRODUCT.md "Errors" in code form. The order follows the enum, which lookup() relies on.
-constexpr std::array<error_entry, 23> table{{
+constexpr std::array<error_entry, 26> table{{
   {error_code::none, status::ok, "ok", "ok"},
   {error_code::invalid_input, status::bad_request, "invalid_input", "invalid input"},
   {error_code::unauthorized, status::unauthorized, "unauthorized",
@@ -27,6 +27,15 @@ constexpr std::array<error_entry, 23> table{{
   // Its own code, so a caller can tell "no such code" from a mistyped route.
   {error_code::unknown_code, status::not_found, "unknown_code",
    "nothing explains this code; GET /api/explain lists the codes"},
+  // Another account's watch is not found either: an id never tells whether it exists.
+  {error_code::unknown_watch, status::not_found, "unknown_watch",
+   "no such watch on this account"},
+  // Both are a conflict with what the account already holds, not a rate: waiting does not
+  // help, deleting a watch does, so neither is a 429.
+  {error_code::watch_exists, status::conflict, "watch_exists",
+   "this account already watches that server"},
+  {error_code::watch_limit_reached, status::conflict, "watch_limit_reached",
+   "this account has as many watches as it may hold"},
   {error_code::method_not_allowed, status::method_not_allowed, "method_not_allowed",
    "method not allowed on this route"},
   {error_code::payload_too_large, status::payload_too_large, "payload_too_large",

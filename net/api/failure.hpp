@@ -22,6 +22,12 @@ enum class error_code : std::uint8_t {
   not_found,
   /// GET /api/explain/{code} for a code nothing explains.
   unknown_code,
+  /// DELETE /api/watch/{id} for a watch that does not exist or is another account's.
+  unknown_watch,
+  /// POST /api/watch for a server the account already watches.
+  watch_exists,
+  /// POST /api/watch past the account's limit of watches (--watch-max-per-account).
+  watch_limit_reached,
   method_not_allowed,
   payload_too_large,
   unsupported_media_type,

@@ -13,6 +13,7 @@
 #include "net/api/results.hpp"
 #include "net/api/target.hpp"
 #include "net/api/target_memory.hpp"
+#include "net/api/watch.hpp"
 
 namespace netherscope::net::api {
 
@@ -89,6 +90,22 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, target_memory_update& x) {
   return f(caf::meta::type_name("target_memory_update"), x.change, x.scheme, x.scheme_expires,
            x.key_sha256);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, watch_spec& x) {
+  return f(caf::meta::type_name("watch_spec"), x.host, x.port, x.period_seconds, x.is_public);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, watch_view& x) {
+  return f(caf::meta::type_name("watch_view"), x.id, x.host, x.port, x.period_seconds,
+           x.is_public, x.created);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, watch_answer& x) {
+  return f(caf::meta::type_name("watch_answer"), x.error, x.watches, x.limit);
 }
 
 } // namespace netherscope::net::api

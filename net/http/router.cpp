@@ -13,6 +13,7 @@
 #include "net/api/host_port.hpp"
 #include "net/api/offer_request.hpp"
 #include "net/api/status_request.hpp"
+#include "net/api/watch_request.hpp"
 #include "net/base/crypto.hpp"
 #include "net/http/account_page.hpp"
 #include "net/http/page.hpp"
@@ -286,6 +287,60 @@ route_decision page_call(const route_input& in) {
   return decision;
 }
 
+// The watch routes: the account is the API key's, or, without one, the account page's
+// session's. A change made with the session must come from our own page (its Origin), since
+// the browser sends the cookie whichever site asks; with a key there is nothing to forge.
+route_decision watch_call(const route_input& in) {
+  auto decision = new_call(in.name, *in.row.call, in.req, in.ctx);
+  auto& call = *decision.call;
+  auto invalid = [&](api::failure error) {
+    if (call.invalid.ok())
+      call.invalid = std::move(error);
+  };
+  if (call.key_hash.empty()) {
+    bool ambiguous = false;
+    call.session_hash = session_hash_of(in.req, in.ctx, ambiguous);
+    if (ambiguous)
+      invalid(api::make_failure(api::error_code::invalid_input,
+                                "this browser sent two session cookies; clear this site's "
+                                "cookies and sign in again"));
+    else if (call.session_hash.empty())
+      invalid(api::make_failure(api::error_code::unauthorized,
+                                "an API key or a signed-in session is required: send X-API-Key: "
+                                "<key> or Authorization: Bearer <key>"));
+    else if (in.req.method() != beast::http::verb::get
+             && !same_origin_post(in.req, in.ctx.public_origin))
+      invalid(api::make_failure(api::error_code::csrf_rejected,
+                                "a change made with the session cookie must come from a page of "
+                                + std::string{in.ctx.public_origin}
+                                + "; other sites and programs send an API key"));
+  }
+  switch (call.kind) {
+    case api::call_kind::watch_create:
+      if (!api::is_json_media_type(in.req[beast::http::field::content_type]))
+        invalid(api::make_failure(api::error_code::unsupported_media_type,
+                                  "Content-Type must be application/json"));
+      if (call.invalid.ok()) {
+        api::failure error;
+        if (auto spec = api::parse_watch_body(in.req.body(), error))
+          call.watch = std::move(*spec);
+        else
+          invalid(std::move(error));
+      }
+      break;
+    case api::call_kind::watch_delete:
+      call.watch_id = std::string{in.params["id"]};
+      if (!api::is_watch_id(call.watch_id))
+        invalid(api::make_failure(api::error_code::unknown_watch,
+                                  "no watch has the id \"" + api::valid_utf8(call.watch_id, 64)
+                                    + "\"; GET /api/watch lists this account's watches"));
+      break;
+    default:
+      break;
+  }
+  return decision;
+}
+
 // GET /api/explain[/{code}]: static text from the data file, answered here, outside the
 // quotas, with CORS like every /api route.
 route_decision explain_answer(const route_input& in) {
@@ -347,6 +402,9 @@ constexpr route_row table[] = {
   {"/api/account", get, route_kind::api, api::call_kind::account_get, key_call},
   {"/api/account/key", post, route_kind::api, api::call_kind::account_rotate, key_call},
   {"/api/account/key", delete_, route_kind::api, api::call_kind::account_revoke, key_call},
+  {"/api/watch", get, route_kind::api, api::call_kind::watch_list, watch_call},
+  {"/api/watch", post, route_kind::api, api::call_kind::watch_create, watch_call},
+  {"/api/watch/{id}", delete_, route_kind::api, api::call_kind::watch_delete, watch_call},
   {"/badge", get, route_kind::badge, api::call_kind::badge, badge_call, drain_rule::refuse},
   {"/auth/github/login", get, route_kind::account, api::call_kind::signin_start, plain_call},
   {"/auth/github/callback", get, route_kind::account, api::call_kind::signin_finish, callback_call},

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "net/base/address_scope.hpp"
+#include "net/upstream/dns.hpp"
 
 namespace netherscope::net::upstream {
 
@@ -100,6 +101,22 @@ policy_verdict address_policy::check(const boost::asio::ip::address& addr) const
   if (inner)
     return check_defaults(inner_addr, describe(addr, inner));
   return check_defaults(addr, addr.to_string());
+}
+
+std::optional<policy_verdict> address_policy::check_without_lookup(std::string_view host) const {
+  boost::system::error_code ec;
+  auto literal = boost::asio::ip::make_address(std::string{host}, ec);
+  if (!ec)
+    return check(literal);
+  if (!is_localhost_name(host))
+    return std::nullopt;
+  // As a fetch does with a lookup's answer: any allowed address will be tried, and the first
+  // refusal is the reason when none is.
+  auto v4 = check(address_v4::loopback());
+  if (v4.allowed)
+    return v4;
+  auto v6 = check(address_v6::loopback());
+  return v6.allowed ? v6 : v4;
 }
 
 } // namespace netherscope::net::upstream

@@ -40,6 +40,12 @@ public:
   /// the denies and the defaults, but an IPv4 allow does not cover them (they reach a gateway).
   policy_verdict check(const boost::asio::ip::address& addr) const;
 
+  /// Judges a normalized host that needs no lookup: an IP literal, or a localhost name
+  /// (RFC 6761 6.3), which the resolver answers as 127.0.0.1 and ::1 and a fetch then
+  /// refuses only when the policy refuses both. Nullopt for any other name: only its lookup,
+  /// at each call, can judge it, since its addresses may change.
+  std::optional<policy_verdict> check_without_lookup(std::string_view host) const;
+
 private:
   std::vector<base::cidr> allow_;
   std::vector<base::cidr> deny_;

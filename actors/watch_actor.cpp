@@ -1,0 +1,173 @@
+#include "actors/watch_actor.hpp"
+
+#include <caf/all.hpp>
+
+#include "net/api/host_port.hpp"
+#include "net/api/watch_request.hpp"
+#include "net/base/log.hpp"
+#include "storage/accounts.hpp"
+#include "storage/auth_records.hpp"
+#include "storage/watch_records.hpp"
+
+namespace netherscope::actors {
+
+namespace api = net::api;
+namespace base = net::base;
+
+namespace {
+
+using watch_pointer = actors::watch_actor::stateful_pointer<watch_state>;
+
+api::watch_answer watch_refused(api::failure error) {
+  api::watch_answer answer;
+  answer.error = std::move(error);
+  return answer;
+}
+
+api::watch_answer watch_store_failed(const caf::error& err) {
+  base::log::write(base::log::level::error, "watch_store_failed", {{"error", caf::to_string(err)}});
+  return watch_refused(
+    api::make_failure(api::error_code::unavailable, "the account store failed; try again shortly"));
+}
+
+// The account a watch call names: its API key's, or its session's. Nullopt with answer set
+// when there is none (or the store failed).
+std::optional<std::uint64_t> watch_owner(storage::record_txn& t, const watch_command& cmd,
+                                         std::int64_t now, api::watch_answer& answer) {
+  if (!cmd.key_hash.empty()) {
+    auto account = storage::account_by_key(t, cmd.key_hash);
+    if (!account) {
+      answer = watch_store_failed(account.error());
+      return std::nullopt;
+    }
+    if (!*account) {
+      answer = watch_refused(
+        api::make_failure(api::error_code::unauthorized, "unknown or revoked API key"));
+      return std::nullopt;
+    }
+    return (*account)->user_id;
+  }
+  auto session = storage::find_session(t, cmd.session_hash, now);
+  if (!session) {
+    answer = watch_store_failed(session.error());
+    return std::nullopt;
+  }
+  if (!*session) {
+    answer = watch_refused(api::make_failure(
+      api::error_code::unauthorized,
+      "you are not signed in, or your session expired; sign in or send an API key"));
+    return std::nullopt;
+  }
+  return (*session)->user_id;
+}
+
+api::watch_answer create_watch(storage::record_txn& t, const watch_settings& cfg,
+                               std::uint64_t owner, const api::watch_spec& spec,
+                               const std::string& id, std::int64_t now) {
+  storage::watch_record record;
+  record.owner = owner;
+  record.watch.id = id;
+  record.watch.host = spec.host;
+  record.watch.port = spec.port;
+  record.watch.period_seconds = spec.period_seconds;
+  record.watch.is_public = spec.is_public;
+  record.watch.created = now;
+  auto added = storage::add_watch(t, record, cfg.bounds.max_per_account);
+  if (!added)
+    return watch_store_failed(added.error());
+  if (!added->ok())
+    return watch_refused(std::move(*added));
+  api::watch_answer answer;
+  answer.watches.push_back(std::move(record.watch));
+  return answer;
+}
+
+api::watch_answer list_account_watches(storage::record_txn& t, const watch_settings& cfg,
+                                       std::uint64_t owner) {
+  auto held = storage::list_watches(t, owner);
+  if (!held)
+    return watch_store_failed(held.error());
+  api::watch_answer answer;
+  answer.limit = cfg.bounds.max_per_account;
+  for (auto& record : *held)
+    answer.watches.push_back(std::move(record.watch));
+  return answer;
+}
+
+api::watch_answer remove_watch(storage::record_txn& t, std::uint64_t owner, const std::string& id) {
+  auto deleted = storage::delete_watch(t, owner, id);
+  if (!deleted)
+    return watch_store_failed(deleted.error());
+  if (!*deleted)
+    return watch_refused(api::make_failure(api::error_code::unknown_watch,
+                                           "this account has no watch " + id
+                                             + "; GET /api/watch lists its watches"));
+  return {};
+}
+
+api::watch_answer act_on_watch(watch_pointer self, const watch_command& cmd) {
+  auto& st = self->state;
+  if (cmd.action == watch_action::create)
+    if (auto refused = refuse_watch(cmd.spec, st.settings); !refused.ok())
+      return watch_refused(std::move(refused));
+  // Drawn once, outside the transaction: on Redis the work may run again, and it must make
+  // the same watch each time.
+  std::string id;
+  if (cmd.action == watch_action::create) {
+    auto drawn = storage::new_watch_id();
+    if (!drawn)
+      return watch_refused(
+        api::make_failure(api::error_code::internal, "cannot draw random bytes"));
+    id = std::move(*drawn);
+  }
+  auto now = st.settings.now();
+  api::watch_answer answer;
+  auto err = st.store->with_records(cmd.action != watch_action::list,
+                                    [&](storage::record_txn& t) -> caf::expected<bool> {
+                                      answer = {};
+                                      auto owner = watch_owner(t, cmd, now, answer);
+                                      if (!owner)
+                                        return false;
+                                      switch (cmd.action) {
+                                        case watch_action::create:
+                                          answer = create_watch(t, st.settings, *owner,
+                                                                cmd.spec, id, now);
+                                          break;
+                                        case watch_action::list:
+                                          answer = list_account_watches(t, st.settings, *owner);
+                                          break;
+                                        case watch_action::remove:
+                                          answer = remove_watch(t, *owner, cmd.id);
+                                          break;
+                                      }
+                                      return answer.error.ok();
+                                    });
+  if (err)
+    return watch_store_failed(err);
+  return answer;
+}
+
+} // namespace
+
+api::failure refuse_watch(const api::watch_spec& spec, const watch_settings& settings) {
+  if (auto period = api::check_watch_period(spec.period_seconds, settings.bounds); !period.ok())
+    return period;
+  auto verdict = settings.policy.check_without_lookup(spec.host);
+  if (verdict && !verdict->allowed)
+    return api::make_failure(api::error_code::forbidden_target,
+                             "target " + api::host_for_url(spec.host) + ":"
+                               + std::to_string(spec.port) + " refused: " + verdict->reason);
+  return {};
+}
+
+actors::watch_actor::behavior_type watches(watch_pointer self,
+                                           std::shared_ptr<storage::store> store,
+                                           watch_settings settings) {
+  self->state.store = std::move(store);
+  self->state.settings = std::move(settings);
+  return {
+    [=](watch_atom, const watch_command& cmd) { return act_on_watch(self, cmd); },
+  };
+}
+
+} // namespace netherscope::actors

@@ -1,0 +1,19 @@
+// The JSON bodies of the watch routes (docs/API.md, "Watches").
+#pragma once
+
+#include <string>
+
+#include "net/api/watch.hpp"
+
+namespace netherscope::net::api {
+
+/// POST /api/watch's 201: {"ok":true,"watch":{...}}.
+std::string render_watch_created(const watch_view& watch);
+
+/// GET /api/watch: {"ok":true,"watches":[...],"limit":N}, oldest first.
+std::string render_watch_list(const watch_answer& answer);
+
+/// DELETE /api/watch/{id}: {"ok":true}.
+std::string render_watch_deleted();
+
+} // namespace netherscope::net::api

@@ -1,0 +1,92 @@
+#include "net/api/watch_request.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include <boost/json/parse.hpp>
+
+#include "net/api/api_json.hpp"
+#include "net/api/offer_request.hpp"
+
+namespace netherscope::net::api {
+
+namespace {
+
+constexpr std::array<std::string_view, 4> watch_fields{"host", "port", "periodSeconds", "public"};
+
+// Characters of a watch id: 12 random bytes in base64url, no padding.
+constexpr std::size_t watch_id_length = 16;
+
+// A whole, positive number of seconds; integral doubles (300.0) are accepted as for ports.
+std::optional<std::uint32_t> whole_seconds(const boost::json::value& v) {
+  constexpr double most = 4294967295.0;
+  if (v.is_int64() && v.get_int64() >= 1 && v.get_int64() <= static_cast<std::int64_t>(most))
+    return static_cast<std::uint32_t>(v.get_int64());
+  if (v.is_uint64() && v.get_uint64() >= 1 && v.get_uint64() <= static_cast<std::uint64_t>(most))
+    return static_cast<std::uint32_t>(v.get_uint64());
+  if (v.is_double() && v.get_double() >= 1 && v.get_double() <= most
+      && v.get_double() == static_cast<double>(static_cast<std::uint32_t>(v.get_double())))
+    return static_cast<std::uint32_t>(v.get_double());
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<watch_spec> parse_watch_body(std::string_view body, failure& error) {
+  boost::system::error_code ec;
+  auto value = boost::json::parse(body, ec);
+  if (ec || !value.is_object()) {
+    error = invalid_input("the body must be a JSON object such as "
+                          "{\"host\":\"play.example.com\",\"port\":19132}");
+    return std::nullopt;
+  }
+  auto& obj = value.as_object();
+  for (auto& field : obj)
+    if (std::find(watch_fields.begin(), watch_fields.end(), field.key()) == watch_fields.end()) {
+      error = invalid_input("unknown field \"" + valid_utf8(field.key(), 64)
+                            + "\": a watch takes host, port, periodSeconds and public");
+      return std::nullopt;
+    }
+  // The target is read by the parser /api/offer and /api/check use, so a watch names a server
+  // exactly as a check does; it takes no tls field (refused above), so only host and port.
+  target where;
+  if (!read_target(obj, where, error))
+    return std::nullopt;
+  watch_spec spec;
+  spec.host = std::move(where.host);
+  spec.port = where.port;
+  if (auto period = obj.if_contains("periodSeconds"); period != nullptr && !period->is_null()) {
+    auto seconds = whole_seconds(*period);
+    if (!seconds) {
+      error = invalid_input("periodSeconds must be a whole number of seconds, e.g. 300");
+      return std::nullopt;
+    }
+    spec.period_seconds = *seconds;
+  }
+  if (auto shown = obj.if_contains("public"); shown != nullptr && !shown->is_null()) {
+    if (!shown->is_bool()) {
+      error = invalid_input("public must be true or false (true lets anyone read the server's "
+                            "history and chart)");
+      return std::nullopt;
+    }
+    spec.is_public = shown->as_bool();
+  }
+  return spec;
+}
+
+failure check_watch_period(std::uint32_t period_seconds, const watch_bounds& bounds) {
+  if (period_seconds >= bounds.min_period_seconds && period_seconds <= bounds.max_period_seconds)
+    return {};
+  return invalid_input("periodSeconds must be from " + std::to_string(bounds.min_period_seconds)
+                       + " to " + std::to_string(bounds.max_period_seconds) + " on this server");
+}
+
+bool is_watch_id(std::string_view text) {
+  return text.size() == watch_id_length
+         && std::all_of(text.begin(), text.end(), [](char c) {
+              return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
+                     || c == '-' || c == '_';
+            });
+}
+
+} // namespace netherscope::net::api
