@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "net/api/host_port.hpp"
 #include "net/api/watch_schedule.hpp"
 #include "net/base/bytes.hpp"
 #include "net/base/crypto.hpp"
@@ -136,8 +137,9 @@ caf::expected<net::api::failure> add_watch(record_txn& t, const watch_record& w,
     if (other.watch.host == w.watch.host && other.watch.port == w.watch.port)
       return net::api::make_failure(
         error_code::watch_exists,
-        "this account already watches " + net::api::schedule_key(w.watch.host, w.watch.port)
-          + " (watch " + other.watch.id + "); delete that watch to change its period");
+        "this account already watches " + net::api::host_for_url(w.watch.host) + ":"
+          + std::to_string(w.watch.port) + " (watch " + other.watch.id
+          + "); delete that watch to change its period");
   if (held->size() >= max_per_account)
     return net::api::make_failure(error_code::watch_limit_reached,
                                   "this account holds " + std::to_string(held->size())

@@ -113,10 +113,17 @@ void run_watch_story(const service_process& svc, const watch_accounts& accounts)
   CHECK(list.at("limit") == 3);
   auto& watches = list.at("watches").as_array();
   REQUIRE(watches.size() == 2);
-  CHECK(watches[0].at("id") == first_id);
-  CHECK(watches[1].at("port") == 19133);
-  CHECK(watches[1].at("periodSeconds") == 10);
-  CHECK(watches[1].at("public") == true);
+  // Oldest first, ties (the same second) by id: find each by its port.
+  auto by_port = [&](std::int64_t port) {
+    for (auto& w : watches)
+      if (w.at("port") == port)
+        return w.as_object();
+    FAIL("no watch on port " << port);
+    return boost::json::object{};
+  };
+  CHECK(by_port(19132).at("id").as_string() == first_id);
+  CHECK(by_port(19133).at("periodSeconds") == 10);
+  CHECK(by_port(19133).at("public") == true);
 
   // A duplicate, periods outside the bounds, bad input.
   check_error(watch_post(svc, alice, R"({"host":"PLAY.example.com","port":19132})"), 409,

@@ -25,7 +25,7 @@ std::string encoded_param(const boost::urls::url_view& url, std::string_view key
   return found;
 }
 
-constexpr std::int64_t now = 1795348800;
+constexpr std::int64_t signin_now = 1795348800;
 const std::string key(32, 'k');
 
 bool url_safe(const std::string& text) {
@@ -35,7 +35,7 @@ bool url_safe(const std::string& text) {
 }
 
 // The machine code a refused state carries, or "ok".
-std::string refusal(std::string_view state, std::string_view binding, std::int64_t at = now,
+std::string refusal(std::string_view state, std::string_view binding, std::int64_t at = signin_now,
                     std::string_view with_key = key) {
   failure error;
   auto checked = check_state(with_key, state, binding, at, error);
@@ -54,7 +54,7 @@ TEST_CASE("oauth: the PKCE challenge is RFC 7636's S256", "[oauth]") {
 }
 
 TEST_CASE("oauth: an attempt's state checks out only with its own browser binding", "[oauth]") {
-  auto attempt = start_attempt(key, now);
+  auto attempt = start_attempt(key, signin_now);
   REQUIRE(attempt);
   CHECK(attempt->binding.size() == 86);
   CHECK(attempt->state.size() == 32);
@@ -66,13 +66,13 @@ TEST_CASE("oauth: an attempt's state checks out only with its own browser bindin
   // The URL's state is not the cookie, and does not contain it.
   CHECK(attempt->binding.find(attempt->state) == std::string::npos);
   failure error;
-  auto checked = check_state(key, attempt->state, attempt->binding, now, error);
+  auto checked = check_state(key, attempt->state, attempt->binding, signin_now, error);
   REQUIRE(checked);
   CHECK(checked->verifier == attempt->verifier);
   CHECK(checked->canonical.size() == 24);
-  CHECK(checked->expires_unix == now + state_lifetime_seconds);
+  CHECK(checked->expires_unix == signin_now + state_lifetime_seconds);
   // Attempts differ in everything.
-  auto other = start_attempt(key, now);
+  auto other = start_attempt(key, signin_now);
   REQUIRE(other);
   CHECK(other->binding != attempt->binding);
   CHECK(other->state != attempt->state);
@@ -81,24 +81,24 @@ TEST_CASE("oauth: an attempt's state checks out only with its own browser bindin
   CHECK(refusal(attempt->state, other->binding) == "invalid_input");
   CHECK(refusal(attempt->state, attempt->state) == "invalid_input");
   CHECK(refusal(attempt->state, "") == "invalid_input");
-  CHECK(refusal(attempt->state, attempt->binding, now, std::string(32, 'x')) == "invalid_input");
+  CHECK(refusal(attempt->state, attempt->binding, signin_now, std::string(32, 'x')) == "invalid_input");
   CHECK(refusal("made-up", attempt->binding) == "invalid_input");
   CHECK(refusal("", attempt->binding) == "invalid_input");
-  CHECK_FALSE(start_attempt("", now));
+  CHECK_FALSE(start_attempt("", signin_now));
 }
 
 TEST_CASE("oauth: states expire after 10 minutes", "[oauth]") {
-  auto attempt = start_attempt(key, now);
+  auto attempt = start_attempt(key, signin_now);
   REQUIRE(attempt);
-  CHECK(refusal(attempt->state, attempt->binding, now + 600) == "ok");
-  CHECK(refusal(attempt->state, attempt->binding, now + 601) == "invalid_input");
+  CHECK(refusal(attempt->state, attempt->binding, signin_now + 600) == "ok");
+  CHECK(refusal(attempt->state, attempt->binding, signin_now + 601) == "invalid_input");
   // A replica's clock may run a little behind, not far.
-  CHECK(refusal(attempt->state, attempt->binding, now - 60) == "ok");
-  CHECK(refusal(attempt->state, attempt->binding, now - 61) == "invalid_input");
+  CHECK(refusal(attempt->state, attempt->binding, signin_now - 60) == "ok");
+  CHECK(refusal(attempt->state, attempt->binding, signin_now - 61) == "invalid_input");
 }
 
 TEST_CASE("oauth: a state or binding counts only in its one canonical spelling", "[oauth]") {
-  auto attempt = start_attempt(key, now);
+  auto attempt = start_attempt(key, signin_now);
   REQUIRE(attempt);
   CHECK(refusal(attempt->state, attempt->binding) == "ok");
   // Padding, in the URL or in the cookie.
@@ -109,7 +109,7 @@ TEST_CASE("oauth: a state or binding counts only in its one canonical spelling",
   // '-' or '_' more often than not; draw until one does.
   auto spelt = *attempt;
   for (int i = 0; i < 200 && spelt.state.find_first_of("-_") == std::string::npos; ++i)
-    spelt = *start_attempt(key, now);
+    spelt = *start_attempt(key, signin_now);
   REQUIRE(spelt.state.find_first_of("-_") != std::string::npos);
   auto standard = spelt.state;
   for (auto& c : standard)

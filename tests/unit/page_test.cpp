@@ -42,7 +42,7 @@ response answer_of(http::verb method, std::string target, std::string if_none_ma
   return std::move(*decision.immediate);
 }
 
-std::string header(const response& res, std::string_view name) {
+std::string field_of(const response& res, std::string_view name) {
   return std::string{res[name]};
 }
 
@@ -51,21 +51,21 @@ std::string header(const response& res, std::string_view name) {
 TEST_CASE("page: GET / serves the page with its security headers", "[page]") {
   auto res = answer_of(http::verb::get, "/");
   CHECK(res.result() == http::status::ok);
-  CHECK(header(res, "Content-Type") == "text/html; charset=utf-8");
+  CHECK(field_of(res, "Content-Type") == "text/html; charset=utf-8");
   CHECK(res.body().find("<h1>") != std::string::npos);
-  auto csp = header(res, "Content-Security-Policy");
+  auto csp = field_of(res, "Content-Security-Policy");
   CHECK(csp.find("default-src 'self'") != std::string::npos);
   CHECK(csp.find("script-src 'self'") != std::string::npos);
   CHECK(csp.find("frame-ancestors 'none'") != std::string::npos);
   CHECK(csp.find("unsafe") == std::string::npos);
-  CHECK(header(res, "X-Content-Type-Options") == "nosniff");
-  CHECK(header(res, "Referrer-Policy") == "no-referrer");
-  CHECK(header(res, "Cache-Control") == "no-cache");
-  auto etag = header(res, "ETag");
+  CHECK(field_of(res, "X-Content-Type-Options") == "nosniff");
+  CHECK(field_of(res, "Referrer-Policy") == "no-referrer");
+  CHECK(field_of(res, "Cache-Control") == "no-cache");
+  auto etag = field_of(res, "ETag");
   REQUIRE(etag.size() > 2);
   CHECK(etag.front() == '"');
   CHECK(etag.back() == '"');
-  CHECK(header(res, "Content-Length") == std::to_string(res.body().size()));
+  CHECK(field_of(res, "Content-Length") == std::to_string(res.body().size()));
 }
 
 TEST_CASE("page: every file is served with its type, and unknown ones are 404", "[page]") {
@@ -78,25 +78,25 @@ TEST_CASE("page: every file is served with its type, and unknown ones are 404", 
     CHECK(decision.route == asset.path);
     CHECK(decision.immediate->result() == http::status::ok);
     CHECK(decision.immediate->body() == asset.body);
-    CHECK(header(*decision.immediate, "Content-Type") == asset.content_type);
+    CHECK(field_of(*decision.immediate, "Content-Type") == asset.content_type);
     etags.insert(std::string{asset.etag});
   }
   CHECK(etags.size() == page_asset_count);
   CHECK(answer_of(http::verb::get, "/page.js").result() == http::status::ok);
-  CHECK(header(answer_of(http::verb::get, "/page.js"), "Content-Type")
+  CHECK(field_of(answer_of(http::verb::get, "/page.js"), "Content-Type")
         == "text/javascript; charset=utf-8");
   CHECK(answer_of(http::verb::get, "/page.jsx").result() == http::status::not_found);
   CHECK(answer_of(http::verb::get, "/index.html").result() == http::status::not_found);
 }
 
 TEST_CASE("page: a matching If-None-Match gets 304 without a body", "[page]") {
-  auto etag = header(answer_of(http::verb::get, "/page.css"), "ETag");
+  auto etag = field_of(answer_of(http::verb::get, "/page.css"), "ETag");
   for (auto value : {etag, "W/" + etag, "\"other\", " + etag, std::string{"*"}}) {
     auto res = answer_of(http::verb::get, "/page.css", value);
     CHECK(res.result() == http::status::not_modified);
     CHECK(res.body().empty());
-    CHECK(header(res, "ETag") == etag);
-    CHECK(header(res, "Cache-Control") == "no-cache");
+    CHECK(field_of(res, "ETag") == etag);
+    CHECK(field_of(res, "Cache-Control") == "no-cache");
   }
   CHECK(answer_of(http::verb::get, "/page.css", "\"other\"").result() == http::status::ok);
   CHECK(answer_of(http::verb::get, "/page.css", "\"\"").result() == http::status::ok);
@@ -118,11 +118,11 @@ TEST_CASE("page: HEAD gives the GET's length and no body, other methods 405", "[
   auto head = answer_of(http::verb::head, "/");
   CHECK(head.result() == http::status::ok);
   CHECK(head.body().empty());
-  CHECK(header(head, "Content-Length") == std::to_string(get.body().size()));
+  CHECK(field_of(head, "Content-Length") == std::to_string(get.body().size()));
   for (auto method : {http::verb::post, http::verb::put, http::verb::delete_}) {
     auto res = answer_of(method, "/");
     CHECK(res.result() == http::status::method_not_allowed);
-    CHECK(header(res, "Allow") == "GET, HEAD");
+    CHECK(field_of(res, "Allow") == "GET, HEAD");
   }
 }
 
@@ -208,15 +208,15 @@ TEST_CASE("page: GET /account/session asks the actors with the session, no form 
   auto post = route(make_request(http::verb::post, "/account/session"), context());
   REQUIRE(post.immediate);
   CHECK(post.immediate->result() == http::status::method_not_allowed);
-  CHECK(header(*post.immediate, "Allow") == "GET");
+  CHECK(field_of(*post.immediate, "Allow") == "GET");
 }
 
 TEST_CASE("page: the session answer says who is signed in, and never the key or token",
           "[page]") {
   auto res = render_api(signed_in_outcome(), call_kind::page_session, 11, true);
   CHECK(res.result() == http::status::ok);
-  CHECK(header(res, "Content-Type") == "application/json");
-  CHECK(header(res, "Cache-Control") == "no-store");
+  CHECK(field_of(res, "Content-Type") == "application/json");
+  CHECK(field_of(res, "Cache-Control") == "no-store");
   // A cookie-authenticated answer: no CORS, so no other origin's script may read it.
   CHECK(res.count(http::field::access_control_allow_origin) == 0);
   auto body = json_of(res);
@@ -242,7 +242,7 @@ TEST_CASE("page: not signed in is a 200 that clears a dead session, other errors
     auto body = json_of(res);
     CHECK(body.at("signedIn") == false);
     CHECK_FALSE(body.contains("login"));
-    auto cookie = header(res, "Set-Cookie");
+    auto cookie = field_of(res, "Set-Cookie");
     CHECK(cookie.rfind(secure ? "__Host-ns_session=" : "ns_session=", 0) == 0);
     CHECK(cookie.find("Max-Age=0") != std::string::npos);
   }
@@ -272,7 +272,7 @@ TEST_CASE("page: the account pages wear the page's stylesheet, header and footer
     CHECK(html.find("<footer class=\"wrap foot\">") != std::string::npos);
     CHECK(html.find("<style") == std::string::npos);
     CHECK_FALSE(std::regex_search(html, std::regex{R"(\sstyle\s*=)", std::regex::icase}));
-    auto csp = header(page, "Content-Security-Policy");
+    auto csp = field_of(page, "Content-Security-Policy");
     CHECK(csp.find("style-src 'self'") != std::string::npos);
     CHECK(csp.find("img-src 'self'") != std::string::npos);
     // Everything the pages load is one of the page's files, which the policy allows.
