@@ -5,6 +5,7 @@
 #include "actors/outcomes.hpp"
 #include "actors/status_flow.hpp"
 
+#include "net/report/check_row.hpp"
 #include "net/report/verdict.hpp"
 
 namespace netherscope::actors {
@@ -35,21 +36,17 @@ void give_back(front_pointer self, const front_peers& peers, const front_setting
 }
 
 /// The verdict once every reply is in (or the offer was not made).
-void answer(const api::api_call& call, const api::quota_verdict& verdict, const api::info_reply& info,
-            const api::raknet_reply& raknet, const api::offer_reply& offer, bool offer_tried) {
-  report::check_facts facts;
-  facts.where = call.where;
-  facts.raknet = raknet;
-  facts.info_error = info.error;
-  facts.offer_error = offer.error;
-  facts.offered_as = offer.offered_as;
-  facts.link_failing = offer.link_failing;
-  facts.offer_tried = offer_tried;
-  if (offer_tried && offer.error.ok())
-    facts.candidates = report::candidate_facts(offer.body);
+void answer(const api::api_call& call, const api::quota_verdict& verdict, api::info_reply info,
+            api::raknet_reply raknet, api::offer_reply offer, bool offer_tried) {
+  report::check_replies replies;
+  replies.info = std::move(info);
+  replies.raknet = std::move(raknet);
+  replies.offer = std::move(offer);
+  replies.offer_tried = offer_tried;
+  auto facts = report::facts_of_check(call.where, replies);
   auto decided = report::decide(facts);
   api::api_outcome outcome;
-  outcome.body = report::render_check(facts, decided, info, offer);
+  outcome.body = report::render_check(facts, decided, replies.info, replies.offer);
   call.reply(with_quota(std::move(outcome), verdict));
 }
 

@@ -133,6 +133,30 @@ void serve_watch(actors::front_actor::pointer self, const front_peers& peers,
       });
 }
 
+// GET /api/history and /chart.svg: the history actor decides who may see the server's
+// history and reads it; the edge renders it.
+void serve_history(actors::front_actor::pointer self, const front_peers& peers,
+                   const front_settings& settings, api::api_call& call,
+                   api::quota_verdict verdict) {
+  history_query q;
+  q.host = std::move(call.where.host);
+  q.port = call.where.port;
+  q.range = call.range;
+  q.key_hash = call.key_hash;
+  q.session_hash = std::move(call.session_hash);
+  self->request(peers.history, settings.store_deadline, history_atom::value, std::move(q))
+    .then(
+      [reply = call.reply, verdict](history_answer& answer) {
+        api::api_outcome outcome;
+        outcome.error = std::move(answer.error);
+        outcome.history = std::move(answer.view);
+        reply(with_quota(std::move(outcome), verdict));
+      },
+      [reply = call.reply, verdict](caf::error& err) {
+        reply(with_quota(lost_reply(err), verdict));
+      });
+}
+
 // Counts the call (or, for account calls, only looks up where the caller stands), then
 // does the work. Nothing is done for a call that is refused.
 void charge_then_serve(actors::front_actor::pointer self, const front_peers& peers,
@@ -184,6 +208,9 @@ void charge_then_serve(actors::front_actor::pointer self, const front_peers& pee
           case api::call_kind::watch_list:
           case api::call_kind::watch_delete:
             return serve_watch(self, peers, settings, call, verdict);
+          case api::call_kind::history:
+          case api::call_kind::chart:
+            return serve_history(self, peers, settings, call, verdict);
           default:
             call.reply(failed(api::make_failure(api::error_code::internal, "unexpected call")));
         }
@@ -324,11 +351,17 @@ void collect_metrics(actors::front_actor::pointer self, const front_peers& peers
       [=, reply = call.reply](std::uint64_t probes) {
         self->request(peers.cache, settings.store_deadline, count_atom::value)
           .then(
-            [reply, probes](std::uint64_t entries) {
-              api::api_outcome outcome;
-              outcome.probes = probes;
-              outcome.cache_entries = entries;
-              reply(std::move(outcome));
+            [=](std::uint64_t entries) {
+              self->request(peers.history, settings.store_deadline, latest_atom::value)
+                .then(
+                  [reply, probes, entries](watched_checks& watched) {
+                    api::api_outcome outcome;
+                    outcome.probes = probes;
+                    outcome.cache_entries = entries;
+                    outcome.watched = std::move(watched);
+                    reply(std::move(outcome));
+                  },
+                  [reply](caf::error& err) { reply(lost_reply(err)); });
             },
             [reply](caf::error& err) { reply(lost_reply(err)); });
       },

@@ -39,6 +39,8 @@ struct front_peers {
   auth_actor signin;
   /// The accounts' watches.
   actors::watch_actor watches;
+  /// The watched servers' history.
+  actors::history_actor history;
 };
 
 /// Implements front_actor.

@@ -64,6 +64,11 @@ using token_atom = caf::atom_constant<caf::atom("token")>;
 using renewed_atom = caf::atom_constant<caf::atom("renewed")>;
 using recheck_atom = caf::atom_constant<caf::atom("recheck")>;
 using watch_atom = caf::atom_constant<caf::atom("watch")>;
+using sync_atom = caf::atom_constant<caf::atom("sync")>;
+using record_atom = caf::atom_constant<caf::atom("record")>;
+using history_atom = caf::atom_constant<caf::atom("history")>;
+using tick_atom = caf::atom_constant<caf::atom("tick")>;
+using latest_atom = caf::atom_constant<caf::atom("latest")>;
 
 // -- messages that only actors exchange ----------------------------------------
 
@@ -134,6 +139,26 @@ struct offer_identity {
   }
 };
 
+/// The public watched servers' latest checks, shared read-only with the edge.
+using watched_checks = std::shared_ptr<const std::vector<api::watched_check>>;
+
+/// One read of a watched server's history (GET /api/history, /chart.svg): the server, the
+/// range, and who asks (an API key's SHA-256 or the session's, both empty for an anonymous
+/// reader, who sees only public history).
+struct history_query {
+  std::string host;
+  std::uint16_t port = 0;
+  api::history_range range = api::history_range::day;
+  std::string key_hash;
+  std::string session_hash;
+};
+
+/// The history asked for, or why not.
+struct history_answer {
+  api::failure error;
+  std::shared_ptr<const api::history_view> view;
+};
+
 // -- inspection ---------------------------------------------------------------
 
 // The vocabulary's types are inspected in net/api/inspect.hpp, beside them, where
@@ -148,6 +173,12 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, watch_command& x) {
   return f(caf::meta::type_name("watch_command"), x.action, x.key_hash, x.session_hash, x.spec,
            x.id);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, history_query& x) {
+  return f(caf::meta::type_name("history_query"), x.host, x.port, x.range, x.key_hash,
+           x.session_hash);
 }
 
 template <class Inspector>
@@ -239,6 +270,25 @@ using keys_actor = caf::typed_actor<
 using watch_actor
   = caf::typed_actor<caf::replies_to<watch_atom, watch_command>::with<api::watch_answer>>;
 
+/// Keeps the watch schedule and the watched servers' history (actors/history_actor.hpp):
+/// brings the schedule in line with the watches (sync_atom, answering how many servers are
+/// watched); claims due checks for an owner (claim_atom: owner, most, lease in ms); completes
+/// a claimed check and stores its row (record_atom: the claim, the owner, the encoded row,
+/// empty when the check gave none), answering the check before it encoded, or empty; and
+/// reads a server's history for a caller (history_atom); and gives the public servers' latest
+/// checks for /metrics (latest_atom).
+using history_actor = caf::typed_actor<
+  caf::replies_to<sync_atom>::with<std::size_t>,
+  caf::replies_to<claim_atom, std::string, std::size_t, std::int64_t>::with<
+    std::vector<api::schedule_claim>>,
+  caf::replies_to<record_atom, api::schedule_claim, std::string, std::string>::with<std::string>,
+  caf::replies_to<history_atom, history_query>::with<history_answer>,
+  caf::replies_to<latest_atom>::with<watched_checks>>;
+
+/// Runs the watched servers' checks (actors/watch_scheduler.hpp) on its own timers.
+using watch_scheduler_actor
+  = caf::typed_actor<caf::reacts_to<tick_atom>, caf::reacts_to<sync_atom>>;
+
 /// Runs the two provider requests of a sign-in (code, PKCE verifier); it reports their end to
 /// itself (done_atom). Whether a state was used before is the keys actor's to say, in the
 /// store.
@@ -266,6 +316,9 @@ using xbox_token_actor
 // These messages hold callbacks and never leave the process, so they need no serialization.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::net::api::api_call)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::net::api::api_outcome)
+// A read-only history shared with the edge, which renders it; never inspected.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::actors::history_answer)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::actors::watched_checks)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::actors::verdict_fn)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::actors::gate_fn)
 // These hold tokens: never inspected, so no log or to_string can show them.

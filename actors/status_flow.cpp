@@ -20,18 +20,6 @@ namespace {
 
 using front_pointer = front_actor::pointer;
 
-/// The two replies of one status as they come in; only self's handlers touch it.
-struct status_join {
-  std::optional<api::info_reply> info;
-  std::optional<api::raknet_reply> raknet;
-  status_fn done;
-
-  void settle() {
-    if (info && raknet)
-      done(std::move(*info), std::move(*raknet));
-  }
-};
-
 /// One POST /api/status while it runs; only self's handlers touch it.
 struct batch_run {
   api::api_call call;
@@ -110,31 +98,8 @@ void start_next(front_pointer self, const front_peers& peers, const front_settin
 
 void ask_status(front_pointer self, const front_peers& peers, const front_settings& settings,
                 const api::target& where, std::uint16_t raknet_port, status_fn done) {
-  auto join = std::make_shared<status_join>();
-  join->done = std::move(done);
-  auto port = raknet_port != 0 ? raknet_port : where.port;
-  self->request(peers.registry, settings.info_deadline, info_atom::value, where)
-    .then(
-      [join](api::info_reply& info) {
-        join->info = std::move(info);
-        join->settle();
-      },
-      [join](caf::error& err) {
-        join->info = api::info_reply{};
-        join->info->error = lost(err);
-        join->settle();
-      });
-  self->request(peers.registry, settings.info_deadline, raknet_atom::value, where, port)
-    .then(
-      [join](api::raknet_reply& raknet) {
-        join->raknet = std::move(raknet);
-        join->settle();
-      },
-      [join](caf::error& err) {
-        lost(err);
-        join->raknet = api::raknet_reply{};
-        join->settle();
-      });
+  ask_both_transports(self, peers.registry, settings.info_deadline, where, raknet_port,
+                      std::move(done));
 }
 
 void serve_status(front_pointer self, const front_peers& peers, const front_settings& settings,

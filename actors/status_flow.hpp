@@ -5,13 +5,63 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include <caf/all.hpp>
 
 #include "actors/front_actor.hpp"
+#include "actors/outcomes.hpp"
 
 namespace netherscope::actors {
 
 /// Both replies of a status, handed on together.
 using status_fn = std::function<void(api::info_reply&&, api::raknet_reply&&)>;
+
+/// Asks the registry for where's status over both transports at once, the RakNet ping to
+/// raknet_port (0: the target's own port); done runs on self's thread once both replies are
+/// in, whatever kind of actor self is. A reply the actors lost is an internal error for
+/// NetherNet, and no RakNet status.
+template <class Self>
+void ask_both_transports(Self* self, const probe_registry_actor& registry,
+                         std::chrono::milliseconds deadline, const api::target& where,
+                         std::uint16_t raknet_port, status_fn done) {
+  struct joined {
+    std::optional<api::info_reply> info;
+    std::optional<api::raknet_reply> raknet;
+    status_fn done;
+    void settle() {
+      if (info && raknet)
+        done(std::move(*info), std::move(*raknet));
+    }
+  };
+  auto join = std::make_shared<joined>();
+  join->done = std::move(done);
+  auto port = raknet_port != 0 ? raknet_port : where.port;
+  self->request(registry, deadline, info_atom::value, where)
+    .then(
+      [join](api::info_reply& info) {
+        join->info = std::move(info);
+        join->settle();
+      },
+      [join](caf::error& err) {
+        join->info = api::info_reply{};
+        join->info->error = lost(err);
+        join->settle();
+      });
+  self->request(registry, deadline, raknet_atom::value, where, port)
+    .then(
+      [join](api::raknet_reply& raknet) {
+        join->raknet = std::move(raknet);
+        join->settle();
+      },
+      [join](caf::error& err) {
+        lost(err);
+        join->raknet = api::raknet_reply{};
+        join->settle();
+      });
+}
 
 /// Asks for where's status over both transports at once, the RakNet ping to raknet_port (0:
 /// the target's own port); done runs on self's thread once both replies are in. A reply the

@@ -2,11 +2,10 @@
 
 #include <caf/all.hpp>
 
+#include "actors/watch_caller.hpp"
 #include "net/api/host_port.hpp"
 #include "net/api/watch_request.hpp"
 #include "net/base/log.hpp"
-#include "storage/accounts.hpp"
-#include "storage/auth_records.hpp"
 #include "storage/watch_records.hpp"
 
 namespace netherscope::actors {
@@ -34,31 +33,14 @@ api::watch_answer watch_store_failed(const caf::error& err) {
 // when there is none (or the store failed).
 std::optional<std::uint64_t> watch_owner(storage::record_txn& t, const watch_command& cmd,
                                          std::int64_t now, api::watch_answer& answer) {
-  if (!cmd.key_hash.empty()) {
-    auto account = storage::account_by_key(t, cmd.key_hash);
-    if (!account) {
-      answer = watch_store_failed(account.error());
-      return std::nullopt;
-    }
-    if (!*account) {
-      answer = watch_refused(
-        api::make_failure(api::error_code::unauthorized, "unknown or revoked API key"));
-      return std::nullopt;
-    }
-    return (*account)->user_id;
-  }
-  auto session = storage::find_session(t, cmd.session_hash, now);
-  if (!session) {
-    answer = watch_store_failed(session.error());
+  auto caller = find_watch_caller(t, cmd.key_hash, cmd.session_hash, now);
+  if (!caller) {
+    answer = watch_store_failed(caller.error());
     return std::nullopt;
   }
-  if (!*session) {
-    answer = watch_refused(api::make_failure(
-      api::error_code::unauthorized,
-      "you are not signed in, or your session expired; sign in or send an API key"));
-    return std::nullopt;
-  }
-  return (*session)->user_id;
+  if (!caller->user_id)
+    answer = watch_refused(std::move(caller->refusal));
+  return caller->user_id;
 }
 
 api::watch_answer create_watch(storage::record_txn& t, const watch_settings& cfg,

@@ -17,6 +17,7 @@
 #include "actors/cache_actor.hpp"
 #include "actors/edge_bridge.hpp"
 #include "actors/front_actor.hpp"
+#include "actors/history_actor.hpp"
 #include "actors/keys_actor.hpp"
 #include "actors/offer_gate.hpp"
 #include "actors/quota_actor.hpp"
@@ -317,6 +318,8 @@ struct service_actors {
   /// The cache's fresh answers for the bridges' cache-hit path, one board per io_context
   /// in the listener's order (actors/hit_board.hpp).
   std::vector<std::shared_ptr<actors::hit_board>> boards;
+  /// Runs the watched servers' checks.
+  actors::watch_scheduler_actor scheduler;
 };
 
 /// Makes one hit board per io_context, and the publisher that hands the cache actor's
@@ -401,6 +404,20 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
   auto watch_cfg = watch_settings_of(cfg);
   watch_cfg.now = unix_now;
   peers.watches = system.spawn<caf::detached>(actors::watches, opened.store, std::move(watch_cfg));
+  auto unix_now_ms = []() -> std::int64_t {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+  };
+  // Detached: every schedule claim and history write waits for the store.
+  peers.history = system.spawn<caf::detached>(actors::history, opened.store, opened.watching,
+                                              unix_now_ms);
+  auto scheduler_cfg = scheduler_settings_of(cfg);
+  scheduler_cfg.now_ms = unix_now_ms;
+  actors.scheduler = system.spawn(actors::watch_scheduler,
+                                  actors::scheduler_peers{peers.registry, peers.cache,
+                                                          peers.history},
+                                  std::move(scheduler_cfg));
   auto front_cfg = front_settings_of(cfg);
   front_cfg.state_key = secrets.state_key;
   for (unsigned i = 0; i < cfg.actor_threads; ++i)
@@ -442,6 +459,8 @@ void stop_actors(http::server_context& ctx, service_actors& actors) {
   caf::anon_send_exit(actors.peers.accounts, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(actors.peers.signin, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(actors.peers.watches, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(actors.scheduler, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(actors.peers.history, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(actors.peers.registry, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(actors.memory, caf::exit_reason::user_shutdown);
   if (actors.tokens)

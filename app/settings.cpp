@@ -1,5 +1,7 @@
 #include "app/settings.hpp"
 
+#include <algorithm>
+
 #include <boost/json/object.hpp>
 
 #include "net/base/cidr.hpp"
@@ -162,6 +164,19 @@ actors::watch_settings watch_settings_of(const config& cfg) {
   watches.bounds.max_per_account = cfg.watch_max_per_account;
   watches.policy = target_policy_of(cfg);
   return watches;
+}
+
+actors::scheduler_settings scheduler_settings_of(const config& cfg) {
+  actors::scheduler_settings scheduler;
+  std::chrono::milliseconds min_period{std::int64_t{cfg.watch_min_period} * 1000};
+  scheduler.sync_interval = std::clamp(min_period, std::chrono::milliseconds{1000},
+                                       std::chrono::milliseconds{10000});
+  scheduler.poll_interval = std::clamp(min_period / 10, std::chrono::milliseconds{100},
+                                       std::chrono::milliseconds{1000});
+  scheduler.info_deadline = cfg.status_timeout + lost_reply_margin;
+  scheduler.check_deadline
+    = scheduler.info_deadline + cache_settings_of(cfg).flight_deadline;
+  return scheduler;
 }
 
 actors::front_settings front_settings_of(const config& cfg) {

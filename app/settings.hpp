@@ -11,6 +11,7 @@
 #include "actors/probe_actor.hpp"
 #include "actors/quota_actor.hpp"
 #include "actors/watch_actor.hpp"
+#include "actors/watch_scheduler.hpp"
 #include "app/options.hpp"
 #include "net/http/server_context.hpp"
 #include "net/upstream/address_policy.hpp"
@@ -73,6 +74,11 @@ actors::keys_settings keys_settings_of(const config& cfg);
 
 /// The watch actor's limits and the targets' address policy.
 actors::watch_settings watch_settings_of(const config& cfg);
+
+/// The watch scheduler's timers and deadlines: it reads the watches again and polls for due
+/// checks often enough for the shortest period allowed, and leases a check for as long as
+/// its status and its offer may take. The owner and the clock are the caller's.
+actors::scheduler_settings scheduler_settings_of(const config& cfg);
 
 /// The fronts' deadlines, quotas and sign-in settings.
 actors::front_settings front_settings_of(const config& cfg);

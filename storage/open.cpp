@@ -6,7 +6,9 @@
 #include <caf/sec.hpp>
 
 #include "storage/lmdb_store.hpp"
+#include "storage/lmdb_watch_store.hpp"
 #include "storage/redis_store.hpp"
+#include "storage/redis_watch_store.hpp"
 
 namespace netherscope::storage {
 
@@ -68,8 +70,12 @@ caf::expected<opened> open_lmdb(const open_options& options) {
   parts.targets_env = *targets;
   if (auto err = open_dbs(*parts.targets_env, {{"targets", &parts.targets}}))
     return targets_failed(message_of(err));
+  MDB_dbi history = 0;
+  if (auto err = open_dbs(*parts.main, {{"history", &history}}))
+    return cannot("cannot open the store's databases in '" + dir + "': " + message_of(err));
+  auto watching = std::make_shared<lmdb_watch_store>(parts.main, history);
   auto store = std::make_shared<lmdb_store>(std::move(parts));
-  return opened{store, nullptr, store};
+  return opened{store, nullptr, store, std::move(watching)};
 }
 
 caf::expected<opened> open_redis(const open_options& options) {
@@ -82,7 +88,8 @@ caf::expected<opened> open_redis(const open_options& options) {
   settings.connections = options.redis_connections;
   settings.timeout = options.redis_timeout;
   auto store = std::make_shared<redis_store>(std::move(settings));
-  return opened{store, store, nullptr};
+  auto watching = std::make_shared<redis_watch_store>(store->pool());
+  return opened{store, store, nullptr, std::move(watching)};
 }
 
 } // namespace

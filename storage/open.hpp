@@ -14,6 +14,7 @@
 #include "storage/counter_archive.hpp"
 #include "storage/shared_store.hpp"
 #include "storage/store.hpp"
+#include "storage/watch_store.hpp"
 
 namespace netherscope::storage {
 
@@ -51,6 +52,8 @@ struct opened {
   std::shared_ptr<storage::shared_store> shared;
   /// Usage counters kept until pruned (LMDB); null on Redis, whose counters expire.
   std::shared_ptr<storage::counter_archive> archive;
+  /// The watch schedule and the watched servers' history (every backend).
+  std::shared_ptr<storage::watch_store> watching;
 };
 
 /// Opens the store. On LMDB the directories are made (as options say) and the environments and

@@ -59,4 +59,20 @@ std::string redis_meta_key(std::string_view name) {
   return prefixed("meta:") + std::string{name};
 }
 
+std::string redis_schedule_ready_key() {
+  return prefixed("{schedule}:ready");
+}
+
+std::string redis_schedule_entries_key() {
+  return prefixed("{schedule}:entries");
+}
+
+std::string redis_history_rows_key(std::string_view schedule_key) {
+  return prefixed("h:{") + std::string{schedule_key} + "}:rows";
+}
+
+std::string redis_history_hours_key(std::string_view schedule_key) {
+  return prefixed("h:{") + std::string{schedule_key} + "}:hours";
+}
+
 } // namespace netherscope::storage

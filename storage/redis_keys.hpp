@@ -47,4 +47,15 @@ const std::string& redis_record_hash(record_table table);
 /// "ns1:meta:<name>": a named record (storage::store::load_or_replace_record).
 std::string redis_meta_key(std::string_view name);
 
+/// "ns1:{schedule}:ready" and "ns1:{schedule}:entries": the watch schedule's sorted set of
+/// servers by ready time and its hash of entries, under one hash tag so one script reaches
+/// both.
+std::string redis_schedule_ready_key();
+std::string redis_schedule_entries_key();
+
+/// "ns1:h:{<host>|<port>}:rows" and ":hours": one watched server's history rows and hourly
+/// aggregates, sorted sets scored by time.
+std::string redis_history_rows_key(std::string_view schedule_key);
+std::string redis_history_hours_key(std::string_view schedule_key);
+
 } // namespace netherscope::storage

@@ -105,4 +105,87 @@ end
 return 0
 )lua";
 
+/// Adds watched servers to the schedule or changes their periods (watch_schedule::put).
+/// KEYS[1] is the sorted set of entries by ready time, KEYS[2] the hash of entries
+/// ("<period> <offset> <due> <owner>", times in Unix milliseconds); ARGV four values per
+/// server: key, period, slot offset, and its next slot after now under that period. A server
+/// already there with the same period is left alone; with another period it takes the new one
+/// and, unless leased, waits for the new slot.
+constexpr std::string_view schedule_put = R"lua(
+for i = 1, #ARGV, 4 do
+  local key, period, offset, due = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+  local e = redis.call('HGET', KEYS[2], key)
+  if not e then
+    redis.call('HSET', KEYS[2], key, period .. ' ' .. offset .. ' ' .. due .. ' ')
+    redis.call('ZADD', KEYS[1], due, key)
+  else
+    local p, o, d, owner = string.match(e, '^(%d+) (%d+) (%-?%d+) (.*)$')
+    if p ~= period then
+      if owner == '' then
+        redis.call('HSET', KEYS[2], key, period .. ' ' .. offset .. ' ' .. due .. ' ')
+        redis.call('ZADD', KEYS[1], due, key)
+      else
+        redis.call('HSET', KEYS[2], key, period .. ' ' .. offset .. ' ' .. d .. ' ' .. owner)
+      end
+    end
+  end
+end
+return 1
+)lua";
+
+/// Removes servers from the schedule, with any lease on them. KEYS as schedule_put; ARGV the
+/// keys.
+constexpr std::string_view schedule_remove = R"lua(
+for _, key in ipairs(ARGV) do
+  redis.call('ZREM', KEYS[1], key)
+  redis.call('HDEL', KEYS[2], key)
+end
+return 1
+)lua";
+
+/// Claims up to ARGV[2] entries ready at ARGV[1] (now) for owner ARGV[4], each leased for
+/// ARGV[3] milliseconds (watch_schedule::claim). KEYS as schedule_put. Answers four values per
+/// claim: key, due, the lease's end, and the owner it was taken from (empty when none).
+constexpr std::string_view schedule_claim = R"lua(
+local now = tonumber(ARGV[1])
+local lease_until = string.format('%.0f', now + tonumber(ARGV[3]))
+local ready = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+local out = {}
+for _, key in ipairs(ready) do
+  local e = redis.call('HGET', KEYS[2], key)
+  if not e then
+    redis.call('ZREM', KEYS[1], key)
+  else
+    local p, o, d, owner = string.match(e, '^(%d+) (%d+) (%-?%d+) (.*)$')
+    redis.call('HSET', KEYS[2], key, p .. ' ' .. o .. ' ' .. d .. ' ' .. ARGV[4])
+    redis.call('ZADD', KEYS[1], lease_until, key)
+    out[#out + 1] = key
+    out[#out + 1] = d
+    out[#out + 1] = lease_until
+    out[#out + 1] = owner
+  end
+end
+return out
+)lua";
+
+/// Completes a claimed check (watch_schedule::complete): only for owner ARGV[2] holding key
+/// ARGV[1] for slot ARGV[3]; the entry then waits for its first slot after ARGV[4] (now).
+/// KEYS as schedule_put. Answers 1 when completed, 0 when the owner no longer held it.
+constexpr std::string_view schedule_complete = R"lua(
+local e = redis.call('HGET', KEYS[2], ARGV[1])
+if not e then
+  return 0
+end
+local p, o, d, owner = string.match(e, '^(%d+) (%d+) (%-?%d+) (.*)$')
+if owner == '' or owner ~= ARGV[2] or d ~= ARGV[3] then
+  return 0
+end
+local period = tonumber(p)
+local now = tonumber(ARGV[4])
+local next_due = string.format('%.0f', now - ((now - tonumber(o)) % period) + period)
+redis.call('HSET', KEYS[2], ARGV[1], p .. ' ' .. o .. ' ' .. next_due .. ' ')
+redis.call('ZADD', KEYS[1], next_due, ARGV[1])
+return 1
+)lua";
+
 } // namespace netherscope::storage::redis_scripts

@@ -15,7 +15,7 @@ namespace netherscope::storage {
 // -- the store --------------------------------------------------------------------
 
 redis_store::redis_store(redis_settings settings)
-  : pool_(std::make_unique<redis_pool>(std::move(settings))) {
+  : pool_(std::make_shared<redis_pool>(std::move(settings))) {
   // nop
 }
 

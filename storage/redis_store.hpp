@@ -31,6 +31,12 @@ public:
   redis_store(const redis_store&) = delete;
   redis_store& operator=(const redis_store&) = delete;
 
+  /// The store's connections, for the parts of the Redis backend kept in their own classes
+  /// (storage/redis_watch_store.hpp).
+  std::shared_ptr<redis_pool> pool() const noexcept {
+    return pool_;
+  }
+
   // -- store --------------------------------------------------------------------
 
   net::api::store_backend backend() const noexcept override {
@@ -77,7 +83,7 @@ public:
   caf::error release_lease(std::string_view name, std::string_view owner) override;
 
 private:
-  std::unique_ptr<redis_pool> pool_;
+  std::shared_ptr<redis_pool> pool_;
 };
 
 } // namespace netherscope::storage

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "net/api/failure.hpp"
+#include "net/api/history_slice.hpp"
 #include "net/api/quota.hpp"
 #include "net/api/target.hpp"
 #include "net/api/watch.hpp"
@@ -66,6 +67,11 @@ enum class call_kind : std::uint8_t {
   watch_list,
   /// DELETE /api/watch/{id}.
   watch_delete,
+  /// GET /api/history: a watched server's history as JSON; a read of the store, counted
+  /// against no quota.
+  history,
+  /// GET /chart.svg: the same history drawn, for a public watch; counted against no quota.
+  chart,
 };
 
 /// The most targets one POST /api/status names.
@@ -123,6 +129,10 @@ struct api_outcome {
   /// call's line_fn; this outcome gives only its head (status 200 and the quota as it stood
   /// when the call began). An outcome with an error is a whole reply, and no lines follow.
   bool streaming = false;
+  /// For history and chart: the watched server's history, which the edge renders.
+  std::shared_ptr<const history_view> history;
+  /// For metrics: the public watched servers' latest checks, for the exporter.
+  std::shared_ptr<const std::vector<watched_check>> watched;
 };
 
 /// Receives the outcome of a call; it posts onto the session's strand and never blocks.
@@ -173,6 +183,8 @@ struct api_call {
   watch_spec watch;
   /// For watch_delete: the watch's id, from the path.
   std::string watch_id;
+  /// For history and chart: the range asked for.
+  history_range range = history_range::day;
   reply_fn reply;
   /// For status_batch: where the lines go once reply has given the head.
   line_fn lines;

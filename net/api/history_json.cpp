@@ -101,11 +101,12 @@ json::object hour_point(const history_hour& hour) {
 }
 
 std::string render_history(std::string_view host, std::uint16_t port,
-                           const history_slice& slice) {
+                           const history_slice& slice, bool is_public) {
   json::object body;
   body["ok"] = true;
   body["host"] = valid_utf8(host);
   body["port"] = port;
+  body["public"] = is_public;
   body["range"] = to_string(slice.range);
   body["from"] = slice.window.from;
   body["to"] = slice.window.to;

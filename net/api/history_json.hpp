@@ -22,11 +22,12 @@ boost::json::object row_point(const history_row& row);
 /// seen most), class, players: {min, avg, max} or null, maxPlayers}.
 boost::json::object hour_point(const history_hour& hour);
 
-/// Renders the whole body: {ok: true, host, port, range, from, to, resolution ("check" or
+/// Renders the whole body: {ok: true, host, port, public (whether anyone may read it, and
+/// so whether its chart draws), range, from, to, resolution ("check" or
 /// "hour"), uptime: {checks, joinable, online}, players: {min, avg, max, maxPlayers} or null,
 /// points: [...]}. Times are Unix seconds; shares are fractions rounded to 4 decimals, null
 /// without checks.
 std::string render_history(std::string_view host, std::uint16_t port,
-                           const history_slice& slice);
+                           const history_slice& slice, bool is_public = false);
 
 } // namespace netherscope::net::api

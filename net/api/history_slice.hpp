@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -63,6 +64,23 @@ struct history_slice {
   std::vector<history_row> rows;
   /// For the other ranges: the hours with start in the window, in ascending order.
   std::vector<history_hour> hours;
+};
+
+/// A watched server's slice with the server it is of, as the edge renders it (the history
+/// JSON or the chart).
+struct history_view {
+  std::string host;
+  std::uint16_t port = 0;
+  /// Whether some watch of the server is public.
+  bool is_public = false;
+  history_slice slice;
+};
+
+/// A watched server and its latest check, as the exporter shows it.
+struct watched_check {
+  std::string host;
+  std::uint16_t port = 0;
+  history_row last;
 };
 
 /// Whether the slice holds no check at all.

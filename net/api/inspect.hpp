@@ -14,6 +14,7 @@
 #include "net/api/target.hpp"
 #include "net/api/target_memory.hpp"
 #include "net/api/watch.hpp"
+#include "net/api/watch_schedule.hpp"
 
 namespace netherscope::net::api {
 
@@ -106,6 +107,12 @@ typename Inspector::result_type inspect(Inspector& f, watch_view& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, watch_answer& x) {
   return f(caf::meta::type_name("watch_answer"), x.error, x.watches, x.limit);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, schedule_claim& x) {
+  return f(caf::meta::type_name("schedule_claim"), x.key, x.due_ms, x.lease_until_ms,
+           x.taken_from);
 }
 
 } // namespace netherscope::net::api

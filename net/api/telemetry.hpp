@@ -4,6 +4,7 @@
 // not include each other (docs/ARCHITECTURE.md).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstddef>
@@ -13,6 +14,7 @@
 
 #include "net/api/failure.hpp"
 #include "net/api/quota.hpp"
+#include "net/api/watch_schedule.hpp"
 
 namespace netherscope::net::api {
 
@@ -153,6 +155,23 @@ public:
     xbox_renewals_[failed ? 1 : 0].fetch_add(1, std::memory_order_relaxed);
   }
 
+  /// Counts one watched server's check by how it ended: its row stored (recorded), or none
+  /// (it could not be made, or another replica had taken its slot over).
+  void count_watch_check(bool recorded) noexcept {
+    watch_checks_[recorded ? 0 : 1].fetch_add(1, std::memory_order_relaxed);
+  }
+
+  /// Counts how late a watched server's check started after its slot, in milliseconds, in the
+  /// buckets of lag_histogram (net/api/watch_schedule.hpp).
+  void count_watch_lag(std::int64_t lag_ms) noexcept {
+    lag_ms = std::max<std::int64_t>(lag_ms, 0);
+    std::size_t b = 0;
+    while (b < lag_histogram::bounds_ms.size() && lag_ms > lag_histogram::bounds_ms[b])
+      ++b;
+    watch_lag_buckets_[b].fetch_add(1, std::memory_order_relaxed);
+    watch_lag_sum_ms_.fetch_add(static_cast<std::uint64_t>(lag_ms), std::memory_order_relaxed);
+  }
+
   // -- reading, for /metrics ----------------------------------------------------
 
   std::uint64_t probes(probe_call call, probe_outcome outcome) const noexcept {
@@ -199,6 +218,19 @@ public:
     return xbox_renewals_[failed ? 1 : 0].load(std::memory_order_relaxed);
   }
 
+  /// Watch checks whose row was stored (recorded true) or not.
+  std::uint64_t watch_checks(bool recorded) const noexcept {
+    return watch_checks_[recorded ? 0 : 1].load(std::memory_order_relaxed);
+  }
+  /// Watch check lags in bucket i (not cumulative; the last is above every bound), and their
+  /// sum in milliseconds.
+  std::uint64_t watch_lags(std::size_t i) const noexcept {
+    return watch_lag_buckets_[i].load(std::memory_order_relaxed);
+  }
+  std::uint64_t watch_lag_sum_ms() const noexcept {
+    return watch_lag_sum_ms_.load(std::memory_order_relaxed);
+  }
+
 private:
   template <class Enum>
   static constexpr std::size_t index(Enum value) noexcept {
@@ -217,6 +249,9 @@ private:
   std::atomic<int> redis_up_{-1};
   std::atomic<int> xbox_link_{-1};
   std::array<std::atomic<std::uint64_t>, 2> xbox_renewals_{};
+  std::array<std::atomic<std::uint64_t>, 2> watch_checks_{};
+  std::array<std::atomic<std::uint64_t>, lag_histogram::bounds_ms.size() + 1> watch_lag_buckets_{};
+  std::atomic<std::uint64_t> watch_lag_sum_ms_{0};
 };
 
 /// The process's one set of counters. A process-wide object rather than one passed down

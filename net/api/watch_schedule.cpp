@@ -147,6 +147,14 @@ const schedule_entry* watch_schedule::find(std::string_view key) const {
   return found == entries_.end() ? nullptr : &found->second;
 }
 
+std::vector<std::string> watch_schedule::keys() const {
+  std::vector<std::string> out;
+  out.reserve(entries_.size());
+  for (const auto& [key, entry] : entries_)
+    out.push_back(key);
+  return out;
+}
+
 std::int64_t lease_for(std::int64_t check_deadline_ms) {
   return std::max<std::int64_t>(check_deadline_ms, 0) + lease_margin_ms;
 }

@@ -128,6 +128,9 @@ public:
   /// Entries in the schedule.
   std::size_t size() const { return entries_.size(); }
 
+  /// Every entry's key, in key order.
+  std::vector<std::string> keys() const;
+
 private:
   void set_ready(schedule_entry& entry, std::int64_t ready_ms);
 

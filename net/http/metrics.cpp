@@ -6,6 +6,18 @@ namespace netherscope::net::http {
 
 namespace {
 
+/// Milliseconds as seconds in the text format: "0.1", "2.5", "10".
+std::string seconds_text(std::int64_t ms) {
+  auto text = std::to_string(ms / 1000);
+  if (auto rest = ms % 1000; rest != 0) {
+    auto fraction = std::to_string(1000 + rest).substr(1);
+    while (fraction.back() == '0')
+      fraction.pop_back();
+    text += "." + fraction;
+  }
+  return text;
+}
+
 std::size_t route_index(std::string_view route) noexcept {
   for (std::size_t i = 0; i + 1 < metric_routes.size(); ++i)
     if (metric_routes[i] == route)
@@ -132,6 +144,26 @@ void telemetry_families(std::string& out, const api::telemetry& t) {
     sample(out, "netherscope_xbox_renewals_total", "{result=\"failed\"}",
            std::to_string(t.xbox_renewals(true)));
   }
+  family(out, "netherscope_watch_checks_total", "counter",
+         "Watched servers' checks this replica ran, by result: recorded (the check gave a row) or "
+         "skipped (no row: the check could not be made, or another replica took its slot over).");
+  sample(out, "netherscope_watch_checks_total", "{result=\"recorded\"}",
+         std::to_string(t.watch_checks(true)));
+  sample(out, "netherscope_watch_checks_total", "{result=\"skipped\"}",
+         std::to_string(t.watch_checks(false)));
+  family(out, "netherscope_watch_schedule_lag_seconds", "histogram",
+         "How late this replica's checks of watched servers started after their slots.");
+  std::uint64_t seen = 0;
+  const auto& bounds = api::lag_histogram::bounds_ms;
+  for (std::size_t i = 0; i <= bounds.size(); ++i) {
+    seen += t.watch_lags(i);
+    auto le = i < bounds.size() ? seconds_text(bounds[i]) : std::string{"+Inf"};
+    sample(out, "netherscope_watch_schedule_lag_seconds_bucket", "{le=\"" + le + "\"}",
+           std::to_string(seen));
+  }
+  sample(out, "netherscope_watch_schedule_lag_seconds_sum", "",
+         seconds_text(static_cast<std::int64_t>(t.watch_lag_sum_ms())));
+  sample(out, "netherscope_watch_schedule_lag_seconds_count", "", std::to_string(seen));
 }
 
 } // namespace

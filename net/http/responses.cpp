@@ -1,13 +1,17 @@
 #include "net/http/responses.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <utility>
 
 #include <boost/beast/http/field.hpp>
 
 #include "net/api/api_json.hpp"
 #include "net/api/error_table.hpp"
+#include "net/api/history_json.hpp"
 #include "net/http/account_page.hpp"
 #include "net/http/badge.hpp"
+#include "net/http/chart.hpp"
 #include "net/http/router.hpp"
 #include "net/http/signin.hpp"
 
@@ -143,6 +147,28 @@ response badge_response(const api::api_outcome& outcome, unsigned version, bool 
   return res;
 }
 
+// A chart is sent as a badge is: an error is a badge saying so, and the chart is cached for
+// the rest of its cell, during which it cannot change.
+response chart_response(const api::api_outcome& outcome, unsigned version, bool keep_alive) {
+  if (!outcome.error.ok() || !outcome.history)
+    return badge_response(outcome, version, keep_alive);
+  const auto& view = *outcome.history;
+  auto res = make_response(beast::http::status::ok,
+                           render_chart(view.host, view.port, view.slice), "image/svg+xml",
+                           version, keep_alive);
+  auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                std::chrono::system_clock::now().time_since_epoch())
+                .count();
+  auto rest = std::clamp<std::int64_t>(view.slice.window.to - now, 1,
+                                       api::cell_seconds(view.slice.range));
+  res.set(beast::http::field::cache_control, "max-age=" + std::to_string(rest));
+  res.set("Content-Security-Policy", badge_csp);
+  add_cors(res);
+  if (outcome.has_quota)
+    add_quota(res, outcome.quota);
+  return res;
+}
+
 // The head of POST /api/status's NDJSON stream: its lines follow as they come. HTTP/1.1
 // frames them as chunks; an HTTP/1.0 client has no chunks, so the body ends with the
 // connection. The quota headers show the quota as it stood when the call began.
@@ -230,6 +256,8 @@ response render_api(api::api_outcome&& outcome, api::call_kind kind, unsigned ve
       return make_json(beast::http::status::ok, R"({"ok":true})", version, keep_alive);
     case api::call_kind::badge:
       return badge_response(outcome, version, keep_alive);
+    case api::call_kind::chart:
+      return chart_response(outcome, version, keep_alive);
     case api::call_kind::status_batch:
       if (is_stream_head(outcome, kind))
         return stream_head(outcome, version, keep_alive);
@@ -244,6 +272,10 @@ response render_api(api::api_outcome&& outcome, api::call_kind kind, unsigned ve
   response res;
   if (!outcome.error.ok()) {
     res = error_response(outcome.error, version, keep_alive);
+  } else if (kind == api::call_kind::history && outcome.history) {
+    const auto& view = *outcome.history;
+    res = make_json(beast::http::status::ok, api::render_history(view.host, view.port, view.slice, view.is_public),
+                    version, keep_alive);
   } else if (kind == api::call_kind::account_get || kind == api::call_kind::account_rotate
              || kind == api::call_kind::account_revoke) {
     res = make_json(beast::http::status::ok, render_account(outcome.account), version, keep_alive);

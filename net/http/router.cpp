@@ -380,6 +380,44 @@ route_decision page_file_answer(const route_input& in) {
   return answer(in.name, page_response(*find_page_asset(in.path), in.req, in.keep_alive));
 }
 
+// GET /api/history and /chart.svg: the server as for info, and the range (24h when none is
+// given).
+void read_range(const route_input& in, api::api_call& call) {
+  auto params = in.url.params();
+  auto count = params.count("range");
+  if (!call.invalid.ok() || count == 0)
+    return;
+  auto text = (*params.find("range")).value;
+  auto range = count == 1 ? api::parse_range(text) : std::nullopt;
+  if (range)
+    call.range = *range;
+  else
+    call.invalid = api::make_failure(api::error_code::invalid_input,
+                                     "range must be given once, as 24h, 7d, 30d or 90d");
+}
+
+// GET /api/history: private history is its owner's, by API key or by the account page's
+// session.
+route_decision history_call(const route_input& in) {
+  auto decision = target_call(in);
+  auto& call = *decision.call;
+  read_range(in, call);
+  if (call.key_hash.empty()) {
+    bool ambiguous = false;
+    call.session_hash = session_hash_of(in.req, in.ctx, ambiguous);
+  }
+  return decision;
+}
+
+// GET /chart.svg is embedded in pages other people view, as a badge is: public history only,
+// counted against the viewer's address.
+route_decision chart_call(const route_input& in) {
+  auto decision = target_call(in);
+  decision.call->key_hash.clear();
+  read_range(in, *decision.call);
+  return decision;
+}
+
 // -- the table ------------------------------------------------------------------------------
 
 constexpr method_set get{beast::http::verb::get};
@@ -405,7 +443,9 @@ constexpr route_row table[] = {
   {"/api/watch", get, route_kind::api, api::call_kind::watch_list, watch_call},
   {"/api/watch", post, route_kind::api, api::call_kind::watch_create, watch_call},
   {"/api/watch/{id}", delete_, route_kind::api, api::call_kind::watch_delete, watch_call},
+  {"/api/history", get, route_kind::api, api::call_kind::history, history_call},
   {"/badge", get, route_kind::badge, api::call_kind::badge, badge_call, drain_rule::refuse},
+  {"/chart.svg", get, route_kind::badge, api::call_kind::chart, chart_call},
   {"/auth/github/login", get, route_kind::account, api::call_kind::signin_start, plain_call},
   {"/auth/github/callback", get, route_kind::account, api::call_kind::signin_finish, callback_call},
   {account_page_path, get, route_kind::account, api::call_kind::page_view, page_call},

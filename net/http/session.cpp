@@ -32,6 +32,7 @@
 #include "net/http/framing.hpp"
 #include "net/http/listener.hpp"
 #include "net/http/router.hpp"
+#include "net/http/watch_metrics.hpp"
 #include "net/http/wire.hpp"
 
 namespace netherscope::net::http {
@@ -510,12 +511,15 @@ private:
     auto code = outcome.error.ok() ? std::string_view{} : api::lookup(outcome.error.code).machine_code;
     metrics_snapshot m{&ctx_.requests, ctx_.connections.load(), ctx_.in_flight.load(),
                        outcome.probes, outcome.cache_entries, &api::process_telemetry()};
+    auto watched = std::move(outcome.watched);
     auto streamed = is_stream_head(outcome, kind);
     api::finish_offer(outcome);
     auto res = render_api(std::move(outcome), kind, version, keep_alive,
                           ctx_.settings().secure_cookies);
     if (metrics) {
       res.body() = render_metrics(m);
+      if (watched)
+        res.body() += render_watch_metrics(*watched);
       res.prepare_payload();
     }
     // A body that ends with the connection (HTTP/1.0) leaves no room for another response.

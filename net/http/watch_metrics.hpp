@@ -12,15 +12,12 @@
 #include <vector>
 
 #include "net/api/history_row.hpp"
+#include "net/api/history_slice.hpp"
 
 namespace netherscope::net::http {
 
 /// A public watched server and its latest check.
-struct watched_server {
-  std::string host;
-  std::uint16_t port = 0;
-  api::history_row last;
-};
+using watched_server = api::watched_check;
 
 /// A label value as the text format (0.0.4) writes it: valid UTF-8, with backslash, double
 /// quote and line feed escaped.

@@ -18,6 +18,7 @@
 #include "support/http.hpp"
 #include "support/json_schema.hpp"
 #include "support/rooms.hpp"
+#include "support/wait.hpp"
 
 using namespace netherscope::test;
 using namespace std::chrono_literals;
@@ -212,6 +213,33 @@ TEST_CASE("openapi e2e: every documented route answers as documented", "[e2e][op
             .status
           == 413);
     CHECK(call(port, "/api/offer", "get", "/api/offer").status == 405);
+  }
+  SECTION("history and charts") {
+    auto history = "/api/history?" + target;
+    auto chart = "/chart.svg?" + target;
+    // Nobody watches the server yet.
+    CHECK(call(port, "/api/history", "get", history).status == 404);
+    CHECK(call(port, "/chart.svg", "get", chart).status == 404);
+    CHECK(call(port, "/api/history", "get", "/api/history?host=").status == 400);
+    CHECK(call(port, "/api/history", "get", history + "&range=1y").status == 400);
+    CHECK(call(port, "/chart.svg", "get", "/chart.svg?host=").status == 400);
+    CHECK(call(port, "/api/history", "post", history).status == 405);
+    CHECK(call(port, "/chart.svg", "post", chart).status == 405);
+    CHECK(call(port, "/api/history", "get", history, {{"X-API-Key", "nsk_unknown"}}).status
+          == 401);
+    // A public watch makes both anyone's, once the schedule has read it.
+    auto key = sign_in(port);
+    auto made = call(port, "/api/watch", "post", "/api/watch",
+                     {{"X-API-Key", key}, {"Content-Type", "application/json"}},
+                     offer_body(R"(,"public":true)"));
+    REQUIRE(made.status == 201);
+    REQUIRE(wait_until([&] { return http_request(port, "GET", history).status == 200; }, 30s,
+                       200ms));
+    auto read = call(port, "/api/history", "get", history);
+    CHECK(read.status == 200);
+    CHECK(read.json().at("public") == true);
+    CHECK(call(port, "/api/history", "get", history + "&range=90d").status == 200);
+    CHECK(call(port, "/chart.svg", "get", chart).status == 200);
   }
   SECTION("sign-in, account and keys") {
     CHECK(call(port, "/auth/github/login", "post", "/auth/github/login").status == 405);

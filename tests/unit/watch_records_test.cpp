@@ -33,12 +33,12 @@ storage::watch_record sample_watch(std::string id, std::uint64_t owner, std::str
 }
 
 /// A store of the backend a section asks for.
-struct watch_store {
+struct watch_records_rig {
   std::unique_ptr<test::temp_dir> dir;
   std::unique_ptr<test::redis_server> redis;
   std::shared_ptr<storage::store> store;
 
-  explicit watch_store(const std::string& backend) {
+  explicit watch_records_rig(const std::string& backend) {
     if (backend == "lmdb") {
       dir = std::make_unique<test::temp_dir>();
       store = test::open_lmdb(dir->path()).store;
@@ -137,7 +137,7 @@ TEST_CASE("watch records: add, list, refuse duplicates and the limit, delete by 
     return;
   }
   INFO("backend " << backend);
-  watch_store s{backend};
+  watch_records_rig s{backend};
 
   CHECK(s.add(sample_watch("bbbbbbbbbbbbbbbb", 7, "a.example", 19132, 300, 200), 3).ok());
   CHECK(s.add(sample_watch("aaaaaaaaaaaaaaaa", 7, "b.example", 19132, 600, 100, true), 3).ok());

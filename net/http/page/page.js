@@ -563,6 +563,72 @@ function render_check(body) {
     render_offer(body.offer);
 }
 
+// -- history and watching ------------------------------------------------------------
+
+/// Whether this browser is signed in, so the page may offer to watch the server.
+let signed_in = false;
+/// The server the verdict on show is of, for the watch button.
+let checked_target = null;
+
+/// A share of checks in words: "99.9%", rounded down as the chart writes it.
+export function share_words(share) {
+  if (typeof share !== 'number' || !Number.isFinite(share))
+    return 'no';
+  return `${(Math.floor(share * 1000) / 10).toFixed(1)}%`;
+}
+
+/// The history's sentence: "Joinable in 99.9% of 288 checks, online in 100.0%."
+export function history_sentence(body) {
+  const uptime = body && typeof body.uptime === 'object' && body.uptime ? body.uptime : {};
+  const checks = typeof uptime.checks === 'number' ? uptime.checks : 0;
+  if (checks === 0)
+    return 'Watched; no check has run yet.';
+  return `Joinable in ${share_words(uptime.joinable)} of ${checks} check${checks === 1 ? '' : 's'},`
+    + ` online in ${share_words(uptime.online)}.`;
+}
+
+/// Shows the server's history when someone watches it where this browser may read it (a
+/// public watch, or the signed-in account's own), with the chart of a public one.
+async function show_history(target) {
+  const section = by_id('history');
+  section.hidden = true;
+  const query = new URLSearchParams({ host: target.host, range: '24h' });
+  if (target.port !== null)
+    query.set('port', String(target.port));
+  const reply = await call_api('GET', `/api/history?${query}`);
+  if (reply.status !== 200 || !reply.body || reply.body.ok !== true)
+    return;
+  by_id('history-text').textContent = history_sentence(reply.body);
+  const chart = by_id('history-chart');
+  chart.hidden = true;
+  // Only a public watch's history is drawn: the chart is for anyone to embed.
+  if (reply.body.public === true) {
+    chart.onload = () => { chart.hidden = false; };
+    chart.alt = `History of ${target.host}: ${history_sentence(reply.body)}`;
+    chart.src = `/chart.svg?${query}`;
+  }
+  section.hidden = false;
+}
+
+async function watch_server() {
+  if (!checked_target)
+    return;
+  const button = by_id('watch-button');
+  const status = by_id('watch-status');
+  button.disabled = true;
+  const json = { host: checked_target.host };
+  if (checked_target.port !== null)
+    json.port = checked_target.port;
+  const reply = await call_api('POST', '/api/watch', { json });
+  button.disabled = false;
+  if (reply.status === 201)
+    status.textContent = 'Watching: checked every 5 minutes. Your account page lists your watches.';
+  else if (reply.body && reply.body.code === 'watch_exists')
+    status.textContent = 'Your account watches this server already.';
+  else
+    status.textContent = describe_error(reply).title;
+}
+
 // -- the check form ------------------------------------------------------------------
 
 let running = false;
@@ -633,8 +699,13 @@ async function run_check(action) {
   if (reply.status === 200 && reply.body && reply.body.ok === true) {
     if (action === 'offer')
       render_offer(reply.body);
-    else if (action === 'check')
+    else if (action === 'check') {
       render_check(reply.body);
+      checked_target = target;
+      by_id('watch-status').textContent = '';
+      by_id('watch-line').hidden = !signed_in;
+      show_history(target);
+    }
     else
       render_status(reply.body);
   } else {
@@ -770,8 +841,10 @@ function render_account(body) {
 async function show_session() {
   const reply = await account.load_session();
   if (reply.status === 200 && reply.body && reply.body.ok === true) {
-    if (reply.body.signedIn === true)
+    if (reply.body.signedIn === true) {
+      signed_in = true;
       render_account(reply.body);
+    }
     return;
   }
   show_error('account-error', describe_error(reply));
@@ -811,6 +884,7 @@ function start() {
       by_id('verdicts').open = true;
     }
   });
+  by_id('watch-button').addEventListener('click', () => { watch_server(); });
   by_id('explain-close').addEventListener('click', () => {
     by_id('explain').hidden = true;
     by_id('server').focus();

@@ -1,0 +1,200 @@
+#include "actors/history_actor.hpp"
+
+#include <caf/all.hpp>
+
+#include "actors/watch_caller.hpp"
+#include "net/api/host_port.hpp"
+#include "net/base/log.hpp"
+
+namespace netherscope::actors {
+
+namespace api = net::api;
+namespace base = net::base;
+
+namespace {
+
+using history_pointer = history_actor::stateful_pointer<history_state>;
+
+void log_store_failure(std::string_view what, const caf::error& err) {
+  base::log::write(base::log::level::error, "watch_store_failed",
+                   {{"during", std::string{what}}, {"error", caf::to_string(err)}});
+}
+
+history_answer history_refused(api::failure error) {
+  history_answer answer;
+  answer.error = std::move(error);
+  return answer;
+}
+
+/// Reads the watches, keeps them as the targets' snapshot and makes the schedule hold them.
+std::size_t sync_targets(history_pointer self) {
+  auto& st = self->state;
+  std::vector<storage::watched_target> listed;
+  auto err = st.store->with_records(false, [&](storage::record_txn& t) -> caf::expected<bool> {
+    auto found = storage::watched_targets(t);
+    if (!found)
+      return found.error();
+    listed = std::move(*found);
+    return true;
+  });
+  if (err) {
+    log_store_failure("sync", err);
+    return st.targets.size();
+  }
+  std::vector<storage::scheduled_target> scheduled;
+  scheduled.reserve(listed.size());
+  decltype(st.targets) targets;
+  for (auto& x : listed) {
+    auto key = api::schedule_key(x.host, x.port);
+    scheduled.push_back({key, static_cast<std::int64_t>(x.period_seconds) * 1000});
+    targets.emplace(std::move(key), std::move(x));
+  }
+  if (auto gone = st.watching->sync_schedule(scheduled, st.now_ms()); !gone)
+    log_store_failure("sync", gone.error());
+  st.targets = std::move(targets);
+  return st.targets.size();
+}
+
+/// Completes a claimed check and stores its row: nothing is stored for a check whose lease
+/// another replica took over, since that replica checks the slot again.
+std::string record(history_pointer self, const api::schedule_claim& claim,
+                   const std::string& owner, const std::string& encoded) {
+  auto& st = self->state;
+  auto completed = st.watching->complete_check(claim.key, owner, claim.due_ms, st.now_ms());
+  if (!completed) {
+    log_store_failure("complete", completed.error());
+    return {};
+  }
+  if (!*completed || encoded.empty())
+    return {};
+  auto row = api::decode_history_row(encoded);
+  if (!row)
+    return {};
+  auto found = st.targets.find(claim.key);
+  auto period = found != st.targets.end()
+                  ? static_cast<std::int64_t>(found->second.period_seconds)
+                  : api::budget_period_seconds;
+  auto previous = st.watching->record_check(claim.key, *row, api::budget_for(period));
+  if (!previous) {
+    log_store_failure("record", previous.error());
+    return {};
+  }
+  return *previous ? api::encode(**previous) : std::string{};
+}
+
+/// Whether the caller's account watches the server.
+caf::expected<bool> caller_watches(history_pointer self, const history_query& q,
+                                   api::failure& refusal) {
+  auto& st = self->state;
+  bool watches = false;
+  auto now = st.now_ms() / 1000;
+  auto err = st.store->with_records(false, [&](storage::record_txn& t) -> caf::expected<bool> {
+    auto caller = find_watch_caller(t, q.key_hash, q.session_hash, now);
+    if (!caller)
+      return caller.error();
+    if (!caller->user_id) {
+      refusal = std::move(caller->refusal);
+      return true;
+    }
+    auto held = storage::list_watches(t, *caller->user_id);
+    if (!held)
+      return held.error();
+    for (const auto& w : *held)
+      watches = watches || (w.watch.host == q.host && w.watch.port == q.port);
+    return true;
+  });
+  if (err)
+    return err;
+  return watches;
+}
+
+history_answer read_history(history_pointer self, const history_query& q) {
+  auto& st = self->state;
+  auto key = api::schedule_key(q.host, q.port);
+  auto found = st.targets.find(key);
+  bool visible = found != st.targets.end() && found->second.is_public;
+  if (!visible && (!q.key_hash.empty() || !q.session_hash.empty())) {
+    api::failure refusal;
+    auto own = caller_watches(self, q, refusal);
+    if (!own) {
+      log_store_failure("history", own.error());
+      return history_refused(api::make_failure(api::error_code::unavailable,
+                                               "the store failed; try again shortly"));
+    }
+    if (!refusal.ok())
+      return history_refused(std::move(refusal));
+    visible = *own;
+  }
+  if (!visible)
+    return history_refused(api::make_failure(
+      api::error_code::unknown_watch,
+      "nobody watches " + api::host_for_url(q.host) + ":" + std::to_string(q.port)
+        + " publicly; its owner can make the watch public, or read it with the account's API "
+          "key"));
+  auto slice = storage::read_slice(*st.watching, key, q.range, st.now_ms() / 1000);
+  if (!slice) {
+    log_store_failure("history", slice.error());
+    return history_refused(
+      api::make_failure(api::error_code::unavailable, "the store failed; try again shortly"));
+  }
+  auto view = std::make_shared<api::history_view>();
+  view->host = q.host;
+  view->port = q.port;
+  view->is_public = found != st.targets.end() && found->second.is_public;
+  view->slice = std::move(*slice);
+  history_answer answer;
+  answer.view = std::move(view);
+  return answer;
+}
+
+/// The latest check of each public watched server, as the last sync listed them.
+watched_checks latest_public(history_pointer self) {
+  auto& st = self->state;
+  std::vector<std::string> keys;
+  std::vector<const storage::watched_target*> targets;
+  for (const auto& [key, target] : st.targets)
+    if (target.is_public) {
+      keys.push_back(key);
+      targets.push_back(&target);
+    }
+  auto out = std::make_shared<std::vector<api::watched_check>>();
+  if (keys.empty())
+    return out;
+  auto latest = st.watching->latest_checks(keys);
+  if (!latest) {
+    log_store_failure("latest", latest.error());
+    return out;
+  }
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    if ((*latest)[i])
+      out->push_back({targets[i]->host, targets[i]->port, std::move(*(*latest)[i])});
+  return out;
+}
+
+} // namespace
+
+history_actor::behavior_type history(history_pointer self, std::shared_ptr<storage::store> store,
+                                     std::shared_ptr<storage::watch_store> watching,
+                                     std::function<std::int64_t()> now_ms) {
+  self->state.store = std::move(store);
+  self->state.watching = std::move(watching);
+  self->state.now_ms = std::move(now_ms);
+  return {
+    [=](sync_atom) { return sync_targets(self); },
+    [=](claim_atom, const std::string& owner, std::size_t most, std::int64_t lease_ms) {
+      auto claims = self->state.watching->claim_checks(owner, self->state.now_ms(), most,
+                                                       lease_ms);
+      if (!claims) {
+        log_store_failure("claim", claims.error());
+        return std::vector<api::schedule_claim>{};
+      }
+      return std::move(*claims);
+    },
+    [=](record_atom, const api::schedule_claim& claim, const std::string& owner,
+        const std::string& encoded) { return record(self, claim, owner, encoded); },
+    [=](history_atom, const history_query& q) { return read_history(self, q); },
+    [=](latest_atom) { return latest_public(self); },
+  };
+}
+
+} // namespace netherscope::actors

@@ -1,0 +1,39 @@
+// The history actor: the store side of watched servers' checks (docs/WATCHES.md). It brings
+// the schedule in line with the accounts' watches, hands due checks to the scheduler,
+// completes them and stores their rows (pruning each server's history as it writes), and
+// reads a server's history for whoever may see it. It knows nothing of HTTP and runs
+// detached: every call blocks on the store.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "actors/messages.hpp"
+#include "storage/store.hpp"
+#include "storage/watch_records.hpp"
+#include "storage/watch_store.hpp"
+
+namespace netherscope::actors {
+
+/// State of the history actor.
+struct history_state {
+  static inline const char* name = "history";
+  std::shared_ptr<storage::store> store;
+  std::shared_ptr<storage::watch_store> watching;
+  /// Unix milliseconds now; tests set it.
+  std::function<std::int64_t()> now_ms;
+  /// The watched servers as the last sync read them, by schedule key: their periods (for the
+  /// history budget) and whether anyone may read their history.
+  std::map<std::string, storage::watched_target, std::less<>> targets;
+};
+
+/// Implements history_actor over the store; spawn it detached.
+history_actor::behavior_type history(history_actor::stateful_pointer<history_state> self,
+                                     std::shared_ptr<storage::store> store,
+                                     std::shared_ptr<storage::watch_store> watching,
+                                     std::function<std::int64_t()> now_ms);
+
+} // namespace netherscope::actors

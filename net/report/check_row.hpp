@@ -1,0 +1,42 @@
+// One check of a watched server as history keeps it (net/api/history_row), made from the
+// replies the check gathered and the verdict they gave. Pure: the watch scheduler runs the
+// calls and times them; this reads their bodies.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "net/api/history_row.hpp"
+#include "net/api/results.hpp"
+#include "net/api/target.hpp"
+#include "net/report/verdict.hpp"
+
+namespace netherscope::net::report {
+
+/// What a watched server's check gathered, beside the verdict's facts.
+struct check_replies {
+  api::info_reply info;
+  api::raknet_reply raknet;
+  api::offer_reply offer;
+  /// Whether the offer was sent (it is not when the status call could not connect).
+  bool offer_tried = false;
+  /// How long the status call and the offer took, milliseconds, as the scheduler timed them.
+  double info_ms = -1;
+  double offer_ms = -1;
+};
+
+/// The facts the verdict rests on, as GET /api/check gathers them: the status call's error,
+/// the RakNet status, and, when the offer was sent, its error, identity and candidates.
+check_facts facts_of_check(const api::target& where, const check_replies& replies);
+
+/// The verdict's stored code (net/api/verdict_codes).
+api::verdict_code code_of(verdict_kind kind);
+
+/// The row of one check finished at `at` (Unix seconds): the verdict; players, the limit and
+/// the version from the NetherNet status when it answered with them, else from the RakNet
+/// pong; the latencies of what answered; the candidates of the probed answer counted; and the
+/// identity key's id when the answer's identity verified.
+api::history_row row_of_check(const check_facts& facts, const check_verdict& verdict,
+                              const check_replies& replies, std::int64_t at);
+
+} // namespace netherscope::net::report
