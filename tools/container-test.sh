@@ -316,12 +316,18 @@ else
     fi
   done
 
-  step "checking the replicas' user and root filesystem, and what Redis holds"
+  step "checking the replicas' user, root filesystem and identity, and what Redis holds"
   for c in $replicas; do
     [ "$("${podman[@]}" exec "$c" id -u)" = "$expected_uid" ] || fail "$c does not run as UID $expected_uid"
     [ "$("${podman[@]}" inspect --format '{{.HostConfig.ReadonlyRootfs}}' "$c")" = true ] \
       || fail "$c's root filesystem is not read-only"
   done
+  # The identity the first replica made in Redis is the one every replica presents.
+  identities=$(for c in $replicas; do
+                 "${podman[@]}" logs "$c" 2>&1 | grep -o '"fingerprint":"[^"]*"' | tail -n 1 || true
+               done | sort -u)
+  [ "$(grep -c . <<<"$identities")" = 1 ] \
+    || fail "the replicas do not present one identity: $(tr '\n' ' ' <<<"$identities")"
   "${podman[@]}" exec "$redis_ctr" redis-cli ping 2>&1 | grep -q NOAUTH \
     || fail "Redis answers without the password"
   [ "$("${podman[@]}" exec "$redis_ctr" sh -c 'redis-cli --no-auth-warning -a "$REDIS_PASSWORD" exists ns1:meta:identity')" = 1 ] \
