@@ -27,6 +27,8 @@ clang=(clang-14 libclang-rt-14-dev)
 # The page's browser test drives Debian's chromium through playwright-core (tests/browser).
 # promtool (in Debian's prometheus package) checks the /metrics text in
 # tests/e2e/metrics_e2e_test.cpp; tools/cluster.sh puts haproxy in front of the replicas.
+# tools/check_kubernetes.sh renders deploy/kubernetes with kubectl (Debian's kubernetes-client,
+# unless the machine has a kubectl of its own, which that package's would conflict with).
 tests=(python3-aiortc chromium prometheus haproxy)
 
 wanted=("${required[@]}")
@@ -36,6 +38,7 @@ if [ "${WITH_TESTS:-0}" = 1 ]; then
   wanted+=("${tests[@]}")
   command -v node >/dev/null 2>&1 || wanted+=(nodejs)
   command -v npm >/dev/null 2>&1 || wanted+=(npm)
+  command -v kubectl >/dev/null 2>&1 || wanted+=(kubernetes-client)
 fi
 
 missing=()

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs what is missing, checks the layout rules, builds everything and runs every test (unit
-# and end to end, all on loopback), then the same suite under ASan+UBSan and again under TSan,
-# and a short run of each fuzzer (docs/FUZZING.md). This is what CI runs. Prints each stage's
-# time, and a table of them at the end.
+# Installs what is missing, checks the layout rules, the document links and the Kubernetes
+# manifests, builds everything and runs every test (unit and end to end, all on loopback), then
+# the same suite under ASan+UBSan and again under TSan, and a short run of each fuzzer
+# (docs/FUZZING.md). This is what CI runs. Prints each stage's time, and a table of them at the
+# end.
 #
 #   tools/test.sh                  every stage below, in this order
 #   tools/test.sh --quick [ARGS]   the plain build, its tests, the cluster and bench smokes; ARGS go to
@@ -170,9 +171,10 @@ case $mode in
   fuzz) WITH_CLANG=1 tools/setup.sh ;;
   all) WITH_TESTS=1 WITH_CLANG=1 tools/setup.sh ;;
 esac
-stage "layout rules and document links"
+stage "layout rules, document links and manifests"
 tools/check_layout.sh
 tools/check_links.sh
+tools/check_kubernetes.sh
 case $mode in
   quick) plain "$@" ;;
   sanitize) sanitize "$@" ;;
