@@ -15,9 +15,11 @@ namespace {
 
 using history_pointer = history_actor::stateful_pointer<history_state>;
 
+/// A store that is down fails every poll: one line a minute says so, with how many were held.
 void log_store_failure(std::string_view what, const caf::error& err) {
-  base::log::write(base::log::level::error, "watch_store_failed",
-                   {{"during", std::string{what}}, {"error", caf::to_string(err)}});
+  static base::log::sampler sampled{std::chrono::minutes{1}};
+  base::log::write_sampled(sampled, base::log::level::error, "watch_store_failed",
+                           {{"during", std::string{what}}, {"error", caf::to_string(err)}});
 }
 
 history_answer history_refused(api::failure error) {
