@@ -149,3 +149,19 @@ TEST_CASE("raknet e2e: --raknet off has no UDP listener, only has no TCP one", "
   CHECK(elsewhere.status == 404);
   CHECK(stat(only, "raknet_pings") == 1);
 }
+
+TEST_CASE("raknet e2e: --port-count answers pings on each port of the run as that port",
+          "[e2e][raknet]") {
+  fake_target_process fake{{"--raknet", "on", "--port-count", "3"}};
+  for (unsigned port = fake.port(); port < fake.port() + 3; ++port) {
+    INFO("port " << port);
+    auto reply = ping(port);
+    INFO(reply.body);
+    REQUIRE(reply.ok);
+    CHECK(body_of(reply).at("portV4") == port);
+    // The TCP side of each port serves NetherNet beside it.
+    CHECK(http_request(port, "GET", "/v1/join", {}, {}, std::chrono::seconds(10)).status == 200);
+  }
+  CHECK(stat(fake, "raknet_pings") == 3);
+  CHECK(stat(fake, "status_requests") == 3);
+}

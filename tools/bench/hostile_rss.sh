@@ -27,8 +27,6 @@ fi
 
 source tools/bench/lib.sh
 
-# A field of /proc/PID/status in KiB (VmRSS, VmHWM).
-kib() { awk -v f="$2:" '$1 == f {print $2}' "/proc/$1/status"; }
 mib() { awk -v k="$1" 'BEGIN {printf "%.1f", k / 1024}'; }
 
 for i in $(seq 1 "$targets"); do

@@ -1,6 +1,8 @@
+# shellcheck shell=bash
 # Shared by the bench scripts (source it after cd to the repository root): a scratch folder,
-# the PIDs of the processes a script starts, which are ended by PID on exit, and a reader of
-# the port a started program announces.
+# the PIDs of the processes a script starts, which are ended by PID on exit, a reader of the
+# port a started program announces, a free port, a redis-server of the script's own, a field of
+# /proc/PID/status and a wrk run's summary.
 
 work=$(mktemp -d)
 pids=()
@@ -20,4 +22,41 @@ port_of() {
     sleep 0.05
   done
   echo "no listening line in $1" >&2; exit 1
+}
+
+# A TCP port on 127.0.0.1 that nothing listened on a moment ago.
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null \
+    || echo $((20000 + RANDOM % 20000))
+}
+
+# Starts a redis-server on a free port, as the tests start it (nothing saved to disk), and
+# waits until it answers; sets redis_port. Call it in the script's own shell, not in $(...),
+# so that its PID is recorded for the cleanup.
+start_redis() {
+  redis_port=$(free_port)
+  redis-server --bind 127.0.0.1 --port "$redis_port" --save '' --appendonly no >"$work/redis-server.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 1 100); do
+    redis-cli -p "$redis_port" ping >/dev/null 2>&1 && return
+    sleep 0.05
+  done
+  echo "redis-server did not answer on port $redis_port" >&2; exit 1
+}
+
+# A field of /proc/PID/status in KiB (VmRSS, VmHWM).
+kib() { awk -v f="$2:" '$1 == f {print $2}' "/proc/$1/status"; }
+
+# Runs wrk -t2 -c64 for $1 seconds with the rest of the arguments (URL, -s script) and prints
+# its requests/s, average latency, non-2xx count and 99th percentile latency on one line.
+wrk_summary() {
+  local secs=$1; shift
+  local out
+  out=$(wrk -t2 -c64 -d"${secs}s" --latency "$@")
+  local rps lat p99 non2xx
+  rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+  lat=$(awk '/^    Latency/ {print $2}' <<<"$out")
+  p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
+  non2xx=$(awk '/Non-2xx/ {print $5}' <<<"$out")
+  echo "$rps $lat ${non2xx:-0} ${p99:-?}"
 }

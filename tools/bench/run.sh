@@ -15,23 +15,8 @@ cmake --build build -j"$(nproc)" --target netherscope fake_target bench_single_f
 
 source tools/bench/lib.sh
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null \
-    || echo $((20000 + RANDOM % 20000))
-}
-
 # wrk's "Requests/sec", average latency, non-2xx count and 99th percentile latency.
-measure() {
-  local out
-  out=$(wrk -t2 -c64 -d"${secs}s" --latency "$@")
-  local rps lat p99
-  rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
-  lat=$(awk '/^    Latency/ {print $2}' <<<"$out")
-  p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
-  local non2xx
-  non2xx=$(awk '/Non-2xx/ {print $5}' <<<"$out")
-  echo "$rps $lat ${non2xx:-0} ${p99:-?}"
-}
+measure() { wrk_summary "$secs" "$@"; }
 
 build/tools/fake_target/fake_target >"$work/target.log" 2>&1 &
 pids+=($!)
@@ -53,13 +38,7 @@ nosync_port=$(port_of "$work/nosync.log")
 
 # The same service on Redis (issue: replicas): a charge is acknowledged by Redis, which keeps
 # it in memory (--save '' --appendonly no, as the tests run it).
-redis_port=$(free_port)
-redis-server --bind 127.0.0.1 --port "$redis_port" --save '' --appendonly no >"$work/redis-server.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 100); do
-  redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break
-  sleep 0.05
-done
+start_redis
 start_service onredis --store "redis://127.0.0.1:$redis_port"
 redis_svc_port=$(port_of "$work/onredis.log")
 

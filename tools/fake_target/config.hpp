@@ -93,6 +93,9 @@ struct port_range {
 struct config {
   std::string bind = "127.0.0.1";
   std::uint16_t port = 0;
+  /// How many consecutive ports from `port` serve the same fake server, so that one process
+  /// stands for many watched servers (tools/bench/watch_scale.sh).
+  std::uint16_t port_count = 1;
   tls_mode tls = tls_mode::off;
   cert_kind cert = cert_kind::good;
   std::string cert_out;

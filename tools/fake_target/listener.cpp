@@ -7,12 +7,16 @@
 
 #include "transport.hpp"
 
+#include <boost/asio/error.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/bind_handler.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
+#include <boost/system/system_error.hpp>
 
 #include <array>
+#include <memory>
+#include <vector>
 
 namespace fake_target {
 
@@ -141,12 +145,19 @@ class listener : public std::enable_shared_from_this<listener> {
 
 }  // namespace
 
-std::uint16_t start_listener(net::io_context& ioc, const std::string& address, std::uint16_t port,
-                             target_state& state, net::ssl::context* tls) {
-  auto accepting =
-      std::make_shared<listener>(ioc, tcp::endpoint(net::ip::make_address(address), port), state, tls);
-  accepting->do_accept();
-  return accepting->port();
+std::uint16_t start_listeners(net::io_context& ioc, const std::string& address, std::uint16_t port,
+                              std::uint16_t count, target_state& state, net::ssl::context* tls) {
+  const auto ip = net::ip::make_address(address);
+  // All are bound before any accepts: a listener that has not started accepting is owned here
+  // alone, so a failure part way closes the ones already bound as the vector goes.
+  std::vector<std::shared_ptr<listener>> run;
+  run.push_back(std::make_shared<listener>(ioc, tcp::endpoint(ip, port), state, tls));
+  const unsigned first = run.front()->port();
+  if (first + count - 1 > 65535) throw boost::system::system_error(net::error::address_in_use);
+  for (unsigned next = first + 1; next < first + count; ++next)
+    run.push_back(std::make_shared<listener>(ioc, tcp::endpoint(ip, static_cast<std::uint16_t>(next)), state, tls));
+  for (auto& accepting : run) accepting->do_accept();
+  return static_cast<std::uint16_t>(first);
 }
 
 }  // namespace fake_target

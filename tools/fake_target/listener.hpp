@@ -15,11 +15,13 @@ class context;
 
 namespace fake_target {
 
-/// Binds and listens on address:port and starts accepting. Every accepted connection goes to
-/// a plain session, a TLS session (when `tls` is given), or through the BDS sniffer,
-/// according to state.cfg.tls. Returns the bound port; throws boost::system::system_error
-/// when the address cannot be bound.
-std::uint16_t start_listener(boost::asio::io_context& ioc, const std::string& address, std::uint16_t port,
-                             target_state& state, boost::asio::ssl::context* tls);
+/// Binds and listens on `count` consecutive ports from address:port and starts accepting on
+/// each. Every accepted connection goes to a plain session, a TLS session (when `tls` is
+/// given), or through the BDS sniffer, according to state.cfg.tls. With port 0 the OS picks the
+/// first port and the others follow it. Every port of the run is bound or none is: returns the
+/// first port, or throws boost::system::system_error (with nothing left open) when one of them
+/// cannot be bound.
+std::uint16_t start_listeners(boost::asio::io_context& ioc, const std::string& address, std::uint16_t port,
+                              std::uint16_t count, target_state& state, boost::asio::ssl::context* tls);
 
 }  // namespace fake_target

@@ -123,6 +123,9 @@ po::options_description describe_options() {
     ("bind", po::value<std::string>()->default_value("127.0.0.1"),
      "listen address; must be loopback (127.0.0.0/8 or ::1)")
     ("port", po::value<std::int64_t>()->default_value(0), "TCP port, 0 lets the OS pick")
+    ("port-count", po::value<std::int64_t>()->default_value(1),
+     "serve the same server on this many consecutive ports from --port (TCP, and UDP with "
+     "--raknet on or only); the stats count them together")
     ("tls", po::value<std::string>()->default_value("off"),
      "off: plain HTTP; on: TLS only (self-signed ECDSA P-256); "
      "bds: plain HTTP, a TLS ClientHello gets a handshake_failure alert; "
@@ -200,6 +203,10 @@ config to_config(const po::variables_map& vm) {
   c.bind = vm["bind"].as<std::string>();
   require_loopback(c.bind);
   c.port = static_cast<std::uint16_t>(in_range("port", vm["port"].as<std::int64_t>(), 0, 65535));
+  c.port_count = static_cast<std::uint16_t>(in_range("port-count", vm["port-count"].as<std::int64_t>(), 1, 65535));
+  if (c.port != 0 && c.port + c.port_count - 1 > 65535)
+    throw usage_error{"--port " + std::to_string(c.port) + " with --port-count " + std::to_string(c.port_count) +
+                      " runs past port 65535"};
   c.tls = pick<tls_mode>("tls", vm["tls"].as<std::string>(),
                          {{"off", tls_mode::off},
                           {"on", tls_mode::on},

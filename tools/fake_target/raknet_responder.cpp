@@ -153,9 +153,16 @@ std::optional<std::string> answer_ping(std::string_view datagram, raknet_fault f
 struct raknet_responder::impl : std::enable_shared_from_this<impl> {
   impl(net::io_context& ioc, const std::string& address, std::uint16_t port, const config& cfg, counters& stats)
       : socket(ioc, udp::endpoint{net::ip::make_address(address), port}),
-        other(ioc, udp::endpoint{net::ip::make_address(address), 0}),
+        other(ioc),
         fault(cfg.pong_fault),
         stats(stats) {
+    // Only --raknet-fault other-port answers from it; without it a run of many ports
+    // (--port-count) would hold twice the descriptors.
+    if (fault == raknet_fault::other_port) {
+      const udp::endpoint any_port{net::ip::make_address(address), 0};
+      other.open(any_port.protocol());
+      other.bind(any_port);
+    }
     // One id per process, its top bit set so that BDS's unsigned and Nukkit's signed forms
     // differ, as they do for half of all real ids.
     guid = std::mt19937_64{std::random_device{}()}() | (1ULL << 63);

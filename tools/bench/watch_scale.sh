@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# Watching many servers on one machine (issue 26): the service checks WATCHES fake servers on
+# loopback every PERIOD seconds while wrk measures a cached POST /api/offer; then it reads the
+# schedule's lag and the checks counted from /metrics, and the service's peak memory.
+#
+#   tools/bench/watch_scale.sh [--watches N] [--period S] [--duration S] [--replicas R]
+#
+# Settings, as options or in the environment (an option wins):
+#   WATCHES=10000      watched servers, one watch each
+#   PERIOD=300         each watch's period, in seconds (60 or more)
+#   DURATION=          seconds measured once every watch is scheduled (default: PERIOD + 60,
+#                      so every server is due at least once)
+#   REPLICAS=1         1: one service on LMDB; 2 or more: that many services on one
+#                      redis-server, which must run each check once per period between them
+#   ACCOUNTS=100       accounts the watches are spread over (each holds WATCHES / ACCOUNTS):
+#                      making a watch reads all of its account's watches
+#   WRK_EVERY=60       seconds between the starts of the wrk runs during the measurement
+#   WRK_SECONDS=10     length of each wrk run (wrk -t2 -c64, tools/bench/offer.lua)
+#   FAKE_BASE_PORT=20000  the fake servers' first port; the run must stay below the kernel's
+#                      ephemeral ports (net.ipv4.ip_local_port_range)
+#   PORTS_PER_FAKE=2500   ports one fake_target process serves (--port-count)
+#   RAKNET=on          the fakes' --raknet: on answers the RakNet ping each check sends, off
+#                      leaves it to the kernel's port unreachable
+#   NETHERSCOPE=path   measure this netherscope binary (another checkout's build, say) and
+#                      build nothing; FAKE_TARGET=path likewise for the fake (it needs
+#                      --port-count)
+#
+# Progress goes to stderr with the time since the start; the result is a Markdown table on
+# stdout for docs/BENCHMARKS.md ("Watching 10,000 servers"). Everything listens on 127.0.0.1
+# and every process started is ended by PID at the end. The exit status is 1 when a watch
+# could not be made, a measured offer got a non-2xx, or /metrics had no watch checks.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+watches=${WATCHES:-10000}
+period=${PERIOD:-300}
+duration=${DURATION:-}
+replicas=${REPLICAS:-1}
+accounts=${ACCOUNTS:-100}
+wrk_every=${WRK_EVERY:-60}
+wrk_seconds=${WRK_SECONDS:-10}
+fake_base=${FAKE_BASE_PORT:-20000}
+per_fake=${PORTS_PER_FAKE:-2500}
+raknet=${RAKNET:-on}
+
+usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//' >&2; exit 2; }
+while [ $# -gt 0 ]; do
+  case $1 in
+    --watches) watches=${2:?}; shift 2 ;;
+    --period) period=${2:?}; shift 2 ;;
+    --duration) duration=${2:?}; shift 2 ;;
+    --replicas) replicas=${2:?}; shift 2 ;;
+    -h | --help) usage ;;
+    *) echo "watch_scale: unknown argument '$1'" >&2; usage ;;
+  esac
+done
+duration=${duration:-$((period + 60))}
+for name in watches period duration replicas accounts wrk_every wrk_seconds fake_base per_fake; do
+  value=${!name}
+  if ! [[ $value =~ ^[1-9][0-9]*$ ]]; then
+    echo "watch_scale: $name must be a positive whole number, not '$value'" >&2; exit 2
+  fi
+done
+[ "$period" -ge 60 ] || { echo "watch_scale: the period must be 60 s or more" >&2; exit 2; }
+[ "$raknet" = on ] || [ "$raknet" = off ] || { echo "watch_scale: RAKNET is on or off" >&2; exit 2; }
+[ "$accounts" -le "$watches" ] || accounts=$watches
+per_account=$(((watches + accounts - 1) / accounts))
+last_port=$((fake_base + watches - 1))
+read -r ephemeral_low ephemeral_high </proc/sys/net/ipv4/ip_local_port_range
+if [ "$last_port" -gt 65535 ] || { [ "$last_port" -ge "$ephemeral_low" ] && [ "$fake_base" -le "$ephemeral_high" ]; }; then
+  echo "watch_scale: ports $fake_base-$last_port must end below the ephemeral ports" \
+       "($ephemeral_low-$ephemeral_high); set FAKE_BASE_PORT" >&2
+  exit 2
+fi
+
+start_time=$EPOCHREALTIME
+phase() { awk -v now="$EPOCHREALTIME" -v t0="$start_time" -v text="$*" 'BEGIN { printf "[%7.1f s] %s\n", now - t0, text }' >&2; }
+
+bin=${NETHERSCOPE:-build/netherscope}
+fake=${FAKE_TARGET:-build/tools/fake_target/fake_target}
+if [ -z "${NETHERSCOPE:-}" ]; then
+  phase "building netherscope and fake_target"
+  WITH_BENCH=1 tools/setup.sh >/dev/null
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build build -j"$(nproc)" --target netherscope fake_target >/dev/null
+fi
+if [ ! -x "$bin" ] || [ ! -x "$fake" ]; then
+  echo "watch_scale: no $bin or $fake: build first" >&2; exit 1
+fi
+
+source tools/bench/lib.sh
+
+# The service is not given more descriptors than this shell has.
+hard=$(ulimit -Hn)
+if [ "$hard" != unlimited ]; then ulimit -n "$hard"; fi
+
+fakes=$(((watches + per_fake - 1) / per_fake))
+phase "starting $fakes fake_target processes for ports $fake_base-$last_port (--raknet $raknet)"
+fake_ports=()
+for i in $(seq 0 $((fakes - 1))); do
+  first=$((fake_base + i * per_fake))
+  count=$((last_port - first + 1 < per_fake ? last_port - first + 1 : per_fake))
+  "$fake" --port "$first" --port-count "$count" --raknet "$raknet" \
+    >"$work/fake$i.log" 2>&1 &
+  pids+=($!)
+  fake_ports+=("$first")
+done
+for i in $(seq 0 $((fakes - 1))); do
+  port_of "$work/fake$i.log" >/dev/null || { cat "$work/fake$i.log" >&2; exit 1; }
+done
+# The cached offer wrk asks for is another server's, watched by nobody.
+"$fake" >"$work/offer-target.log" 2>&1 &
+pids+=($!)
+offer_target=$(port_of "$work/offer-target.log")
+
+# On LMDB the accounts go into the one service's data folder before it starts; on Redis into
+# the store the replicas share.
+store=()
+admin_store=(--data-dir "$work/data-r1")
+if [ "$replicas" -gt 1 ]; then
+  start_redis
+  store=(--store "redis://127.0.0.1:$redis_port")
+  admin_store=("${store[@]}")
+  phase "redis-server on port $redis_port for $replicas replicas"
+fi
+
+phase "making $accounts accounts and their keys"
+for r in $(seq 1 "$replicas"); do mkdir -p "$work/data-r$r"; done
+for i in $(seq 1 "$accounts"); do
+  "$bin" admin "${admin_store[@]}" create-account --login "bench$i" 2>>"$work/admin.log" \
+    || { cat "$work/admin.log" >&2; exit 1; }
+done >"$work/keys.txt"
+
+names=()
+svc_pids=()
+svc_ports=()
+for r in $(seq 1 "$replicas"); do
+  "$bin" --port 0 --data-dir "$work/data-r$r" "${store[@]}" --allow-loopback \
+    --access-log=false --limit-offer-ip 4000000000 --limit-info-ip 4000000000 \
+    --max-connections-per-ip 5000 --watch-min-period 60 --watch-max-per-account "$per_account" \
+    >"$work/r$r.log" 2>&1 &
+  pids+=($!)
+  names+=("r$r")
+  svc_pids+=($!)
+done
+for r in $(seq 1 "$replicas"); do svc_ports+=("$(port_of "$work/r$r.log")"); done
+phase "services listening on ${svc_ports[*]}"
+svc=${svc_ports[0]}
+
+# A cached offer: every measured request is a cache hit (the cache keeps an offer 120 s, so
+# each run warms it again first).
+warm() {
+  curl -fsS -X POST -H 'Content-Type: application/json' \
+    -d "{\"host\":\"127.0.0.1\",\"port\":$offer_target}" "http://127.0.0.1:$svc/api/offer" -o /dev/null
+}
+offer_wrk() {
+  warm
+  TARGET_PORT=$offer_target wrk_summary "$wrk_seconds" -s tools/bench/offer.lua "http://127.0.0.1:$svc/api/offer"
+}
+phase "cached offers before any watch (wrk ${wrk_seconds} s)"
+echo "before $(offer_wrk)" >"$work/wrk.txt"
+
+phase "creating $watches watches every $period s ($per_account per account)"
+python3 tools/bench/make_watches.py "$svc" "$work/keys.txt" "$fake_base" "$watches" "$period" \
+  >"$work/created.json" || { cat "$work/created.json" >&2; exit 1; }
+phase "created: $(cat "$work/created.json")"
+
+# Each scheduler reads the watches again within 10 s (docs/WATCHES.md, "Checks and the
+# schedule"); the counting starts once every watch is on the schedule.
+phase "waiting 15 s for the schedule to hold every watch"
+sleep 15
+
+# Reads every service's /metrics and every fake's stats into files named after $1.
+snapshot() {
+  for r in $(seq 1 "$replicas"); do
+    curl -fsS "http://127.0.0.1:${svc_ports[$((r - 1))]}/metrics" >"$work/metrics-r$r-$1.txt"
+  done
+  for i in $(seq 0 $((fakes - 1))); do
+    curl -fsS "http://127.0.0.1:${fake_ports[$i]}/_fake/stats" >"$work/fake$i-$1.json"
+  done
+  date +%s.%N >"$work/time-$1.txt"
+}
+
+snapshot start
+end=$(($(date +%s) + duration))
+phase "measuring for $duration s: RSS every 2 s, wrk every $wrk_every s"
+(
+  for _ in $(seq 1 $((duration / 2 + 2))); do
+    [ "$(date +%s)" -lt "$end" ] || break
+    for r in $(seq 1 "$replicas"); do echo "r$r $(kib "${svc_pids[$((r - 1))]}" VmRSS)"; done
+    sleep 2
+  done
+) >"$work/rss.txt" &
+sampler=$!
+pids+=("$sampler")
+
+next_wrk=$(($(date +%s) + 5))
+round=0
+for _ in $(seq 1 $((duration + 10))); do
+  now=$(date +%s)
+  [ "$now" -lt "$end" ] || break
+  if [ "$now" -ge "$next_wrk" ] && [ $((now + wrk_seconds)) -le "$end" ]; then
+    round=$((round + 1))
+    result=$(offer_wrk)
+    echo "during $result" >>"$work/wrk.txt"
+    phase "wrk run $round: requests/s, latency, non-2xx, p99: $result"
+    next_wrk=$((next_wrk + wrk_every))
+  else
+    sleep 1
+  fi
+done
+snapshot end
+wait "$sampler"
+for r in $(seq 1 "$replicas"); do echo "r$r $(kib "${svc_pids[$((r - 1))]}" VmHWM)"; done >"$work/hwm.txt"
+printf '{"watches":%s,"period":%s,"replicas":%s,"accounts":%s,"fakes":%s,"raknet":"%s",' \
+  "$watches" "$period" "$replicas" "$accounts" "$fakes" "$raknet" >"$work/settings.json"
+printf '"wrk_seconds":%s,"wrk_every":%s}\n' "$wrk_seconds" "$wrk_every" >>"$work/settings.json"
+phase "measured; the table follows"
+
+python3 tools/bench/watch_report.py "$work"
