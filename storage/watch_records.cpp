@@ -8,6 +8,7 @@
 #include "net/base/bytes.hpp"
 #include "net/base/crypto.hpp"
 #include "storage/records.hpp"
+#include "storage/webhook_records.hpp"
 
 namespace netherscope::storage {
 
@@ -161,6 +162,8 @@ caf::expected<bool> delete_watch(record_txn& t, std::uint64_t owner, std::string
   if (auto err = t.del(record_table::watches, watch_key(id)))
     return err;
   if (auto err = t.del(record_table::watches, owner_watch_key(owner, id)))
+    return err;
+  if (auto err = delete_watch_webhooks(t, **found))
     return err;
   return true;
 }
