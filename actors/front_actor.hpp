@@ -39,6 +39,8 @@ struct front_peers {
   auth_actor signin;
   /// The accounts' watches.
   actors::watch_actor watches;
+  /// Delivers the webhooks' tests.
+  actors::webhook_actor webhooks;
 };
 
 /// Implements front_actor.

@@ -123,6 +123,9 @@ struct config {
   unsigned watch_min_period = 60;
   /// Watches one account may hold.
   unsigned watch_max_per_account = 10;
+  /// How long after its first try a failed webhook delivery may still be tried again, in
+  /// seconds; then the webhook is marked failing.
+  unsigned webhook_retry_for = 600;
 
   // -- sign-in ----------------------------------------------------------------
   /// Our address as browsers see it; the OAuth callback is below it.
