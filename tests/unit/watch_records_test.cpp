@@ -250,10 +250,10 @@ TEST_CASE("watch requests: the body of POST /api/watch", "[watch]") {
 
   api::watch_answer listed;
   listed.limit = 10;
-  listed.watches.push_back({"abcdefghijklmn-_", "a.example", 19132, 300, false, 5});
+  listed.watches.push_back({"abcdefghijklmn-_", "a.example", 19132, 300, false, 5, {}});
   CHECK(api::render_watch_list(listed)
         == R"({"ok":true,"watches":[{"id":"abcdefghijklmn-_","host":"a.example","port":19132,)"
-           R"("periodSeconds":300,"public":false,"createdAt":5}],"limit":10})");
+           R"("periodSeconds":300,"public":false,"createdAt":5,"webhooks":[]}],"limit":10})");
 }
 
 TEST_CASE("watch actor: refuses a period out of bounds and a target the policy refuses "
