@@ -12,6 +12,7 @@
 #include "actors/messages.hpp"
 #include "actors/watch_webhooks.hpp"
 #include "actors/webhook_lanes.hpp"
+#include "net/api/watch_json.hpp"
 #include "net/api/webhook_json.hpp"
 #include "net/api/webhook_request.hpp"
 #include "net/base/sealed.hpp"
