@@ -84,7 +84,8 @@ po::options_description make_description() {
     ("upstream-ca-file", po::value<std::string>()->default_value(""),
      "PEM file of CAs trusted for HTTPS targets besides the system store")
     ("secrets-key-file", po::value<std::string>()->default_value(""),
-     "file holding the key that seals the linked Xbox account (32 random bytes in base64)")
+     "file holding the key that seals the linked Xbox account and the webhooks' secrets (32 "
+     "random bytes in base64); without it no webhook can be made")
     ("xbox-endpoints", po::value<std::string>()->default_value(""),
      "JSON file mapping the Xbox sign-in chain's hosts to other base URLs (tests)")
     ("user-agent", po::value<std::string>()->default_value(d.user_agent),
