@@ -16,20 +16,18 @@ api::watch_answer webhook_refused(api::error_code code, std::string message) {
   return answer;
 }
 
-// The owner's watch watch_id, or the answer that says there is none.
-caf::expected<std::optional<storage::watch_record>>
-owned_watch(storage::record_txn& t, std::uint64_t owner, const std::string& watch_id,
-            api::watch_answer& refusal) {
+// Runs act on the owner's watch watch_id; answers unknown_watch when the owner has none.
+template <class Act>
+caf::expected<api::watch_answer> on_owned_watch(storage::record_txn& t, std::uint64_t owner,
+                                                const std::string& watch_id, Act act) {
   auto found = storage::get_watch(t, watch_id);
   if (!found)
     return found.error();
-  if (!*found || (*found)->owner != owner) {
-    refusal = webhook_refused(api::error_code::unknown_watch,
-                              "this account has no watch " + watch_id
-                                + "; GET /api/watch lists its watches");
-    return std::optional<storage::watch_record>{};
-  }
-  return found;
+  if (!*found || (*found)->owner != owner)
+    return webhook_refused(api::error_code::unknown_watch,
+                           "this account has no watch " + watch_id
+                             + "; GET /api/watch lists its watches");
+  return act(std::move(**found));
 }
 
 api::watch_answer no_such_webhook(const std::string& watch_id, const std::string& webhook_id) {
@@ -80,63 +78,54 @@ std::optional<prepared_webhook> prepare_webhook(const api::webhook_spec& spec,
 caf::expected<api::watch_answer> create_webhook(storage::record_txn& t, std::uint64_t owner,
                                                 const std::string& watch_id,
                                                 const prepared_webhook& made) {
-  api::watch_answer answer;
-  auto watch = owned_watch(t, owner, watch_id, answer);
-  if (!watch)
-    return watch.error();
-  if (!*watch)
+  return on_owned_watch(t, owner, watch_id, [&](storage::watch_record watch)
+                                              -> caf::expected<api::watch_answer> {
+    auto record = made.record;
+    record.watch_id = watch_id;
+    auto added = storage::add_webhook(t, watch, record, api::max_webhooks_per_watch);
+    if (!added)
+      return added.error();
+    api::watch_answer answer;
+    if (!added->ok()) {
+      answer.error = std::move(*added);
+      return answer;
+    }
+    watch.watch.webhooks.push_back(record.webhook);
+    answer.watches.push_back(std::move(watch.watch));
+    answer.secret = made.secret;
     return answer;
-  auto record = made.record;
-  record.watch_id = watch_id;
-  auto added = storage::add_webhook(t, **watch, record, api::max_webhooks_per_watch);
-  if (!added)
-    return added.error();
-  if (!added->ok()) {
-    answer.error = std::move(*added);
-    return answer;
-  }
-  auto shown = std::move((*watch)->watch);
-  shown.webhooks.push_back(record.webhook);
-  answer.watches.push_back(std::move(shown));
-  answer.secret = made.secret;
-  return answer;
+  });
 }
 
 caf::expected<api::watch_answer> remove_webhook(storage::record_txn& t, std::uint64_t owner,
                                                 const std::string& watch_id,
                                                 const std::string& webhook_id) {
-  api::watch_answer answer;
-  auto watch = owned_watch(t, owner, watch_id, answer);
-  if (!watch)
-    return watch.error();
-  if (!*watch)
-    return answer;
-  auto deleted = storage::delete_webhook(t, **watch, webhook_id);
-  if (!deleted)
-    return deleted.error();
-  if (!*deleted)
-    return no_such_webhook(watch_id, webhook_id);
-  return answer;
+  return on_owned_watch(t, owner, watch_id, [&](storage::watch_record watch)
+                                              -> caf::expected<api::watch_answer> {
+    auto deleted = storage::delete_webhook(t, watch, webhook_id);
+    if (!deleted)
+      return deleted.error();
+    if (!*deleted)
+      return no_such_webhook(watch_id, webhook_id);
+    return api::watch_answer{};
+  });
 }
 
 caf::expected<api::watch_answer> find_webhook(storage::record_txn& t, std::uint64_t owner,
                                               const std::string& watch_id,
                                               const std::string& webhook_id) {
-  api::watch_answer answer;
-  auto watch = owned_watch(t, owner, watch_id, answer);
-  if (!watch)
-    return watch.error();
-  if (!*watch)
+  return on_owned_watch(t, owner, watch_id, [&](storage::watch_record watch)
+                                              -> caf::expected<api::watch_answer> {
+    auto found = storage::get_webhook(t, watch_id, webhook_id);
+    if (!found)
+      return found.error();
+    if (!*found)
+      return no_such_webhook(watch_id, webhook_id);
+    watch.watch.webhooks.push_back(std::move((*found)->webhook));
+    api::watch_answer answer;
+    answer.watches.push_back(std::move(watch.watch));
     return answer;
-  auto found = storage::get_webhook(t, watch_id, webhook_id);
-  if (!found)
-    return found.error();
-  if (!*found)
-    return no_such_webhook(watch_id, webhook_id);
-  auto shown = std::move((*watch)->watch);
-  shown.webhooks.push_back(std::move((*found)->webhook));
-  answer.watches.push_back(std::move(shown));
-  return answer;
+  });
 }
 
 caf::error attach_webhooks(storage::record_txn& t, std::vector<api::watch_view>& watches) {

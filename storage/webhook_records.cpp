@@ -188,18 +188,12 @@ caf::expected<bool> delete_webhook(record_txn& t, const watch_record& watch, std
 }
 
 caf::error delete_watch_webhooks(record_txn& t, const watch_record& watch) {
-  auto prefix = webhooks_of_watch_prefix(watch.watch.id);
-  std::vector<std::string> keys;
-  auto err = t.for_each_prefix(record_table::watches, prefix,
-                               [&](std::string_view key, std::string_view) {
-                                 keys.emplace_back(key);
-                                 return true;
-                               });
-  if (err)
-    return err;
-  for (auto& key : keys)
-    if (auto del_err = t.del(record_table::watches, key))
-      return del_err;
+  auto ids = keys_under(t, record_table::watches, webhooks_of_watch_prefix(watch.watch.id));
+  if (!ids)
+    return ids.error();
+  for (auto& id : *ids)
+    if (auto err = t.del(record_table::watches, webhook_key(watch.watch.id, id)))
+      return err;
   return t.del(record_table::watches,
                target_watch_key(watch.watch.host, watch.watch.port, watch.watch.id));
 }
@@ -207,16 +201,7 @@ caf::error delete_watch_webhooks(record_txn& t, const watch_record& watch) {
 caf::expected<std::vector<std::string>> watches_with_webhooks(record_txn& t,
                                                               std::string_view host,
                                                               std::uint16_t port) {
-  auto prefix = target_index_of(host, port);
-  std::vector<std::string> ids;
-  auto err = t.for_each_prefix(record_table::watches, prefix,
-                               [&](std::string_view key, std::string_view) {
-                                 ids.emplace_back(key.substr(prefix.size()));
-                                 return true;
-                               });
-  if (err)
-    return err;
-  return ids;
+  return keys_under(t, record_table::watches, target_index_of(host, port));
 }
 
 caf::expected<bool> set_webhook_state(record_txn& t, std::string_view watch_id,

@@ -1,4 +1,5 @@
 #include "support/webhook_receiver.hpp"
+#include "support/loopback_listen.hpp"
 
 #include <condition_variable>
 #include <mutex>
@@ -112,16 +113,7 @@ struct webhook_receiver::impl {
 };
 
 webhook_receiver::webhook_receiver() : impl_(std::make_unique<impl>()) {
-  beast::error_code ec;
-  tcp::endpoint ep{asio::ip::make_address_v4("127.0.0.1"), 0};
-  impl_->acceptor.open(ep.protocol(), ec);
-  if (!ec)
-    impl_->acceptor.bind(ep, ec);
-  if (!ec)
-    impl_->acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec)
-    throw std::runtime_error("webhook_receiver cannot listen: " + ec.message());
-  impl_->port = impl_->acceptor.local_endpoint().port();
+  impl_->port = listen_on_loopback(impl_->acceptor, "webhook_receiver");
   impl_->accept_next();
   impl_->thread = std::thread([i = impl_.get()] { i->ioc.run(); });
 }

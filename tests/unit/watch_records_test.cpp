@@ -33,20 +33,8 @@ storage::watch_record sample_watch(std::string id, std::uint64_t owner, std::str
 }
 
 /// A store of the backend a section asks for.
-struct watch_store {
-  std::unique_ptr<test::temp_dir> dir;
-  std::unique_ptr<test::redis_server> redis;
-  std::shared_ptr<storage::store> store;
-
-  explicit watch_store(const std::string& backend) {
-    if (backend == "lmdb") {
-      dir = std::make_unique<test::temp_dir>();
-      store = test::open_lmdb(dir->path()).store;
-    } else {
-      redis = std::make_unique<test::redis_server>();
-      store = test::open_redis(redis->url()).store;
-    }
-  }
+struct watch_store : test::backend_store {
+  using backend_store::backend_store;
 
   /// add_watch in a write transaction of its own.
   api::failure add(const storage::watch_record& w, std::uint32_t limit) {

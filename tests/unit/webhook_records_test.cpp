@@ -52,20 +52,8 @@ storage::watch_record hooked_watch(std::string id, std::uint64_t owner, std::str
 
 /// A store of the backend a section asks for, with the record functions in transactions of
 /// their own.
-struct webhook_store {
-  std::unique_ptr<test::temp_dir> dir;
-  std::unique_ptr<test::redis_server> redis;
-  std::shared_ptr<storage::store> store;
-
-  explicit webhook_store(const std::string& backend) {
-    if (backend == "lmdb") {
-      dir = std::make_unique<test::temp_dir>();
-      store = test::open_lmdb(dir->path()).store;
-    } else {
-      redis = std::make_unique<test::redis_server>();
-      store = test::open_redis(redis->url()).store;
-    }
-  }
+struct webhook_store : test::backend_store {
+  using backend_store::backend_store;
 
   void add_watch(const storage::watch_record& w) {
     in_records(*store, true, [&](storage::record_txn& t) {
