@@ -24,7 +24,7 @@ namespace {
 
 using webhook_pointer = webhook_actor::stateful_pointer<webhook_actor_state>;
 
-std::string lane_of(const std::string& watch_id, const std::string& webhook_id) {
+std::string webhook_lane_of(const std::string& watch_id, const std::string& webhook_id) {
   return watch_id + "|" + webhook_id;
 }
 
@@ -40,7 +40,7 @@ void log_webhook_store_failed(const caf::error& err) {
                    {{"error", caf::to_string(err)}});
 }
 
-api::webhook_delivery delivery_failed(api::error_code code, std::string message) {
+api::webhook_delivery failed_webhook_try(api::error_code code, std::string message) {
   api::webhook_delivery outcome;
   outcome.error = api::make_failure(code, std::move(message));
   return outcome;
@@ -48,7 +48,7 @@ api::webhook_delivery delivery_failed(api::error_code code, std::string message)
 
 // The webhook of a try, read in a transaction of its own: nullopt when it is gone.
 caf::expected<std::optional<storage::webhook_record>>
-read_webhook(webhook_actor_state& st, const std::string& watch_id, const std::string& webhook_id) {
+read_webhook_record(webhook_actor_state& st, const std::string& watch_id, const std::string& webhook_id) {
   std::optional<storage::webhook_record> found;
   auto err = st.settings.store->with_records(false, [&](storage::record_txn& t)
                                                       -> caf::expected<bool> {
@@ -66,7 +66,7 @@ read_webhook(webhook_actor_state& st, const std::string& watch_id, const std::st
 // Starts try number of body to the webhook of record: checks its URL again (the operator's
 // settings may have changed), opens its secret, signs the body with the time now and POSTs
 // it. The outcome comes back to the actor as delivered_atom, whatever happens.
-void send_try(webhook_pointer self, std::uint64_t number, webhook_try entry,
+void send_webhook_try(webhook_pointer self, std::uint64_t number, webhook_try entry,
               const storage::webhook_record& record, const std::string& body) {
   auto& st = self->state;
   entry.was_failing = record.webhook.failing;
@@ -74,10 +74,10 @@ void send_try(webhook_pointer self, std::uint64_t number, webhook_try entry,
   std::optional<std::string> secret;
   api::webhook_delivery refused;
   if (!checked.target) {
-    refused = delivery_failed(api::error_code::invalid_input,
+    refused = failed_webhook_try(api::error_code::invalid_input,
                               "the webhook's URL is no longer accepted: " + checked.error);
   } else if (!st.settings.secrets) {
-    refused = delivery_failed(api::error_code::unavailable,
+    refused = failed_webhook_try(api::error_code::unavailable,
                               "the service has no secrets key (--secrets-key-file) to open the "
                               "webhook's secret");
   } else {
@@ -85,7 +85,7 @@ void send_try(webhook_pointer self, std::uint64_t number, webhook_try entry,
     secret = base::open_sealed(*st.settings.secrets, storage::webhook_secret_label(record.webhook.id),
                                record.sealed_secret, &why);
     if (!secret)
-      refused = delivery_failed(api::error_code::internal,
+      refused = failed_webhook_try(api::error_code::internal,
                                 "the webhook's secret does not open: "
                                   + std::string{base::describe(why)});
   }
@@ -125,7 +125,7 @@ void send_try(webhook_pointer self, std::uint64_t number, webhook_try entry,
 }
 
 // Tries the delivery under way on lane, first or again.
-void try_under_way(webhook_pointer self, const std::string& lane, queued_delivery& d) {
+void try_lane_delivery(webhook_pointer self, const std::string& lane, queued_delivery& d) {
   auto& st = self->state;
   if (d.first_try == 0)
     d.first_try = st.settings.now();
@@ -135,13 +135,13 @@ void try_under_way(webhook_pointer self, const std::string& lane, queued_deliver
   entry.lane = lane;
   entry.number = d.number;
   auto number = st.next_number++;
-  auto record = read_webhook(st, d.watch_id, d.webhook_id);
+  auto record = read_webhook_record(st, d.watch_id, d.webhook_id);
   if (!record) {
     // Counted as a failed try: the retries give the store time to come back.
     log_webhook_store_failed(record.error());
     st.tries.emplace(number, std::move(entry));
     self->send(self, delivered_atom::value, number,
-               delivery_failed(api::error_code::unavailable, "the store failed"));
+               failed_webhook_try(api::error_code::unavailable, "the store failed"));
     return;
   }
   if (!*record) {
@@ -149,17 +149,17 @@ void try_under_way(webhook_pointer self, const std::string& lane, queued_deliver
     st.lanes.clear(lane);
     return;
   }
-  send_try(self, number, std::move(entry), **record, d.body);
+  send_webhook_try(self, number, std::move(entry), **record, d.body);
 }
 
 // Begins the lane's next delivery when none is under way.
-void pump(webhook_pointer self, const std::string& lane) {
+void pump_lane(webhook_pointer self, const std::string& lane) {
   if (auto* d = self->state.lanes.start(lane))
-    try_under_way(self, lane, *d);
+    try_lane_delivery(self, lane, *d);
 }
 
 // Writes the webhook's new state: failing after a delivery gave up, ok after a success.
-void record_state(webhook_pointer self, const webhook_try& entry, bool failing, std::int64_t now,
+void record_webhook_state(webhook_pointer self, const webhook_try& entry, bool failing, std::int64_t now,
                   const std::string& reason) {
   bool changed = false;
   auto err = self->state.settings.store->with_records(true, [&](storage::record_txn& t)
@@ -183,7 +183,7 @@ void record_state(webhook_pointer self, const webhook_try& entry, bool failing, 
                    failing ? "webhook_failing" : "webhook_recovered", std::move(fields));
 }
 
-void on_delivered(webhook_pointer self, std::uint64_t number, api::webhook_delivery& outcome) {
+void on_webhook_try_done(webhook_pointer self, std::uint64_t number, api::webhook_delivery& outcome) {
   auto& st = self->state;
   auto i = st.tries.find(number);
   if (i == st.tries.end())
@@ -192,7 +192,7 @@ void on_delivered(webhook_pointer self, std::uint64_t number, api::webhook_deliv
   st.tries.erase(i);
   auto now = st.settings.now();
   if (outcome.delivered() && entry.was_failing)
-    record_state(self, entry, false, now, {});
+    record_webhook_state(self, entry, false, now, {});
   if (entry.promise) {
     // A test is tried once; its failure is the caller's answer, not the webhook's state.
     entry.promise->deliver(std::move(outcome));
@@ -203,7 +203,7 @@ void on_delivered(webhook_pointer self, std::uint64_t number, api::webhook_deliv
     return;
   if (outcome.delivered()) {
     st.lanes.finish(entry.lane);
-    return pump(self, entry.lane);
+    return pump_lane(self, entry.lane);
   }
   ++d->failures;
   auto reason = api::failure_reason(outcome);
@@ -221,9 +221,9 @@ void on_delivered(webhook_pointer self, std::uint64_t number, api::webhook_deliv
                        retry_atom::value, entry.lane, entry.number);
     return;
   }
-  record_state(self, entry, true, now, reason);
+  record_webhook_state(self, entry, true, now, reason);
   st.lanes.finish(entry.lane);
-  pump(self, entry.lane);
+  pump_lane(self, entry.lane);
 }
 
 /// One webhook an alert goes to.
@@ -233,7 +233,7 @@ struct alerted_webhook {
   api::webhook_format format = api::webhook_format::json;
 };
 
-void on_alert(webhook_pointer self, const api::watch_alert& alert) {
+void deliver_alert(webhook_pointer self, const api::watch_alert& alert) {
   auto& st = self->state;
   if (!alert.changes.alerts())
     return;
@@ -272,19 +272,19 @@ void on_alert(webhook_pointer self, const api::watch_alert& alert) {
     d.webhook_id = hook.webhook_id;
     d.body = api::webhook_body(hook.format, event);
     d.jitter_key = hook.webhook_id + "|" + std::to_string(alert.current.at);
-    auto lane = lane_of(hook.watch_id, hook.webhook_id);
+    auto lane = webhook_lane_of(hook.watch_id, hook.webhook_id);
     if (st.lanes.push(lane, std::move(d)) > 0)
       base::log::write(base::log::level::warn, "webhook_delivery_dropped",
                        {{"watch", hook.watch_id},
                         {"webhook", hook.webhook_id},
                         {"reason", "its lane holds " + std::to_string(st.settings.lane_limit)
                                      + " deliveries; the oldest waiting one is dropped"}});
-    pump(self, lane);
+    pump_lane(self, lane);
   }
 }
 
 caf::typed_response_promise<api::webhook_delivery>
-on_test(webhook_pointer self, const std::string& watch_id, const std::string& webhook_id) {
+deliver_test(webhook_pointer self, const std::string& watch_id, const std::string& webhook_id) {
   auto& st = self->state;
   auto promise = self->make_response_promise<api::webhook_delivery>();
   std::optional<storage::watch_record> watch;
@@ -303,12 +303,12 @@ on_test(webhook_pointer self, const std::string& watch_id, const std::string& we
   });
   if (err) {
     log_webhook_store_failed(err);
-    promise.deliver(delivery_failed(api::error_code::unavailable,
+    promise.deliver(failed_webhook_try(api::error_code::unavailable,
                                     "the account store failed; try again shortly"));
     return promise;
   }
   if (!watch || !webhook) {
-    promise.deliver(delivery_failed(api::error_code::unknown_webhook,
+    promise.deliver(failed_webhook_try(api::error_code::unknown_webhook,
                                     "watch " + watch_id + " has no webhook " + webhook_id));
     return promise;
   }
@@ -319,7 +319,7 @@ on_test(webhook_pointer self, const std::string& watch_id, const std::string& we
   entry.watch_id = watch_id;
   entry.webhook_id = webhook_id;
   entry.promise = promise;
-  send_try(self, st.next_number++, std::move(entry), *webhook,
+  send_webhook_try(self, st.next_number++, std::move(entry), *webhook,
            api::webhook_body(webhook->webhook.format, event));
   return promise;
 }
@@ -330,16 +330,16 @@ webhook_actor::behavior_type webhooks(webhook_pointer self, webhook_settings set
   self->state.lanes = delivery_lanes{settings.lane_limit};
   self->state.settings = std::move(settings);
   return {
-    [=](alert_atom, const api::watch_alert& alert) { on_alert(self, alert); },
+    [=](alert_atom, const api::watch_alert& alert) { deliver_alert(self, alert); },
     [=](test_atom, const std::string& watch_id, const std::string& webhook_id) {
-      return on_test(self, watch_id, webhook_id);
+      return deliver_test(self, watch_id, webhook_id);
     },
     [=](delivered_atom, std::uint64_t number, api::webhook_delivery& outcome) {
-      on_delivered(self, number, outcome);
+      on_webhook_try_done(self, number, outcome);
     },
     [=](retry_atom, const std::string& lane, std::uint64_t number) {
       if (auto* d = self->state.lanes.under_way(lane, number))
-        try_under_way(self, lane, *d);
+        try_lane_delivery(self, lane, *d);
     },
   };
 }

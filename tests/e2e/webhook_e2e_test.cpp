@@ -69,14 +69,14 @@ void check_hook_error(const http_reply& r, int status, const std::string& code) 
   CHECK(r.header("access-control-allow-origin") == "*");
 }
 
-std::string made_watch(const service_process& svc, const header_list& auth,
+std::string watch_for_hooks(const service_process& svc, const header_list& auth,
                        const std::string& host) {
   auto made = hook_post(svc, "/api/watch", auth, R"({"host":")" + host + "\"}");
   REQUIRE(made.status == 201);
   return std::string{body_of(made).at("watch").at("id").as_string()};
 }
 
-std::string webhook_body(const std::string& url, const std::string& format = "json") {
+std::string hook_request_body(const std::string& url, const std::string& format = "json") {
   return R"({"url":")" + url + R"(","format":")" + format + "\"}";
 }
 
@@ -107,11 +107,11 @@ TEST_CASE("webhook e2e: made, listed without their secret, tested signed, refuse
   temp_dir keys;
   auto svc = hook_service(keys, {}, true);
   auto accounts = make_hook_accounts(*open_lmdb(svc.data_dir()).store);
-  auto watch = made_watch(svc, accounts.alice, "play.example.com");
+  auto watch = watch_for_hooks(svc, accounts.alice, "play.example.com");
   auto hooks = "/api/watch/" + watch + "/webhooks";
 
   // Made: the secret is in this answer and in no other.
-  auto made = hook_post(svc, hooks, accounts.alice, webhook_body(receiver.url("/hook")));
+  auto made = hook_post(svc, hooks, accounts.alice, hook_request_body(receiver.url("/hook")));
   INFO("body " << made.body);
   REQUIRE(made.status == 201);
   check_hook_schema(made, "WebhookCreated");
@@ -164,7 +164,7 @@ TEST_CASE("webhook e2e: made, listed without their secret, tested signed, refuse
 
   // The discord format's shape.
   auto discord = hook_post(svc, hooks, accounts.alice,
-                           webhook_body(receiver.url("/discord"), "discord"));
+                           hook_request_body(receiver.url("/discord"), "discord"));
   REQUIRE(discord.status == 201);
   auto discord_id = std::string{body_of(discord).at("webhook").at("id").as_string()};
   CHECK(body_of(discord).at("webhook").at("format") == "discord");
@@ -181,7 +181,7 @@ TEST_CASE("webhook e2e: made, listed without their secret, tested signed, refuse
   CHECK(discord_sent.at("allowed_mentions").at("parse").as_array().empty());
 
   // A redirect is an answer, and a failure: nothing goes to where it points.
-  auto moved = hook_post(svc, hooks, accounts.alice, webhook_body(receiver.url("/moved")));
+  auto moved = hook_post(svc, hooks, accounts.alice, hook_request_body(receiver.url("/moved")));
   REQUIRE(moved.status == 201);
   auto moved_id = std::string{body_of(moved).at("webhook").at("id").as_string()};
   receiver.answer_with(302, receiver.url("/elsewhere"));
@@ -200,24 +200,24 @@ TEST_CASE("webhook e2e: made, listed without their secret, tested signed, refuse
 
   // Input the routes refuse, and who may call them.
   check_hook_error(hook_post(svc, hooks, accounts.alice,
-                             webhook_body(receiver.url("/x"), "slack")),
+                             hook_request_body(receiver.url("/x"), "slack")),
                    400, "invalid_input");
   check_hook_error(hook_post(svc, hooks, accounts.alice, R"({"url":"https://a.example/x",)"
                                                          R"("colour":"red"})"),
                    400, "invalid_input");
-  check_hook_error(hook_post(svc, hooks, accounts.alice, webhook_body("https://a.example/x"),
+  check_hook_error(hook_post(svc, hooks, accounts.alice, hook_request_body("https://a.example/x"),
                              "text/plain"),
                    415, "unsupported_media_type");
-  check_hook_error(hook_post(svc, hooks, accounts.alice, webhook_body("http://a.example/x")),
+  check_hook_error(hook_post(svc, hooks, accounts.alice, hook_request_body("http://a.example/x")),
                    400, "invalid_input");
-  check_hook_error(hook_post(svc, hooks, accounts.alice, webhook_body("https://10.0.0.1/x")),
+  check_hook_error(hook_post(svc, hooks, accounts.alice, hook_request_body("https://10.0.0.1/x")),
                    403, "forbidden_target");
-  check_hook_error(hook_post(svc, hooks, {}, webhook_body("https://a.example/x")), 401,
+  check_hook_error(hook_post(svc, hooks, {}, hook_request_body("https://a.example/x")), 401,
                    "unauthorized");
-  check_hook_error(hook_post(svc, hooks, accounts.bob, webhook_body("https://a.example/x")),
+  check_hook_error(hook_post(svc, hooks, accounts.bob, hook_request_body("https://a.example/x")),
                    404, "unknown_watch");
   check_hook_error(hook_post(svc, hooks, accounts.alice_cookie,
-                             webhook_body("https://a.example/x")),
+                             hook_request_body("https://a.example/x")),
                    403, "csrf_rejected");
   check_hook_error(http_request(svc.port(), "POST", hooks + "/" + hook_id + "/test",
                                 accounts.bob),
@@ -232,10 +232,10 @@ TEST_CASE("webhook e2e: made, listed without their secret, tested signed, refuse
 
   // Five webhooks fit on a watch; a sixth does not.
   for (int i = 0; i < 2; ++i)
-    REQUIRE(hook_post(svc, hooks, accounts.alice, webhook_body("https://a.example/" + std::to_string(i)))
+    REQUIRE(hook_post(svc, hooks, accounts.alice, hook_request_body("https://a.example/" + std::to_string(i)))
               .status
             == 201);
-  check_hook_error(hook_post(svc, hooks, accounts.alice, webhook_body("https://a.example/6")),
+  check_hook_error(hook_post(svc, hooks, accounts.alice, hook_request_body("https://a.example/6")),
                    409, "webhook_limit_reached");
 
   // Deleting one; then the watch, which takes the rest along.
@@ -269,30 +269,30 @@ TEST_CASE("webhook e2e: without --allow-loopback, loopback in any spelling, priv
   temp_dir keys;
   auto svc = hook_service(keys, {}, false);
   auto accounts = make_hook_accounts(*open_lmdb(svc.data_dir()).store);
-  auto hooks = "/api/watch/" + made_watch(svc, accounts.alice, "play.example.com") + "/webhooks";
+  auto hooks = "/api/watch/" + watch_for_hooks(svc, accounts.alice, "play.example.com") + "/webhooks";
   for (auto url : {"https://127.0.0.1/hook", "https://[::ffff:127.0.0.1]/hook",
                    "https://2130706433/hook", "https://10.0.0.1/hook", "https://[::1]/hook",
                    "https://localhost/hook"}) {
     INFO(url);
-    check_hook_error(hook_post(svc, hooks, accounts.alice, webhook_body(url)), 403,
+    check_hook_error(hook_post(svc, hooks, accounts.alice, hook_request_body(url)), 403,
                      "forbidden_target");
   }
   for (auto url : {receiver.url("/hook"), std::string{"http://hooks.example/hook"},
                    std::string{"https://hooks.example/hook#part"}}) {
     INFO(url);
-    check_hook_error(hook_post(svc, hooks, accounts.alice, webhook_body(url)), 400,
+    check_hook_error(hook_post(svc, hooks, accounts.alice, hook_request_body(url)), 400,
                      "invalid_input");
   }
   CHECK(receiver.received().empty());
-  CHECK(hook_post(svc, hooks, accounts.alice, webhook_body("https://hooks.example/hook")).status
+  CHECK(hook_post(svc, hooks, accounts.alice, hook_request_body("https://hooks.example/hook")).status
         == 201);
 }
 
 TEST_CASE("webhook e2e: a service without a secrets key makes no webhooks", "[e2e][webhook]") {
   service_process svc{{}, {}, true};
   auto accounts = make_hook_accounts(*open_lmdb(svc.data_dir()).store);
-  auto hooks = "/api/watch/" + made_watch(svc, accounts.alice, "play.example.com") + "/webhooks";
-  auto refused = hook_post(svc, hooks, accounts.alice, webhook_body("https://hooks.example/hook"));
+  auto hooks = "/api/watch/" + watch_for_hooks(svc, accounts.alice, "play.example.com") + "/webhooks";
+  auto refused = hook_post(svc, hooks, accounts.alice, hook_request_body("https://hooks.example/hook"));
   check_hook_error(refused, 503, "unavailable");
   CHECK(error_text(refused).find("--secrets-key-file") != std::string::npos);
 }

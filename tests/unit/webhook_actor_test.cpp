@@ -178,7 +178,7 @@ private:
 };
 
 /// An alert of host:port: joinable a minute ago (previous_at), offline now.
-api::watch_alert went_offline(const std::string& host, std::uint16_t port,
+api::watch_alert offline_alert(const std::string& host, std::uint16_t port,
                               std::int64_t previous_at) {
   api::watch_alert a;
   a.host = host;
@@ -189,7 +189,7 @@ api::watch_alert went_offline(const std::string& host, std::uint16_t port,
   return a;
 }
 
-std::vector<received_webhook> sent_to(const webhook_receiver& receiver, const std::string& path) {
+std::vector<received_webhook> received_at_path(const webhook_receiver& receiver, const std::string& path) {
   std::vector<received_webhook> out;
   for (auto& r : receiver.received())
     if (r.target == path)
@@ -216,15 +216,15 @@ TEST_CASE("webhook actor: an alert reaches the webhooks of the target's watches 
   auto late = rig.watch("play.example.com", 19132, true);
   rig.webhook(late, receiver.url("/late"), api::webhook_format::json, true);
 
-  rig.alert(went_offline("play.example.com", 19132, now - 60));
+  rig.alert(offline_alert("play.example.com", 19132, now - 60));
   REQUIRE(receiver.wait_for(2, std::chrono::seconds(30)));
   // A test sent after the alert is tried after every delivery the alert started.
   CHECK(rig.test(a, json_hook.id).delivered());
   REQUIRE(receiver.wait_for(3, std::chrono::seconds(30)));
-  CHECK(sent_to(receiver, "/late").empty());
-  CHECK(sent_to(receiver, "/other-port").empty());
+  CHECK(received_at_path(receiver, "/late").empty());
+  CHECK(received_at_path(receiver, "/other-port").empty());
 
-  auto json_sent = sent_to(receiver, "/a");
+  auto json_sent = received_at_path(receiver, "/a");
   REQUIRE(json_sent.size() == 2);
   auto& change = json_sent.front();
   CHECK(change.method == "POST");
@@ -250,7 +250,7 @@ TEST_CASE("webhook actor: an alert reaches the webhooks of the target's watches 
   CHECK(api::verify_signature(tested.signature, json_secret, tested.body, checked_at)
         == api::signature_check::valid);
 
-  auto discord_sent = sent_to(receiver, "/a-discord");
+  auto discord_sent = received_at_path(receiver, "/a-discord");
   REQUIRE(discord_sent.size() == 1);
   auto discord = boost::json::parse(discord_sent.front().body);
   CHECK(discord.at("content").as_string().find("play.example.com:19132") != std::string::npos);
@@ -272,7 +272,7 @@ TEST_CASE("webhook actor: a failing receiver is retried, the webhook marked fail
   auto [hook, secret] = rig.webhook(w, receiver.url("/down"));
   CHECK_FALSE(rig.listed(w, hook.id).failing);
   auto now = static_cast<std::int64_t>(std::time(nullptr));
-  rig.alert(went_offline("a.example", 19132, now - 60));
+  rig.alert(offline_alert("a.example", 19132, now - 60));
   REQUIRE(receiver.wait_for(2, std::chrono::seconds(30)));
   REQUIRE(rig.wait_for_state(w, hook.id, true));
   auto failing = rig.listed(w, hook.id);
@@ -284,7 +284,7 @@ TEST_CASE("webhook actor: a failing receiver is retried, the webhook marked fail
   CHECK(tries[0].body == tries[1].body);
 
   receiver.answer_with(204);
-  rig.alert(went_offline("a.example", 19132, now));
+  rig.alert(offline_alert("a.example", 19132, now));
   REQUIRE(receiver.wait_for(3, std::chrono::seconds(30)));
   REQUIRE(rig.wait_for_state(w, hook.id, false));
   auto recovered = rig.listed(w, hook.id);
@@ -292,7 +292,7 @@ TEST_CASE("webhook actor: a failing receiver is retried, the webhook marked fail
   CHECK(recovered.last_failure == "HTTP 500");
 }
 
-TEST_CASE("webhook actor: a test is tried once; a redirect is a failure and is not followed",
+TEST_CASE("webhook actor: a test is tried once, and a redirect is a failure, never followed",
           "[webhook][actors]") {
   webhook_receiver receiver;
   webhook_rig rig;

@@ -289,7 +289,7 @@ TEST_CASE("webhook requests: the body of POST /api/watch/{id}/webhooks", "[webho
   CHECK_FALSE(api::is_webhook_id("abcdefghijklmn+/"));
 }
 
-TEST_CASE("webhook JSON: a webhook shows its state and never its secret; a test shows its "
+TEST_CASE("webhook JSON: a webhook shows its state and never its secret, and a test its "
           "outcome",
           "[webhook]") {
   api::webhook_view view;
