@@ -9,6 +9,7 @@
 #include "actors/status_flow.hpp"
 #include "net/api/offer_outcome.hpp"
 #include "net/api/watch_json.hpp"
+#include "net/api/webhook_json.hpp"
 #include "net/base/crypto.hpp"
 
 namespace netherscope::actors {
@@ -93,6 +94,27 @@ void serve_account(actors::front_actor::pointer self, const front_peers& peers,
       });
 }
 
+// A webhook's test, once the watch actor found it on the caller's watch: the webhook actor
+// delivers it and answers with the outcome within the delivery's deadline.
+void test_webhook(actors::front_actor::pointer self, const front_peers& peers,
+                  const front_settings& settings, const api::reply_fn& reply,
+                  const api::quota_verdict& verdict, const api::watch_view& watch) {
+  self->request(peers.webhooks, settings.store_deadline, test_atom::value, watch.id,
+                watch.webhooks.front().id)
+    .then(
+      [reply, verdict](api::webhook_delivery& delivery) {
+        api::api_outcome outcome;
+        // The webhook was deleted in between: the caller's answer is that it is gone. Any
+        // other failure is the delivery's outcome, which the body reports.
+        if (delivery.error.code == api::error_code::unknown_webhook)
+          outcome.error = std::move(delivery.error);
+        else
+          outcome.body = api::render_webhook_test(delivery);
+        reply(with_quota(std::move(outcome), verdict));
+      },
+      [reply, verdict](caf::error& err) { reply(with_quota(lost_reply(err), verdict)); });
+}
+
 // The watch routes: the watch actor finds the account and acts; the body is rendered here,
 // so the actor knows no JSON and the edge no watch records.
 void serve_watch(actors::front_actor::pointer self, const front_peers& peers,
@@ -109,20 +131,39 @@ void serve_watch(actors::front_actor::pointer self, const front_peers& peers,
       cmd.action = watch_action::remove;
       cmd.id = std::move(call.watch_id);
       break;
+    case api::call_kind::webhook_create:
+      cmd.action = watch_action::add_webhook;
+      cmd.id = std::move(call.watch_id);
+      cmd.webhook = std::move(call.webhook);
+      break;
+    case api::call_kind::webhook_delete:
+    case api::call_kind::webhook_test:
+      cmd.action = call.kind == api::call_kind::webhook_delete ? watch_action::remove_webhook
+                                                                : watch_action::find_webhook;
+      cmd.id = std::move(call.watch_id);
+      cmd.webhook_id = std::move(call.webhook_id);
+      break;
     default:
       cmd.action = watch_action::list;
   }
   auto kind = call.kind;
   self->request(peers.watches, settings.store_deadline, watch_atom::value, std::move(cmd))
     .then(
-      [reply = call.reply, verdict, kind](api::watch_answer& answer) {
+      [=, reply = call.reply](api::watch_answer& answer) {
         api::api_outcome outcome;
         outcome.error = std::move(answer.error);
+        if (outcome.error.ok() && kind == api::call_kind::webhook_test
+            && !answer.watches.empty() && !answer.watches.front().webhooks.empty())
+          return test_webhook(self, peers, settings, reply, verdict, answer.watches.front());
         if (outcome.error.ok()) {
           if (kind == api::call_kind::watch_create && !answer.watches.empty())
             outcome.body = api::render_watch_created(answer.watches.front());
           else if (kind == api::call_kind::watch_list)
             outcome.body = api::render_watch_list(answer);
+          else if (kind == api::call_kind::webhook_create && !answer.watches.empty()
+                   && !answer.watches.front().webhooks.empty())
+            outcome.body = api::render_webhook_created(answer.watches.front().webhooks.front(),
+                                                       answer.secret);
           else
             outcome.body = api::render_watch_deleted();
         }
@@ -207,6 +248,9 @@ void charge_then_serve(actors::front_actor::pointer self, const front_peers& pee
           case api::call_kind::watch_create:
           case api::call_kind::watch_list:
           case api::call_kind::watch_delete:
+          case api::call_kind::webhook_create:
+          case api::call_kind::webhook_delete:
+          case api::call_kind::webhook_test:
             return serve_watch(self, peers, settings, call, verdict);
           case api::call_kind::history:
           case api::call_kind::chart:

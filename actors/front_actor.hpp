@@ -41,6 +41,8 @@ struct front_peers {
   actors::watch_actor watches;
   /// The watched servers' history.
   actors::history_actor history;
+  /// Delivers the webhooks' tests.
+  actors::webhook_actor webhooks;
 };
 
 /// Implements front_actor.

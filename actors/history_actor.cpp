@@ -4,6 +4,8 @@
 
 #include "actors/watch_caller.hpp"
 #include "net/api/host_port.hpp"
+#include "net/api/watch_alert.hpp"
+#include "net/api/watch_change.hpp"
 #include "net/base/log.hpp"
 
 namespace netherscope::actors {
@@ -81,7 +83,14 @@ std::string record(history_pointer self, const api::schedule_claim& claim,
     log_store_failure("record", previous.error());
     return {};
   }
-  return *previous ? api::encode(**previous) : std::string{};
+  if (!*previous)
+    return {};
+  if (auto changes = api::change_between(*previous, *row);
+      changes && st.alerts && found != st.targets.end())
+    self->send(st.alerts, alert_atom::value,
+               api::watch_alert{found->second.host, found->second.port, **previous, *row,
+                                *changes});
+  return api::encode(**previous);
 }
 
 /// Whether the caller's account watches the server.
@@ -177,7 +186,9 @@ watched_checks latest_public(history_pointer self) {
 
 history_actor::behavior_type history(history_pointer self, std::shared_ptr<storage::store> store,
                                      std::shared_ptr<storage::watch_store> watching,
-                                     std::function<std::int64_t()> now_ms) {
+                                     std::function<std::int64_t()> now_ms,
+                                     webhook_actor alerts) {
+  self->state.alerts = std::move(alerts);
   self->state.store = std::move(store);
   self->state.watching = std::move(watching);
   self->state.now_ms = std::move(now_ms);

@@ -1,7 +1,8 @@
 // The history actor: the store side of watched servers' checks (docs/WATCHES.md). It brings
 // the schedule in line with the accounts' watches, hands due checks to the scheduler,
 // completes them and stores their rows (pruning each server's history as it writes), and
-// reads a server's history for whoever may see it. It knows nothing of HTTP and runs
+// reads a server's history for whoever may see it. A stored check whose verdict changed in a
+// way owners are alerted about (net/api/watch_change) goes to the webhook actor. It knows nothing of HTTP and runs
 // detached: every call blocks on the store.
 #pragma once
 
@@ -25,6 +26,8 @@ struct history_state {
   std::shared_ptr<storage::watch_store> watching;
   /// Unix milliseconds now; tests set it.
   std::function<std::int64_t()> now_ms;
+  /// Where a check that changed something owners are alerted about is told (none: nowhere).
+  webhook_actor alerts;
   /// The watched servers as the last sync read them, by schedule key: their periods (for the
   /// history budget) and whether anyone may read their history.
   std::map<std::string, storage::watched_target, std::less<>> targets;
@@ -34,6 +37,7 @@ struct history_state {
 history_actor::behavior_type history(history_actor::stateful_pointer<history_state> self,
                                      std::shared_ptr<storage::store> store,
                                      std::shared_ptr<storage::watch_store> watching,
-                                     std::function<std::int64_t()> now_ms);
+                                     std::function<std::int64_t()> now_ms,
+                                     webhook_actor alerts);
 
 } // namespace netherscope::actors

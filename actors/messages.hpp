@@ -69,6 +69,10 @@ using record_atom = caf::atom_constant<caf::atom("record")>;
 using history_atom = caf::atom_constant<caf::atom("history")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 using latest_atom = caf::atom_constant<caf::atom("latest")>;
+using alert_atom = caf::atom_constant<caf::atom("alert")>;
+using test_atom = caf::atom_constant<caf::atom("test")>;
+using delivered_atom = caf::atom_constant<caf::atom("delivered")>;
+using retry_atom = caf::atom_constant<caf::atom("retry")>;
 
 // -- messages that only actors exchange ----------------------------------------
 
@@ -108,6 +112,13 @@ enum class watch_action : std::uint8_t {
   list,
   /// DELETE /api/watch/{id}.
   remove,
+  /// POST /api/watch/{id}/webhooks: add a webhook to a watch of the account.
+  add_webhook,
+  /// DELETE /api/watch/{id}/webhooks/{wid}.
+  remove_webhook,
+  /// Before POST /api/watch/{id}/webhooks/{wid}/test: whether the account's watch has that
+  /// webhook (the webhook actor then delivers the test).
+  find_webhook,
 };
 
 /// One watch call: who calls (an API key's SHA-256, else the account page's session's), and
@@ -118,8 +129,12 @@ struct watch_command {
   std::string session_hash;
   /// For create.
   api::watch_spec spec;
-  /// For remove.
+  /// For remove and the webhook actions: the watch.
   std::string id;
+  /// For add_webhook.
+  api::webhook_spec webhook;
+  /// For remove_webhook and find_webhook.
+  std::string webhook_id;
 };
 
 /// The identity an offer may carry: the linked Xbox account's, or why it goes self-signed.
@@ -172,7 +187,7 @@ typename Inspector::result_type inspect(Inspector& f, signin_result& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, watch_command& x) {
   return f(caf::meta::type_name("watch_command"), x.action, x.key_hash, x.session_hash, x.spec,
-           x.id);
+           x.id, x.webhook, x.webhook_id);
 }
 
 template <class Inspector>
@@ -288,6 +303,18 @@ using history_actor = caf::typed_actor<
 /// Runs the watched servers' checks (actors/watch_scheduler.hpp) on its own timers.
 using watch_scheduler_actor
   = caf::typed_actor<caf::reacts_to<tick_atom>, caf::reacts_to<sync_atom>>;
+
+/// Delivers the webhooks' events (actors/webhook_actor.hpp): an alert of a watched target
+/// (from the watch scheduler, after it stored a check that change_between says alerts) goes
+/// to every webhook of the target's watches, retried with backoff; a test (watch id, webhook
+/// id) is tried once and answered with its outcome. Each try reports its end to the actor
+/// (delivered_atom, the try's number), and a retry's time comes as retry_atom (the webhook's
+/// lane, the delivery's number).
+using webhook_actor
+  = caf::typed_actor<caf::reacts_to<alert_atom, api::watch_alert>,
+                     caf::replies_to<test_atom, std::string, std::string>::with<api::webhook_delivery>,
+                     caf::reacts_to<delivered_atom, std::uint64_t, api::webhook_delivery>,
+                     caf::reacts_to<retry_atom, std::string, std::uint64_t>>;
 
 /// Runs the two provider requests of a sign-in (code, PKCE verifier); it reports their end to
 /// itself (done_atom). Whether a state was used before is the keys actor's to say, in the

@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include "actors/watch_caller.hpp"
+#include "actors/watch_webhooks.hpp"
 #include "net/api/host_port.hpp"
 #include "net/api/watch_request.hpp"
 #include "net/base/log.hpp"
@@ -73,7 +74,16 @@ api::watch_answer list_account_watches(storage::record_txn& t, const watch_setti
   answer.limit = cfg.bounds.max_per_account;
   for (auto& record : *held)
     answer.watches.push_back(std::move(record.watch));
+  if (auto err = attach_webhooks(t, answer.watches))
+    return watch_store_failed(err);
   return answer;
+}
+
+// A webhook action's answer, or the store's failure as one.
+api::watch_answer webhook_answer_of(caf::expected<api::watch_answer> done) {
+  if (!done)
+    return watch_store_failed(done.error());
+  return std::move(*done);
 }
 
 api::watch_answer remove_watch(storage::record_txn& t, std::uint64_t owner, const std::string& id) {
@@ -92,6 +102,9 @@ api::watch_answer act_on_watch(watch_pointer self, const watch_command& cmd) {
   if (cmd.action == watch_action::create)
     if (auto refused = refuse_watch(cmd.spec, st.settings); !refused.ok())
       return watch_refused(std::move(refused));
+  if (cmd.action == watch_action::add_webhook)
+    if (auto refused = refuse_webhook(cmd.webhook, st.settings); !refused.ok())
+      return watch_refused(std::move(refused));
   // Drawn once, outside the transaction: on Redis the work may run again, and it must make
   // the same watch each time.
   std::string id;
@@ -103,8 +116,17 @@ api::watch_answer act_on_watch(watch_pointer self, const watch_command& cmd) {
     id = std::move(*drawn);
   }
   auto now = st.settings.now();
+  // The same goes for a webhook's id and secret.
+  std::optional<prepared_webhook> webhook;
+  if (cmd.action == watch_action::add_webhook) {
+    webhook = prepare_webhook(cmd.webhook, st.settings, now);
+    if (!webhook)
+      return watch_refused(api::make_failure(api::error_code::internal,
+                                             "cannot draw or seal a webhook secret"));
+  }
   api::watch_answer answer;
-  auto err = st.store->with_records(cmd.action != watch_action::list,
+  auto writes = cmd.action != watch_action::list && cmd.action != watch_action::find_webhook;
+  auto err = st.store->with_records(writes,
                                     [&](storage::record_txn& t) -> caf::expected<bool> {
                                       answer = {};
                                       auto owner = watch_owner(t, cmd, now, answer);
@@ -120,6 +142,18 @@ api::watch_answer act_on_watch(watch_pointer self, const watch_command& cmd) {
                                           break;
                                         case watch_action::remove:
                                           answer = remove_watch(t, *owner, cmd.id);
+                                          break;
+                                        case watch_action::add_webhook:
+                                          answer = webhook_answer_of(
+                                            create_webhook(t, *owner, cmd.id, *webhook));
+                                          break;
+                                        case watch_action::remove_webhook:
+                                          answer = webhook_answer_of(
+                                            remove_webhook(t, *owner, cmd.id, cmd.webhook_id));
+                                          break;
+                                        case watch_action::find_webhook:
+                                          answer = webhook_answer_of(
+                                            find_webhook(t, *owner, cmd.id, cmd.webhook_id));
                                           break;
                                       }
                                       return answer.error.ok();

@@ -3,16 +3,19 @@
 // SHA-256 or the account page's session's, and the actor finds the account in the same record
 // transaction that acts. Runs detached: commits block on disk or on a round trip.
 //
-// The scheduler, the history and the webhooks come later and read the same records
-// (storage/watch_records.hpp, watched_targets); this actor only keeps them.
+// It also keeps the watches' webhooks (actors/watch_webhooks.hpp, storage/webhook_records.hpp);
+// the webhook actor delivers to them. The scheduler and the history read the same records
+// (storage/watch_records.hpp, watched_targets).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "actors/messages.hpp"
 #include "net/api/watch.hpp"
+#include "net/base/sealed.hpp"
 #include "net/upstream/address_policy.hpp"
 #include "storage/store.hpp"
 
@@ -27,6 +30,10 @@ struct watch_settings {
   net::upstream::address_policy policy;
   /// Unix time now; tests set it.
   std::function<std::int64_t()> now;
+  /// The operator's secrets key, which seals webhook secrets; without it no webhook is made.
+  std::optional<net::base::secrets_key> secrets;
+  /// Whether a webhook may be plain http to loopback (--allow-loopback).
+  bool allow_loopback = false;
 };
 
 /// State of the watch actor.

@@ -84,7 +84,8 @@ po::options_description make_description() {
     ("upstream-ca-file", po::value<std::string>()->default_value(""),
      "PEM file of CAs trusted for HTTPS targets besides the system store")
     ("secrets-key-file", po::value<std::string>()->default_value(""),
-     "file holding the key that seals the linked Xbox account (32 random bytes in base64)")
+     "file holding the key that seals the linked Xbox account and the webhooks' secrets (32 "
+     "random bytes in base64); without it no webhook can be made")
     ("xbox-endpoints", po::value<std::string>()->default_value(""),
      "JSON file mapping the Xbox sign-in chain's hosts to other base URLs (tests)")
     ("user-agent", po::value<std::string>()->default_value(d.user_agent),
@@ -137,6 +138,9 @@ po::options_description make_description() {
      "the shortest period, in seconds, a watch may be checked on (the longest is 86400)")
     ("watch-max-per-account", po::value<unsigned>()->default_value(d.watch_max_per_account),
      "watches one account may hold")
+    ("webhook-retry-for", po::value<unsigned>()->default_value(d.webhook_retry_for),
+     "seconds after its first try a failed webhook delivery may still be retried (after 5, "
+     "15, 45, 135 s, then every 300 s); then the webhook is marked failing; 0: no retries")
     ("public-base-url", po::value<std::string>()->default_value(d.public_base_url),
      "our address as browsers see it (the sign-in callback is below it; https, in any "
      "letter case, makes cookies Secure and __Host- named)")
@@ -395,7 +399,8 @@ parse_result parse_options(int argc, const char* const* argv) {
       || !in_range(vm, "cache-max-mb", 1, 65536, error)
       || !in_range(vm, "store-map-size-mb", 16, 1048576, error)
       || !in_range(vm, "watch-min-period", 1, 86400, error)
-      || !in_range(vm, "watch-max-per-account", 1, 100000, error))
+      || !in_range(vm, "watch-max-per-account", 1, 100000, error)
+      || !in_range(vm, "webhook-retry-for", 0, 86400, error))
     return fail(error);
   cfg.listen_address = vm["listen"].as<std::string>();
   cfg.port = static_cast<std::uint16_t>(vm["port"].as<unsigned>());
@@ -453,6 +458,7 @@ parse_result parse_options(int argc, const char* const* argv) {
   cfg.limit_key_rotations_per_hour = vm["limit-key-rotations-per-hour"].as<std::uint64_t>();
   cfg.watch_min_period = vm["watch-min-period"].as<unsigned>();
   cfg.watch_max_per_account = vm["watch-max-per-account"].as<unsigned>();
+  cfg.webhook_retry_for = vm["webhook-retry-for"].as<unsigned>();
   cfg.public_base_url = vm["public-base-url"].as<std::string>();
   cfg.github_client_id = vm["github-client-id"].as<std::string>();
   cfg.github_authorize_url = vm["github-authorize-url"].as<std::string>();

@@ -72,8 +72,8 @@ struct config {
   /// PEM file of extra CAs trusted for HTTPS targets, besides the system store.
   std::string upstream_ca_file;
   std::string user_agent = "libhttpclient/1.0.0.0";
-  /// The operator's secrets key file (net/base/sealed), which seals the linked Xbox account;
-  /// empty when none is given.
+  /// The operator's secrets key file (net/base/sealed), which seals the linked Xbox account
+  /// and the webhooks' secrets; empty when none is given.
   std::string secrets_key_file;
   /// --xbox-endpoints: the file, and the base URLs it maps the Xbox chain's production hosts
   /// to (read when the options are parsed).
@@ -123,6 +123,9 @@ struct config {
   unsigned watch_min_period = 60;
   /// Watches one account may hold.
   unsigned watch_max_per_account = 10;
+  /// How long after its first try a failed webhook delivery may still be tried again, in
+  /// seconds; then the webhook is marked failing.
+  unsigned webhook_retry_for = 600;
 
   // -- sign-in ----------------------------------------------------------------
   /// Our address as browsers see it; the OAuth callback is below it.

@@ -23,6 +23,7 @@
 #include "actors/quota_actor.hpp"
 #include "actors/probe_registry.hpp"
 #include "actors/target_memory_actor.hpp"
+#include "actors/webhook_actor.hpp"
 #include "actors/xbox_token_actor.hpp"
 #include "net/base/log.hpp"
 #include "net/upstream/http_client.hpp"
@@ -250,6 +251,8 @@ struct upstream_clients {
   /// The Xbox sign-in chain's own client and runner; null without --secrets-key-file.
   std::shared_ptr<upstream::http_client> xbox;
   std::shared_ptr<upstream::xbox_chain> chain;
+  /// Webhook deliveries, under the targets' address policy.
+  std::shared_ptr<upstream::http_client> webhooks;
 };
 
 /// Makes both clients on ioc; they fail only when the TLS set-up does (a bad CA file).
@@ -273,7 +276,12 @@ std::optional<upstream_clients> make_clients(asio::io_context& ioc, const config
   }
   auto pings = std::make_shared<upstream::udp_exchanger>(ioc, resolver, target_policy_of(cfg));
   upstream_clients made{std::move(client), std::move(provider_client), std::move(checks),
-                        std::move(resolver), std::move(pings), nullptr, nullptr};
+                        std::move(resolver), std::move(pings), nullptr, nullptr, nullptr};
+  made.webhooks = upstream::http_client::make(ioc, webhook_client_settings_of(cfg), error);
+  if (!made.webhooks) {
+    startup_failed(error);
+    return std::nullopt;
+  }
   if (!cfg.secrets_key_file.empty()) {
     made.xbox = upstream::http_client::make(ioc, xbox_client_settings_of(cfg), error);
     if (!made.xbox) {
@@ -366,6 +374,8 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
   service_actors actors;
   auto& peers = actors.peers;
   auto unix_now = []() -> std::int64_t { return std::time(nullptr); };
+  // Read once: it seals the Xbox link and the webhooks' secrets.
+  auto secrets_key = secrets_key_of(cfg);
   // Detached, as the quota actor: its writes wait for the disk and for other writers.
   actors::memory_settings memory_cfg;
   memory_cfg.now = unix_now;
@@ -378,7 +388,8 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
   }
   if (clients.chain) {
     // Detached: it reads the link from the store and writes rotated ones back.
-    auto tokens_cfg = xbox_token_settings_of(cfg);
+    actors::xbox_token_settings tokens_cfg;
+    tokens_cfg.key = secrets_key;
     tokens_cfg.store = opened.store;
     tokens_cfg.shared = opened.shared;
     tokens_cfg.chain = clients.chain;
@@ -403,15 +414,23 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
   peers.signin = system.spawn(actors::auth, oauth_settings_of(cfg), clients.provider);
   auto watch_cfg = watch_settings_of(cfg);
   watch_cfg.now = unix_now;
+  watch_cfg.secrets = secrets_key;
   peers.watches = system.spawn<caf::detached>(actors::watches, opened.store, std::move(watch_cfg));
   auto unix_now_ms = []() -> std::int64_t {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
   };
+  // Detached: it reads the webhooks and writes their state in the store.
+  auto webhook_cfg = webhook_settings_of(cfg);
+  webhook_cfg.store = opened.store;
+  webhook_cfg.client = clients.webhooks;
+  webhook_cfg.secrets = secrets_key;
+  webhook_cfg.now = unix_now;
+  peers.webhooks = system.spawn<caf::detached>(actors::webhooks, std::move(webhook_cfg));
   // Detached: every schedule claim and history write waits for the store.
   peers.history = system.spawn<caf::detached>(actors::history, opened.store, opened.watching,
-                                              unix_now_ms);
+                                              unix_now_ms, peers.webhooks);
   auto scheduler_cfg = scheduler_settings_of(cfg);
   scheduler_cfg.now_ms = unix_now_ms;
   actors.scheduler = system.spawn(actors::watch_scheduler,
@@ -461,6 +480,7 @@ void stop_actors(http::server_context& ctx, service_actors& actors) {
   caf::anon_send_exit(actors.peers.watches, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(actors.scheduler, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(actors.peers.history, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(actors.peers.webhooks, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(actors.peers.registry, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(actors.memory, caf::exit_reason::user_shutdown);
   if (actors.tokens)
@@ -510,6 +530,7 @@ int run_service(const config& cfg) {
   serve(pool, lst, ctx, cfg);
   clients->targets->stop();
   clients->provider->stop();
+  clients->webhooks->stop();
   if (clients->xbox)
     clients->xbox->stop();
   clients->ping_resolver->stop();

@@ -98,17 +98,16 @@ upstream::xbox_chain_settings xbox_chain_settings_of(const config& cfg) {
   return chain;
 }
 
-actors::xbox_token_settings xbox_token_settings_of(const config& cfg) {
-  actors::xbox_token_settings tokens;
-  if (!cfg.secrets_key_file.empty()) {
-    auto loaded = net::base::load_secrets_key(cfg.secrets_key_file);
-    if (!loaded.warning.empty())
-      net::base::log::write(net::base::log::level::warn, "secrets_key_file",
-                            boost::json::object{{"warning", loaded.warning}});
-    tokens.key = std::move(loaded.key);
-  }
-  return tokens;
+std::optional<net::base::secrets_key> secrets_key_of(const config& cfg) {
+  if (cfg.secrets_key_file.empty())
+    return std::nullopt;
+  auto loaded = net::base::load_secrets_key(cfg.secrets_key_file);
+  if (!loaded.warning.empty())
+    net::base::log::write(net::base::log::level::warn, "secrets_key_file",
+                          boost::json::object{{"warning", loaded.warning}});
+  return std::move(loaded.key);
 }
+
 
 upstream::client_settings provider_client_settings_of(const config& cfg) {
   upstream::client_settings provider;
@@ -163,6 +162,7 @@ actors::watch_settings watch_settings_of(const config& cfg) {
   watches.bounds.min_period_seconds = cfg.watch_min_period;
   watches.bounds.max_per_account = cfg.watch_max_per_account;
   watches.policy = target_policy_of(cfg);
+  watches.allow_loopback = cfg.allow_loopback;
   return watches;
 }
 
@@ -177,6 +177,22 @@ actors::scheduler_settings scheduler_settings_of(const config& cfg) {
   scheduler.check_deadline
     = scheduler.info_deadline + cache_settings_of(cfg).flight_deadline;
   return scheduler;
+}
+
+upstream::client_settings webhook_client_settings_of(const config& cfg) {
+  upstream::client_settings client;
+  client.policy = target_policy_of(cfg);
+  client.ca_file = cfg.upstream_ca_file;
+  client.user_agent = "netherscope";
+  client.dns = dns_settings_of(cfg);
+  return client;
+}
+
+actors::webhook_settings webhook_settings_of(const config& cfg) {
+  actors::webhook_settings webhooks;
+  webhooks.retries.retry_for = cfg.webhook_retry_for;
+  webhooks.allow_loopback = cfg.allow_loopback;
+  return webhooks;
 }
 
 actors::front_settings front_settings_of(const config& cfg) {

@@ -12,6 +12,7 @@
 #include "actors/quota_actor.hpp"
 #include "actors/watch_actor.hpp"
 #include "actors/watch_scheduler.hpp"
+#include "actors/webhook_actor.hpp"
 #include "app/options.hpp"
 #include "net/http/server_context.hpp"
 #include "net/upstream/address_policy.hpp"
@@ -34,10 +35,11 @@ net::upstream::client_settings xbox_client_settings_of(const config& cfg);
 /// The Xbox chain runner's settings (--xbox-endpoints).
 net::upstream::xbox_chain_settings xbox_chain_settings_of(const config& cfg);
 
-/// The token actor's settings, with the operator's key read from --secrets-key-file (already
-/// checked when the options were parsed); the store, the chain and our key are added by
-/// app/service.cpp.
-actors::xbox_token_settings xbox_token_settings_of(const config& cfg);
+/// The operator's secrets key, read from --secrets-key-file (already checked when the options
+/// were parsed), with a warning logged when the file is open to others; none without the
+/// option. Read once: it seals the Xbox link and the webhooks' secrets.
+std::optional<net::base::secrets_key> secrets_key_of(const config& cfg);
+
 
 /// The sign-in provider's settings.
 net::upstream::oauth_settings oauth_settings_of(const config& cfg);
@@ -72,13 +74,23 @@ actors::quota_settings quota_settings_of(const config& cfg);
 /// The keys actor's limits.
 actors::keys_settings keys_settings_of(const config& cfg);
 
-/// The watch actor's limits and the targets' address policy.
+/// The watch actor's limits and the targets' address policy; the secrets key is added by
+/// app/service.cpp.
 actors::watch_settings watch_settings_of(const config& cfg);
 
 /// The watch scheduler's timers and deadlines: it reads the watches again and polls for due
 /// checks often enough for the shortest period allowed, and leases a check for as long as
 /// its status and its offer may take. The owner and the clock are the caller's.
 actors::scheduler_settings scheduler_settings_of(const config& cfg);
+
+/// The HTTP client webhooks are delivered through: the targets' address policy (a webhook's
+/// host is a stranger's choice too), the system's CAs and --upstream-ca-file, User-Agent
+/// "netherscope".
+net::upstream::client_settings webhook_client_settings_of(const config& cfg);
+
+/// The webhook actor's retries and --allow-loopback; the store, the client and the secrets
+/// key are added by app/service.cpp.
+actors::webhook_settings webhook_settings_of(const config& cfg);
 
 /// The fronts' deadlines, quotas and sign-in settings.
 actors::front_settings front_settings_of(const config& cfg);

@@ -1,5 +1,6 @@
 // One transaction over the account records: accounts and their keys, used sign-in states,
-// the account page's sessions, the hourly key-rotation counters and the watches. The record functions of
+// the account page's sessions, the hourly key-rotation counters, the watches and their
+// webhooks. The record functions of
 // storage/accounts.hpp and storage/auth_records.hpp are written against this interface, so
 // the same code runs on LMDB (one write transaction) and on Redis (an optimistic MULTI/EXEC
 // over the tables, run again when another replica changed them first).
@@ -25,7 +26,9 @@ enum class record_table : std::uint8_t {
   /// these, since quota counters there are keys of their own that expire by themselves.
   usage,
   /// "w|<id>" watches and "o|<user id>|<id>" each account's index of them
-  /// (storage/watch_records.hpp).
+  /// (storage/watch_records.hpp); "h|<watch id>|<id>" their webhooks and
+  /// "t|<host>|<port>|<watch id>" the watches with webhooks by target
+  /// (storage/webhook_records.hpp).
   watches,
 };
 

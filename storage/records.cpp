@@ -245,4 +245,16 @@ caf::error corrupt(std::string_view what) {
   return caf::make_error(caf::sec::runtime_error, "unreadable " + std::string{what} + " record");
 }
 
+caf::expected<std::vector<std::string>> keys_under(record_txn& t, record_table table,
+                                                   std::string_view prefix) {
+  std::vector<std::string> out;
+  auto err = t.for_each_prefix(table, prefix, [&](std::string_view key, std::string_view) {
+    out.emplace_back(key.substr(prefix.size()));
+    return true;
+  });
+  if (err)
+    return err;
+  return out;
+}
+
 } // namespace netherscope::storage

@@ -20,6 +20,11 @@ namespace netherscope::storage {
 /// The error of a stored record that cannot be read: "unreadable <what> record".
 caf::error corrupt(std::string_view what);
 
+/// What follows prefix in each key of table that starts with it, in key order: the ids an
+/// index lists.
+caf::expected<std::vector<std::string>> keys_under(record_txn& t, record_table table,
+                                                   std::string_view prefix);
+
 // -- time windows -------------------------------------------------------------
 
 /// A calendar month in UTC: the quota window.

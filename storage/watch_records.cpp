@@ -8,6 +8,7 @@
 #include "net/base/bytes.hpp"
 #include "net/base/crypto.hpp"
 #include "storage/records.hpp"
+#include "storage/webhook_records.hpp"
 
 namespace netherscope::storage {
 
@@ -89,17 +90,11 @@ caf::expected<std::optional<watch_record>> get_watch(record_txn& t, std::string_
 }
 
 caf::expected<std::vector<watch_record>> list_watches(record_txn& t, std::uint64_t owner) {
-  auto prefix = owner_prefix(owner);
-  std::vector<std::string> ids;
-  auto err = t.for_each_prefix(record_table::watches, prefix,
-                               [&](std::string_view key, std::string_view) {
-                                 ids.emplace_back(key.substr(prefix.size()));
-                                 return true;
-                               });
-  if (err)
-    return err;
+  auto ids = keys_under(t, record_table::watches, owner_prefix(owner));
+  if (!ids)
+    return ids.error();
   std::vector<watch_record> out;
-  for (auto& id : ids) {
+  for (auto& id : *ids) {
     auto found = get_watch(t, id);
     if (!found)
       return found.error();
@@ -161,6 +156,8 @@ caf::expected<bool> delete_watch(record_txn& t, std::uint64_t owner, std::string
   if (auto err = t.del(record_table::watches, watch_key(id)))
     return err;
   if (auto err = t.del(record_table::watches, owner_watch_key(owner, id)))
+    return err;
+  if (auto err = delete_watch_webhooks(t, **found))
     return err;
   return true;
 }

@@ -5,6 +5,8 @@
 //   w|<id>             → the watch (version 1: owner, created, port, period, flags, host)
 //   o|<user id>|<id>   → empty: the account's index, so its watches are one prefix walk
 //
+// A watch's webhooks sit beside it in the same table (storage/webhook_records.hpp).
+//
 // The scheduler reads watched_targets: every watched server once, at the shortest period any
 // watch of it asks for. Checks, history and charts are per server, never per watch.
 #pragma once
@@ -61,8 +63,8 @@ caf::expected<std::size_t> count_watches(record_txn& t, std::uint64_t owner);
 caf::expected<net::api::failure> add_watch(record_txn& t, const watch_record& w,
                                            std::uint32_t max_per_account);
 
-/// Deletes the watch id when owner holds it; false (nothing deleted) when it does not exist
-/// or is another account's.
+/// Deletes the watch id, with its webhooks (storage/webhook_records.hpp), when owner holds it;
+/// false (nothing deleted) when it does not exist or is another account's.
 caf::expected<bool> delete_watch(record_txn& t, std::uint64_t owner, std::string_view id);
 
 /// One watched server, as the scheduler sees it.

@@ -16,6 +16,7 @@
 #include "net/api/quota.hpp"
 #include "net/api/target.hpp"
 #include "net/api/watch.hpp"
+#include "net/api/webhook.hpp"
 
 namespace netherscope::net::api {
 
@@ -72,6 +73,13 @@ enum class call_kind : std::uint8_t {
   history,
   /// GET /chart.svg: the same history drawn, for a public watch; counted against no quota.
   chart,
+  /// POST /api/watch/{id}/webhooks: a new webhook of the caller's watch.
+  webhook_create,
+  /// DELETE /api/watch/{id}/webhooks/{wid}.
+  webhook_delete,
+  /// POST /api/watch/{id}/webhooks/{wid}/test: one delivery of a test event, answered with
+  /// its outcome.
+  webhook_test,
 };
 
 /// The most targets one POST /api/status names.
@@ -181,10 +189,14 @@ struct api_call {
   std::string csrf;
   /// For watch_create: the server to watch, as the body named it.
   watch_spec watch;
-  /// For watch_delete: the watch's id, from the path.
+  /// For watch_delete and the webhook calls: the watch's id, from the path.
   std::string watch_id;
   /// For history and chart: the range asked for.
   history_range range = history_range::day;
+  /// For webhook_create: the webhook, as the body named it.
+  webhook_spec webhook;
+  /// For webhook_delete and webhook_test: the webhook's id, from the path.
+  std::string webhook_id;
   reply_fn reply;
   /// For status_batch: where the lines go once reply has given the head.
   line_fn lines;

@@ -9,7 +9,7 @@ namespace {
 using boost::beast::http::status;
 
 // PRODUCT.md "Errors" in code form. The order follows the enum, which lookup() relies on.
-constexpr std::array<error_entry, 26> table{{
+constexpr std::array<error_entry, 28> table{{
   {error_code::none, status::ok, "ok", "ok"},
   {error_code::invalid_input, status::bad_request, "invalid_input", "invalid input"},
   {error_code::unauthorized, status::unauthorized, "unauthorized",
@@ -36,6 +36,11 @@ constexpr std::array<error_entry, 26> table{{
    "this account already watches that server"},
   {error_code::watch_limit_reached, status::conflict, "watch_limit_reached",
    "this account has as many watches as it may hold"},
+  {error_code::unknown_webhook, status::not_found, "unknown_webhook",
+   "no such webhook on this watch"},
+  // As for watches: deleting a webhook helps, waiting does not.
+  {error_code::webhook_limit_reached, status::conflict, "webhook_limit_reached",
+   "this watch has as many webhooks as it may have"},
   {error_code::method_not_allowed, status::method_not_allowed, "method_not_allowed",
    "method not allowed on this route"},
   {error_code::payload_too_large, status::payload_too_large, "payload_too_large",

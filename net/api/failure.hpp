@@ -28,6 +28,10 @@ enum class error_code : std::uint8_t {
   watch_exists,
   /// POST /api/watch past the account's limit of watches (--watch-max-per-account).
   watch_limit_reached,
+  /// A webhook route naming a webhook the watch does not have.
+  unknown_webhook,
+  /// POST /api/watch/{id}/webhooks past max_webhooks_per_watch.
+  webhook_limit_reached,
   method_not_allowed,
   payload_too_large,
   unsupported_media_type,

@@ -5,7 +5,12 @@
 // the whole protocol between actors is still read in two adjacent files.
 #pragma once
 
+#include <optional>
+
+#include <caf/error.hpp>
+#include <caf/meta/load_callback.hpp>
 #include <caf/meta/type_name.hpp>
+#include <caf/none.hpp>
 
 #include "net/api/failure.hpp"
 #include "net/api/quota.hpp"
@@ -15,6 +20,8 @@
 #include "net/api/target_memory.hpp"
 #include "net/api/watch.hpp"
 #include "net/api/watch_schedule.hpp"
+#include "net/api/watch_alert.hpp"
+#include "net/api/webhook.hpp"
 
 namespace netherscope::net::api {
 
@@ -99,11 +106,29 @@ typename Inspector::result_type inspect(Inspector& f, watch_spec& x) {
 }
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, watch_view& x) {
-  return f(caf::meta::type_name("watch_view"), x.id, x.host, x.port, x.period_seconds,
-           x.is_public, x.created);
+typename Inspector::result_type inspect(Inspector& f, webhook_spec& x) {
+  return f(caf::meta::type_name("webhook_spec"), x.url, x.format);
 }
 
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, webhook_view& x) {
+  return f(caf::meta::type_name("webhook_view"), x.id, x.url, x.format, x.created, x.failing,
+           x.failing_since, x.last_failure_at, x.last_failure);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, webhook_delivery& x) {
+  return f(caf::meta::type_name("webhook_delivery"), x.error, x.status);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, watch_view& x) {
+  return f(caf::meta::type_name("watch_view"), x.id, x.host, x.port, x.period_seconds,
+           x.is_public, x.created, x.webhooks);
+}
+
+// A webhook's secret is left out, so no printed message can show it; these messages never
+// leave the process, so nothing needs it serialized.
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, watch_answer& x) {
   return f(caf::meta::type_name("watch_answer"), x.error, x.watches, x.limit);
@@ -113,6 +138,55 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, schedule_claim& x) {
   return f(caf::meta::type_name("schedule_claim"), x.key, x.due_ms, x.lease_until_ms,
            x.taken_from);
+}
+
+/// A std::optional field as CAF 0.17 inspects one (it knows only caf::optional): whether it
+/// is present, then its value (the type's default when absent).
+template <class T>
+struct inspected_optional {
+  std::optional<T>& value;
+};
+
+template <class Inspector, class T>
+typename Inspector::result_type inspect(Inspector& f, inspected_optional<T>& x) {
+  bool present = x.value.has_value();
+  T held = x.value.value_or(T{});
+  auto store = caf::meta::load_callback([&]() -> caf::error {
+    x.value = present ? std::optional<T>{held} : std::nullopt;
+    return caf::none;
+  });
+  return f(present, held, store);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, candidate_summary& x) {
+  return f(caf::meta::type_name("candidate_summary"), x.total, x.for_players,
+           x.public_addresses, x.reachable);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, history_row& x) {
+  inspected_optional<std::uint32_t> players{x.players};
+  inspected_optional<std::uint32_t> max_players{x.max_players};
+  inspected_optional<std::uint32_t> nethernet_us{x.nethernet_us};
+  inspected_optional<std::uint32_t> raknet_us{x.raknet_us};
+  inspected_optional<std::uint32_t> offer_us{x.offer_us};
+  inspected_optional<std::uint64_t> key_id{x.key_id};
+  return f(caf::meta::type_name("history_row"), x.at, x.verdict, players, max_players,
+           x.players_from_raknet, x.version, nethernet_us, x.raknet_checked, raknet_us,
+           offer_us, x.candidates, key_id);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, verdict_change& x) {
+  return f(caf::meta::type_name("verdict_change"), x.joinable, x.online, x.key, x.version,
+           x.verdict);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, watch_alert& x) {
+  return f(caf::meta::type_name("watch_alert"), x.host, x.port, x.previous, x.current,
+           x.changes);
 }
 
 } // namespace netherscope::net::api

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "net/api/failure.hpp"
+#include "net/api/webhook.hpp"
 
 namespace netherscope::net::api {
 
@@ -33,6 +34,9 @@ struct watch_view {
   bool is_public = false;
   /// Unix seconds.
   std::int64_t created = 0;
+  /// Its webhooks, oldest first: in a list, all of them; for a webhook made or tested, that
+  /// one.
+  std::vector<webhook_view> webhooks;
 };
 
 /// The operator's limits on watches (--watch-min-period, --watch-max-per-account).
@@ -43,12 +47,15 @@ struct watch_bounds {
 };
 
 /// What the watch actor answers: the watch made (one), the account's watches (a list), or
-/// nothing for a deletion; error says why not.
+/// nothing for a deletion; for a webhook made or tested, its watch holding only it. error
+/// says why not.
 struct watch_answer {
   failure error;
   std::vector<watch_view> watches;
   /// The account's limit, shown with a list.
   std::uint32_t limit = 0;
+  /// For a webhook made: its secret, shown this once and never again.
+  std::string secret;
 };
 
 } // namespace netherscope::net::api

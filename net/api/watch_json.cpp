@@ -3,6 +3,8 @@
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
+#include "net/api/webhook_json.hpp"
+
 namespace netherscope::net::api {
 
 namespace {
@@ -15,6 +17,10 @@ boost::json::object watch_object(const watch_view& watch) {
   out["periodSeconds"] = watch.period_seconds;
   out["public"] = watch.is_public;
   out["createdAt"] = watch.created;
+  boost::json::array webhooks;
+  for (auto& webhook : watch.webhooks)
+    webhooks.push_back(webhook_object(webhook));
+  out["webhooks"] = std::move(webhooks);
   return out;
 }
 

@@ -7,7 +7,8 @@
 
 namespace netherscope::net::api {
 
-/// POST /api/watch's 201: {"ok":true,"watch":{...}}.
+/// POST /api/watch's 201: {"ok":true,"watch":{...}}; a watch shows its webhooks
+/// (webhook_json.hpp, webhook_object), never their secrets.
 std::string render_watch_created(const watch_view& watch);
 
 /// GET /api/watch: {"ok":true,"watches":[...],"limit":N}, oldest first.

@@ -281,8 +281,9 @@ response render_api(api::api_outcome&& outcome, api::call_kind kind, unsigned ve
     res = make_json(beast::http::status::ok, render_account(outcome.account), version, keep_alive);
   } else {
     // The body moves: a cached offer's few KB are copied no more than they must be.
-    auto status = kind == api::call_kind::watch_create ? beast::http::status::created
-                                                        : beast::http::status::ok;
+    auto status = kind == api::call_kind::watch_create || kind == api::call_kind::webhook_create
+                    ? beast::http::status::created
+                    : beast::http::status::ok;
     res = make_json(status,
                     outcome.shared_body ? std::string{*outcome.shared_body}
                                         : std::move(outcome.body),

@@ -14,6 +14,7 @@
 #include "net/api/offer_request.hpp"
 #include "net/api/status_request.hpp"
 #include "net/api/watch_request.hpp"
+#include "net/api/webhook_request.hpp"
 #include "net/base/crypto.hpp"
 #include "net/http/account_page.hpp"
 #include "net/http/page.hpp"
@@ -287,6 +288,30 @@ route_decision page_call(const route_input& in) {
   return decision;
 }
 
+// The webhook routes' own part, after the watch's id: the body of a new webhook, or the
+// webhook's id.
+template <class Invalid>
+void read_webhook_call(const route_input& in, api::api_call& call, Invalid& invalid) {
+  if (call.kind == api::call_kind::webhook_create) {
+    if (!api::is_json_media_type(in.req[beast::http::field::content_type]))
+      invalid(api::make_failure(api::error_code::unsupported_media_type,
+                                "Content-Type must be application/json"));
+    if (!call.invalid.ok())
+      return;
+    api::failure error;
+    if (auto spec = api::parse_webhook_body(in.req.body(), error))
+      call.webhook = std::move(*spec);
+    else
+      invalid(std::move(error));
+  } else if (call.kind != api::call_kind::watch_delete) {
+    call.webhook_id = std::string{in.params["wid"]};
+    if (!api::is_webhook_id(call.webhook_id))
+      invalid(api::make_failure(api::error_code::unknown_webhook,
+                                "no webhook has the id \"" + api::valid_utf8(call.webhook_id, 64)
+                                  + "\"; GET /api/watch lists each watch's webhooks"));
+  }
+}
+
 // The watch routes: the account is the API key's, or, without one, the account page's
 // session's. A change made with the session must come from our own page (its Origin), since
 // the browser sends the cookie whichever site asks; with a key there is nothing to forge.
@@ -329,11 +354,15 @@ route_decision watch_call(const route_input& in) {
       }
       break;
     case api::call_kind::watch_delete:
+    case api::call_kind::webhook_create:
+    case api::call_kind::webhook_delete:
+    case api::call_kind::webhook_test:
       call.watch_id = std::string{in.params["id"]};
       if (!api::is_watch_id(call.watch_id))
         invalid(api::make_failure(api::error_code::unknown_watch,
                                   "no watch has the id \"" + api::valid_utf8(call.watch_id, 64)
                                     + "\"; GET /api/watch lists this account's watches"));
+      read_webhook_call(in, call, invalid);
       break;
     default:
       break;
@@ -444,6 +473,11 @@ constexpr route_row table[] = {
   {"/api/watch", post, route_kind::api, api::call_kind::watch_create, watch_call},
   {"/api/watch/{id}", delete_, route_kind::api, api::call_kind::watch_delete, watch_call},
   {"/api/history", get, route_kind::api, api::call_kind::history, history_call},
+  {"/api/watch/{id}/webhooks", post, route_kind::api, api::call_kind::webhook_create, watch_call},
+  {"/api/watch/{id}/webhooks/{wid}", delete_, route_kind::api, api::call_kind::webhook_delete,
+   watch_call},
+  {"/api/watch/{id}/webhooks/{wid}/test", post, route_kind::api, api::call_kind::webhook_test,
+   watch_call},
   {"/badge", get, route_kind::badge, api::call_kind::badge, badge_call, drain_rule::refuse},
   {"/chart.svg", get, route_kind::badge, api::call_kind::chart, chart_call},
   {"/auth/github/login", get, route_kind::account, api::call_kind::signin_start, plain_call},

@@ -1,4 +1,5 @@
 #include "support/fake_oauth.hpp"
+#include "support/loopback_listen.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -556,16 +557,7 @@ struct fake_oauth_provider::impl {
 
 fake_oauth_provider::fake_oauth_provider(fake_oauth_options options)
   : impl_(std::make_unique<impl>(std::move(options))) {
-  beast::error_code ec;
-  tcp::endpoint ep{asio::ip::make_address_v4("127.0.0.1"), 0};
-  impl_->acceptor.open(ep.protocol(), ec);
-  if (!ec)
-    impl_->acceptor.bind(ep, ec);
-  if (!ec)
-    impl_->acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec)
-    throw std::runtime_error("fake_oauth_provider cannot listen: " + ec.message());
-  impl_->port = impl_->acceptor.local_endpoint().port();
+  impl_->port = listen_on_loopback(impl_->acceptor, "fake_oauth_provider");
   impl_->do_accept();
   impl_->thread = std::thread([i = impl_.get()] { i->ioc.run(); });
 }

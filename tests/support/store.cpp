@@ -11,6 +11,16 @@ storage::opened open_store(const storage::open_options& options) {
   return std::move(*opened);
 }
 
+backend_store::backend_store(const std::string& backend) {
+  if (backend == "lmdb") {
+    dir = std::make_unique<temp_dir>();
+    store = open_lmdb(dir->path()).store;
+  } else {
+    redis = std::make_unique<redis_server>();
+    store = open_redis(redis->url()).store;
+  }
+}
+
 storage::opened open_lmdb(const std::string& dir) {
   storage::open_options options;
   options.data_dir = dir;

@@ -11,9 +11,21 @@
 #include "storage/open.hpp"
 #include "storage/record_txn.hpp"
 #include "storage/store.hpp"
+#include "support/process.hpp"
+#include "support/redis_server.hpp"
 #include "support/rooms.hpp"
 
 namespace netherscope::test {
+
+/// A store of the backend a test section names: "lmdb" in a temp dir of its own, or "redis" on
+/// a redis-server of its own; both live as long as this.
+struct backend_store {
+  std::unique_ptr<temp_dir> dir;
+  std::unique_ptr<redis_server> redis;
+  std::shared_ptr<storage::store> store;
+
+  explicit backend_store(const std::string& backend);
+};
 
 /// The store options name; the test fails when it cannot be opened.
 storage::opened open_store(const storage::open_options& options);

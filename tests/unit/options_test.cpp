@@ -326,6 +326,18 @@ TEST_CASE("options: TLS detection deadline and scheme memory", "[options]") {
   }
 }
 
+TEST_CASE("options: --webhook-retry-for, from a flag or the environment", "[options]") {
+  auto defaults = parse_args({});
+  REQUIRE(defaults.status == parse_status::run);
+  CHECK(defaults.cfg.webhook_retry_for == 600);
+  auto set = parse_args({}, {"NETHERSCOPE_WEBHOOK_RETRY_FOR=0"});
+  REQUIRE(set.status == parse_status::run);
+  CHECK(set.cfg.webhook_retry_for == 0);
+  CHECK(parse_args({"--webhook-retry-for", "2"}).cfg.webhook_retry_for == 2);
+  CHECK(parse_args({"--webhook-retry-for", "86401"}).status == parse_status::exit_error);
+  CHECK(parse_args({"--webhook-retry-for", "-1"}).status == parse_status::exit_error);
+}
+
 // -- exact names, --version, and validation before anything is made on disk --
 
 TEST_CASE("options: names match exactly, never by prefix", "[options]") {

@@ -43,6 +43,8 @@ config odd_config() {
   cfg.github_client_secret = "client-secret";
   cfg.user_agent = "agent/1";
   cfg.allow_cidrs = {*parse_cidr("127.0.0.0/8")};
+  cfg.allow_loopback = true;
+  cfg.webhook_retry_for = 21;
   return cfg;
 }
 
@@ -113,4 +115,15 @@ TEST_CASE("settings: each option reaches the rooms that read it", "[settings]") 
   CHECK(provider.policy.check(private_address).allowed);
   CHECK(provider.user_agent != targets.user_agent);
   CHECK(oauth_settings_of(cfg).timeout == probe.status_timeout);
+
+  // A webhook's host is a stranger's choice too: the targets' policy guards its deliveries.
+  auto hooks = webhook_client_settings_of(cfg);
+  CHECK(hooks.user_agent == "netherscope");
+  CHECK(hooks.policy.check(loopback).allowed);
+  CHECK_FALSE(hooks.policy.check(private_address).allowed);
+  CHECK(hooks.dns.timeout == 707ms);
+  auto webhooks = webhook_settings_of(cfg);
+  CHECK(webhooks.retries.retry_for == 21);
+  CHECK(webhooks.allow_loopback);
+  CHECK(watch_settings_of(cfg).allow_loopback);
 }

@@ -33,20 +33,8 @@ storage::watch_record sample_watch(std::string id, std::uint64_t owner, std::str
 }
 
 /// A store of the backend a section asks for.
-struct watch_records_rig {
-  std::unique_ptr<test::temp_dir> dir;
-  std::unique_ptr<test::redis_server> redis;
-  std::shared_ptr<storage::store> store;
-
-  explicit watch_records_rig(const std::string& backend) {
-    if (backend == "lmdb") {
-      dir = std::make_unique<test::temp_dir>();
-      store = test::open_lmdb(dir->path()).store;
-    } else {
-      redis = std::make_unique<test::redis_server>();
-      store = test::open_redis(redis->url()).store;
-    }
-  }
+struct watch_records_rig : test::backend_store {
+  using backend_store::backend_store;
 
   /// add_watch in a write transaction of its own.
   api::failure add(const storage::watch_record& w, std::uint32_t limit) {
@@ -250,10 +238,10 @@ TEST_CASE("watch requests: the body of POST /api/watch", "[watch]") {
 
   api::watch_answer listed;
   listed.limit = 10;
-  listed.watches.push_back({"abcdefghijklmn-_", "a.example", 19132, 300, false, 5});
+  listed.watches.push_back({"abcdefghijklmn-_", "a.example", 19132, 300, false, 5, {}});
   CHECK(api::render_watch_list(listed)
         == R"({"ok":true,"watches":[{"id":"abcdefghijklmn-_","host":"a.example","port":19132,)"
-           R"("periodSeconds":300,"public":false,"createdAt":5}],"limit":10})");
+           R"("periodSeconds":300,"public":false,"createdAt":5,"webhooks":[]}],"limit":10})");
 }
 
 TEST_CASE("watch actor: refuses a period out of bounds and a target the policy refuses "

@@ -1,0 +1,59 @@
+#include "net/api/webhook_request.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include <boost/json/parse.hpp>
+
+#include "net/api/api_json.hpp"
+#include "net/api/watch_request.hpp"
+
+namespace netherscope::net::api {
+
+namespace {
+
+constexpr std::array<std::string_view, 2> webhook_fields{"url", "format"};
+
+} // namespace
+
+std::optional<webhook_spec> parse_webhook_body(std::string_view body, failure& error) {
+  boost::system::error_code ec;
+  auto value = boost::json::parse(body, ec);
+  if (ec || !value.is_object()) {
+    error = invalid_input("the body must be a JSON object such as "
+                          "{\"url\":\"https://example.com/hook\",\"format\":\"json\"}");
+    return std::nullopt;
+  }
+  auto& obj = value.as_object();
+  for (auto& field : obj)
+    if (std::find(webhook_fields.begin(), webhook_fields.end(), field.key())
+        == webhook_fields.end()) {
+      error = invalid_input("unknown field \"" + valid_utf8(field.key(), 64)
+                            + "\": a webhook takes url and format");
+      return std::nullopt;
+    }
+  webhook_spec spec;
+  auto url = obj.if_contains("url");
+  if (url == nullptr || !url->is_string() || url->as_string().empty()) {
+    error = invalid_input("url is required: the https:// URL deliveries are posted to");
+    return std::nullopt;
+  }
+  spec.url = std::string{url->as_string()};
+  if (auto format = obj.if_contains("format"); format != nullptr && !format->is_null()) {
+    auto parsed = format->is_string() ? parse_webhook_format(format->as_string())
+                                      : std::optional<webhook_format>{};
+    if (!parsed) {
+      error = invalid_input("format must be \"json\" (the service's JSON) or \"discord\" (a "
+                            "Discord webhook)");
+      return std::nullopt;
+    }
+    spec.format = *parsed;
+  }
+  return spec;
+}
+
+bool is_webhook_id(std::string_view text) {
+  return is_watch_id(text);
+}
+
+} // namespace netherscope::net::api

@@ -1,0 +1,298 @@
+// End to end: the webhook routes of the real service with a real receiver on 127.0.0.1.
+// A webhook is made on a watch and its secret shown once, never in GET /api/watch; its test
+// delivery arrives signed (and a replay of it is refused by the signature's window), in the
+// json and the discord format; a redirect is a failure and is not followed; URLs that reach
+// loopback without --allow-loopback, private addresses, plain http and disguised spellings of
+// loopback are refused when the webhook is made; the limit, unknown webhooks, and a watch's
+// deletion taking its webhooks along. Retries and the failing state are driven by alerts,
+// which come from the scheduler: tests/unit/webhook_actor_test.cpp sends them.
+#include <catch2/catch.hpp>
+
+#include <ctime>
+
+#include <boost/json.hpp>
+
+#include "net/api/webhook_request.hpp"
+#include "net/api/webhook_signature.hpp"
+#include "storage/accounts.hpp"
+#include "storage/auth_records.hpp"
+#include "storage/webhook_records.hpp"
+#include "app/service.hpp"
+#include "support/fake_xbox.hpp"
+#include "support/http.hpp"
+#include "support/json_schema.hpp"
+#include "support/store.hpp"
+#include "support/webhook_receiver.hpp"
+#include "support/rooms.hpp"
+
+using namespace netherscope::test;
+
+namespace {
+
+/// Two accounts' API keys and a session of the first, written into the service's store.
+struct hook_accounts {
+  header_list alice;
+  header_list bob;
+  header_list alice_cookie;
+};
+
+hook_accounts make_hook_accounts(storage::store& store) {
+  hook_accounts out;
+  in_records(store, true, [&](storage::record_txn& t) {
+    auto now = std::time(nullptr);
+    auto alice = storage::issue_key(t, 601, "alice", now);
+    auto bob = storage::issue_key(t, 602, "bob", now);
+    auto session = storage::open_session(t, 601, now);
+    REQUIRE(alice);
+    REQUIRE(bob);
+    REQUIRE(session);
+    out.alice = {{"X-API-Key", alice->key}};
+    out.bob = {{"X-API-Key", bob->key}};
+    out.alice_cookie = {{"Cookie", "ns_session=" + session->id}};
+  });
+  return out;
+}
+
+http_reply hook_post(const service_process& svc, const std::string& target,
+                     const header_list& auth, const std::string& body,
+                     const std::string& content_type = "application/json") {
+  header_list headers = auth;
+  headers.emplace_back("Content-Type", content_type);
+  return http_request(svc.port(), "POST", target, headers, body);
+}
+
+void check_hook_error(const http_reply& r, int status, const std::string& code) {
+  INFO("status " << r.status << " body " << r.body);
+  CHECK(r.status == status);
+  CHECK(r.code() == code);
+  CHECK_FALSE(error_text(r).empty());
+  CHECK(r.header("access-control-allow-origin") == "*");
+}
+
+std::string watch_for_hooks(const service_process& svc, const header_list& auth,
+                       const std::string& host) {
+  auto made = hook_post(svc, "/api/watch", auth, R"({"host":")" + host + "\"}");
+  REQUIRE(made.status == 201);
+  return std::string{body_of(made).at("watch").at("id").as_string()};
+}
+
+std::string hook_request_body(const std::string& url, const std::string& format = "json") {
+  return R"({"url":")" + url + R"(","format":")" + format + "\"}";
+}
+
+/// Checks a reply's body against a schema of the embedded OpenAPI document.
+void check_hook_schema(const http_reply& r, const std::string& schema) {
+  auto doc = boost::json::parse(app::openapi_document);
+  auto ref = boost::json::value{{"$ref", "#/components/schemas/" + schema}};
+  auto broken = schema_violations(doc, ref, r.json());
+  INFO(r.body);
+  CHECK(broken.empty());
+  for (auto& line : broken)
+    UNSCOPED_INFO(line);
+}
+
+/// The service with a secrets key, and whatever else args say.
+service_process hook_service(const temp_dir& dir, std::vector<std::string> args,
+                             bool allow_loopback) {
+  args.insert(args.end(), {"--secrets-key-file", write_key_file(dir.path(), "secrets.key")});
+  return service_process{args, {}, allow_loopback};
+}
+
+} // namespace
+
+TEST_CASE("webhook e2e: made, listed without their secret, tested signed, refused, limited "
+          "and deleted",
+          "[e2e][webhook]") {
+  webhook_receiver receiver;
+  temp_dir keys;
+  auto svc = hook_service(keys, {}, true);
+  auto accounts = make_hook_accounts(*open_lmdb(svc.data_dir()).store);
+  auto watch = watch_for_hooks(svc, accounts.alice, "play.example.com");
+  auto hooks = "/api/watch/" + watch + "/webhooks";
+
+  // Made: the secret is in this answer and in no other.
+  auto made = hook_post(svc, hooks, accounts.alice, hook_request_body(receiver.url("/hook")));
+  INFO("body " << made.body);
+  REQUIRE(made.status == 201);
+  check_hook_schema(made, "WebhookCreated");
+  auto body = body_of(made);
+  auto secret = std::string{body.at("secret").as_string()};
+  CHECK(secret.rfind("whsec_", 0) == 0);
+  auto& hook = body.at("webhook").as_object();
+  auto hook_id = std::string{hook.at("id").as_string()};
+  CHECK(api::is_webhook_id(hook_id));
+  CHECK(hook.at("url").as_string() == receiver.url("/hook"));
+  CHECK(hook.at("format") == "json");
+  CHECK(hook.at("state") == "ok");
+  CHECK_FALSE(hook.contains("secret"));
+  auto listed = http_request(svc.port(), "GET", "/api/watch", accounts.alice);
+  REQUIRE(listed.status == 200);
+  check_hook_schema(listed, "WatchList");
+  CHECK(listed.body.find(secret) == std::string::npos);
+  CHECK(listed.body.find("whsec_") == std::string::npos);
+  auto shown = body_of(listed).at("watches").at(0).at("webhooks").as_array();
+  REQUIRE(shown.size() == 1);
+  CHECK(shown.at(0).at("id").as_string() == hook_id);
+  CHECK(shown.at(0).at("state") == "ok");
+
+  // The test delivery arrives signed with that secret, within the signature's window only.
+  auto tested = http_request(svc.port(), "POST", hooks + "/" + hook_id + "/test", accounts.alice);
+  INFO("test " << tested.body);
+  REQUIRE(tested.status == 200);
+  check_hook_schema(tested, "WebhookTest");
+  CHECK(body_of(tested).at("delivery").at("delivered") == true);
+  CHECK(body_of(tested).at("delivery").at("status") == 200);
+  REQUIRE(receiver.wait_for(1, std::chrono::seconds(10)));
+  auto sent = receiver.received().front();
+  CHECK(sent.method == "POST");
+  CHECK(sent.target == "/hook");
+  CHECK(sent.content_type == "application/json");
+  CHECK(sent.user_agent == "netherscope");
+  auto now = static_cast<std::int64_t>(std::time(nullptr));
+  CHECK(api::verify_signature(sent.signature, secret, sent.body, now)
+        == api::signature_check::valid);
+  CHECK(api::verify_signature(sent.signature, secret, sent.body,
+                              now + api::signature_tolerance_seconds + 60)
+        == api::signature_check::stale);
+  CHECK(api::verify_signature(sent.signature, secret, sent.body + " ", now)
+        == api::signature_check::mismatch);
+  auto event = boost::json::parse(sent.body);
+  CHECK(event.at("event") == "test");
+  CHECK(event.at("watchId").as_string() == watch);
+  CHECK(event.at("host") == "play.example.com");
+  CHECK(event.at("changes").as_array().empty());
+
+  // The discord format's shape.
+  auto discord = hook_post(svc, hooks, accounts.alice,
+                           hook_request_body(receiver.url("/discord"), "discord"));
+  REQUIRE(discord.status == 201);
+  auto discord_id = std::string{body_of(discord).at("webhook").at("id").as_string()};
+  CHECK(body_of(discord).at("webhook").at("format") == "discord");
+  REQUIRE(http_request(svc.port(), "POST", hooks + "/" + discord_id + "/test", accounts.alice)
+            .status
+          == 200);
+  REQUIRE(receiver.wait_for(2, std::chrono::seconds(10)));
+  auto discord_sent = boost::json::parse(receiver.received().back().body);
+  CHECK(discord_sent.at("content").as_string().find("play.example.com:19132")
+        != std::string::npos);
+  REQUIRE(discord_sent.at("embeds").as_array().size() == 1);
+  CHECK(discord_sent.at("embeds").at(0).at("title").as_string().find("play.example.com")
+        != std::string::npos);
+  CHECK(discord_sent.at("allowed_mentions").at("parse").as_array().empty());
+
+  // A redirect is an answer, and a failure: nothing goes to where it points.
+  auto moved = hook_post(svc, hooks, accounts.alice, hook_request_body(receiver.url("/moved")));
+  REQUIRE(moved.status == 201);
+  auto moved_id = std::string{body_of(moved).at("webhook").at("id").as_string()};
+  receiver.answer_with(302, receiver.url("/elsewhere"));
+  auto redirected = http_request(svc.port(), "POST", hooks + "/" + moved_id + "/test",
+                                 accounts.alice);
+  REQUIRE(redirected.status == 200);
+  check_hook_schema(redirected, "WebhookTest");
+  auto delivery = body_of(redirected).at("delivery");
+  CHECK(delivery.at("delivered") == false);
+  CHECK(delivery.at("status") == 302);
+  CHECK(delivery.at("error").as_string().find("redirect") != std::string::npos);
+  receiver.answer_with(200);
+  for (auto& r : receiver.received())
+    CHECK(r.target != "/elsewhere");
+  CHECK(receiver.received().size() == 3);
+
+  // Input the routes refuse, and who may call them.
+  check_hook_error(hook_post(svc, hooks, accounts.alice,
+                             hook_request_body(receiver.url("/x"), "slack")),
+                   400, "invalid_input");
+  check_hook_error(hook_post(svc, hooks, accounts.alice, R"({"url":"https://a.example/x",)"
+                                                         R"("colour":"red"})"),
+                   400, "invalid_input");
+  check_hook_error(hook_post(svc, hooks, accounts.alice, hook_request_body("https://a.example/x"),
+                             "text/plain"),
+                   415, "unsupported_media_type");
+  check_hook_error(hook_post(svc, hooks, accounts.alice, hook_request_body("http://a.example/x")),
+                   400, "invalid_input");
+  check_hook_error(hook_post(svc, hooks, accounts.alice, hook_request_body("https://10.0.0.1/x")),
+                   403, "forbidden_target");
+  check_hook_error(hook_post(svc, hooks, {}, hook_request_body("https://a.example/x")), 401,
+                   "unauthorized");
+  check_hook_error(hook_post(svc, hooks, accounts.bob, hook_request_body("https://a.example/x")),
+                   404, "unknown_watch");
+  check_hook_error(hook_post(svc, hooks, accounts.alice_cookie,
+                             hook_request_body("https://a.example/x")),
+                   403, "csrf_rejected");
+  check_hook_error(http_request(svc.port(), "POST", hooks + "/" + hook_id + "/test",
+                                accounts.bob),
+                   404, "unknown_watch");
+  check_hook_error(http_request(svc.port(), "POST", hooks + "/AAAAAAAAAAAAAAAA/test",
+                                accounts.alice),
+                   404, "unknown_webhook");
+  check_hook_error(http_request(svc.port(), "DELETE", hooks + "/not-an-id", accounts.alice),
+                   404, "unknown_webhook");
+  check_hook_error(http_request(svc.port(), "GET", hooks + "/" + hook_id, accounts.alice), 405,
+                   "method_not_allowed");
+
+  // Five webhooks fit on a watch; a sixth does not.
+  for (int i = 0; i < 2; ++i)
+    REQUIRE(hook_post(svc, hooks, accounts.alice, hook_request_body("https://a.example/" + std::to_string(i)))
+              .status
+            == 201);
+  check_hook_error(hook_post(svc, hooks, accounts.alice, hook_request_body("https://a.example/6")),
+                   409, "webhook_limit_reached");
+
+  // Deleting one; then the watch, which takes the rest along.
+  auto deleted = http_request(svc.port(), "DELETE", hooks + "/" + moved_id, accounts.alice);
+  CHECK(deleted.status == 200);
+  CHECK(deleted.body == R"({"ok":true})");
+  check_hook_error(http_request(svc.port(), "DELETE", hooks + "/" + moved_id, accounts.alice),
+                   404, "unknown_webhook");
+  CHECK(body_of(http_request(svc.port(), "GET", "/api/watch", accounts.alice))
+          .at("watches")
+          .at(0)
+          .at("webhooks")
+          .as_array()
+          .size()
+        == 4);
+  REQUIRE(http_request(svc.port(), "DELETE", "/api/watch/" + watch, accounts.alice).status == 200);
+  in_records(*open_lmdb(svc.data_dir()).store, false, [&](storage::record_txn& t) {
+    auto left = storage::list_webhooks(t, watch);
+    REQUIRE(left);
+    CHECK(left->empty());
+    auto indexed = storage::watches_with_webhooks(t, "play.example.com", 19132);
+    REQUIRE(indexed);
+    CHECK(indexed->empty());
+  });
+}
+
+TEST_CASE("webhook e2e: without --allow-loopback, loopback in any spelling, private addresses "
+          "and plain http are refused when a webhook is made",
+          "[e2e][webhook]") {
+  webhook_receiver receiver;
+  temp_dir keys;
+  auto svc = hook_service(keys, {}, false);
+  auto accounts = make_hook_accounts(*open_lmdb(svc.data_dir()).store);
+  auto hooks = "/api/watch/" + watch_for_hooks(svc, accounts.alice, "play.example.com") + "/webhooks";
+  for (auto url : {"https://127.0.0.1/hook", "https://[::ffff:127.0.0.1]/hook",
+                   "https://2130706433/hook", "https://10.0.0.1/hook", "https://[::1]/hook",
+                   "https://localhost/hook"}) {
+    INFO(url);
+    check_hook_error(hook_post(svc, hooks, accounts.alice, hook_request_body(url)), 403,
+                     "forbidden_target");
+  }
+  for (auto url : {receiver.url("/hook"), std::string{"http://hooks.example/hook"},
+                   std::string{"https://hooks.example/hook#part"}}) {
+    INFO(url);
+    check_hook_error(hook_post(svc, hooks, accounts.alice, hook_request_body(url)), 400,
+                     "invalid_input");
+  }
+  CHECK(receiver.received().empty());
+  CHECK(hook_post(svc, hooks, accounts.alice, hook_request_body("https://hooks.example/hook")).status
+        == 201);
+}
+
+TEST_CASE("webhook e2e: a service without a secrets key makes no webhooks", "[e2e][webhook]") {
+  service_process svc{{}, {}, true};
+  auto accounts = make_hook_accounts(*open_lmdb(svc.data_dir()).store);
+  auto hooks = "/api/watch/" + watch_for_hooks(svc, accounts.alice, "play.example.com") + "/webhooks";
+  auto refused = hook_post(svc, hooks, accounts.alice, hook_request_body("https://hooks.example/hook"));
+  check_hook_error(refused, 503, "unavailable");
+  CHECK(error_text(refused).find("--secrets-key-file") != std::string::npos);
+}
