@@ -305,7 +305,7 @@ using watch_scheduler_actor
   = caf::typed_actor<caf::reacts_to<tick_atom>, caf::reacts_to<sync_atom>>;
 
 /// Delivers the webhooks' events (actors/webhook_actor.hpp): an alert of a watched target
-/// (from the watch scheduler, after it stored a check that change_between says alerts) goes
+/// (from the history actor, after it stored a check that change_between says alerts) goes
 /// to every webhook of the target's watches, retried with backoff; a test (watch id, webhook
 /// id) is tried once and answered with its outcome. Each try reports its end to the actor
 /// (delivered_atom, the try's number), and a retry's time comes as retry_atom (the webhook's

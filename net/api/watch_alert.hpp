@@ -1,7 +1,7 @@
-// What the watch scheduler tells the webhook actor after storing a check of a target whose
+// What the history actor tells the webhook actor after storing a check of a target whose
 // result changed in a way owners are alerted about (change_between, docs/WATCHES.md,
 // "Alerts"). The webhook actor finds the watches of the target and delivers to their
-// webhooks; the scheduler knows targets, never watches.
+// webhooks; the schedule and the history know targets, never watches.
 #pragma once
 
 #include <cstdint>
