@@ -9,12 +9,15 @@
 
 #include <boost/json.hpp>
 
+#include "net/api/webhook_signature.hpp"
 #include "storage/accounts.hpp"
+#include "support/fake_xbox.hpp"
 #include "support/http.hpp"
 #include "support/redis_server.hpp"
 #include "support/rooms.hpp"
 #include "support/store.hpp"
 #include "support/wait.hpp"
+#include "support/webhook_receiver.hpp"
 
 using namespace netherscope::test;
 
@@ -219,4 +222,57 @@ TEST_CASE("watch checks e2e: replicas on Redis run each check once and take over
   auto at_death = stat(fake, "status_requests");
   REQUIRE(wait_until([&] { return stat(fake, "status_requests") >= at_death + 3; },
                      std::chrono::seconds(40), std::chrono::milliseconds(200)));
+}
+
+TEST_CASE("watch checks e2e: a change of verdict is alerted once, signed; repeats are not",
+          "[e2e][watch][webhook]") {
+  webhook_receiver receiver;
+  temp_dir keys;
+  fake_target_process fake{{"--raknet", "on"}};
+  auto args = watch_check_args();
+  args.insert(args.end(), {"--secrets-key-file", write_key_file(keys.path(), "secrets.key")});
+  service_process svc{args};
+  auto key = issue_test_key(*open_lmdb(svc.data_dir()).store, 801, "dave");
+  auto made = watch_server(svc.port(), key, fake.port(), false);
+  REQUIRE(made.status == 201);
+  auto watch_id = std::string{body_of(made).at("watch").at("id").as_string()};
+  auto hook = http_request(svc.port(), "POST", "/api/watch/" + watch_id + "/webhooks",
+                           {{"X-API-Key", key}, {"Content-Type", "application/json"}},
+                           R"({"url":")" + receiver.url("/hook") + R"("})");
+  INFO(hook.body);
+  REQUIRE(hook.status == 201);
+  auto secret = std::string{body_of(hook).at("secret").as_string()};
+
+  // The same verdict check after check: nothing to say.
+  REQUIRE(wait_for_checks(svc.port(), fake.port(), key, 3, std::chrono::seconds(40)));
+  CHECK(receiver.received().empty());
+
+  // The server goes: one alert, from joinable to offline.
+  fake.process().signal(SIGKILL);
+  fake.process().wait(std::chrono::seconds(5));
+  REQUIRE(receiver.wait_for(1, std::chrono::seconds(40)));
+  auto sent = receiver.received().front();
+  CHECK(sent.method == "POST");
+  CHECK(api::verify_signature(sent.signature, secret, sent.body, std::time(nullptr))
+        == api::signature_check::valid);
+  auto event = boost::json::parse(sent.body);
+  INFO(sent.body);
+  CHECK(event.at("event") == "change");
+  CHECK(event.at("watchId").as_string() == watch_id);
+  CHECK(event.at("host") == "127.0.0.1");
+  CHECK(event.at("port") == fake.port());
+  CHECK(event.at("from").at("verdict") == "joinable");
+  CHECK(event.at("to").at("verdict") == "offline");
+  CHECK(event.at("at").is_string());
+
+  // Offline again and again: still the one alert.
+  auto offline_checks = [&] {
+    std::size_t n = 0;
+    for (auto& p : history_points(svc.port(), fake.port(), key))
+      n += p.at("verdict") == "offline" ? 1 : 0;
+    return n;
+  };
+  REQUIRE(wait_until([&] { return offline_checks() >= 3; }, std::chrono::seconds(40),
+                     std::chrono::milliseconds(200)));
+  CHECK(receiver.received().size() == 1);
 }
