@@ -224,7 +224,7 @@ TEST_CASE("watch checks e2e: replicas on Redis run each check once and take over
                      std::chrono::seconds(40), std::chrono::milliseconds(200)));
 }
 
-TEST_CASE("watch checks e2e: a change of verdict is alerted once, signed; repeats are not",
+TEST_CASE("watch checks e2e: a change of verdict is alerted once and signed, and repeats are not",
           "[e2e][watch][webhook]") {
   webhook_receiver receiver;
   temp_dir keys;
