@@ -146,7 +146,11 @@ TEST_CASE("watch checks e2e: a watch is checked on its period, with history and 
   auto hours = body_of(week);
   CHECK(hours.at("resolution") == "hour");
   REQUIRE_FALSE(hours.at("points").as_array().empty());
-  CHECK(hours.at("points").as_array().back().at("checks").as_int64() >= 3);
+  // The checks may straddle the turn of an hour, so count them over every hour shown.
+  std::int64_t hourly_checks = 0;
+  for (auto& p : hours.at("points").as_array())
+    hourly_checks += p.at("checks").as_int64();
+  CHECK(hourly_checks >= 3);
 
   // Bad input is a JSON error; reading history counts against no quota.
   auto bad = http_request(svc.port(), "GET", history_path(fake.port(), "1y"), {{"X-API-Key", alice}});
