@@ -6,8 +6,10 @@
 WORK holds settings.json; metrics-rN-{start,end}.txt, each replica's /metrics at the start and
 the end of the measurement; fakeI-{start,end}.json, each fake_target's /_fake/stats then;
 time-{start,end}.txt (Unix seconds); rss.txt ("rN KiB" samples of VmRSS); hwm.txt ("rN KiB",
-VmHWM at the end); wrk.txt ("before|during requests/s latency non-2xx p99"); created.json
-(tools/bench/make_watches.py). Exits 1 when an offer run had a non-2xx, or /metrics counted
+VmHWM at the end); load.jsonl (one line per load run: "when" before or during, and the
+"service" and "nginx" results of tools/bench/fixed_rate.cpp); created.json
+(tools/bench/make_watches.py); cpu-{start,end}.txt ("rN seconds" and "fakeI seconds", CPU
+time used so far). Exits 1 when an offer run had a non-2xx, or /metrics counted
 no watch checks.
 """
 import json
@@ -74,14 +76,6 @@ def p99_bound(buckets, count):
     return math.inf
 
 
-def ms(text):
-    """wrk's latency text (850.00us, 3.21ms, 1.02s) in milliseconds; None when unreadable."""
-    m = re.fullmatch(r"([0-9.]+)(us|ms|s|m)", text)
-    if not m:
-        return None
-    return float(m.group(1)) * {"us": 0.001, "ms": 1, "s": 1000, "m": 60000}[m.group(2)]
-
-
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -116,6 +110,13 @@ def main():
         for k in ("status_requests", "offers", "raknet_pings", "stun_requests"):
             fake[k] = fake.get(k, 0) + b.get(k, 0) - a.get(k, 0)
 
+    cpu = {}
+    for when, sign in (("start", -1), ("end", 1)):
+        for line in read(work, f"cpu-{when}.txt").splitlines():
+            name, _, secs = line.partition(" ")
+            kind = "service" if name.startswith("r") else "fakes"
+            cpu[kind] = cpu.get(kind, 0.0) + sign * float(secs)
+
     rss_peak = {}
     for line in read(work, "rss.txt").splitlines():
         name, _, kib = line.partition(" ")
@@ -128,15 +129,19 @@ def main():
             hwm[name] = int(kib)
 
     before, during = None, []
-    for line in read(work, "wrk.txt").splitlines():
-        label, rps, lat, bad, p99 = line.split()
-        row = {"rps": rps, "lat": lat, "bad": int(bad), "p99": p99, "p99_ms": ms(p99)}
-        if label == "before":
-            before = row
+    for line in read(work, "load.jsonl").splitlines():
+        run = json.loads(line)
+        if run["when"] == "before":
+            before = run
         else:
-            during.append(row)
-    bad = sum(r["bad"] for r in during) + (before["bad"] if before else 0)
-    worst = max((r["p99_ms"] for r in during if r["p99_ms"] is not None), default=None)
+            during.append(run)
+    runs_all = during + ([before] if before else [])
+    # A request that failed or went unanswered counts as a bad reply, as a non-2xx does.
+    bad = sum(r["service"]["non2xx"] + r["service"]["failed"] + r["service"]["unanswered"]
+              for r in runs_all if r["service"])
+    measured = [r for r in during if r["service"] and r["nginx"]]
+    worst = max((r["service"]["p99_ms"] for r in measured), default=None)
+    worst_nginx = max((r["nginx"]["p99_ms"] for r in measured), default=None)
 
     def mib(kib):
         return f"{kib / 1024:.1f} MiB"
@@ -163,13 +168,19 @@ def main():
     print(f"| service's peak RSS (VmHWM at the end; highest VmRSS sampled while measuring) | "
           + ", ".join(f"{r}: {mib(hwm.get(r, 0))} ({mib(rss_peak.get(r, 0))})" for r in replicas)
           + f" | ≤ {RSS_BAR_MIB} MB | {verdict(peak_hwm / 1024 <= RSS_BAR_MIB if hwm else None)} |")
-    p99s = ", ".join(r["p99"] for r in during) or "no run"
-    print(f"| cached POST /api/offer p99 while the checks run (wrk -t2 -c64, {s['wrk_seconds']} s "
-          f"every {s['wrk_every']} s) | worst {worst if worst is None else f'{worst:.2f} ms'} "
-          f"(runs: {p99s}) | < {OFFER_P99_BAR_MS} ms "
+    p99s = ", ".join(f"{r['service']['p99_ms']:.2f}" for r in measured) or "no run"
+    nginx_p99s = ", ".join(f"{r['nginx']['p99_ms']:.2f}" for r in measured) or "no run"
+    load = f"{s['offer_rate']}/s open loop over {s['load_connections']} connections"
+    print(f"| cached POST /api/offer p99 while the checks run ({load}, {s['load_seconds']} s "
+          f"every {s['load_every']} s) | worst {worst if worst is None else f'{worst:.2f} ms'} "
+          f"(runs: {p99s} ms) | < {OFFER_P99_BAR_MS} ms "
           f"| {verdict(None if worst is None else worst < OFFER_P99_BAR_MS)} |")
-    if before:
-        print(f"| the same before any watch | {before['p99']} ({before['rps']} requests/s) | | |")
+    print(f"| nginx at the same rate right after each run (the machine's own p99 then) | worst "
+          f"{worst_nginx if worst_nginx is None else f'{worst_nginx:.2f} ms'} "
+          f"(runs: {nginx_p99s} ms) | | |")
+    if before and before["service"] and before["nginx"]:
+        print(f"| the same before any watch: service, nginx | {before['service']['p99_ms']:.2f} ms, "
+              f"{before['nginx']['p99_ms']:.2f} ms | | |")
     print(f"| checks made (recorded + skipped) ÷ watches × run ÷ period | {made:,} "
           f"({recorded:,} + {skipped:,}) ÷ {expected:,.0f} = "
           f"{'n/a' if ratio is None else f'{ratio:.3f}'} | each once per period: "
@@ -182,11 +193,17 @@ def main():
     print(f"| the fakes' status requests, offers, RakNet pings in the run | "
           f"{fake.get('status_requests', 0):,}, {fake.get('offers', 0):,}, "
           f"{fake.get('raknet_pings', 0):,} | | |")
-    print(f"| non-2xx replies in the offer runs | {bad} | 0 | {verdict(bad == 0)} |")
+    if made:
+        print(f"| CPU per check (user + system over the window, load runs included; "
+              f"÷ checks made) | services {1000 * cpu.get('service', 0) / made:.2f} ms, "
+              f"fakes {1000 * cpu.get('fakes', 0) / made:.2f} ms | | |")
+    print(f"| non-2xx, failed or unanswered offers in the load runs | {bad} | 0 "
+          f"| {verdict(bad == 0)} |")
 
     problems = []
     if bad:
-        problems.append(f"{bad} measured offers were answered non-2xx")
+        problems.append(f"{bad} measured offers were answered non-2xx, failed or went "
+                        "unanswered")
     if not made:
         problems.append(f"/metrics counted no watch checks ({CHECKS}): is the scheduler in "
                         "this build?")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Watching many servers on one machine (issue 26): the service checks WATCHES fake servers on
-# loopback every PERIOD seconds while wrk measures a cached POST /api/offer; then it reads the
+# loopback every PERIOD seconds while a fixed rate of cached POST /api/offer calls measures the
+# API's latency (beside nginx at the same rate, the machine's own yardstick); then it reads the
 # schedule's lag and the checks counted from /metrics, and the service's peak memory.
 #
 #   tools/bench/watch_scale.sh [--watches N] [--period S] [--duration S] [--replicas R]
@@ -14,8 +15,10 @@
 #                      redis-server, which must run each check once per period between them
 #   ACCOUNTS=100       accounts the watches are spread over (each holds WATCHES / ACCOUNTS):
 #                      making a watch reads all of its account's watches
-#   WRK_EVERY=60       seconds between the starts of the wrk runs during the measurement
-#   WRK_SECONDS=10     length of each wrk run (wrk -t2 -c64, tools/bench/offer.lua)
+#   OFFER_RATE=1000    cached offers asked for per second in each load run, open loop
+#                      (tools/bench/fixed_rate.cpp), over LOAD_CONNECTIONS=16 connections
+#   LOAD_EVERY=60      seconds between the starts of the load runs during the measurement
+#   LOAD_SECONDS=10    length of each load run; nginx then gets the same load for as long
 #   FAKE_BASE_PORT=20000  the fake servers' first port; the run must stay below the kernel's
 #                      ephemeral ports (net.ipv4.ip_local_port_range)
 #   PORTS_PER_FAKE=2500   ports one fake_target process serves (--port-count)
@@ -23,7 +26,7 @@
 #                      leaves it to the kernel's port unreachable
 #   NETHERSCOPE=path   measure this netherscope binary (another checkout's build, say) and
 #                      build nothing; FAKE_TARGET=path likewise for the fake (it needs
-#                      --port-count)
+#                      --port-count), FIXED_RATE=path for the load's driver
 #
 # Progress goes to stderr with the time since the start; the result is a Markdown table on
 # stdout for docs/BENCHMARKS.md ("Watching 10,000 servers"). Everything listens on 127.0.0.1
@@ -37,8 +40,10 @@ period=${PERIOD:-300}
 duration=${DURATION:-}
 replicas=${REPLICAS:-1}
 accounts=${ACCOUNTS:-100}
-wrk_every=${WRK_EVERY:-60}
-wrk_seconds=${WRK_SECONDS:-10}
+offer_rate=${OFFER_RATE:-1000}
+load_connections=${LOAD_CONNECTIONS:-16}
+load_every=${LOAD_EVERY:-60}
+load_seconds=${LOAD_SECONDS:-10}
 fake_base=${FAKE_BASE_PORT:-20000}
 per_fake=${PORTS_PER_FAKE:-2500}
 raknet=${RAKNET:-on}
@@ -55,7 +60,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 duration=${duration:-$((period + 60))}
-for name in watches period duration replicas accounts wrk_every wrk_seconds fake_base per_fake; do
+for name in watches period duration replicas accounts offer_rate load_connections load_every \
+  load_seconds fake_base per_fake; do
   value=${!name}
   if ! [[ $value =~ ^[1-9][0-9]*$ ]]; then
     echo "watch_scale: $name must be a positive whole number, not '$value'" >&2; exit 2
@@ -78,15 +84,16 @@ phase() { awk -v now="$EPOCHREALTIME" -v t0="$start_time" -v text="$*" 'BEGIN { 
 
 bin=${NETHERSCOPE:-build/netherscope}
 fake=${FAKE_TARGET:-build/tools/fake_target/fake_target}
+fixed_rate=${FIXED_RATE:-build/tools/bench/bench_fixed_rate}
 if [ -z "${NETHERSCOPE:-}" ]; then
-  phase "building netherscope and fake_target"
+  phase "building netherscope, fake_target and bench_fixed_rate"
   WITH_BENCH=1 tools/setup.sh >/dev/null
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-  cmake --build build -j"$(nproc)" --target netherscope fake_target >/dev/null
+  cmake --build build -j"$(nproc)" --target netherscope fake_target bench_fixed_rate >/dev/null
 fi
-if [ ! -x "$bin" ] || [ ! -x "$fake" ]; then
-  echo "watch_scale: no $bin or $fake: build first" >&2; exit 1
-fi
+for program in "$bin" "$fake" "$fixed_rate"; do
+  [ -x "$program" ] || { echo "watch_scale: no $program: build first" >&2; exit 1; }
+done
 
 source tools/bench/lib.sh
 
@@ -97,18 +104,20 @@ if [ "$hard" != unlimited ]; then ulimit -n "$hard"; fi
 fakes=$(((watches + per_fake - 1) / per_fake))
 phase "starting $fakes fake_target processes for ports $fake_base-$last_port (--raknet $raknet)"
 fake_ports=()
+fake_pids=()
 for i in $(seq 0 $((fakes - 1))); do
   first=$((fake_base + i * per_fake))
   count=$((last_port - first + 1 < per_fake ? last_port - first + 1 : per_fake))
   "$fake" --port "$first" --port-count "$count" --raknet "$raknet" \
     >"$work/fake$i.log" 2>&1 &
   pids+=($!)
+  fake_pids+=($!)
   fake_ports+=("$first")
 done
 for i in $(seq 0 $((fakes - 1))); do
   port_of "$work/fake$i.log" >/dev/null || { cat "$work/fake$i.log" >&2; exit 1; }
 done
-# The cached offer wrk asks for is another server's, watched by nobody.
+# The cached offer the load asks for is another server's, watched by nobody.
 "$fake" >"$work/offer-target.log" 2>&1 &
 pids+=($!)
 offer_target=$(port_of "$work/offer-target.log")
@@ -149,16 +158,37 @@ svc=${svc_ports[0]}
 
 # A cached offer: every measured request is a cache hit (the cache keeps an offer 120 s, so
 # each run warms it again first).
+offer_body="{\"host\":\"127.0.0.1\",\"port\":$offer_target}"
 warm() {
-  curl -fsS -X POST -H 'Content-Type: application/json' \
-    -d "{\"host\":\"127.0.0.1\",\"port\":$offer_target}" "http://127.0.0.1:$svc/api/offer" -o /dev/null
+  curl -fsS -X POST -H 'Content-Type: application/json' -d "$offer_body" \
+    "http://127.0.0.1:$svc/api/offer" -o "$1"
 }
-offer_wrk() {
-  warm
-  TARGET_PORT=$offer_target wrk_summary "$wrk_seconds" -s tools/bench/offer.lua "http://127.0.0.1:$svc/api/offer"
+
+# nginx serves a file of the cached offer reply's size at the same rate right after each run:
+# its latency is what the machine itself gives at that moment, with the same neighbours.
+mkdir -p "$work/www"
+warm "$work/www/offer.json"
+nginx_port=$(free_port)
+sed -e "s|@DIR@|$work|g" -e "s|@PORT@|$nginx_port|g" tools/bench/nginx.conf.in >"$work/nginx.conf"
+nginx -c "$work/nginx.conf" -p "$work" &
+pids+=($!)
+sleep 0.5
+
+# One load run on the service, then the same on nginx, as one JSON line named after $1.
+offer_load() {
+  warm /dev/null
+  local service nginx
+  service=$("$fixed_rate" "$svc" "$offer_rate" "$load_seconds" "$load_connections" /api/offer \
+    "$offer_body") || true
+  nginx=$("$fixed_rate" "$nginx_port" "$offer_rate" "$load_seconds" "$load_connections" \
+    /offer.json) || true
+  printf '{"when":"%s","service":%s,"nginx":%s}\n' "$1" "${service:-null}" "${nginx:-null}"
 }
-phase "cached offers before any watch (wrk ${wrk_seconds} s)"
-echo "before $(offer_wrk)" >"$work/wrk.txt"
+p99s() { python3 -c 'import json,sys; r=json.loads(sys.argv[1]); print("service p99 %s ms, nginx p99 %s ms, non-2xx %s" % (r["service"]["p99_ms"], r["nginx"]["p99_ms"], r["service"]["non2xx"]))' "$1"; }
+phase "cached offers before any watch ($offer_rate/s for $load_seconds s, then nginx)"
+result=$(offer_load before)
+echo "$result" >"$work/load.jsonl"
+phase "before: $(p99s "$result")"
 
 phase "creating $watches watches every $period s ($per_account per account)"
 python3 tools/bench/make_watches.py "$svc" "$work/keys.txt" "$fake_base" "$watches" "$period" \
@@ -179,11 +209,16 @@ snapshot() {
     curl -fsS "http://127.0.0.1:${fake_ports[$i]}/_fake/stats" >"$work/fake$i-$1.json"
   done
   date +%s.%N >"$work/time-$1.txt"
+  # CPU seconds used so far (user and system, fields 14 and 15 of /proc/PID/stat, in ticks).
+  for r in $(seq 1 "$replicas"); do cpu_of "r$r" "${svc_pids[$((r - 1))]}"; done >"$work/cpu-$1.txt"
+  for i in $(seq 0 $((fakes - 1))); do cpu_of "fake$i" "${fake_pids[$i]}"; done >>"$work/cpu-$1.txt"
 }
+ticks=$(getconf CLK_TCK)
+cpu_of() { awk -v name="$1" -v hz="$ticks" '{ printf "%s %.2f\n", name, ($14 + $15) / hz }' "/proc/$2/stat"; }
 
 snapshot start
 end=$(($(date +%s) + duration))
-phase "measuring for $duration s: RSS every 2 s, wrk every $wrk_every s"
+phase "measuring for $duration s: RSS every 2 s, a load run every $load_every s"
 (
   for _ in $(seq 1 $((duration / 2 + 2))); do
     [ "$(date +%s)" -lt "$end" ] || break
@@ -194,17 +229,17 @@ phase "measuring for $duration s: RSS every 2 s, wrk every $wrk_every s"
 sampler=$!
 pids+=("$sampler")
 
-next_wrk=$(($(date +%s) + 5))
+next_load=$(($(date +%s) + 5))
 round=0
 for _ in $(seq 1 $((duration + 10))); do
   now=$(date +%s)
   [ "$now" -lt "$end" ] || break
-  if [ "$now" -ge "$next_wrk" ] && [ $((now + wrk_seconds)) -le "$end" ]; then
+  if [ "$now" -ge "$next_load" ] && [ $((now + 2 * load_seconds)) -le "$end" ]; then
     round=$((round + 1))
-    result=$(offer_wrk)
-    echo "during $result" >>"$work/wrk.txt"
-    phase "wrk run $round: requests/s, latency, non-2xx, p99: $result"
-    next_wrk=$((next_wrk + wrk_every))
+    result=$(offer_load during)
+    echo "$result" >>"$work/load.jsonl"
+    phase "load run $round: $(p99s "$result")"
+    next_load=$((next_load + load_every))
   else
     sleep 1
   fi
@@ -214,7 +249,8 @@ wait "$sampler"
 for r in $(seq 1 "$replicas"); do echo "r$r $(kib "${svc_pids[$((r - 1))]}" VmHWM)"; done >"$work/hwm.txt"
 printf '{"watches":%s,"period":%s,"replicas":%s,"accounts":%s,"fakes":%s,"raknet":"%s",' \
   "$watches" "$period" "$replicas" "$accounts" "$fakes" "$raknet" >"$work/settings.json"
-printf '"wrk_seconds":%s,"wrk_every":%s}\n' "$wrk_seconds" "$wrk_every" >>"$work/settings.json"
+printf '"offer_rate":%s,"load_connections":%s,"load_seconds":%s,"load_every":%s}\n' \
+  "$offer_rate" "$load_connections" "$load_seconds" "$load_every" >>"$work/settings.json"
 phase "measured; the table follows"
 
 python3 tools/bench/watch_report.py "$work"
