@@ -42,7 +42,7 @@ po::options_description make_description() {
     ("data-dir", po::value<std::string>()->default_value(d.data_dir),
      "directory for the service's data; created if missing")
     ("threads", po::value<unsigned>()->default_value(d.io_threads),
-     "threads serving HTTP connections")
+     "threads serving callers' HTTP connections (one more runs the connections the service opens)")
     ("actor-threads", po::value<unsigned>()->default_value(d.actor_threads),
      "threads running the actors")
     ("actor-scheduler", po::value<std::string>()->default_value(d.actor_scheduler),

@@ -129,8 +129,11 @@ private:
   bool abandoned_ = false;
 };
 
-/// The io_contexts the service runs, one thread each: the main one holds the listener, the
-/// clients to targets and the signals; every context serves its share of the connections.
+/// The io_contexts the service runs, one thread each: the main one holds the listener and the
+/// signals, and every serving context (the main one included) serves its share of the
+/// connections. The clients to targets, providers and webhook receivers run on a context of
+/// their own, so that the work an answer from outside costs (parsing an SDP answer, verifying
+/// its identity signature) never holds up a caller's connection.
 struct io_pool {
   explicit io_pool(unsigned threads) {
     for (unsigned i = 1; i < threads; ++i) {
@@ -138,9 +141,10 @@ struct io_pool {
       // A context with no connection yet must not return from run() at once.
       guards.push_back(asio::make_work_guard(*extra.back()));
     }
+    guards.push_back(asio::make_work_guard(upstream));
   }
 
-  /// Every context, the main one first.
+  /// Every serving context, the main one first.
   std::vector<asio::io_context*> all() {
     std::vector<asio::io_context*> out{&main};
     for (auto& c : extra)
@@ -152,8 +156,12 @@ struct io_pool {
   void stop_all() {
     for (auto* c : all())
       c->stop();
+    upstream.stop();
   }
 
+  /// The clients' context: declared first, so destroyed last, after the clients and the
+  /// actors that hold them.
+  asio::io_context upstream{1};
   std::vector<std::unique_ptr<asio::io_context>> extra;
   std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards;
   // Declared last, so destroyed first: the listener's accept still pending on it holds a
@@ -444,8 +452,8 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
   return actors;
 }
 
-/// Serves on cfg.io_threads threads, this one included (one per io_context), until the
-/// shutdown sequence that a signal starts stops every context.
+/// Serves on cfg.io_threads threads, this one included (one per serving io_context), and the
+/// clients' thread, until the shutdown sequence that a signal starts stops every context.
 void serve(io_pool& pool, const std::shared_ptr<http::listener>& lst, http::server_context& ctx,
            const config& cfg) {
   lst->run();
@@ -462,6 +470,7 @@ void serve(io_pool& pool, const std::shared_ptr<http::listener>& lst, http::serv
   std::vector<std::thread> threads;
   for (auto& context : pool.extra)
     threads.emplace_back([c = context.get()] { c->run(); });
+  threads.emplace_back([&pool] { pool.upstream.run(); });
   pool.main.run();
   for (auto& t : threads)
     t.join();
@@ -508,7 +517,7 @@ int run_service(const config& cfg) {
   // actor system goes first, releasing every callback while sockets can still close.
   http::server_context ctx{make_server_settings(cfg), openapi_document};
   io_pool pool{cfg.io_threads};
-  auto clients = make_clients(pool.main, cfg);
+  auto clients = make_clients(pool.upstream, cfg);
   if (!clients)
     return 1;
   auto lst = open_listener(pool, ctx, cfg);
