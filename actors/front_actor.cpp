@@ -115,37 +115,50 @@ void test_webhook(actors::front_actor::pointer self, const front_peers& peers,
       [reply, verdict](caf::error& err) { reply(with_quota(lost_reply(err), verdict)); });
 }
 
-// The watch routes: the watch actor finds the account and acts; the body is rendered here,
-// so the actor knows no JSON and the edge no watch records.
-void serve_watch(actors::front_actor::pointer self, const front_peers& peers,
-                 const front_settings& settings, api::api_call& call, api::quota_verdict verdict) {
+// What a watch call asks of the watch actor, from the API's routes and the account page's
+// forms alike, so both go through the same checks.
+watch_command command_of(api::api_call& call) {
   watch_command cmd;
   cmd.key_hash = call.key_hash;
   cmd.session_hash = std::move(call.session_hash);
+  cmd.from_form = api::is_page_call(call.kind);
+  cmd.csrf = std::move(call.csrf);
   switch (call.kind) {
     case api::call_kind::watch_create:
+    case api::call_kind::page_watch_add:
       cmd.action = watch_action::create;
       cmd.spec = std::move(call.watch);
       break;
     case api::call_kind::watch_delete:
+    case api::call_kind::page_watch_delete:
       cmd.action = watch_action::remove;
       cmd.id = std::move(call.watch_id);
       break;
     case api::call_kind::webhook_create:
+    case api::call_kind::page_webhook_add:
       cmd.action = watch_action::add_webhook;
       cmd.id = std::move(call.watch_id);
       cmd.webhook = std::move(call.webhook);
       break;
     case api::call_kind::webhook_delete:
+    case api::call_kind::page_webhook_delete:
     case api::call_kind::webhook_test:
-      cmd.action = call.kind == api::call_kind::webhook_delete ? watch_action::remove_webhook
-                                                                : watch_action::find_webhook;
+      cmd.action = call.kind == api::call_kind::webhook_test ? watch_action::find_webhook
+                                                              : watch_action::remove_webhook;
       cmd.id = std::move(call.watch_id);
       cmd.webhook_id = std::move(call.webhook_id);
       break;
     default:
       cmd.action = watch_action::list;
   }
+  return cmd;
+}
+
+// The watch routes: the watch actor finds the account and acts; the body is rendered here,
+// so the actor knows no JSON and the edge no watch records.
+void serve_watch(actors::front_actor::pointer self, const front_peers& peers,
+                 const front_settings& settings, api::api_call& call, api::quota_verdict verdict) {
+  auto cmd = command_of(call);
   auto kind = call.kind;
   self->request(peers.watches, settings.store_deadline, watch_atom::value, std::move(cmd))
     .then(
@@ -342,6 +355,51 @@ void finish_signin(actors::front_actor::pointer self, const front_peers& peers,
       [reply = call.reply](caf::error& err) { reply(lost_reply(err)); });
 }
 
+// The account page's watches, asked of the watch actor once the keys actor has found the
+// session: a page that shows the account lists them. A list that cannot be read is a sentence
+// on the page, not a failed page.
+void list_page_watches(actors::front_actor::pointer self, const front_peers& peers,
+                       const front_settings& settings, api::reply_fn reply,
+                       api::api_outcome outcome, std::string session_hash) {
+  watch_command cmd;
+  cmd.session_hash = std::move(session_hash);
+  self->request(peers.watches, settings.store_deadline, watch_atom::value, std::move(cmd))
+    .then(
+      [reply, outcome](api::watch_answer& answer) mutable {
+        outcome.account_watches = std::make_shared<const api::watch_answer>(std::move(answer));
+        reply(std::move(outcome));
+      },
+      [reply, outcome](caf::error& err) mutable {
+        api::watch_answer lost;
+        lost.error = lost_reply(err).error;
+        outcome.account_watches = std::make_shared<const api::watch_answer>(std::move(lost));
+        reply(std::move(outcome));
+      });
+}
+
+// One request of the account page to the keys actor, which checks the session and, for
+// changes, the form's token; then, with_watches, the account's watches. made carries what an
+// earlier step made for the page to show (a webhook's secret).
+void answer_page(actors::front_actor::pointer self, const front_peers& peers,
+                 const front_settings& settings, page_request req, api::reply_fn reply,
+                 bool with_watches, api::api_outcome made = {}) {
+  auto signing_out = req.action == page_action::sign_out;
+  auto session_hash = req.session_hash;
+  self->request(peers.accounts, settings.store_deadline, page_atom::value, std::move(req))
+    .then(
+      [=](api::account_view& view) mutable {
+        auto outcome = std::move(made);
+        outcome.error = view.error;
+        outcome.signed_out = signing_out && view.error.ok();
+        outcome.account = std::move(view);
+        if (with_watches && outcome.error.ok())
+          return list_page_watches(self, peers, settings, reply, std::move(outcome),
+                                   std::move(session_hash));
+        reply(std::move(outcome));
+      },
+      [reply](caf::error& err) { reply(lost_reply(err)); });
+}
+
 // The account page's calls: the session cookie says who, the keys actor checks it and, for
 // changes, the form's token.
 void serve_page(actors::front_actor::pointer self, const front_peers& peers,
@@ -362,15 +420,33 @@ void serve_page(actors::front_actor::pointer self, const front_peers& peers,
     default:
       req.action = page_action::view;
   }
-  auto signing_out = req.action == page_action::sign_out;
-  self->request(peers.accounts, settings.store_deadline, page_atom::value, std::move(req))
+  // The JSON of /account/session has no watches; the page after signing out shows none.
+  auto with_watches = call.kind != api::call_kind::page_session
+                      && req.action != page_action::sign_out;
+  answer_page(self, peers, settings, std::move(req), call.reply, with_watches);
+}
+
+// The account page's forms for watches and webhooks: the watch actor checks the form's token
+// against the session in the transaction that acts, with the API's own checks. A new
+// webhook's secret is shown on the page, this once; after the other forms the edge sends the
+// browser back to the page.
+void serve_page_watch(actors::front_actor::pointer self, const front_peers& peers,
+                      const front_settings& settings, api::api_call& call) {
+  auto kind = call.kind;
+  auto session_hash = call.session_hash;
+  self->request(peers.watches, settings.store_deadline, watch_atom::value, command_of(call))
     .then(
-      [reply = call.reply, signing_out](api::account_view& view) {
+      [=, reply = call.reply](api::watch_answer& answer) mutable {
         api::api_outcome outcome;
-        outcome.error = view.error;
-        outcome.signed_out = signing_out && view.error.ok();
-        outcome.account = std::move(view);
-        reply(std::move(outcome));
+        outcome.error = std::move(answer.error);
+        if (!outcome.error.ok() || kind != api::call_kind::page_webhook_add)
+          return reply(std::move(outcome));
+        if (!answer.watches.empty() && !answer.watches.front().webhooks.empty())
+          outcome.new_webhook = std::move(answer.watches.front().webhooks.front());
+        outcome.new_webhook_secret = std::move(answer.secret);
+        page_request req;
+        req.session_hash = std::move(session_hash);
+        answer_page(self, peers, settings, std::move(req), reply, true, std::move(outcome));
       },
       [reply = call.reply](caf::error& err) { reply(lost_reply(err)); });
 }
@@ -440,10 +516,16 @@ actors::front_actor::behavior_type front(front_actor::pointer self, front_peers 
         case api::call_kind::page_new_key:
         case api::call_kind::page_revoke:
         case api::call_kind::page_sign_out:
+        case api::call_kind::page_watch_add:
+        case api::call_kind::page_watch_delete:
+        case api::call_kind::page_webhook_add:
+        case api::call_kind::page_webhook_delete:
           if (!call.invalid.ok()) {
             call.reply(failed(call.invalid));
             return;
           }
+          if (api::is_page_watch_call(call.kind))
+            return serve_page_watch(self, peers, settings, call);
           return serve_page(self, peers, settings, call);
         case api::call_kind::ready:
           return check_ready(self, peers, settings, call);

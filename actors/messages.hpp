@@ -127,6 +127,10 @@ struct watch_command {
   watch_action action = watch_action::list;
   std::string key_hash;
   std::string session_hash;
+  /// Set for a form of the account page: csrf must then be the session's form token, checked
+  /// where the session is found.
+  bool from_form = false;
+  std::string csrf;
   /// For create.
   api::watch_spec spec;
   /// For remove and the webhook actions: the watch.
@@ -186,8 +190,8 @@ typename Inspector::result_type inspect(Inspector& f, signin_result& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, watch_command& x) {
-  return f(caf::meta::type_name("watch_command"), x.action, x.key_hash, x.session_hash, x.spec,
-           x.id, x.webhook, x.webhook_id);
+  return f(caf::meta::type_name("watch_command"), x.action, x.key_hash, x.session_hash,
+           x.from_form, x.csrf, x.spec, x.id, x.webhook, x.webhook_id);
 }
 
 template <class Inspector>

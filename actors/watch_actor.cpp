@@ -6,6 +6,7 @@
 #include "actors/watch_webhooks.hpp"
 #include "net/api/host_port.hpp"
 #include "net/api/watch_request.hpp"
+#include "net/base/crypto.hpp"
 #include "net/base/log.hpp"
 #include "storage/watch_records.hpp"
 
@@ -39,8 +40,18 @@ std::optional<std::uint64_t> watch_owner(storage::record_txn& t, const watch_com
     answer = watch_store_failed(caller.error());
     return std::nullopt;
   }
-  if (!caller->user_id)
+  if (!caller->user_id) {
     answer = watch_refused(std::move(caller->refusal));
+    return std::nullopt;
+  }
+  // A form of the account page proves it came from that page with the session's token, as
+  // the keys actor checks the key forms, in constant time. A key has no token to match.
+  if (cmd.from_form && (caller->csrf.empty() || !base::same_secret(cmd.csrf, caller->csrf))) {
+    answer = watch_refused(api::make_failure(
+      api::error_code::csrf_rejected,
+      "this form is not from your current account page; reload the page and try again"));
+    return std::nullopt;
+  }
   return caller->user_id;
 }
 

@@ -23,9 +23,10 @@ caf::expected<watch_caller> find_watch_caller(storage::record_txn& t, const std:
   auto session = storage::find_session(t, session_hash, now);
   if (!session)
     return session.error();
-  if (*session)
+  if (*session) {
     out.user_id = (*session)->user_id;
-  else
+    out.csrf = (*session)->csrf;
+  } else
     out.refusal = api::make_failure(
       api::error_code::unauthorized,
       "you are not signed in, or your session expired; sign in or send an API key");

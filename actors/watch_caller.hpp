@@ -18,6 +18,8 @@ struct watch_caller {
   std::optional<std::uint64_t> user_id;
   /// unauthorized for an unknown or revoked key and for a missing or expired session.
   net::api::failure refusal;
+  /// The session's form token when the caller was found by its session; empty for a key.
+  std::string csrf;
 };
 
 /// The account of key_hash when it is not empty, else of session_hash at now; an error when

@@ -80,6 +80,15 @@ enum class call_kind : std::uint8_t {
   /// POST /api/watch/{id}/webhooks/{wid}/test: one delivery of a test event, answered with
   /// its outcome.
   webhook_test,
+  /// POST /account/watch from the account page: a new watch, as watch_create.
+  page_watch_add,
+  /// POST /account/watch/delete from that page: as watch_delete.
+  page_watch_delete,
+  /// POST /account/webhook from that page: a new webhook, as webhook_create; its secret is
+  /// shown once, on the page.
+  page_webhook_add,
+  /// POST /account/webhook/delete from that page: as webhook_delete.
+  page_webhook_delete,
 };
 
 /// The most targets one POST /api/status names.
@@ -95,11 +104,18 @@ struct status_item {
   failure invalid;
 };
 
+/// Whether a call kind is one of the account page's forms for watches and webhooks.
+inline bool is_page_watch_call(call_kind kind) {
+  return kind == call_kind::page_watch_add || kind == call_kind::page_watch_delete
+         || kind == call_kind::page_webhook_add || kind == call_kind::page_webhook_delete;
+}
+
 /// Whether a call kind is one of the account page's (session cookie, not API key).
 inline bool is_page_call(call_kind kind) {
   return kind == call_kind::page_view || kind == call_kind::page_session
          || kind == call_kind::page_new_key
-         || kind == call_kind::page_revoke || kind == call_kind::page_sign_out;
+         || kind == call_kind::page_revoke || kind == call_kind::page_sign_out
+         || is_page_watch_call(kind);
 }
 
 /// What the front actor hands back for one call.
@@ -141,6 +157,13 @@ struct api_outcome {
   std::shared_ptr<const history_view> history;
   /// For metrics: the public watched servers' latest checks, for the exporter.
   std::shared_ptr<const std::vector<watched_check>> watched;
+  /// For the account page: the account's watches with their webhooks, or (error set) why
+  /// they could not be read. Null when the page did not ask: a sign-in that made the account
+  /// shows it with none.
+  std::shared_ptr<const watch_answer> account_watches;
+  /// For page_webhook_add: the webhook made and its signing secret, shown this once.
+  webhook_view new_webhook;
+  std::string new_webhook_secret;
 };
 
 /// Receives the outcome of a call; it posts onto the session's strand and never blocks.

@@ -28,6 +28,10 @@ bool ends_in_a_number(std::string_view host);
 /// "0177.0.0.1" are all 127.0.0.1). Returns the address in host order, or nullopt.
 std::optional<std::uint32_t> parse_url_ipv4(std::string_view host);
 
+/// The sentence of every refusal of a call that names no host.
+inline constexpr std::string_view host_required =
+  "host is required: the target server's DNS name or IP address";
+
 /// Validates a port given as decimal text: 1..65535.
 std::optional<std::uint16_t> parse_port_text(std::string_view text, std::string& error);
 

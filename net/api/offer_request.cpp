@@ -54,7 +54,7 @@ std::optional<std::uint16_t> port_number(const boost::json::value& v) {
 bool read_target(const boost::json::object& obj, target& where, failure& error) {
   auto host = obj.if_contains("host");
   if (host == nullptr || host->is_null()) {
-    error = invalid_input("host is required: the target server's DNS name or IP address");
+    error = invalid_input(std::string{host_required});
     return false;
   }
   if (!host->is_string()) {

@@ -2,17 +2,22 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 
 #include <boost/json/parse.hpp>
 
 #include "net/api/api_json.hpp"
+#include "net/api/host_port.hpp"
 #include "net/api/offer_request.hpp"
+#include "net/base/text.hpp"
 
 namespace netherscope::net::api {
 
 namespace {
 
 constexpr std::array<std::string_view, 4> watch_fields{"host", "port", "periodSeconds", "public"};
+
+constexpr std::string_view period_rule = "periodSeconds must be a whole number of seconds, e.g. 300";
 
 // Characters of a watch id: 12 random bytes in base64url, no padding.
 constexpr std::size_t watch_id_length = 16;
@@ -58,7 +63,7 @@ std::optional<watch_spec> parse_watch_body(std::string_view body, failure& error
   if (auto period = obj.if_contains("periodSeconds"); period != nullptr && !period->is_null()) {
     auto seconds = whole_seconds(*period);
     if (!seconds) {
-      error = invalid_input("periodSeconds must be a whole number of seconds, e.g. 300");
+      error = invalid_input(std::string{period_rule});
       return std::nullopt;
     }
     spec.period_seconds = *seconds;
@@ -70,6 +75,42 @@ std::optional<watch_spec> parse_watch_body(std::string_view body, failure& error
       return std::nullopt;
     }
     spec.is_public = shown->as_bool();
+  }
+  return spec;
+}
+
+std::optional<watch_spec> parse_watch_text(std::string_view host, std::string_view port,
+                                           std::string_view period_seconds, bool is_public,
+                                           failure& error) {
+  watch_spec spec;
+  spec.is_public = is_public;
+  std::string message;
+  if (base::trim(host).empty()) {
+    error = invalid_input(std::string{host_required});
+    return std::nullopt;
+  }
+  auto normalized = normalize_host(base::trim(host), message);
+  if (!normalized) {
+    error = invalid_input(message);
+    return std::nullopt;
+  }
+  spec.host = std::move(*normalized);
+  if (!base::trim(port).empty()) {
+    auto n = parse_port_text(base::trim(port), message);
+    if (!n) {
+      error = invalid_input(message);
+      return std::nullopt;
+    }
+    spec.port = *n;
+  }
+  if (auto text = base::trim(period_seconds); !text.empty()) {
+    std::uint32_t seconds = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+    if (ec != std::errc{} || end != text.data() + text.size() || seconds == 0) {
+      error = invalid_input(std::string{period_rule});
+      return std::nullopt;
+    }
+    spec.period_seconds = seconds;
   }
   return spec;
 }

@@ -17,6 +17,13 @@ namespace netherscope::net::api {
 /// false). Other fields are refused, so a misspelt one is not silently ignored.
 std::optional<watch_spec> parse_watch_body(std::string_view body, failure& error);
 
+/// Reads a watch from text fields, as the account page's form sends them: host as
+/// parse_watch_body takes it, port and periodSeconds in decimal (empty for the defaults), and
+/// whether it is public; the same rules and sentences as the body's fields.
+std::optional<watch_spec> parse_watch_text(std::string_view host, std::string_view port,
+                                           std::string_view period_seconds, bool is_public,
+                                           failure& error);
+
 /// Refuses a period outside [bounds.min_period_seconds, bounds.max_period_seconds]; no
 /// failure when it is inside.
 failure check_watch_period(std::uint32_t period_seconds, const watch_bounds& bounds);

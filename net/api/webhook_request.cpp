@@ -14,6 +14,10 @@ namespace {
 
 constexpr std::array<std::string_view, 2> webhook_fields{"url", "format"};
 
+constexpr std::string_view url_required = "url is required: the https:// URL deliveries are posted to";
+constexpr std::string_view format_rule =
+  "format must be \"json\" (the service's JSON) or \"discord\" (a Discord webhook)";
+
 } // namespace
 
 std::optional<webhook_spec> parse_webhook_body(std::string_view body, failure& error) {
@@ -35,7 +39,7 @@ std::optional<webhook_spec> parse_webhook_body(std::string_view body, failure& e
   webhook_spec spec;
   auto url = obj.if_contains("url");
   if (url == nullptr || !url->is_string() || url->as_string().empty()) {
-    error = invalid_input("url is required: the https:// URL deliveries are posted to");
+    error = invalid_input(std::string{url_required});
     return std::nullopt;
   }
   spec.url = std::string{url->as_string()};
@@ -43,8 +47,26 @@ std::optional<webhook_spec> parse_webhook_body(std::string_view body, failure& e
     auto parsed = format->is_string() ? parse_webhook_format(format->as_string())
                                       : std::optional<webhook_format>{};
     if (!parsed) {
-      error = invalid_input("format must be \"json\" (the service's JSON) or \"discord\" (a "
-                            "Discord webhook)");
+      error = invalid_input(std::string{format_rule});
+      return std::nullopt;
+    }
+    spec.format = *parsed;
+  }
+  return spec;
+}
+
+std::optional<webhook_spec> parse_webhook_text(std::string_view url, std::string_view format,
+                                               failure& error) {
+  webhook_spec spec;
+  if (url.empty()) {
+    error = invalid_input(std::string{url_required});
+    return std::nullopt;
+  }
+  spec.url = std::string{url};
+  if (!format.empty()) {
+    auto parsed = parse_webhook_format(format);
+    if (!parsed) {
+      error = invalid_input(std::string{format_rule});
       return std::nullopt;
     }
     spec.format = *parsed;

@@ -17,6 +17,11 @@ namespace netherscope::net::api {
 /// "discord". Other fields are refused, so a misspelt one is not silently ignored.
 std::optional<webhook_spec> parse_webhook_body(std::string_view body, failure& error);
 
+/// Reads a webhook from text fields, as the account page's form sends them: url (required)
+/// and format (empty for "json"); the same rules and sentences as the body's fields.
+std::optional<webhook_spec> parse_webhook_text(std::string_view url, std::string_view format,
+                                               failure& error);
+
 /// Whether text has the shape of a webhook id: the shape of a watch id (is_watch_id).
 bool is_webhook_id(std::string_view text);
 

@@ -1,8 +1,11 @@
 #include "net/http/account_page.hpp"
 
 #include <boost/json.hpp>
+#include <boost/url/parse.hpp>
+#include <boost/url/url.hpp>
 
 #include "net/api/error_table.hpp"
+#include "net/api/host_port.hpp"
 #include "net/base/text.hpp"
 
 namespace netherscope::net::http {
@@ -45,13 +48,156 @@ std::string row(std::string_view label, std::uint64_t used, std::uint64_t limit)
          + group_digits(used >= limit ? 0 : limit - used) + "</td></tr>\n";
 }
 
-// A form that posts only the session's token: the button is the whole request.
+// A hidden field of a form; its value is escaped for the attribute.
+std::string hidden_field(std::string_view name, std::string_view value) {
+  return "<input type=\"hidden\" name=\"" + std::string{name} + "\" value=\""
+         + base::html_escape(value) + "\">";
+}
+
+// A form that posts the session's token and the given fields: the button is the whole
+// request.
 std::string post_button(std::string_view action, std::string_view csrf, std::string_view label,
-                        std::string_view button_class) {
-  return "<form class=\"inline-form\" method=\"post\" action=\"" + std::string{action}
-         + "\"><input type=\"hidden\" name=\"csrf\" value=\"" + base::html_escape(csrf)
-         + "\"><button type=\"submit\" class=\"" + std::string{button_class} + "\">"
+                        std::string_view button_class,
+                        std::initializer_list<std::pair<std::string_view, std::string_view>> fields = {}) {
+  std::string form = "<form class=\"inline-form\" method=\"post\" action=\"" + std::string{action}
+                     + "\">" + hidden_field("csrf", csrf);
+  for (auto& [name, value] : fields)
+    form += hidden_field(name, value);
+  return form + "<button type=\"submit\" class=\"" + std::string{button_class} + "\">"
          + std::string{label} + "</button></form>\n";
+}
+
+// A time as the page shows it, in a <time> element; empty for none.
+std::string time_element(std::int64_t unix_seconds) {
+  auto text = base::rfc3339_utc(unix_seconds);
+  if (unix_seconds <= 0 || !text)
+    return {};
+  return "<time datetime=\"" + *text + "\">" + *text + "</time>";
+}
+
+// The address of a watched server's history, as /api/history or /chart.svg reads it: the
+// host is a query value, encoded as one.
+std::string history_link(std::string_view path, const api::watch_view& watch) {
+  boost::urls::url link{path};
+  link.params().append({"host", watch.host});
+  link.params().append({"port", std::to_string(watch.port)});
+  return base::html_escape(link.buffer());
+}
+
+std::string render_webhook(const api::webhook_view& hook, const api::watch_view& watch,
+                           std::string_view csrf) {
+  // The state is a word and a class, so a failing webhook reads as one without colour too.
+  std::string item = "<li class=\"webhook\" id=\"webhook-" + base::html_escape(hook.id)
+                     + "\"><code class=\"webhook-url\">" + base::html_escape(webhook_url_shown(hook.url))
+                     + "</code> <span class=\"webhook-format\">" + std::string{api::to_string(hook.format)}
+                     + "</span> <span class=\"webhook-state" + (hook.failing ? " bad" : " good")
+                     + "\">" + (hook.failing ? "failing" : "ok") + "</span>";
+  if (hook.failing)
+    item += " <span class=\"hint\">since " + time_element(hook.failing_since) + "</span>";
+  if (hook.last_failure_at > 0)
+    item += "<p class=\"hint webhook-failure\">Last failed delivery " + time_element(hook.last_failure_at)
+            + ": " + base::html_escape(hook.last_failure) + "</p>";
+  if (!csrf.empty())
+    item += post_button("/account/webhook/delete", csrf, "Remove", "button-quiet",
+                        {{"watch", watch.id}, {"webhook", hook.id}});
+  return item + "</li>\n";
+}
+
+// A form of the account page that adds a webhook to a watch.
+std::string add_webhook_form(const api::watch_view& watch, std::string_view csrf) {
+  auto field = "hook-url-" + base::html_escape(watch.id);
+  return "<form class=\"webhook-form\" method=\"post\" action=\"/account/webhook\">"
+         + hidden_field("csrf", csrf) + hidden_field("watch", watch.id) + "<label for=\"" + field
+         + "\">New webhook URL</label><div class=\"inline\"><input type=\"text\" id=\"" + field
+         + "\" name=\"url\" inputmode=\"url\" placeholder=\"https://example.com/hook\" "
+           "required><select name=\"format\" aria-label=\"Format\"><option value=\"json\">json"
+           "</option><option value=\"discord\">discord</option></select><button type=\"submit\" "
+           "class=\"button-secondary\">Add webhook</button></div></form>\n";
+}
+
+std::string render_watch(const api::watch_view& watch, std::string_view csrf) {
+  auto target = api::host_for_url(watch.host) + ":" + std::to_string(watch.port);
+  std::string item = "<li class=\"watch\" id=\"watch-" + base::html_escape(watch.id)
+                     + "\">\n<p class=\"watch-head\"><strong class=\"watch-target\">"
+                     + base::html_escape(target) + "</strong> <span class=\"scope"
+                     + (watch.is_public ? " public\">public" : "\">private") + "</span></p>\n"
+                     + "<p class=\"hint\">Checked every " + period_text(watch.period_seconds)
+                     + ", watched since " + time_element(watch.created) + ". History: ";
+  // A private watch's history is its owner's: the session's cookie opens the JSON, and the
+  // chart, which other sites embed, is public history only.
+  if (watch.is_public)
+    item += "<a href=\"" + history_link("/chart.svg", watch) + "\">chart</a>, ";
+  item += "<a href=\"" + history_link("/api/history", watch) + "\">JSON</a>.</p>\n";
+  if (watch.webhooks.empty()) {
+    item += "<p class=\"hint\">No webhooks: add one to hear when the server's verdict "
+            "changes.</p>\n";
+  } else {
+    item += "<ul class=\"webhooks\">\n";
+    for (auto& hook : watch.webhooks)
+      item += render_webhook(hook, watch, csrf);
+    item += "</ul>\n";
+  }
+  if (!csrf.empty()) {
+    if (watch.webhooks.size() < api::max_webhooks_per_watch)
+      item += add_webhook_form(watch, csrf);
+    item += "<div class=\"actions\">"
+            + post_button("/account/watch/delete", csrf, "Stop watching", "button-danger",
+                          {{"watch", watch.id}})
+            + "</div>\n";
+  }
+  return item + "</li>\n";
+}
+
+// The form that adds a watch; the limits are the watch actor's, as for POST /api/watch.
+std::string add_watch_form(std::string_view csrf) {
+  return "<h3 id=\"add-watch-title\">Watch a server</h3>\n"
+         "<form class=\"watch-form\" method=\"post\" action=\"/account/watch\">"
+         + hidden_field("csrf", csrf)
+         + "\n<label for=\"watch-host\">Host</label><input type=\"text\" id=\"watch-host\" "
+           "name=\"host\" required maxlength=\"253\" placeholder=\"play.example.com\" "
+           "autocomplete=\"off\">\n<div class=\"watch-numbers\"><div><label for=\"watch-port\">"
+           "Port</label><input type=\"text\" id=\"watch-port\" name=\"port\" "
+           "inputmode=\"numeric\" value=\"19132\"></div><div><label for=\"watch-period\">"
+           "Check every (seconds)</label><input type=\"text\" id=\"watch-period\" "
+           "name=\"periodSeconds\" inputmode=\"numeric\" value=\"300\"></div></div>\n"
+           "<div class=\"check-option\"><input type=\"checkbox\" id=\"watch-public\" "
+           "name=\"public\" value=\"true\"><label for=\"watch-public\">Public: anyone may read "
+           "its history and chart</label></div>\n<div class=\"actions\"><button type=\"submit\">"
+           "Watch server</button></div></form>\n";
+}
+
+std::string render_watches(const api::api_outcome& outcome) {
+  const auto& csrf = outcome.account.csrf;
+  std::string section = "<section class=\"card\" aria-labelledby=\"watch-title\">\n"
+                        "<h2 id=\"watch-title\">Watched servers</h2>\n";
+  if (!outcome.new_webhook_secret.empty()) {
+    section += "<div class=\"new-key\"><p><strong>The new webhook's signing secret</strong>, "
+               "shown only now, for "
+               + base::html_escape(webhook_url_shown(outcome.new_webhook.url))
+               + ":</p>\n<pre id=\"webhook-secret\">" + base::html_escape(outcome.new_webhook_secret)
+               + "</pre>\n<p>Check each delivery's <code>X-Netherscope-Signature</code> with it "
+                 "(docs/WATCHES.md).</p></div>\n";
+  }
+  const auto* list = outcome.account_watches.get();
+  if (list != nullptr && !list->error.ok()) {
+    section += "<p id=\"watch-state\">Your watches could not be read just now; reload the page "
+               "to see them.</p>\n";
+  } else if (list == nullptr || list->watches.empty()) {
+    section += "<p id=\"watch-state\">You watch no servers yet. Add one with the form below, or "
+               "with your key: <code>POST /api/watch</code>. A watched server is checked on its "
+               "period, its history is kept, and webhooks hear when its verdict changes.</p>\n";
+  } else {
+    section += "<ul class=\"watches\">\n";
+    for (auto& watch : list->watches)
+      section += render_watch(watch, csrf);
+    section += "</ul>\n";
+    if (list->limit > 0)
+      section += "<p class=\"hint\" id=\"watch-state\">" + std::to_string(list->watches.size())
+                 + " of " + std::to_string(list->limit) + " watches.</p>\n";
+  }
+  if (!csrf.empty())
+    section += add_watch_form(csrf);
+  return section + "</section>\n";
 }
 
 std::string error_body(std::string_view title, const api::failure& error, std::string_view link,
@@ -84,7 +230,31 @@ std::string group_digits(std::uint64_t value) {
   return out;
 }
 
-std::string render_account_page(const api::account_view& account, std::string_view notice) {
+std::string period_text(std::uint32_t seconds) {
+  auto unit = [](std::uint32_t n, std::string_view one) {
+    return std::to_string(n) + " " + std::string{one} + (n == 1 ? "" : "s");
+  };
+  if (seconds % 3600 == 0)
+    return unit(seconds / 3600, "hour");
+  if (seconds % 60 == 0)
+    return unit(seconds / 60, "minute");
+  return unit(seconds, "second");
+}
+
+std::string webhook_url_shown(std::string_view url) {
+  auto parsed = boost::urls::parse_uri(url);
+  if (!parsed)
+    return "(a URL that does not parse)";
+  std::string shown = std::string{parsed->scheme()} + "://" + std::string{parsed->encoded_host_and_port()};
+  shown += parsed->encoded_path().empty() ? "/" : std::string{parsed->encoded_path()};
+  // A query often carries a token of the receiver's; the page need not show it.
+  if (parsed->has_query())
+    shown += "?…";
+  return shown;
+}
+
+std::string render_account_page(const api::api_outcome& outcome, std::string_view notice) {
+  const auto& account = outcome.account;
   std::string page = page_head("Your account");
   page += "<h1>Signed in as " + base::html_escape(account.login) + "</h1>\n";
   if (!notice.empty())
@@ -133,6 +303,7 @@ std::string render_account_page(const api::account_view& account, std::string_vi
           "<code>GET /api/account</code> with your key shows this as JSON; "
           "<code>POST /api/account/key</code> issues a new key, "
           "<code>DELETE /api/account/key</code> revokes it.</p>\n</section>\n";
+  page += render_watches(outcome);
   page += page_tail;
   return page;
 }

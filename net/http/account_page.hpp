@@ -11,7 +11,7 @@
 
 #include <boost/beast/http/fields.hpp>
 
-#include "net/api/quota.hpp"
+#include "net/api/call.hpp"
 
 namespace netherscope::net::http {
 
@@ -21,10 +21,19 @@ inline constexpr std::string_view account_page_path = "/account";
 /// A count as the page at / writes it (Intl.NumberFormat 'en'): 20000 is "20,000".
 std::string group_digits(std::uint64_t value);
 
-/// The account page: login, whether a key is active, a key just issued (shown once), usage
-/// and limits, and (with the session's form token in account.csrf) the forms to get a new
-/// key, revoke the key and sign out. notice is a sentence shown above the usage, if any.
-std::string render_account_page(const api::account_view& account, std::string_view notice = {});
+/// A watch's period as the account page says it: "5 minutes", "1 hour", "90 seconds".
+std::string period_text(std::uint32_t seconds);
+
+/// A webhook's URL as the account page shows it: scheme, host, port and path, with a query
+/// (which often holds the receiver's token) shown as "?…".
+std::string webhook_url_shown(std::string_view url);
+
+/// The account page of outcome.account: login, whether a key is active, a key just issued
+/// (shown once), usage and limits, the account's watches (outcome.account_watches) with their
+/// webhooks and each one's state, and a new webhook's secret (shown once); with the session's
+/// form token in account.csrf, the forms to get a new key, revoke the key, sign out, add and
+/// stop watches and add and remove webhooks. notice is a sentence shown above the key, if any.
+std::string render_account_page(const api::api_outcome& outcome, std::string_view notice = {});
 
 /// A page saying why sign-in failed, with the machine code, and how to try again.
 std::string render_signin_error(const api::failure& error);

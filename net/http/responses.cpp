@@ -69,7 +69,7 @@ response render_signin(api::api_outcome&& outcome, unsigned version, bool keep_a
     add_retry_after(res, outcome.error);
   } else if (!outcome.account.new_key.empty()) {
     // A new account: its first key, shown once, on this page.
-    res = html_response(beast::http::status::ok, render_account_page(outcome.account), version,
+    res = html_response(beast::http::status::ok, render_account_page(outcome), version,
                         keep_alive);
   } else {
     // An account that existed: its key is untouched; the account page shows the rest, at
@@ -120,11 +120,16 @@ response render_page(api::api_outcome&& outcome, api::call_kind kind, unsigned v
     res.set(beast::http::field::set_cookie, cleared_cookie(names.session, secure));
     return res;
   }
+  // A form that changed a watch or a webhook sends the browser back to the page, so a reload
+  // does not post it again; only a new webhook's secret, shown once, is shown at once.
+  if (api::is_page_watch_call(kind) && outcome.new_webhook_secret.empty())
+    return redirect_response(beast::http::status::see_other, account_page_path, version,
+                             keep_alive);
   std::string_view notice;
   if (kind == api::call_kind::page_revoke)
     notice = "Your key is revoked: calls with it now answer 401. Ask for a new key when you "
              "need one.";
-  return html_response(beast::http::status::ok, render_account_page(outcome.account, notice), version,
+  return html_response(beast::http::status::ok, render_account_page(outcome, notice), version,
                        keep_alive);
 }
 

@@ -80,7 +80,7 @@ route_decision target_call(const route_input& in) {
   auto value = [&](std::string_view key) { return (*params.find(key)).value; };
   std::string error;
   if (count("host") == 0) {
-    invalid("host is required: the target server's DNS name or IP address");
+    invalid(std::string{api::host_required});
   } else if (count("host") > 1 || count("port") > 1 || count("tls") > 1) {
     invalid("host, port and tls may each be given once");
   } else if (auto host = api::normalize_host(value("host"), error)) {
@@ -288,6 +288,19 @@ route_decision page_call(const route_input& in) {
   return decision;
 }
 
+// The failures of a watch's or a webhook's id that has not their shape: no such one exists.
+api::failure unknown_watch_id(std::string_view id) {
+  return api::make_failure(api::error_code::unknown_watch,
+                           "no watch has the id \"" + api::valid_utf8(id, 64)
+                             + "\"; GET /api/watch lists this account's watches");
+}
+
+api::failure unknown_webhook_id(std::string_view id) {
+  return api::make_failure(api::error_code::unknown_webhook,
+                           "no webhook has the id \"" + api::valid_utf8(id, 64)
+                             + "\"; GET /api/watch lists each watch's webhooks");
+}
+
 // The webhook routes' own part, after the watch's id: the body of a new webhook, or the
 // webhook's id.
 template <class Invalid>
@@ -306,9 +319,7 @@ void read_webhook_call(const route_input& in, api::api_call& call, Invalid& inva
   } else if (call.kind != api::call_kind::watch_delete) {
     call.webhook_id = std::string{in.params["wid"]};
     if (!api::is_webhook_id(call.webhook_id))
-      invalid(api::make_failure(api::error_code::unknown_webhook,
-                                "no webhook has the id \"" + api::valid_utf8(call.webhook_id, 64)
-                                  + "\"; GET /api/watch lists each watch's webhooks"));
+      invalid(unknown_webhook_id(call.webhook_id));
   }
 }
 
@@ -359,13 +370,47 @@ route_decision watch_call(const route_input& in) {
     case api::call_kind::webhook_test:
       call.watch_id = std::string{in.params["id"]};
       if (!api::is_watch_id(call.watch_id))
-        invalid(api::make_failure(api::error_code::unknown_watch,
-                                  "no watch has the id \"" + api::valid_utf8(call.watch_id, 64)
-                                    + "\"; GET /api/watch lists this account's watches"));
+        invalid(unknown_watch_id(call.watch_id));
       read_webhook_call(in, call, invalid);
       break;
     default:
       break;
+  }
+  return decision;
+}
+
+// The account page's forms for watches and webhooks: a POST of that page (its Origin and
+// token, as page_call checks them), then the form's fields, read by the parsers the API's
+// routes use; the watch actor judges the rest as it does for the API.
+route_decision page_watch_call(const route_input& in) {
+  auto decision = page_call(in);
+  auto& call = *decision.call;
+  if (!call.invalid.ok())
+    return decision;
+  auto body = in.req.body();
+  // A field sent twice reads as missing, as the token does.
+  auto field = [&](std::string_view name) { return form_field(body, name).value_or(""); };
+  api::failure error;
+  if (call.kind == api::call_kind::page_watch_add) {
+    if (auto spec = api::parse_watch_text(field("host"), field("port"), field("periodSeconds"),
+                                          form_field(body, "public").has_value(), error))
+      call.watch = std::move(*spec);
+    else
+      call.invalid = std::move(error);
+    return decision;
+  }
+  call.watch_id = field("watch");
+  if (!api::is_watch_id(call.watch_id)) {
+    call.invalid = unknown_watch_id(call.watch_id);
+  } else if (call.kind == api::call_kind::page_webhook_add) {
+    if (auto spec = api::parse_webhook_text(field("url"), field("format"), error))
+      call.webhook = std::move(*spec);
+    else
+      call.invalid = std::move(error);
+  } else if (call.kind == api::call_kind::page_webhook_delete) {
+    call.webhook_id = field("webhook");
+    if (!api::is_webhook_id(call.webhook_id))
+      call.invalid = unknown_webhook_id(call.webhook_id);
   }
   return decision;
 }
@@ -486,6 +531,13 @@ constexpr route_row table[] = {
   {"/account/session", get, route_kind::account, api::call_kind::page_session, page_call},
   {"/account/key", post, route_kind::account, api::call_kind::page_new_key, page_call},
   {"/account/key/revoke", post, route_kind::account, api::call_kind::page_revoke, page_call},
+  {"/account/watch", post, route_kind::account, api::call_kind::page_watch_add, page_watch_call},
+  {"/account/watch/delete", post, route_kind::account, api::call_kind::page_watch_delete,
+   page_watch_call},
+  {"/account/webhook", post, route_kind::account, api::call_kind::page_webhook_add,
+   page_watch_call},
+  {"/account/webhook/delete", post, route_kind::account, api::call_kind::page_webhook_delete,
+   page_watch_call},
   {"/auth/signout", post, route_kind::account, api::call_kind::page_sign_out, page_call},
   {"/healthz", get | head, route_kind::health, std::nullopt, healthz_answer},
   {"/readyz", get | head, route_kind::health, api::call_kind::ready, plain_call, drain_rule::refuse},

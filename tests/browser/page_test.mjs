@@ -529,6 +529,7 @@ try {
     await page.getByRole('link', { name: 'New key, revoke, sign out' }).click();
     await page.waitForURL(`${base_url}/account`);
     check(/Signed in as octocat/.test(await page.locator('h1').textContent()), 'account page h1');
+    check(/^127\.0\.0\.1:\d+$/.test(await text('.watch-target')), 'the account page lists the watch made on the page');
     await page.getByRole('button', { name: 'New key' }).click();
     await page.locator('#api-key').waitFor({ state: 'visible' });
     const new_key = (await page.locator('#api-key').textContent()).trim();

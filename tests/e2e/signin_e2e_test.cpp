@@ -2,6 +2,7 @@
 // real service, tried the way an attacker would.
 #include <catch2/catch.hpp>
 
+#include <csignal>
 #include <ctime>
 #include <optional>
 
@@ -11,10 +12,12 @@
 #include "storage/auth_records.hpp"
 #include "storage/records.hpp"
 #include "support/fake_oauth.hpp"
+#include "support/fake_xbox.hpp"
 #include "support/http.hpp"
 #include "support/redis_server.hpp"
 #include "support/store.hpp"
 #include "support/rooms.hpp"
+#include "support/wait.hpp"
 
 using namespace netherscope::test;
 using namespace std::chrono_literals;
@@ -138,14 +141,31 @@ std::string csrf_on_page(const std::string& page) {
   return page.substr(start, page.find('"', start) - start);
 }
 
-/// A POST of the account page's form, as a browser sends it from our own page (Origin and
-/// Sec-Fetch-Site) unless told otherwise.
-http_reply page_post(const service_process& svc, const std::string& target,
-                     const std::string& session, const std::string& csrf,
+/// A POST of one of the account page's forms with the given body, as a browser sends it from
+/// our own page (Origin and Sec-Fetch-Site) unless told otherwise.
+http_reply page_form(const service_process& svc, const std::string& target,
+                     const std::string& session, const std::string& body,
                      header_list headers = {{"Origin", public_base}, {"Sec-Fetch-Site", "same-origin"}}) {
   headers.push_back({"Cookie", "ns_session=" + session});
   headers.push_back({"Content-Type", "application/x-www-form-urlencoded"});
-  return http_request(svc.port(), "POST", target, headers, "csrf=" + csrf);
+  return http_request(svc.port(), "POST", target, headers, body);
+}
+
+/// A POST of a form of the account page that sends only the token.
+http_reply page_post(const service_process& svc, const std::string& target,
+                     const std::string& session, const std::string& csrf,
+                     header_list headers = {{"Origin", public_base}, {"Sec-Fetch-Site", "same-origin"}}) {
+  return page_form(svc, target, session, "csrf=" + csrf, std::move(headers));
+}
+
+/// The value of the first hidden field of a form on the page with this name, or empty.
+std::string field_on_page(const std::string& page, const std::string& name) {
+  const std::string open = "name=\"" + name + "\" value=\"";
+  auto start = page.find(open);
+  if (start == std::string::npos)
+    return {};
+  start += open.size();
+  return page.substr(start, page.find('"', start) - start);
 }
 
 int account_status(const service_process& svc, const std::string& key) {
@@ -558,6 +578,135 @@ TEST_CASE("signin e2e: the account page's key actions refuse cross-site requests
   CHECK(after.status == 401);
   CHECK(code_on_page(after.body) == "unauthorized");
   CHECK(page_post(svc, "/account/key", session, csrf).status == 401);
+}
+
+TEST_CASE("signin e2e: the account page lists, adds and stops watches and shows a failing "
+          "webhook",
+          "[e2e][signin][watch]") {
+  fake_oauth_provider provider;
+  fake_target_process fake{{"--raknet", "on"}};
+  temp_dir keys;
+  // Checks every 2 s, and a delivery that fails is not retried, so the webhook (to a port on
+  // loopback where nothing listens) is failing after its first alert.
+  auto svc = signin_service(provider, {"--watch-min-period", "2", "--webhook-retry-for", "0",
+                                       "--secrets-key-file",
+                                       write_key_file(keys.path(), "secrets.key")});
+  auto trip = sign_in(svc);
+  auto session = cookie_set(trip.page, "ns_session");
+  auto csrf = csrf_on_page(trip.page.body);
+  REQUIRE_FALSE(session.empty());
+  REQUIRE(csrf.size() == 43);
+  header_list cookie{{"Cookie", "ns_session=" + session}};
+  auto account_page = [&] {
+    auto page = http_request(svc.port(), "GET", "/account", cookie);
+    REQUIRE(page.status == 200);
+    return page.body;
+  };
+  CHECK(trip.page.body.find("You watch no servers yet.") != std::string::npos);
+  CHECK(account_page().find("You watch no servers yet.") != std::string::npos);
+
+  auto target = "host=127.0.0.1&port=" + std::to_string(fake.port());
+  auto add_body = "csrf=" + csrf + "&" + target + "&periodSeconds=2&public=true";
+  // Refused: another site's form, a form without the token or with another, a bad port,
+  // and a period below the operator's bound, which the watch actor judges as for the API.
+  auto cross = page_form(svc, "/account/watch", session, add_body,
+                         {{"Origin", "https://evil.example"}, {"Sec-Fetch-Site", "cross-site"}});
+  CHECK(cross.status == 403);
+  CHECK(code_on_page(cross.body) == "csrf_rejected");
+  auto tokenless = page_form(svc, "/account/watch", session, target + "&periodSeconds=2");
+  CHECK(tokenless.status == 403);
+  CHECK(code_on_page(tokenless.body) == "csrf_rejected");
+  auto guessed = page_form(svc, "/account/watch", session,
+                           "csrf=" + std::string(43, 'A') + "&" + target + "&periodSeconds=2");
+  CHECK(guessed.status == 403);
+  CHECK(code_on_page(guessed.body) == "csrf_rejected");
+  auto bad_port = page_form(svc, "/account/watch", session,
+                            "csrf=" + csrf + "&host=127.0.0.1&port=70000");
+  CHECK(bad_port.status == 400);
+  CHECK(code_on_page(bad_port.body) == "invalid_input");
+  check_page_headers(bad_port);
+  auto too_often = page_form(svc, "/account/watch", session,
+                             "csrf=" + csrf + "&" + target + "&periodSeconds=1");
+  CHECK(too_often.status == 400);
+  CHECK(code_on_page(too_often.body) == "invalid_input");
+  CHECK(too_often.body.find("periodSeconds must be from 2") != std::string::npos);
+  CHECK(account_page().find("You watch no servers yet.") != std::string::npos);
+
+  // Added: back to the page, which lists it; the same server again is the API's conflict.
+  auto added = page_form(svc, "/account/watch", session, add_body);
+  CHECK(added.status == 303);
+  CHECK(added.header("location") == "/account");
+  auto again = page_form(svc, "/account/watch", session, add_body);
+  CHECK(again.status == 409);
+  CHECK(code_on_page(again.body) == "watch_exists");
+  auto page = account_page();
+  auto shown = "127.0.0.1:" + std::to_string(fake.port());
+  CHECK(page.find("<strong class=\"watch-target\">" + shown + "</strong>") != std::string::npos);
+  CHECK(page.find("Checked every 2 seconds") != std::string::npos);
+  CHECK(page.find("<span class=\"scope public\">public</span>") != std::string::npos);
+  CHECK(page.find("href=\"/chart.svg?host=127.0.0.1&amp;port=" + std::to_string(fake.port())
+                  + "\"")
+        != std::string::npos);
+  auto watch_id = field_on_page(page, "watch");
+  REQUIRE(watch_id.size() == 16);
+  // The API's list is the page's.
+  auto listed = http_request(svc.port(), "GET", "/api/watch", cookie);
+  REQUIRE(listed.status == 200);
+  CHECK(listed.json().at("watches").at(0).at("id").as_string() == watch_id);
+
+  // A webhook from the page: its secret shown once, its state ok.
+  auto hook = page_form(svc, "/account/webhook", session,
+                        "csrf=" + csrf + "&watch=" + watch_id
+                          + "&url=http%3A%2F%2F127.0.0.1%3A9%2Fhook%3Ftoken%3Dhush&format=json");
+  REQUIRE(hook.status == 200);
+  check_page_headers(hook);
+  CHECK(hook.body.find("<pre id=\"webhook-secret\">") != std::string::npos);
+  page = account_page();
+  CHECK(page.find("<pre id=\"webhook-secret\">") == std::string::npos);
+  CHECK(page.find("<code class=\"webhook-url\">http://127.0.0.1:9/hook?…</code>")
+        != std::string::npos);
+  CHECK(page.find("hush") == std::string::npos);
+  CHECK(page.find("<span class=\"webhook-state good\">ok</span>") != std::string::npos);
+  auto hook_id = field_on_page(page, "webhook");
+  REQUIRE(hook_id.size() == 16);
+
+  // The server is checked, then goes: the alert's delivery fails, and the page says failing,
+  // as GET /api/watch does.
+  auto checks = [&] {
+    auto history = http_request(svc.port(), "GET",
+                                "/api/history?host=127.0.0.1&port=" + std::to_string(fake.port()),
+                                cookie);
+    return history.status == 200 ? history.json().at("points").as_array().size() : 0;
+  };
+  REQUIRE(wait_until([&] { return checks() >= 1; }, std::chrono::seconds(40),
+                     std::chrono::milliseconds(200)));
+  fake.process().signal(SIGKILL);
+  fake.process().wait(std::chrono::seconds(5));
+  REQUIRE(wait_until(
+    [&] { return account_page().find("<span class=\"webhook-state bad\">failing</span>")
+                 != std::string::npos; },
+    std::chrono::seconds(40), std::chrono::milliseconds(250)));
+  CHECK(account_page().find("Last failed delivery") != std::string::npos);
+  auto api_view = http_request(svc.port(), "GET", "/api/watch", cookie);
+  CHECK(api_view.json().at("watches").at(0).at("webhooks").at(0).at("state") == "failing");
+
+  // Removed with the page's buttons: the webhook, then the watch; a second time it is gone.
+  auto unhook = page_form(svc, "/account/webhook/delete", session,
+                          "csrf=" + csrf + "&watch=" + watch_id + "&webhook=" + hook_id);
+  CHECK(unhook.status == 303);
+  page = account_page();
+  CHECK(page.find("class=\"webhook-state") == std::string::npos);
+  CHECK(page.find("No webhooks") != std::string::npos);
+  auto stop_body = "csrf=" + csrf + "&watch=" + watch_id;
+  CHECK(page_form(svc, "/account/watch/delete", session, "csrf=wrong&watch=" + watch_id).status
+        == 403);
+  auto stopped = page_form(svc, "/account/watch/delete", session, stop_body);
+  CHECK(stopped.status == 303);
+  CHECK(stopped.header("location") == "/account");
+  CHECK(account_page().find("You watch no servers yet.") != std::string::npos);
+  auto gone = page_form(svc, "/account/watch/delete", session, stop_body);
+  CHECK(gone.status == 404);
+  CHECK(code_on_page(gone.body) == "unknown_watch");
 }
 
 TEST_CASE("signin e2e: key rotation is limited and the store stays bounded", "[e2e][signin]") {

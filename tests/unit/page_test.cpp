@@ -288,6 +288,144 @@ TEST_CASE("page: the account pages wear the page's stylesheet, header and footer
   CHECK(pages[2].body().find("<code id=\"error-code\">csrf_rejected</code>") != std::string::npos);
 }
 
+namespace {
+
+// An account with two watches: a public one with a webhook that works and one that fails, and
+// a private one on an IPv6 address without webhooks.
+api_outcome watching_outcome() {
+  auto outcome = signed_in_outcome();
+  outcome.account.new_key.clear();
+  api::watch_answer list;
+  list.limit = 10;
+  api::watch_view shown{"AAAAAAAAAAAAAAAA", "play.example.com", 19133, 300, true, 1767225600, {}};
+  api::webhook_view fine;
+  fine.id = "BBBBBBBBBBBBBBBB";
+  fine.url = "https://hooks.example/in?token=hush";
+  api::webhook_view broken;
+  broken.id = "CCCCCCCCCCCCCCCC";
+  broken.url = "https://discord.com/api/webhooks/1/x";
+  broken.format = webhook_format::discord;
+  broken.failing = true;
+  broken.failing_since = 1767225700;
+  broken.last_failure_at = 1767225700;
+  broken.last_failure = "<refused>";
+  shown.webhooks = {fine, broken};
+  list.watches.push_back(shown);
+  list.watches.push_back({"DDDDDDDDDDDDDDDD", "2001:db8::1", 19132, 7200, false, 1767225600, {}});
+  outcome.account_watches = std::make_shared<const api::watch_answer>(std::move(list));
+  return outcome;
+}
+
+std::size_t count_of(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
+    ++n;
+  return n;
+}
+
+} // namespace
+
+TEST_CASE("page: the account page lists the watches, their webhooks and each one's state",
+          "[page]") {
+  auto res = render_api(watching_outcome(), call_kind::page_view, 11, true);
+  CHECK(res.result() == http::status::ok);
+  const auto& html = res.body();
+  INFO(html);
+  CHECK(html.find("<h2 id=\"watch-title\">Watched servers</h2>") != std::string::npos);
+  CHECK(html.find("<strong class=\"watch-target\">play.example.com:19133</strong>")
+        != std::string::npos);
+  CHECK(html.find("<strong class=\"watch-target\">[2001:db8::1]:19132</strong>")
+        != std::string::npos);
+  CHECK(html.find("Checked every 5 minutes") != std::string::npos);
+  CHECK(html.find("Checked every 2 hours") != std::string::npos);
+  CHECK(html.find("<span class=\"scope public\">public</span>") != std::string::npos);
+  CHECK(html.find("<span class=\"scope\">private</span>") != std::string::npos);
+  CHECK(html.find("<time datetime=\"2026-01-01T00:00:00Z\">") != std::string::npos);
+  // The chart is public history only, so only the public watch links it.
+  CHECK(count_of(html, "href=\"/chart.svg?") == 1);
+  CHECK(html.find("href=\"/chart.svg?host=play.example.com&amp;port=19133\"") != std::string::npos);
+  CHECK(count_of(html, "href=\"/api/history?") == 2);
+  // Each webhook's state, as the API names it; a failing one with when and why, escaped.
+  CHECK(html.find("<span class=\"webhook-state good\">ok</span>") != std::string::npos);
+  CHECK(html.find("<span class=\"webhook-state bad\">failing</span>") != std::string::npos);
+  CHECK(html.find("&lt;refused&gt;") != std::string::npos);
+  CHECK(html.find("<refused>") == std::string::npos);
+  CHECK(html.find("<span class=\"webhook-format\">discord</span>") != std::string::npos);
+  // A URL's query (a receiver's token) stays off the page.
+  CHECK(html.find("https://hooks.example/in?…") != std::string::npos);
+  CHECK(html.find("hush") == std::string::npos);
+  // Every form carries the session's token; the buttons name what they act on.
+  CHECK(count_of(html, "<form ") == count_of(html, "name=\"csrf\" value=\"form-token\""));
+  CHECK(html.find("action=\"/account/watch\"") != std::string::npos);
+  CHECK(count_of(html, "action=\"/account/watch/delete\"") == 2);
+  CHECK(count_of(html, "action=\"/account/webhook/delete\"") == 2);
+  CHECK(count_of(html, "action=\"/account/webhook\"") == 2);
+  CHECK(html.find("name=\"webhook\" value=\"CCCCCCCCCCCCCCCC\"") != std::string::npos);
+  CHECK(html.find("name=\"watch\" value=\"DDDDDDDDDDDDDDDD\"") != std::string::npos);
+  CHECK(html.find("2 of 10 watches.") != std::string::npos);
+  CHECK(html.find("<script") == std::string::npos);
+  CHECK_FALSE(std::regex_search(html, std::regex{R"(\sstyle\s*=)", std::regex::icase}));
+}
+
+TEST_CASE("page: no watches, watches that could not be read, and a new webhook's secret",
+          "[page]") {
+  auto none = signed_in_outcome();
+  none.account.new_key.clear();
+  none.account_watches = std::make_shared<const api::watch_answer>();
+  auto empty = render_api(none, call_kind::page_view, 11, true).body();
+  CHECK(empty.find("You watch no servers yet.") != std::string::npos);
+  CHECK(empty.find("action=\"/account/watch\"") != std::string::npos);
+  // A sign-in that made the account asked for no watches: it has none.
+  auto first = render_api(signed_in_outcome(), call_kind::signin_finish, 11, true).body();
+  CHECK(first.find("You watch no servers yet.") != std::string::npos);
+  auto lost = signed_in_outcome();
+  api::watch_answer failed;
+  failed.error = make_failure(error_code::unavailable, "down");
+  lost.account_watches = std::make_shared<const api::watch_answer>(failed);
+  auto unread = render_api(lost, call_kind::page_view, 11, true);
+  CHECK(unread.result() == http::status::ok);
+  CHECK(unread.body().find("could not be read just now") != std::string::npos);
+  // A new webhook: its secret on the page, this once.
+  auto made = watching_outcome();
+  made.new_webhook.url = "https://hooks.example/in?token=hush";
+  made.new_webhook_secret = "whsec_shown_once";
+  auto shown = render_api(made, call_kind::page_webhook_add, 11, true);
+  CHECK(shown.result() == http::status::ok);
+  CHECK(shown.body().find("<pre id=\"webhook-secret\">whsec_shown_once</pre>") != std::string::npos);
+  CHECK(shown.body().find("hush") == std::string::npos);
+}
+
+TEST_CASE("page: the watch forms send the browser back to the page, or show the error",
+          "[page]") {
+  for (auto kind : {call_kind::page_watch_add, call_kind::page_watch_delete,
+                    call_kind::page_webhook_delete}) {
+    auto done = render_api(api_outcome{}, kind, 11, true);
+    CHECK(done.result() == http::status::see_other);
+    CHECK(field_of(done, "Location") == "/account");
+    api_outcome refused;
+    refused.error = make_failure(error_code::watch_limit_reached, "this account watches 10");
+    auto page = render_api(refused, kind, 11, true);
+    CHECK(page.result() == http::status::conflict);
+    CHECK(page.body().find("<code id=\"error-code\">watch_limit_reached</code>")
+          != std::string::npos);
+    CHECK(page.body().find("href=\"/account\"") != std::string::npos);
+    CHECK(field_of(page, "Content-Security-Policy").find("form-action 'self'")
+          != std::string::npos);
+  }
+}
+
+TEST_CASE("page: periods and webhook URLs as the account page writes them", "[page]") {
+  CHECK(period_text(60) == "1 minute");
+  CHECK(period_text(300) == "5 minutes");
+  CHECK(period_text(90) == "90 seconds");
+  CHECK(period_text(3600) == "1 hour");
+  CHECK(period_text(86400) == "24 hours");
+  CHECK(webhook_url_shown("https://hooks.example") == "https://hooks.example/");
+  CHECK(webhook_url_shown("https://hooks.example:8443/in/x?token=1#") == "https://hooks.example:8443/in/x?…");
+  CHECK(webhook_url_shown("http://[::1]:9/hook") == "http://[::1]:9/hook");
+  CHECK(webhook_url_shown("not a url") == "(a URL that does not parse)");
+}
+
 TEST_CASE("page: group_digits writes thousands like the page", "[page]") {
   CHECK(group_digits(0) == "0");
   CHECK(group_digits(999) == "999");

@@ -625,6 +625,78 @@ TEST_CASE("router: the account page's POSTs come from our origin with the form's
   }
 }
 
+TEST_CASE("router: the account page's watch forms read their fields as the API reads them",
+          "[router]") {
+  auto rc = page_context();
+  auto post = [&](std::string target, std::string body, const char* origin = "null") {
+    auto req = page_post(std::move(target), std::move(body));
+    req.set(http::field::origin, origin);
+    req.set("Sec-Fetch-Site", "same-origin");
+    return route(req, rc);
+  };
+  auto add = post("/account/watch",
+                  "csrf=tok&host=Play.Example.COM&port=19133&periodSeconds=60&public=true");
+  REQUIRE(add.call);
+  CHECK(add.call->kind == call_kind::page_watch_add);
+  CHECK(add.call->invalid.ok());
+  CHECK(add.call->csrf == "tok");
+  CHECK(add.call->session_hash.size() == 32);
+  CHECK(add.call->key_hash.empty());
+  CHECK(add.call->watch.host == "play.example.com");
+  CHECK(add.call->watch.port == 19133);
+  CHECK(add.call->watch.period_seconds == 60);
+  CHECK(add.call->watch.is_public);
+  // An unchecked box sends nothing; empty numbers take the API's defaults.
+  auto plain = post("/account/watch", "csrf=tok&host=a.example&port=&periodSeconds=");
+  CHECK(plain.call->invalid.ok());
+  CHECK(plain.call->watch.port == 19132);
+  CHECK(plain.call->watch.period_seconds == 300);
+  CHECK_FALSE(plain.call->watch.is_public);
+  for (auto body : {"csrf=tok&host=a.example&port=0", "csrf=tok&host=a.example&port=70000",
+                    "csrf=tok&port=19132", "csrf=tok&host=a+b",
+                    "csrf=tok&host=a.example&periodSeconds=often"}) {
+    INFO(body);
+    CHECK(post("/account/watch", body).call->invalid.code == error_code::invalid_input);
+  }
+  // The token and the origin come first, as for the key forms.
+  CHECK(post("/account/watch", "host=a.example").call->invalid.code == error_code::csrf_rejected);
+  CHECK(post("/account/watch", "csrf=tok&host=a.example", "https://evil.example")
+          .call->invalid.code
+        == error_code::csrf_rejected);
+
+  auto stop = post("/account/watch/delete", "csrf=tok&watch=AAAAAAAAAAAAAAAA");
+  CHECK(stop.call->kind == call_kind::page_watch_delete);
+  CHECK(stop.call->invalid.ok());
+  CHECK(stop.call->watch_id == "AAAAAAAAAAAAAAAA");
+  CHECK(post("/account/watch/delete", "csrf=tok&watch=short").call->invalid.code
+        == error_code::unknown_watch);
+  CHECK(post("/account/watch/delete", "csrf=tok").call->invalid.code == error_code::unknown_watch);
+
+  auto hook = post("/account/webhook",
+                   "csrf=tok&watch=AAAAAAAAAAAAAAAA&url=https%3A%2F%2Fhooks.example%2Fin&format=discord");
+  CHECK(hook.call->kind == call_kind::page_webhook_add);
+  CHECK(hook.call->invalid.ok());
+  CHECK(hook.call->webhook.url == "https://hooks.example/in");
+  CHECK(hook.call->webhook.format == webhook_format::discord);
+  CHECK(post("/account/webhook", "csrf=tok&watch=AAAAAAAAAAAAAAAA&url=https%3A%2F%2Fa.example&format=xml")
+          .call->invalid.code
+        == error_code::invalid_input);
+
+  auto unhook = post("/account/webhook/delete",
+                     "csrf=tok&watch=AAAAAAAAAAAAAAAA&webhook=BBBBBBBBBBBBBBBB");
+  CHECK(unhook.call->kind == call_kind::page_webhook_delete);
+  CHECK(unhook.call->invalid.ok());
+  CHECK(unhook.call->webhook_id == "BBBBBBBBBBBBBBBB");
+  CHECK(post("/account/webhook/delete", "csrf=tok&watch=AAAAAAAAAAAAAAAA&webhook=x")
+          .call->invalid.code
+        == error_code::unknown_webhook);
+
+  // The forms are POST only.
+  auto get = route(make_request(http::verb::get, "/account/watch"), rc);
+  REQUIRE(get.immediate);
+  CHECK(get.immediate->result() == http::status::method_not_allowed);
+}
+
 TEST_CASE("router: every HTML page carries the security headers", "[router]") {
   std::vector<response> pages;
   api_outcome failed;

@@ -226,6 +226,41 @@ TEST_CASE("watch requests: the body of POST /api/watch", "[watch]") {
   refused(R"({"host":"a.example","tls":true})", "unknown field \"tls\"");
   refused(R"({"host":"a.example","period":60})", "unknown field \"period\"");
 
+  // The account page's form sends the same fields as text, read with the same rules.
+  auto form = api::parse_watch_text(" 0x7f.1 ", "19133", "120", true, error);
+  REQUIRE(form);
+  CHECK(form->host == "127.0.0.1");
+  CHECK(form->port == 19133);
+  CHECK(form->period_seconds == 120);
+  CHECK(form->is_public);
+  auto defaults = api::parse_watch_text("Play.Example.COM", "", "", false, error);
+  REQUIRE(defaults);
+  CHECK(defaults->host == "play.example.com");
+  CHECK(defaults->port == 19132);
+  CHECK(defaults->period_seconds == 300);
+  CHECK_FALSE(defaults->is_public);
+  struct text_case {
+    const char* host;
+    const char* port;
+    const char* period;
+    const char* says;
+  };
+  for (auto c : {text_case{"", "", "", "host is required"}, text_case{"bad host", "", "", "host"},
+                 text_case{"a.example", "0", "", "port must be"},
+                 text_case{"a.example", "65536", "", "port must be"},
+                 text_case{"a.example", "+1", "", "port must be"},
+                 text_case{"a.example", "", "0", "periodSeconds"},
+                 text_case{"a.example", "", "1.5", "periodSeconds"},
+                 text_case{"a.example", "", "-60", "periodSeconds"},
+                 text_case{"a.example", "", "4294967296", "periodSeconds"},
+                 text_case{"a.example", "", "5m", "periodSeconds"}}) {
+    INFO(c.host << " " << c.port << " " << c.period);
+    api::failure why;
+    CHECK_FALSE(api::parse_watch_text(c.host, c.port, c.period, false, why));
+    CHECK(why.code == api::error_code::invalid_input);
+    CHECK(why.message.find(c.says) != std::string::npos);
+  }
+
   api::watch_bounds bounds{60, 86400, 10};
   CHECK(api::check_watch_period(60, bounds).ok());
   CHECK(api::check_watch_period(86400, bounds).ok());

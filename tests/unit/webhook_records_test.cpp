@@ -284,6 +284,22 @@ TEST_CASE("webhook requests: the body of POST /api/watch/{id}/webhooks", "[webho
   api::parse_webhook_body(R"({"url":"https://a.example","format":"slack"})", error);
   CHECK(error.message.find("discord") != std::string::npos);
 
+  // The account page's form: the same fields as text.
+  spec = api::parse_webhook_text("https://hooks.example/in", "", error);
+  REQUIRE(spec);
+  CHECK(spec->url == "https://hooks.example/in");
+  CHECK(spec->format == api::webhook_format::json);
+  spec = api::parse_webhook_text("https://hooks.example/in", "discord", error);
+  REQUIRE(spec);
+  CHECK(spec->format == api::webhook_format::discord);
+  error = {};
+  CHECK_FALSE(api::parse_webhook_text("", "json", error));
+  CHECK(error.message.find("url is required") != std::string::npos);
+  error = {};
+  CHECK_FALSE(api::parse_webhook_text("https://a.example", "slack", error));
+  CHECK(error.code == api::error_code::invalid_input);
+  CHECK(error.message.find("discord") != std::string::npos);
+
   CHECK(api::is_webhook_id("abcdefghijklmn-_"));
   CHECK_FALSE(api::is_webhook_id("abcdefghijklmn-"));
   CHECK_FALSE(api::is_webhook_id("abcdefghijklmn+/"));
