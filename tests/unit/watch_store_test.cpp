@@ -21,23 +21,15 @@ using api::verdict_code;
 namespace {
 
 /// Two handles on one watch store of the backend asked for (on LMDB, the one object a
-/// process may open).
-struct watch_store_rig {
-  std::unique_ptr<temp_dir> dir;
-  std::unique_ptr<redis_server> redis;
+/// process may open), as two replicas would hold them.
+struct watch_store_rig : backend_store {
   std::shared_ptr<storage::watch_store> one;
   std::shared_ptr<storage::watch_store> two;
 
-  explicit watch_store_rig(const std::string& backend) {
-    if (backend == "lmdb") {
-      dir = std::make_unique<temp_dir>();
-      one = open_lmdb(dir->path()).watching;
-      two = one;
-    } else {
-      redis = std::make_unique<redis_server>();
-      one = open_redis(redis->url()).watching;
-      two = open_redis(redis->url()).watching;
-    }
+  explicit watch_store_rig(const std::string& backend)
+    : backend_store(backend),
+      one(watching),
+      two(redis ? open_redis(redis->url()).watching : watching) {
     REQUIRE(one);
     REQUIRE(two);
   }
@@ -61,11 +53,9 @@ constexpr std::int64_t t0_ms = 1'795'773'600'000;
 
 TEST_CASE("watch store: the schedule follows the model's transitions on both backends",
           "[store][watch][schedule][redis]") {
-  auto backend = GENERATE(std::string{"lmdb"}, std::string{"redis"});
-  if (backend == "redis" && !have_redis_server()) {
-    WARN("redis-server is not installed; skipping");
+  auto backend = GENERATE(as<std::string>{}, "lmdb", "redis");
+  if (!backend_available(backend))
     return;
-  }
   INFO("backend " << backend);
   watch_store_rig rig{backend};
   api::watch_schedule model;
@@ -127,11 +117,9 @@ TEST_CASE("watch store: the schedule follows the model's transitions on both bac
 
 TEST_CASE("watch store: history rows, hours, budget and removal on both backends",
           "[store][watch][history][redis]") {
-  auto backend = GENERATE(std::string{"lmdb"}, std::string{"redis"});
-  if (backend == "redis" && !have_redis_server()) {
-    WARN("redis-server is not installed; skipping");
+  auto backend = GENERATE(as<std::string>{}, "lmdb", "redis");
+  if (!backend_available(backend))
     return;
-  }
   INFO("backend " << backend);
   watch_store_rig rig{backend};
   const std::string key = "play.example.com|19132";
