@@ -191,6 +191,32 @@ TEST_CASE("watch store: history rows, hours, budget and removal on both backends
     CHECK(hours->front().start == api::hour_start(later));
   }
 
+  SECTION("a check older than the latest answers the row before it and counts in the budget") {
+    // A replica that ran late stores its check after a later one: the answer is the row
+    // before its time, and the prune counts it with the later rows.
+    auto small = api::budget_for(86400);
+    REQUIRE(small.rows == 2);
+    auto first = check_row(hour, verdict_code::joinable);
+    auto last = check_row(hour + 120, verdict_code::offline);
+    REQUIRE(rig.one->record_check(key, first, small));
+    REQUIRE(rig.one->record_check(key, last, small));
+    auto late = check_row(hour + 60, verdict_code::signalling_only, 2, 20);
+    auto previous = rig.one->record_check(key, late, small);
+    REQUIRE(previous);
+    CHECK(*previous == first);
+    auto kept = rig.two->read_rows(key, 0, hour + 3600);
+    REQUIRE(kept);
+    CHECK(*kept == std::vector<api::history_row>{late, last});
+    // The same time again replaces its row: nothing more is pruned.
+    auto again = check_row(hour + 120, verdict_code::joinable, 4, 20);
+    previous = rig.one->record_check(key, again, small);
+    REQUIRE(previous);
+    CHECK(*previous == late);
+    kept = rig.two->read_rows(key, 0, hour + 3600);
+    REQUIRE(kept);
+    CHECK(*kept == std::vector<api::history_row>{late, again});
+  }
+
   SECTION("a server the schedule drops leaves with its history") {
     REQUIRE(rig.one->record_check(key, check_row(hour, verdict_code::joinable), budget));
     REQUIRE(rig.one->record_check(other, check_row(hour, verdict_code::joinable), budget));
