@@ -30,11 +30,49 @@ history_answer history_refused(api::failure error) {
   return answer;
 }
 
-/// Reads the watches, keeps them as the targets' snapshot and makes the schedule hold them.
+/// Whether a sync that read generation must send the watches to the schedule again.
+bool schedule_needs_sync(const std::optional<std::string>& generation,
+                         const history_state& st) {
+  // No generation stored: nothing tells whether the watches changed.
+  return !generation || generation != st.synced_generation
+         || st.unchanged_syncs >= max_unchanged_syncs;
+}
+
+/// Stores a first generation of the watches where there is none, so the syncs after the next
+/// can skip; a store that lost it (an emptied Redis) or never had one gets it here.
+void start_generation(history_pointer self) {
+  auto start = [](storage::record_txn& t) -> caf::expected<bool> {
+    auto found = storage::watches_generation(t);
+    if (!found)
+      return found.error();
+    if (*found)
+      return false;
+    if (auto err = storage::renew_watches_generation(t))
+      return err;
+    return true;
+  };
+  auto err = self->state.store->with_records(true, start);
+  if (err)
+    log_store_failure("sync", err);
+}
+
+/// Reads the watches, keeps them as the targets' snapshot and makes the schedule hold them;
+/// when their generation is the one the last sync sent, neither is needed (nothing changed).
 std::size_t sync_targets(history_pointer self) {
   auto& st = self->state;
   std::vector<storage::watched_target> listed;
+  std::optional<std::string> generation;
+  bool unchanged = false;
+  // The generation is read before the watches, in the same transaction: a change after the
+  // read leaves another generation behind, which the next sync sees.
   auto err = st.store->with_records(false, [&](storage::record_txn& t) -> caf::expected<bool> {
+    auto read = storage::watches_generation(t);
+    if (!read)
+      return read.error();
+    generation = std::move(*read);
+    unchanged = !schedule_needs_sync(generation, st);
+    if (unchanged)
+      return true;
     auto found = storage::watched_targets(t);
     if (!found)
       return found.error();
@@ -45,6 +83,10 @@ std::size_t sync_targets(history_pointer self) {
     log_store_failure("sync", err);
     return st.targets.size();
   }
+  if (unchanged) {
+    ++st.unchanged_syncs;
+    return st.targets.size();
+  }
   std::vector<storage::scheduled_target> scheduled;
   scheduled.reserve(listed.size());
   decltype(st.targets) targets;
@@ -53,9 +95,17 @@ std::size_t sync_targets(history_pointer self) {
     scheduled.push_back({key, static_cast<std::int64_t>(x.period_seconds) * 1000});
     targets.emplace(std::move(key), std::move(x));
   }
-  if (auto gone = st.watching->sync_schedule(scheduled, st.now_ms()); !gone)
+  st.unchanged_syncs = 0;
+  if (auto gone = st.watching->sync_schedule(scheduled, st.now_ms()); !gone) {
+    // The next sync tries again.
     log_store_failure("sync", gone.error());
+    st.synced_generation.reset();
+  } else {
+    st.synced_generation = generation;
+  }
   st.targets = std::move(targets);
+  if (!generation)
+    start_generation(self);
   return st.targets.size();
 }
 
