@@ -60,6 +60,7 @@ void start_generation(history_pointer self) {
 /// when their generation is the one the last sync sent, neither is needed (nothing changed).
 std::size_t sync_targets(history_pointer self) {
   auto& st = self->state;
+  st.latest_stale = true;
   std::vector<storage::watched_target> listed;
   std::optional<std::string> generation;
   bool unchanged = false;
@@ -133,6 +134,10 @@ std::string record(history_pointer self, const api::schedule_claim& claim,
     log_store_failure("record", previous.error());
     return {};
   }
+  if (auto held = st.latest.find(claim.key); held == st.latest.end())
+    st.latest.emplace(claim.key, *row);
+  else if (held->second.at <= row->at)
+    held->second = *row;
   if (!*previous)
     return {};
   if (auto changes = api::change_between(*previous, *row);
@@ -208,27 +213,40 @@ history_answer read_history(history_pointer self, const history_query& q) {
   return answer;
 }
 
+/// Reads the latest check of each public server from the store into the state's cache;
+/// false when the store failed.
+bool read_latest(history_pointer self) {
+  auto& st = self->state;
+  std::vector<std::string> keys;
+  for (const auto& [key, target] : st.targets)
+    if (target.is_public)
+      keys.push_back(key);
+  decltype(st.latest) latest;
+  if (!keys.empty()) {
+    auto read = st.watching->latest_checks(keys);
+    if (!read) {
+      log_store_failure("latest", read.error());
+      return false;
+    }
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      if ((*read)[i])
+        latest.emplace(std::move(keys[i]), std::move(*(*read)[i]));
+  }
+  st.latest = std::move(latest);
+  st.latest_stale = false;
+  return true;
+}
+
 /// The latest check of each public watched server, as the last sync listed them.
 watched_checks latest_public(history_pointer self) {
   auto& st = self->state;
-  std::vector<std::string> keys;
-  std::vector<const storage::watched_target*> targets;
-  for (const auto& [key, target] : st.targets)
-    if (target.is_public) {
-      keys.push_back(key);
-      targets.push_back(&target);
-    }
   auto out = std::make_shared<std::vector<api::watched_check>>();
-  if (keys.empty())
+  if (st.latest_stale && !read_latest(self))
     return out;
-  auto latest = st.watching->latest_checks(keys);
-  if (!latest) {
-    log_store_failure("latest", latest.error());
-    return out;
-  }
-  for (std::size_t i = 0; i < keys.size(); ++i)
-    if ((*latest)[i])
-      out->push_back({targets[i]->host, targets[i]->port, std::move(*(*latest)[i])});
+  for (const auto& [key, target] : st.targets)
+    if (target.is_public)
+      if (auto held = st.latest.find(key); held != st.latest.end())
+        out->push_back({target.host, target.port, held->second});
   return out;
 }
 

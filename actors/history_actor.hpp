@@ -3,8 +3,9 @@
 // completes them and stores their rows (pruning each server's history as it writes), and
 // reads a server's history for whoever may see it. A stored check whose verdict changed in a
 // way owners are alerted about (net/api/watch_change) goes to the webhook actor. A sync whose
-// watches' generation is the one it last sent leaves the schedule alone. It knows nothing of
-// HTTP and runs detached: every call blocks on the store.
+// watches' generation is the one it last sent leaves the schedule alone, and /metrics reads
+// the latest checks from the store at most once per sync. It knows nothing of HTTP and runs
+// detached: every call blocks on the store.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +45,13 @@ struct history_state {
   /// many syncs since found it unchanged and left the schedule alone.
   std::optional<std::string> synced_generation;
   unsigned unchanged_syncs = 0;
+  /// The latest stored check of each public server, by schedule key, for /metrics: read from
+  /// the store by the first scrape after each sync, since on Redis other replicas store checks
+  /// too, and kept up to date in between with the checks this actor stores. So scrapes read
+  /// the store at most once per sync interval, and another replica's check shows within one.
+  std::map<std::string, net::api::history_row, std::less<>> latest;
+  /// Whether latest must be read again (no scrape read it since the last sync).
+  bool latest_stale = true;
 };
 
 /// Implements history_actor over the store; spawn it detached.

@@ -3,7 +3,7 @@
 // handles as two replicas would hold them; and each server's history is stored, folded into
 // hours, pruned within its budget, and read back by range. And the history actor over it, as
 // two replicas run it: a sync sends the watches to the schedule only when their generation
-// changed.
+// changed, and /metrics reads the latest checks from the store once per sync.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -483,4 +483,49 @@ TEST_CASE("history actor: a sync sends the watches to the schedule only when the
     CHECK(rig.sync(rig.b) == 1);
     CHECK(rig.scheduled() == std::set<std::string>{"c.example|1"});
   }
+}
+
+TEST_CASE("history actor: /metrics reads the latest checks from the store once per sync, and "
+          "the replica's own checks in between",
+          "[watch][history][actors][redis]") {
+  auto backend = GENERATE(as<std::string>{}, "lmdb", "redis");
+  if (!backend_available(backend))
+    return;
+  INFO("backend " << backend);
+  history_rig rig{backend};
+  rig.add_watch("p.example", 19132, true);
+  rig.add_watch("q.example", 19132, false);
+  REQUIRE(rig.sync(rig.a) == 2);
+  CHECK(rig.latest(rig.a).empty());
+  CHECK(rig.latest(rig.a).empty());
+  CHECK(rig.counted_a->latest_reads == 1);
+
+  // A check this replica stores shows at once, without a read; one of a server that is not
+  // public never shows.
+  *rig.clock = t0_ms + 120'000;
+  auto claims = rig.claim(rig.a, "replica-a");
+  REQUIRE(claims.size() == 2);
+  auto row = check_row(t0_ms / 1000 + 100, verdict_code::joinable, 3, 10);
+  for (auto& c : claims)
+    rig.record(rig.a, c, "replica-a", row);
+  auto shown = rig.latest(rig.a);
+  REQUIRE(shown.size() == 1);
+  CHECK(shown.front().host == "p.example");
+  CHECK(shown.front().port == 19132);
+  CHECK(shown.front().last == row);
+  CHECK(rig.counted_a->latest_reads == 1);
+
+  // A check the other replica stored shows after this one's next sync.
+  auto later = check_row(t0_ms / 1000 + 160, verdict_code::offline);
+  REQUIRE(rig.counted_b->record_check("p.example|19132", later, api::budget_for(60)));
+  shown = rig.latest(rig.a);
+  REQUIRE(shown.size() == 1);
+  CHECK(shown.front().last == row);
+  rig.sync(rig.a);
+  shown = rig.latest(rig.a);
+  REQUIRE(shown.size() == 1);
+  CHECK(shown.front().last == later);
+  CHECK(rig.counted_a->latest_reads == 2);
+  rig.latest(rig.a);
+  CHECK(rig.counted_a->latest_reads == 2);
 }
