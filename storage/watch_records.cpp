@@ -169,12 +169,7 @@ caf::expected<bool> delete_watch(record_txn& t, std::uint64_t owner, std::string
 }
 
 caf::expected<std::optional<std::string>> watches_generation(record_txn& t) {
-  auto value = t.get(record_table::watches, generation_key);
-  if (!value)
-    return value.error();
-  if (!*value)
-    return std::optional<std::string>{};
-  return std::optional<std::string>{std::string{**value}};
+  return value_of(t, record_table::watches, generation_key);
 }
 
 caf::error renew_watches_generation(record_txn& t) {
