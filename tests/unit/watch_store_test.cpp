@@ -368,41 +368,34 @@ struct history_rig : backend_store {
     });
   }
 
-  std::size_t sync(const actors::history_actor& replica) {
-    std::size_t out = 0;
+  /// The replica's answer to a request of xs; the test fails on an error.
+  template <class Answer, class... Ts>
+  Answer ask(const actors::history_actor& replica, Ts&&... xs) {
+    Answer out{};
     caf::scoped_actor self{*system};
-    self->request(replica, std::chrono::seconds(10), actors::sync_atom::value)
-      .receive([&](std::size_t n) { out = n; },
+    self->request(replica, std::chrono::seconds(10), std::forward<Ts>(xs)...)
+      .receive([&](Answer& answer) { out = std::move(answer); },
                [&](caf::error& err) { FAIL(caf::to_string(err)); });
     return out;
   }
 
+  std::size_t sync(const actors::history_actor& replica) {
+    return ask<std::size_t>(replica, actors::sync_atom::value);
+  }
+
   std::vector<api::watched_check> latest(const actors::history_actor& replica) {
-    std::vector<api::watched_check> out;
-    caf::scoped_actor self{*system};
-    self->request(replica, std::chrono::seconds(10), actors::latest_atom::value)
-      .receive([&](actors::watched_checks& checks) { out = *checks; },
-               [&](caf::error& err) { FAIL(caf::to_string(err)); });
-    return out;
+    return *ask<actors::watched_checks>(replica, actors::latest_atom::value);
   }
 
   std::vector<api::schedule_claim> claim(const actors::history_actor& replica,
                                          const std::string& owner) {
-    std::vector<api::schedule_claim> out;
-    caf::scoped_actor self{*system};
-    self->request(replica, std::chrono::seconds(10), actors::claim_atom::value, owner,
-                  std::size_t{10}, std::int64_t{60000})
-      .receive([&](std::vector<api::schedule_claim>& claims) { out = std::move(claims); },
-               [&](caf::error& err) { FAIL(caf::to_string(err)); });
-    return out;
+    return ask<std::vector<api::schedule_claim>>(replica, actors::claim_atom::value, owner,
+                                                 std::size_t{10}, std::int64_t{60000});
   }
 
   void record(const actors::history_actor& replica, const api::schedule_claim& claim,
               const std::string& owner, const api::history_row& row) {
-    caf::scoped_actor self{*system};
-    self->request(replica, std::chrono::seconds(10), actors::record_atom::value, claim, owner,
-                  api::encode(row))
-      .receive([](std::string&) {}, [&](caf::error& err) { FAIL(caf::to_string(err)); });
+    ask<std::string>(replica, actors::record_atom::value, claim, owner, api::encode(row));
   }
 
   /// The servers the schedule holds: every one is ready far in the future. Each call looks
