@@ -30,11 +30,50 @@ history_answer history_refused(api::failure error) {
   return answer;
 }
 
-/// Reads the watches, keeps them as the targets' snapshot and makes the schedule hold them.
+/// Whether a sync that read generation must send the watches to the schedule again.
+bool schedule_needs_sync(const std::optional<std::string>& generation,
+                         const history_state& st) {
+  // No generation stored: nothing tells whether the watches changed.
+  return !generation || generation != st.synced_generation
+         || st.unchanged_syncs >= max_unchanged_syncs;
+}
+
+/// Stores a first generation of the watches where there is none, so the syncs after the next
+/// can skip; a store that lost it (an emptied Redis) or never had one gets it here.
+void start_generation(history_pointer self) {
+  auto start = [](storage::record_txn& t) -> caf::expected<bool> {
+    auto found = storage::watches_generation(t);
+    if (!found)
+      return found.error();
+    if (*found)
+      return false;
+    if (auto err = storage::renew_watches_generation(t))
+      return err;
+    return true;
+  };
+  auto err = self->state.store->with_records(true, start);
+  if (err)
+    log_store_failure("sync", err);
+}
+
+/// Reads the watches, keeps them as the targets' snapshot and makes the schedule hold them;
+/// when their generation is the one the last sync sent, neither is needed (nothing changed).
 std::size_t sync_targets(history_pointer self) {
   auto& st = self->state;
+  st.latest_stale = true;
   std::vector<storage::watched_target> listed;
+  std::optional<std::string> generation;
+  bool unchanged = false;
+  // The generation is read before the watches, in the same transaction: a change after the
+  // read leaves another generation behind, which the next sync sees.
   auto err = st.store->with_records(false, [&](storage::record_txn& t) -> caf::expected<bool> {
+    auto read = storage::watches_generation(t);
+    if (!read)
+      return read.error();
+    generation = std::move(*read);
+    unchanged = !schedule_needs_sync(generation, st);
+    if (unchanged)
+      return true;
     auto found = storage::watched_targets(t);
     if (!found)
       return found.error();
@@ -45,6 +84,10 @@ std::size_t sync_targets(history_pointer self) {
     log_store_failure("sync", err);
     return st.targets.size();
   }
+  if (unchanged) {
+    ++st.unchanged_syncs;
+    return st.targets.size();
+  }
   std::vector<storage::scheduled_target> scheduled;
   scheduled.reserve(listed.size());
   decltype(st.targets) targets;
@@ -53,9 +96,17 @@ std::size_t sync_targets(history_pointer self) {
     scheduled.push_back({key, static_cast<std::int64_t>(x.period_seconds) * 1000});
     targets.emplace(std::move(key), std::move(x));
   }
-  if (auto gone = st.watching->sync_schedule(scheduled, st.now_ms()); !gone)
+  st.unchanged_syncs = 0;
+  if (auto gone = st.watching->sync_schedule(scheduled, st.now_ms()); !gone) {
+    // The next sync tries again.
     log_store_failure("sync", gone.error());
+    st.synced_generation.reset();
+  } else {
+    st.synced_generation = generation;
+  }
   st.targets = std::move(targets);
+  if (!generation)
+    start_generation(self);
   return st.targets.size();
 }
 
@@ -83,6 +134,10 @@ std::string record(history_pointer self, const api::schedule_claim& claim,
     log_store_failure("record", previous.error());
     return {};
   }
+  if (auto held = st.latest.find(claim.key); held == st.latest.end())
+    st.latest.emplace(claim.key, *row);
+  else if (held->second.at <= row->at)
+    held->second = *row;
   if (!*previous)
     return {};
   if (auto changes = api::change_between(*previous, *row);
@@ -158,27 +213,40 @@ history_answer read_history(history_pointer self, const history_query& q) {
   return answer;
 }
 
+/// Reads the latest check of each public server from the store into the state's cache;
+/// false when the store failed.
+bool read_latest(history_pointer self) {
+  auto& st = self->state;
+  std::vector<std::string> keys;
+  for (const auto& [key, target] : st.targets)
+    if (target.is_public)
+      keys.push_back(key);
+  decltype(st.latest) latest;
+  if (!keys.empty()) {
+    auto read = st.watching->latest_checks(keys);
+    if (!read) {
+      log_store_failure("latest", read.error());
+      return false;
+    }
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      if ((*read)[i])
+        latest.emplace(std::move(keys[i]), std::move(*(*read)[i]));
+  }
+  st.latest = std::move(latest);
+  st.latest_stale = false;
+  return true;
+}
+
 /// The latest check of each public watched server, as the last sync listed them.
 watched_checks latest_public(history_pointer self) {
   auto& st = self->state;
-  std::vector<std::string> keys;
-  std::vector<const storage::watched_target*> targets;
-  for (const auto& [key, target] : st.targets)
-    if (target.is_public) {
-      keys.push_back(key);
-      targets.push_back(&target);
-    }
   auto out = std::make_shared<std::vector<api::watched_check>>();
-  if (keys.empty())
+  if (st.latest_stale && !read_latest(self))
     return out;
-  auto latest = st.watching->latest_checks(keys);
-  if (!latest) {
-    log_store_failure("latest", latest.error());
-    return out;
-  }
-  for (std::size_t i = 0; i < keys.size(); ++i)
-    if ((*latest)[i])
-      out->push_back({targets[i]->host, targets[i]->port, std::move(*(*latest)[i])});
+  for (const auto& [key, target] : st.targets)
+    if (target.is_public)
+      if (auto held = st.latest.find(key); held != st.latest.end())
+        out->push_back({target.host, target.port, held->second});
   return out;
 }
 

@@ -265,7 +265,9 @@ void deliver_alert(webhook_pointer self, const api::watch_alert& alert) {
     return log_webhook_store_failed(err);
   for (auto& hook : found) {
     auto event = api::change_event(hook.watch_id, alert.host, alert.port, alert.previous,
-                                   alert.current, alert.changes, {});
+                                   alert.current, alert.changes,
+                                   api::server_history_link(st.settings.public_base_url,
+                                                            alert.host, alert.port));
     queued_delivery d;
     d.number = st.next_number++;
     d.watch_id = hook.watch_id;
@@ -281,6 +283,19 @@ void deliver_alert(webhook_pointer self, const api::watch_alert& alert) {
                                      + " deliveries; the oldest waiting one is dropped"}});
     pump_lane(self, lane);
   }
+}
+
+/// The server's latest stored check for a test; none when it has none yet, or when the store
+/// fails (logged): a test still shows whether the webhook works.
+std::optional<api::history_row> latest_check(webhook_actor_state& st, const std::string& key) {
+  if (!st.settings.watching)
+    return std::nullopt;
+  auto latest = st.settings.watching->latest_checks({key});
+  if (!latest) {
+    log_webhook_store_failed(latest.error());
+    return std::nullopt;
+  }
+  return latest->empty() ? std::nullopt : std::move(latest->front());
 }
 
 caf::typed_response_promise<api::webhook_delivery>
@@ -312,9 +327,12 @@ deliver_test(webhook_pointer self, const std::string& watch_id, const std::strin
                                     "watch " + watch_id + " has no webhook " + webhook_id));
     return promise;
   }
-  // The latest check goes with the test once the history keeps checks; until then, none.
-  auto event = api::test_event(watch_id, watch->watch.host, watch->watch.port, std::nullopt,
-                               st.settings.now(), {});
+  const auto& where = watch->watch;
+  auto event = api::test_event(watch_id, where.host, where.port,
+                               latest_check(st, api::schedule_key(where.host, where.port)),
+                               st.settings.now(),
+                               api::server_history_link(st.settings.public_base_url, where.host,
+                                                        where.port));
   webhook_try entry;
   entry.watch_id = watch_id;
   entry.webhook_id = webhook_id;

@@ -28,6 +28,7 @@
 #include "net/base/sealed.hpp"
 #include "net/upstream/http_client.hpp"
 #include "storage/store.hpp"
+#include "storage/watch_store.hpp"
 
 namespace netherscope::actors {
 
@@ -37,6 +38,11 @@ inline constexpr std::size_t webhook_lane_limit = 8;
 /// What the webhook actor needs.
 struct webhook_settings {
   std::shared_ptr<storage::store> store;
+  /// Where a test reads the server's latest check (none: a test carries no check).
+  std::shared_ptr<storage::watch_store> watching;
+  /// The service's public base URL without a trailing slash (--public-base-url), which the
+  /// events' links start with; empty: no link.
+  std::string public_base_url;
   /// The client deliveries go through: the targets' address policy, the User-Agent
   /// "netherscope".
   std::shared_ptr<net::upstream::http_client> client;

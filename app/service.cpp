@@ -432,6 +432,7 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
   // Detached: it reads the webhooks and writes their state in the store.
   auto webhook_cfg = webhook_settings_of(cfg);
   webhook_cfg.store = opened.store;
+  webhook_cfg.watching = opened.watching;
   webhook_cfg.client = clients.webhooks;
   webhook_cfg.secrets = secrets_key;
   webhook_cfg.now = unix_now;

@@ -192,6 +192,7 @@ actors::webhook_settings webhook_settings_of(const config& cfg) {
   actors::webhook_settings webhooks;
   webhooks.retries.retry_for = cfg.webhook_retry_for;
   webhooks.allow_loopback = cfg.allow_loopback;
+  webhooks.public_base_url = upstream::canonical_base_url(cfg.public_base_url);
   return webhooks;
 }
 

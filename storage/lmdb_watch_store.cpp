@@ -1,5 +1,6 @@
 #include "storage/lmdb_watch_store.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <set>
 #include <utility>
@@ -136,25 +137,41 @@ lmdb_watch_store::record_check(std::string_view key, const api::history_row& row
   if (!t)
     return t.error();
   auto rows_prefix = history_prefix('r', key);
-  std::optional<api::history_row> previous;
-  std::vector<api::history_row> hour_rows;
   auto hour = api::hour_start(row.at);
+  // One walk of the server's rows finds what the prune needs (every row's key and time) and
+  // what the check needs (the rows before it: the hour's to fold, the latest as the answer).
+  // The values stay valid until the first write of the transaction, so they are decoded before.
+  std::vector<timed_entry> rows;
+  std::vector<std::string_view> values_before;
+  std::vector<api::history_row> hour_rows;
   auto err = t->for_each_prefix(history_, rows_prefix, [&](std::string_view k, std::string_view v) {
     if (k.size() != rows_prefix.size() + 8)
       return true;
     auto at = time_of(k, rows_prefix.size());
-    if (at >= row.at)
-      return false;
-    if (auto decoded = api::decode_history_row(v)) {
-      previous = *decoded;
-      if (at >= hour)
-        hour_rows.push_back(std::move(*decoded));
-    }
+    rows.push_back({std::string{k}, at});
+    if (at < row.at)
+      values_before.push_back(v);
     return true;
   });
   if (err)
     return err;
-  if (auto err = t->put(history_, timed_key(rows_prefix, row.at), api::encode(row)))
+  // The check before is the latest earlier row that decodes.
+  std::optional<api::history_row> previous;
+  for (auto i = values_before.size(); i > 0 && !previous; --i)
+    previous = api::decode_history_row(values_before[i - 1]);
+  for (std::size_t i = 0; i < values_before.size(); ++i)
+    if (rows[i].t >= hour)
+      if (auto decoded = api::decode_history_row(values_before[i]))
+        hour_rows.push_back(std::move(*decoded));
+  auto row_key = timed_key(rows_prefix, row.at);
+  if (auto err = t->put(history_, row_key, api::encode(row)))
+    return err;
+  // The new row joins the walked ones in time order, unless it replaced a row of its time.
+  auto at = std::lower_bound(rows.begin(), rows.end(), row.at,
+                             [](const timed_entry& e, std::int64_t x) { return e.t < x; });
+  if (at == rows.end() || at->t != row.at)
+    rows.insert(at, {std::move(row_key), row.at});
+  if (auto err = prune(*t, history_, rows, api::rows_rule(row.at, budget)))
     return err;
   hour_rows.push_back(row);
   auto hours_prefix = history_prefix('h', key);
@@ -162,14 +179,11 @@ lmdb_watch_store::record_check(std::string_view key, const api::history_row& row
     if (folded.start == hour)
       if (auto err = t->put(history_, timed_key(hours_prefix, hour), api::encode(folded)))
         return err;
-  for (auto [prefix, rule] : {std::pair{rows_prefix, api::rows_rule(row.at, budget)},
-                              std::pair{hours_prefix, api::hours_rule(row.at, budget)}}) {
-    auto entries = entries_under(*t, history_, prefix);
-    if (!entries)
-      return entries.error();
-    if (auto err = prune(*t, history_, *entries, rule))
-      return err;
-  }
+  auto hours = entries_under(*t, history_, hours_prefix);
+  if (!hours)
+    return hours.error();
+  if (auto err = prune(*t, history_, *hours, api::hours_rule(row.at, budget)))
+    return err;
   if (auto err = t->commit())
     return err;
   return previous;

@@ -245,6 +245,16 @@ caf::error corrupt(std::string_view what) {
   return caf::make_error(caf::sec::runtime_error, "unreadable " + std::string{what} + " record");
 }
 
+caf::expected<std::optional<std::string>> value_of(record_txn& t, record_table table,
+                                                   std::string_view key) {
+  auto value = t.get(table, key);
+  if (!value)
+    return value.error();
+  if (!*value)
+    return std::optional<std::string>{};
+  return std::optional<std::string>{std::string{**value}};
+}
+
 caf::expected<std::vector<std::string>> keys_under(record_txn& t, record_table table,
                                                    std::string_view prefix) {
   std::vector<std::string> out;

@@ -25,6 +25,10 @@ caf::error corrupt(std::string_view what);
 caf::expected<std::vector<std::string>> keys_under(record_txn& t, record_table table,
                                                    std::string_view prefix);
 
+/// The value of key in table, copied out of the transaction; nullopt when absent.
+caf::expected<std::optional<std::string>> value_of(record_txn& t, record_table table,
+                                                   std::string_view key);
+
 // -- time windows -------------------------------------------------------------
 
 /// A calendar month in UTC: the quota window.

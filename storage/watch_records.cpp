@@ -21,6 +21,8 @@ constexpr std::size_t max_stored_host = 253;
 constexpr std::size_t watch_id_bytes = 12;
 
 constexpr std::string_view watch_prefix = "w|";
+constexpr std::string_view generation_key = "g";
+constexpr std::size_t generation_bytes = 9;
 
 std::string owner_prefix(std::uint64_t owner) {
   return "o|" + std::to_string(owner) + "|";
@@ -144,6 +146,8 @@ caf::expected<net::api::failure> add_watch(record_txn& t, const watch_record& w,
     return err;
   if (auto err = t.put(record_table::watches, owner_watch_key(w.owner, w.watch.id), {}))
     return err;
+  if (auto err = renew_watches_generation(t))
+    return err;
   return net::api::failure{};
 }
 
@@ -159,7 +163,20 @@ caf::expected<bool> delete_watch(record_txn& t, std::uint64_t owner, std::string
     return err;
   if (auto err = delete_watch_webhooks(t, **found))
     return err;
+  if (auto err = renew_watches_generation(t))
+    return err;
   return true;
+}
+
+caf::expected<std::optional<std::string>> watches_generation(record_txn& t) {
+  return value_of(t, record_table::watches, generation_key);
+}
+
+caf::error renew_watches_generation(record_txn& t) {
+  auto bytes = net::base::random_bytes(generation_bytes);
+  if (!bytes)
+    return caf::make_error(caf::sec::runtime_error, "cannot draw random bytes");
+  return t.put(record_table::watches, generation_key, net::base::base64url_encode(*bytes));
 }
 
 caf::expected<std::vector<watched_target>> watched_targets(record_txn& t) {

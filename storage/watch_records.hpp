@@ -4,6 +4,7 @@
 //
 //   w|<id>             → the watch (version 1: owner, created, port, period, flags, host)
 //   o|<user id>|<id>   → empty: the account's index, so its watches are one prefix walk
+//   g                  → the watches' generation (watches_generation)
 //
 // A watch's webhooks sit beside it in the same table (storage/webhook_records.hpp).
 //
@@ -66,6 +67,16 @@ caf::expected<net::api::failure> add_watch(record_txn& t, const watch_record& w,
 /// Deletes the watch id, with its webhooks (storage/webhook_records.hpp), when owner holds it;
 /// false (nothing deleted) when it does not exist or is another account's.
 caf::expected<bool> delete_watch(record_txn& t, std::uint64_t owner, std::string_view id);
+
+/// The watches' generation: a tag that every change of the watches (add_watch, delete_watch)
+/// replaces in the same transaction, so whoever read the watches with a tag and finds the same
+/// tag again knows they are still as read. nullopt when none is stored yet (a store no watch
+/// changed in since the tag came, or an emptied Redis).
+caf::expected<std::optional<std::string>> watches_generation(record_txn& t);
+
+/// Stores a new generation: 9 random bytes in base64url, so a store brought back to an older
+/// copy never shows a tag again that stood for other watches (as a counter could).
+caf::error renew_watches_generation(record_txn& t);
 
 /// One watched server, as the scheduler sees it.
 struct watched_target {

@@ -2,15 +2,12 @@
 
 #include <utility>
 
+#include "storage/records.hpp"
+
 namespace netherscope::storage {
 
 caf::expected<std::optional<std::string>> load_xbox_link(record_txn& t) {
-  auto value = t.get(record_table::accounts, xbox_link_key);
-  if (!value)
-    return value.error();
-  if (!*value)
-    return std::optional<std::string>{};
-  return std::optional<std::string>{std::string{**value}};
+  return value_of(t, record_table::accounts, xbox_link_key);
 }
 
 caf::expected<std::optional<std::string>> read_xbox_link(store& s) {

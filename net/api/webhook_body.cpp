@@ -3,6 +3,7 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
+#include <boost/url/url.hpp>
 
 #include "net/api/api_json.hpp"
 #include "net/api/host_port.hpp"
@@ -150,6 +151,18 @@ webhook_event test_event(std::string watch_id, std::string host, std::uint16_t p
   return e;
 }
 
+std::string server_history_link(std::string_view base, std::string_view host,
+                                std::uint16_t port) {
+  if (base.empty())
+    return {};
+  boost::urls::url path{"/api/history"};
+  auto port_text = std::to_string(port);
+  path.params().append({"host", host});
+  path.params().append({"port", port_text});
+  path.params().append({"range", "24h"});
+  return std::string{base} + std::string{path.buffer()};
+}
+
 std::string json_body(const webhook_event& e) {
   json::object body;
   body["event"] = e.what == webhook_event::kind::test ? "test" : "change";
@@ -184,8 +197,8 @@ std::string discord_body(const webhook_event& e) {
     title = "Test delivery for " + where;
     description = "This webhook works.";
     if (e.to)
-      description += std::string{" The latest check: "} + std::string{verdict_name(e.to->verdict)}
-                     + ".";
+      description += " The latest check: " + std::string{verdict_name(e.to->verdict)} + ", at "
+                     + time_text(e.to->at) + ".";
     else
       description += " The server has not been checked yet.";
     content = "Test delivery for " + where;

@@ -68,6 +68,12 @@ webhook_event change_event(std::string watch_id, std::string host, std::uint16_t
 webhook_event test_event(std::string watch_id, std::string host, std::uint16_t port,
                          std::optional<history_row> latest, std::int64_t now, std::string link);
 
+/// Where a person reads the server's history: base (the service's public base URL, without a
+/// trailing slash) and /api/history?host=&port=&range=24h, which answers the owner signed in
+/// on the account page and anyone for a public watch; empty when base is.
+std::string server_history_link(std::string_view base, std::string_view host,
+                                std::uint16_t port);
+
 /// The json format: {event ("change" or "test"), watchId, host, port, verdict (the current
 /// one, or null), changes: ["joinable", "online", "key", "version"], from, to, at (RFC 3339
 /// UTC), link}, where from and to are {verdict, online, joinable, version, keyId, players,

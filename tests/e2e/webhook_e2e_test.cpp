@@ -1,11 +1,12 @@
 // End to end: the webhook routes of the real service with a real receiver on 127.0.0.1.
 // A webhook is made on a watch and its secret shown once, never in GET /api/watch; its test
-// delivery arrives signed (and a replay of it is refused by the signature's window), in the
-// json and the discord format; a redirect is a failure and is not followed; URLs that reach
-// loopback without --allow-loopback, private addresses, plain http and disguised spellings of
-// loopback are refused when the webhook is made; the limit, unknown webhooks, and a watch's
-// deletion taking its webhooks along. Retries and the failing state are driven by alerts,
-// which come from the scheduler: tests/unit/webhook_actor_test.cpp sends them.
+// delivery arrives signed (and a replay of it is refused by the signature's window), with the
+// server's latest stored check and a link to its history, in the json and the discord format;
+// a redirect is a failure and is not followed; URLs that reach loopback without
+// --allow-loopback, private addresses, plain http and disguised spellings of loopback are
+// refused when the webhook is made; the limit, unknown webhooks, and a watch's deletion
+// taking its webhooks along. Retries and the failing state are driven by alerts, which come
+// from the scheduler: tests/unit/webhook_actor_test.cpp sends them.
 #include <catch2/catch.hpp>
 
 #include <ctime>
@@ -14,11 +15,13 @@
 
 #include "net/api/webhook_request.hpp"
 #include "net/api/webhook_signature.hpp"
+#include "net/base/text.hpp"
 #include "storage/accounts.hpp"
 #include "storage/auth_records.hpp"
 #include "storage/webhook_records.hpp"
 #include "app/service.hpp"
 #include "support/fake_xbox.hpp"
+#include "support/history_rows.hpp"
 #include "support/http.hpp"
 #include "support/json_schema.hpp"
 #include "support/store.hpp"
@@ -135,6 +138,17 @@ TEST_CASE("webhook e2e: made, listed without their secret, tested signed, refuse
   CHECK(shown.at(0).at("id").as_string() == hook_id);
   CHECK(shown.at(0).at("state") == "ok");
 
+  // The test carries the server's latest stored check: here one stored later than any check
+  // the service's own scheduler could store meanwhile, so it stays the latest.
+  auto checked_at = static_cast<std::int64_t>(std::time(nullptr)) + 600;
+  REQUIRE(open_lmdb(svc.data_dir())
+            .watching->record_check("play.example.com|19132",
+                                    check_row(checked_at, api::verdict_code::joinable, 3, 10),
+                                    api::budget_for(300)));
+  // Its link starts with --public-base-url (the default here).
+  const std::string link =
+    "http://127.0.0.1:8080/api/history?host=play.example.com&port=19132&range=24h";
+
   // The test delivery arrives signed with that secret, within the signature's window only.
   auto tested = http_request(svc.port(), "POST", hooks + "/" + hook_id + "/test", accounts.alice);
   INFO("test " << tested.body);
@@ -161,6 +175,11 @@ TEST_CASE("webhook e2e: made, listed without their secret, tested signed, refuse
   CHECK(event.at("watchId").as_string() == watch);
   CHECK(event.at("host") == "play.example.com");
   CHECK(event.at("changes").as_array().empty());
+  CHECK(event.at("verdict") == "joinable");
+  CHECK(event.at("from").is_null());
+  CHECK(event.at("to").at("at").as_string() == *base::rfc3339_utc(checked_at));
+  CHECK(event.at("to").at("players") == 3);
+  CHECK(event.at("link").as_string() == link);
 
   // The discord format's shape.
   auto discord = hook_post(svc, hooks, accounts.alice,
@@ -179,6 +198,10 @@ TEST_CASE("webhook e2e: made, listed without their secret, tested signed, refuse
   CHECK(discord_sent.at("embeds").at(0).at("title").as_string().find("play.example.com")
         != std::string::npos);
   CHECK(discord_sent.at("allowed_mentions").at("parse").as_array().empty());
+  CHECK(discord_sent.at("embeds").at(0).at("url").as_string() == link);
+  CHECK(discord_sent.at("embeds").at(0).at("description").as_string().find(
+          "The latest check: joinable, at " + *base::rfc3339_utc(checked_at))
+        != std::string::npos);
 
   // A redirect is an answer, and a failure: nothing goes to where it points.
   auto moved = hook_post(svc, hooks, accounts.alice, hook_request_body(receiver.url("/moved")));

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
+
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <hiredis.h>
@@ -130,6 +132,36 @@ bool redis_server::answers() const {
   }
   redisFree(ctx);
   return pong;
+}
+
+std::string redis_command(unsigned port, const std::vector<std::string>& args,
+                          const std::string& password, unsigned db) {
+  auto* ctx = redisConnect("127.0.0.1", static_cast<int>(port));
+  REQUIRE(ctx);
+  REQUIRE(ctx->err == 0);
+  auto run = [&](const std::vector<std::string>& cmd) {
+    std::vector<const char*> argv;
+    std::vector<std::size_t> lens;
+    for (auto& a : cmd) {
+      argv.push_back(a.data());
+      lens.push_back(a.size());
+    }
+    auto* r = static_cast<redisReply*>(
+      redisCommandArgv(ctx, static_cast<int>(argv.size()), argv.data(), lens.data()));
+    REQUIRE(r);
+    std::string out = r->type == REDIS_REPLY_INTEGER ? std::to_string(r->integer)
+                      : r->str                        ? std::string{r->str, r->len}
+                                                      : std::string{};
+    freeReplyObject(r);
+    return out;
+  };
+  if (!password.empty())
+    REQUIRE(run({"AUTH", password}) == "OK");
+  if (db != 0)
+    REQUIRE(run({"SELECT", std::to_string(db)}) == "OK");
+  auto out = run(args);
+  redisFree(ctx);
+  return out;
 }
 
 } // namespace netherscope::test

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "support/process.hpp"
 
@@ -55,6 +56,12 @@ private:
   std::string password_;
   std::unique_ptr<child_process> process_;
 };
+
+/// Runs one command on a Redis directly (hiredis, not the code under test) and returns its
+/// reply as text: the status or bulk string, an error's message, or the integer. The test
+/// fails when no reply comes.
+std::string redis_command(unsigned port, const std::vector<std::string>& args,
+                          const std::string& password = {}, unsigned db = 0);
 
 /// Whether redis-server is installed; the tests that need it are skipped with a message
 /// otherwise.

@@ -12,13 +12,24 @@ storage::opened open_store(const storage::open_options& options) {
 }
 
 backend_store::backend_store(const std::string& backend) {
+  storage::opened opened;
   if (backend == "lmdb") {
     dir = std::make_unique<temp_dir>();
-    store = open_lmdb(dir->path()).store;
+    opened = open_lmdb(dir->path());
   } else {
     redis = std::make_unique<redis_server>();
-    store = open_redis(redis->url()).store;
+    opened = open_redis(redis->url());
   }
+  store = std::move(opened.store);
+  watching = std::move(opened.watching);
+}
+
+bool backend_available(const std::string& backend) {
+  if (backend == "redis" && !have_redis_server()) {
+    WARN("redis-server is not installed; skipping the Redis case");
+    return false;
+  }
+  return true;
 }
 
 storage::opened open_lmdb(const std::string& dir) {

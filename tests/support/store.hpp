@@ -23,9 +23,15 @@ struct backend_store {
   std::unique_ptr<temp_dir> dir;
   std::unique_ptr<redis_server> redis;
   std::shared_ptr<storage::store> store;
+  /// The watch store opened beside it.
+  std::shared_ptr<storage::watch_store> watching;
 
   explicit backend_store(const std::string& backend);
 };
+
+/// Whether a test of backend ("lmdb" or "redis") can run here: false, with a warning that the
+/// case is skipped, for Redis where redis-server is not installed.
+bool backend_available(const std::string& backend);
 
 /// The store options name; the test fails when it cannot be opened.
 storage::opened open_store(const storage::open_options& options);

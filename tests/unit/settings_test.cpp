@@ -125,5 +125,6 @@ TEST_CASE("settings: each option reaches the rooms that read it", "[settings]") 
   auto webhooks = webhook_settings_of(cfg);
   CHECK(webhooks.retries.retry_for == 21);
   CHECK(webhooks.allow_loopback);
+  CHECK(webhooks.public_base_url == "https://status.example");
   CHECK(watch_settings_of(cfg).allow_loopback);
 }

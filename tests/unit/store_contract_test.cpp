@@ -13,8 +13,6 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 
-#include <hiredis/hiredis.h>
-
 #include "actors/quota_actor.hpp"
 #include "net/api/api_key.hpp"
 #include "storage/accounts.hpp"
@@ -66,38 +64,6 @@ struct store_under_test {
     REQUIRE(to_string(first->backend()) == backend);
   }
 };
-
-/// Runs one command on a Redis directly (hiredis, not the code under test) and returns its
-/// reply as text: the status or bulk string, an error's message, or the integer.
-std::string redis_command(unsigned port, const std::vector<std::string>& args,
-                          const std::string& password = {}, unsigned db = 0) {
-  auto* ctx = redisConnect("127.0.0.1", static_cast<int>(port));
-  REQUIRE(ctx);
-  REQUIRE(ctx->err == 0);
-  auto run = [&](const std::vector<std::string>& cmd) {
-    std::vector<const char*> argv;
-    std::vector<std::size_t> lens;
-    for (auto& a : cmd) {
-      argv.push_back(a.data());
-      lens.push_back(a.size());
-    }
-    auto* r = static_cast<redisReply*>(
-      redisCommandArgv(ctx, static_cast<int>(argv.size()), argv.data(), lens.data()));
-    REQUIRE(r);
-    std::string out = r->type == REDIS_REPLY_INTEGER ? std::to_string(r->integer)
-                      : r->str                        ? std::string{r->str, r->len}
-                                                      : std::string{};
-    freeReplyObject(r);
-    return out;
-  };
-  if (!password.empty())
-    REQUIRE(run({"AUTH", password}) == "OK");
-  if (db != 0)
-    REQUIRE(run({"SELECT", std::to_string(db)}) == "OK");
-  auto out = run(args);
-  redisFree(ctx);
-  return out;
-}
 
 /// The store at a Redis URL, with this many connections.
 std::shared_ptr<storage::store> redis_at(const std::string& url, unsigned connections = 4) {

@@ -120,10 +120,8 @@ TEST_CASE("watch records: add, list, refuse duplicates and the limit, delete by 
           "only, and the targets the scheduler reads",
           "[watch][redis]") {
   auto backend = GENERATE(as<std::string>{}, "lmdb", "redis");
-  if (backend == "redis" && !have_redis_server()) {
-    WARN("redis-server is not installed; skipping the Redis case");
+  if (!backend_available(backend))
     return;
-  }
   INFO("backend " << backend);
   watch_records_rig s{backend};
 

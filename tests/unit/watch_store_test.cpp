@@ -1,14 +1,22 @@
 // The watch store on both backends (LMDB in a temp dir, Redis on a real redis-server): the
 // schedule keeps the transitions of net/api/watch_schedule's model, step for step, across two
 // handles as two replicas would hold them; and each server's history is stored, folded into
-// hours, pruned within its budget, and read back by range.
+// hours, pruned within its budget, and read back by range. And the history actor over it, as
+// two replicas run it: a sync sends the watches to the schedule only when their generation
+// changed, and /metrics reads the latest checks from the store once per sync.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 
+#include <caf/all.hpp>
+
+#include "actors/history_actor.hpp"
 #include "net/api/watch_schedule.hpp"
+#include "storage/watch_records.hpp"
 #include "storage/watch_store.hpp"
 #include "support/history_rows.hpp"
 #include "support/redis_server.hpp"
@@ -21,23 +29,15 @@ using api::verdict_code;
 namespace {
 
 /// Two handles on one watch store of the backend asked for (on LMDB, the one object a
-/// process may open).
-struct watch_store_rig {
-  std::unique_ptr<temp_dir> dir;
-  std::unique_ptr<redis_server> redis;
+/// process may open), as two replicas would hold them.
+struct watch_store_rig : backend_store {
   std::shared_ptr<storage::watch_store> one;
   std::shared_ptr<storage::watch_store> two;
 
-  explicit watch_store_rig(const std::string& backend) {
-    if (backend == "lmdb") {
-      dir = std::make_unique<temp_dir>();
-      one = open_lmdb(dir->path()).watching;
-      two = one;
-    } else {
-      redis = std::make_unique<redis_server>();
-      one = open_redis(redis->url()).watching;
-      two = open_redis(redis->url()).watching;
-    }
+  explicit watch_store_rig(const std::string& backend)
+    : backend_store(backend),
+      one(watching),
+      two(redis ? open_redis(redis->url()).watching : watching) {
     REQUIRE(one);
     REQUIRE(two);
   }
@@ -61,11 +61,9 @@ constexpr std::int64_t t0_ms = 1'795'773'600'000;
 
 TEST_CASE("watch store: the schedule follows the model's transitions on both backends",
           "[store][watch][schedule][redis]") {
-  auto backend = GENERATE(std::string{"lmdb"}, std::string{"redis"});
-  if (backend == "redis" && !have_redis_server()) {
-    WARN("redis-server is not installed; skipping");
+  auto backend = GENERATE(as<std::string>{}, "lmdb", "redis");
+  if (!backend_available(backend))
     return;
-  }
   INFO("backend " << backend);
   watch_store_rig rig{backend};
   api::watch_schedule model;
@@ -127,11 +125,9 @@ TEST_CASE("watch store: the schedule follows the model's transitions on both bac
 
 TEST_CASE("watch store: history rows, hours, budget and removal on both backends",
           "[store][watch][history][redis]") {
-  auto backend = GENERATE(std::string{"lmdb"}, std::string{"redis"});
-  if (backend == "redis" && !have_redis_server()) {
-    WARN("redis-server is not installed; skipping");
+  auto backend = GENERATE(as<std::string>{}, "lmdb", "redis");
+  if (!backend_available(backend))
     return;
-  }
   INFO("backend " << backend);
   watch_store_rig rig{backend};
   const std::string key = "play.example.com|19132";
@@ -203,6 +199,32 @@ TEST_CASE("watch store: history rows, hours, budget and removal on both backends
     CHECK(hours->front().start == api::hour_start(later));
   }
 
+  SECTION("a check older than the latest answers the row before it and counts in the budget") {
+    // A replica that ran late stores its check after a later one: the answer is the row
+    // before its time, and the prune counts it with the later rows.
+    auto small = api::budget_for(86400);
+    REQUIRE(small.rows == 2);
+    auto first = check_row(hour, verdict_code::joinable);
+    auto last = check_row(hour + 120, verdict_code::offline);
+    REQUIRE(rig.one->record_check(key, first, small));
+    REQUIRE(rig.one->record_check(key, last, small));
+    auto late = check_row(hour + 60, verdict_code::signalling_only, 2, 20);
+    auto previous = rig.one->record_check(key, late, small);
+    REQUIRE(previous);
+    CHECK(*previous == first);
+    auto kept = rig.two->read_rows(key, 0, hour + 3600);
+    REQUIRE(kept);
+    CHECK(*kept == std::vector<api::history_row>{late, last});
+    // The same time again replaces its row: nothing more is pruned.
+    auto again = check_row(hour + 120, verdict_code::joinable, 4, 20);
+    previous = rig.one->record_check(key, again, small);
+    REQUIRE(previous);
+    CHECK(*previous == late);
+    kept = rig.two->read_rows(key, 0, hour + 3600);
+    REQUIRE(kept);
+    CHECK(*kept == std::vector<api::history_row>{late, again});
+  }
+
   SECTION("a server the schedule drops leaves with its history") {
     REQUIRE(rig.one->record_check(key, check_row(hour, verdict_code::joinable), budget));
     REQUIRE(rig.one->record_check(other, check_row(hour, verdict_code::joinable), budget));
@@ -224,4 +246,279 @@ TEST_CASE("watch store: history rows, hours, budget and removal on both backends
     REQUIRE(kept);
     CHECK(kept->size() == 1);
   }
+}
+
+namespace {
+
+/// A watch store that forwards every call and counts the ones the history actor's tests watch.
+class counting_watch_store final : public storage::watch_store {
+public:
+  explicit counting_watch_store(std::shared_ptr<storage::watch_store> inner)
+    : inner_(std::move(inner)) {
+    // nop
+  }
+
+  std::atomic<int> syncs{0};
+  std::atomic<int> latest_reads{0};
+
+  caf::expected<std::vector<std::string>>
+  sync_schedule(const std::vector<storage::scheduled_target>& targets,
+                std::int64_t now_ms) override {
+    ++syncs;
+    return inner_->sync_schedule(targets, now_ms);
+  }
+  caf::expected<std::vector<api::schedule_claim>>
+  claim_checks(const std::string& owner, std::int64_t now_ms, std::size_t max,
+               std::int64_t lease_ms) override {
+    return inner_->claim_checks(owner, now_ms, max, lease_ms);
+  }
+  caf::expected<bool> complete_check(std::string_view key, std::string_view owner,
+                                     std::int64_t due_ms, std::int64_t now_ms) override {
+    return inner_->complete_check(key, owner, due_ms, now_ms);
+  }
+  caf::expected<std::optional<api::history_row>>
+  record_check(std::string_view key, const api::history_row& row,
+               const api::history_budget& budget) override {
+    return inner_->record_check(key, row, budget);
+  }
+  caf::expected<std::vector<api::history_row>> read_rows(std::string_view key,
+                                                        std::int64_t from,
+                                                        std::int64_t to) override {
+    return inner_->read_rows(key, from, to);
+  }
+  caf::expected<std::vector<api::history_hour>> read_hours(std::string_view key,
+                                                          std::int64_t from,
+                                                          std::int64_t to) override {
+    return inner_->read_hours(key, from, to);
+  }
+  caf::expected<std::vector<std::optional<api::history_row>>>
+  latest_checks(const std::vector<std::string>& keys) override {
+    ++latest_reads;
+    return inner_->latest_checks(keys);
+  }
+
+private:
+  std::shared_ptr<storage::watch_store> inner_;
+};
+
+/// Two history actors as two replicas run them, each over its own handles on one store (on
+/// LMDB, the one object a process may open), their watch stores counted; watches are changed
+/// through the first replica's handle.
+struct history_rig : backend_store {
+  std::shared_ptr<storage::store> other_store;
+  std::shared_ptr<counting_watch_store> counted_a;
+  std::shared_ptr<counting_watch_store> counted_b;
+  std::shared_ptr<std::atomic<std::int64_t>> clock
+    = std::make_shared<std::atomic<std::int64_t>>(t0_ms);
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> system;
+  actors::history_actor a;
+  actors::history_actor b;
+
+  explicit history_rig(const std::string& backend) : backend_store(backend) {
+    auto other_watching = watching;
+    other_store = store;
+    if (redis) {
+      auto other = open_redis(redis->url());
+      other_store = other.store;
+      other_watching = other.watching;
+    }
+    counted_a = std::make_shared<counting_watch_store>(watching);
+    counted_b = std::make_shared<counting_watch_store>(other_watching);
+    cfg.set("scheduler.max-threads", 2);
+    system = std::make_unique<caf::actor_system>(cfg);
+    auto now = [c = clock] { return c->load(); };
+    a = system->spawn<caf::detached>(actors::history, store, counted_a, now,
+                                     actors::webhook_actor{});
+    b = system->spawn<caf::detached>(actors::history, other_store, counted_b, now,
+                                     actors::webhook_actor{});
+  }
+
+  ~history_rig() {
+    caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(b, caf::exit_reason::user_shutdown);
+    a = nullptr;
+    b = nullptr;
+    system.reset();
+  }
+
+  /// A new watch of host:port (period 60 s) through the first replica's handle; its id.
+  std::string add_watch(const std::string& host, std::uint16_t port, bool shown) {
+    storage::watch_record w;
+    w.owner = 7;
+    w.watch.id = *storage::new_watch_id();
+    w.watch.host = host;
+    w.watch.port = port;
+    w.watch.period_seconds = 60;
+    w.watch.is_public = shown;
+    w.watch.created = t0_ms / 1000;
+    in_records(*store, true, [&](storage::record_txn& t) {
+      auto added = storage::add_watch(t, w, 100);
+      REQUIRE(added);
+      REQUIRE(added->ok());
+    });
+    return w.watch.id;
+  }
+
+  void delete_watch(const std::string& id) {
+    in_records(*store, true, [&](storage::record_txn& t) {
+      auto deleted = storage::delete_watch(t, 7, id);
+      REQUIRE(deleted);
+      REQUIRE(*deleted);
+    });
+  }
+
+  /// The replica's answer to a request of xs; the test fails on an error.
+  template <class Answer, class... Ts>
+  Answer ask(const actors::history_actor& replica, Ts&&... xs) {
+    Answer out{};
+    caf::scoped_actor self{*system};
+    self->request(replica, std::chrono::seconds(10), std::forward<Ts>(xs)...)
+      .receive([&](Answer& answer) { out = std::move(answer); },
+               [&](caf::error& err) { FAIL(caf::to_string(err)); });
+    return out;
+  }
+
+  std::size_t sync(const actors::history_actor& replica) {
+    return ask<std::size_t>(replica, actors::sync_atom::value);
+  }
+
+  std::vector<api::watched_check> latest(const actors::history_actor& replica) {
+    return *ask<actors::watched_checks>(replica, actors::latest_atom::value);
+  }
+
+  std::vector<api::schedule_claim> claim(const actors::history_actor& replica,
+                                         const std::string& owner) {
+    return ask<std::vector<api::schedule_claim>>(replica, actors::claim_atom::value, owner,
+                                                 std::size_t{10}, std::int64_t{60000});
+  }
+
+  void record(const actors::history_actor& replica, const api::schedule_claim& claim,
+              const std::string& owner, const api::history_row& row) {
+    ask<std::string>(replica, actors::record_atom::value, claim, owner, api::encode(row));
+  }
+
+  /// The servers the schedule holds: every one is ready far in the future. Each call looks
+  /// later than the one before, past the short leases its claims take.
+  std::set<std::string> scheduled() {
+    far += 86'400'000;
+    auto claims = watching->claim_checks("looking", far, 100, 1);
+    REQUIRE(claims);
+    std::set<std::string> out;
+    for (auto& c : *claims)
+      out.insert(c.key);
+    return out;
+  }
+
+  std::int64_t far = t0_ms + 86'400'000;
+};
+
+} // namespace
+
+TEST_CASE("history actor: a sync sends the watches to the schedule only when their generation "
+          "changed",
+          "[watch][schedule][actors][redis]") {
+  auto backend = GENERATE(as<std::string>{}, "lmdb", "redis");
+  if (!backend_available(backend))
+    return;
+  INFO("backend " << backend);
+  history_rig rig{backend};
+  auto first = rig.add_watch("a.example", 19132, true);
+
+  // A replica's first sync sends the watches; the next finds them unchanged.
+  CHECK(rig.sync(rig.b) == 1);
+  CHECK(rig.counted_b->syncs == 1);
+  CHECK(rig.sync(rig.b) == 1);
+  CHECK(rig.counted_b->syncs == 1);
+  CHECK(rig.scheduled() == std::set<std::string>{"a.example|19132"});
+
+  // A watch added through the other replica's handle reaches this one's next sync, and so
+  // does a deletion.
+  rig.add_watch("b.example", 19133, false);
+  CHECK(rig.sync(rig.b) == 2);
+  CHECK(rig.counted_b->syncs == 2);
+  CHECK(rig.scheduled() == std::set<std::string>{"a.example|19132", "b.example|19133"});
+  rig.delete_watch(first);
+  CHECK(rig.sync(rig.b) == 1);
+  CHECK(rig.counted_b->syncs == 3);
+  CHECK(rig.scheduled() == std::set<std::string>{"b.example|19133"});
+  // The first replica never synced: its first sync sends them.
+  CHECK(rig.sync(rig.a) == 1);
+  CHECK(rig.counted_a->syncs == 1);
+
+  // However long nothing changes, every so many syncs send the watches again, which mends a
+  // schedule that lost what a sync wrote.
+  for (unsigned i = 0; i < actors::max_unchanged_syncs; ++i)
+    REQUIRE(rig.sync(rig.b) == 1);
+  CHECK(rig.counted_b->syncs == 3);
+  CHECK(rig.sync(rig.b) == 1);
+  CHECK(rig.counted_b->syncs == 4);
+
+  // A store without a generation (from before it): a sync sends the watches and stores one,
+  // the next sends them once more under it, and then they rest.
+  in_records(*rig.store, true, [](storage::record_txn& t) {
+    REQUIRE_FALSE(t.del(storage::record_table::watches, "g"));
+  });
+  CHECK(rig.sync(rig.b) == 1);
+  CHECK(rig.counted_b->syncs == 5);
+  CHECK(rig.sync(rig.b) == 1);
+  CHECK(rig.counted_b->syncs == 6);
+  CHECK(rig.sync(rig.b) == 1);
+  CHECK(rig.counted_b->syncs == 6);
+
+  if (rig.redis) {
+    // An emptied Redis has no watches and no generation: the schedule is emptied too.
+    REQUIRE(redis_command(rig.redis->port(), {"FLUSHALL"}) == "OK");
+    CHECK(rig.sync(rig.b) == 0);
+    CHECK(rig.counted_b->syncs == 7);
+    CHECK(rig.scheduled().empty());
+    rig.add_watch("c.example", 1, false);
+    CHECK(rig.sync(rig.b) == 1);
+    CHECK(rig.scheduled() == std::set<std::string>{"c.example|1"});
+  }
+}
+
+TEST_CASE("history actor: /metrics reads the latest checks from the store once per sync, and "
+          "the replica's own checks in between",
+          "[watch][history][actors][redis]") {
+  auto backend = GENERATE(as<std::string>{}, "lmdb", "redis");
+  if (!backend_available(backend))
+    return;
+  INFO("backend " << backend);
+  history_rig rig{backend};
+  rig.add_watch("p.example", 19132, true);
+  rig.add_watch("q.example", 19132, false);
+  REQUIRE(rig.sync(rig.a) == 2);
+  CHECK(rig.latest(rig.a).empty());
+  CHECK(rig.latest(rig.a).empty());
+  CHECK(rig.counted_a->latest_reads == 1);
+
+  // A check this replica stores shows at once, without a read; one of a server that is not
+  // public never shows.
+  *rig.clock = t0_ms + 120'000;
+  auto claims = rig.claim(rig.a, "replica-a");
+  REQUIRE(claims.size() == 2);
+  auto row = check_row(t0_ms / 1000 + 100, verdict_code::joinable, 3, 10);
+  for (auto& c : claims)
+    rig.record(rig.a, c, "replica-a", row);
+  auto shown = rig.latest(rig.a);
+  REQUIRE(shown.size() == 1);
+  CHECK(shown.front().host == "p.example");
+  CHECK(shown.front().port == 19132);
+  CHECK(shown.front().last == row);
+  CHECK(rig.counted_a->latest_reads == 1);
+
+  // A check the other replica stored shows after this one's next sync.
+  auto later = check_row(t0_ms / 1000 + 160, verdict_code::offline);
+  REQUIRE(rig.counted_b->record_check("p.example|19132", later, api::budget_for(60)));
+  shown = rig.latest(rig.a);
+  REQUIRE(shown.size() == 1);
+  CHECK(shown.front().last == row);
+  rig.sync(rig.a);
+  shown = rig.latest(rig.a);
+  REQUIRE(shown.size() == 1);
+  CHECK(shown.front().last == later);
+  CHECK(rig.counted_a->latest_reads == 2);
+  rig.latest(rig.a);
+  CHECK(rig.counted_a->latest_reads == 2);
 }

@@ -18,6 +18,7 @@
 #include "actors/webhook_actor.hpp"
 #include "net/api/api_key.hpp"
 #include "net/api/webhook_signature.hpp"
+#include "net/base/text.hpp"
 #include "storage/accounts.hpp"
 #include "support/history_rows.hpp"
 #include "support/loopback_client.hpp"
@@ -37,7 +38,9 @@ namespace asio = boost::asio;
 class webhook_rig {
 public:
   explicit webhook_rig(std::int64_t retry_for = 600) : guard_(asio::make_work_guard(ioc_)) {
-    store_ = test::open_lmdb(dir_.path()).store;
+    auto opened = test::open_lmdb(dir_.path());
+    store_ = opened.store;
+    watching_ = opened.watching;
     in_records(*store_, true, [&](storage::record_txn& t) {
       auto issued = storage::issue_key(t, 501, "alice", std::time(nullptr));
       REQUIRE(issued);
@@ -63,6 +66,8 @@ public:
     watches_ = system_->spawn<caf::detached>(actors::watches, store_, watch_cfg);
     actors::webhook_settings hook_cfg;
     hook_cfg.store = store_;
+    hook_cfg.watching = watching_;
+    hook_cfg.public_base_url = "https://netherscope.example";
     hook_cfg.client = client_;
     hook_cfg.secrets = key;
     hook_cfg.allow_loopback = true;
@@ -149,6 +154,11 @@ public:
     return false;
   }
 
+  /// The history the webhook actor reads a test's latest check from.
+  storage::watch_store& watching() {
+    return *watching_;
+  }
+
   void alert(const api::watch_alert& a) {
     caf::anon_send(hooks_, actors::alert_atom::value, a);
   }
@@ -165,6 +175,7 @@ public:
 private:
   test::temp_dir dir_;
   std::shared_ptr<storage::store> store_;
+  std::shared_ptr<storage::watch_store> watching_;
   std::string key_hash_;
   std::string second_key_hash_;
   asio::io_context ioc_{1};
@@ -218,6 +229,9 @@ TEST_CASE("webhook actor: an alert reaches the webhooks of the target's watches 
 
   rig.alert(offline_alert("play.example.com", 19132, now - 60));
   REQUIRE(receiver.wait_for(2, std::chrono::seconds(30)));
+  // A test carries the server's latest stored check.
+  auto latest = check_row(now - 30, api::verdict_code::offline);
+  REQUIRE(rig.watching().record_check("play.example.com|19132", latest, api::budget_for(60)));
   // A test sent after the alert is tried after every delivery the alert started.
   CHECK(rig.test(a, json_hook.id).delivered());
   REQUIRE(receiver.wait_for(3, std::chrono::seconds(30)));
@@ -236,6 +250,9 @@ TEST_CASE("webhook actor: an alert reaches the webhooks of the target's watches 
   CHECK(body.at("verdict") == "offline");
   CHECK(body.at("changes") == boost::json::parse(R"(["joinable","online"])"));
   CHECK(body.at("from").at("verdict") == "joinable");
+  const auto link = "https://netherscope.example/api/history?host=play.example.com&port=19132"
+                    "&range=24h";
+  CHECK(body.at("link") == link);
   auto checked_at = static_cast<std::int64_t>(std::time(nullptr));
   CHECK(api::verify_signature(change.signature, json_secret, change.body, checked_at)
         == api::signature_check::valid);
@@ -246,7 +263,12 @@ TEST_CASE("webhook actor: an alert reaches the webhooks of the target's watches 
   CHECK(api::verify_signature(change.signature, discord_secret, change.body, checked_at)
         == api::signature_check::mismatch);
   auto& tested = json_sent.back();
-  CHECK(boost::json::parse(tested.body).at("event") == "test");
+  auto test_body = boost::json::parse(tested.body);
+  CHECK(test_body.at("event") == "test");
+  CHECK(test_body.at("verdict") == "offline");
+  CHECK(test_body.at("to").at("at").as_string() == *base::rfc3339_utc(latest.at));
+  CHECK(test_body.at("from").is_null());
+  CHECK(test_body.at("link") == link);
   CHECK(api::verify_signature(tested.signature, json_secret, tested.body, checked_at)
         == api::signature_check::valid);
 
@@ -309,6 +331,13 @@ TEST_CASE("webhook actor: a test is tried once, and a redirect is a failure, nev
   REQUIRE(seen.size() == 2);
   CHECK(seen[0].target == "/moved");
   CHECK(seen[1].target == "/moved");
+  // The server has no stored check yet: the test says so with nulls.
+  auto body = boost::json::parse(seen[0].body);
+  CHECK(body.at("event") == "test");
+  CHECK(body.at("to").is_null());
+  CHECK(body.at("verdict").is_null());
+  CHECK(body.at("link") == "https://netherscope.example/api/history?host=b.example&port=19132"
+                           "&range=24h");
   // A failed test is the caller's answer, not the webhook's state.
   CHECK_FALSE(rig.listed(w, hook.id).failing);
   // A webhook that is gone is answered as such.

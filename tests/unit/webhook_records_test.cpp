@@ -160,10 +160,8 @@ TEST_CASE("webhook records: add up to the limit, list, index by target, delete, 
           "their watch, on LMDB and on Redis",
           "[webhook][redis]") {
   auto backend = GENERATE(as<std::string>{}, "lmdb", "redis");
-  if (backend == "redis" && !have_redis_server()) {
-    WARN("redis-server is not installed; skipping the Redis case");
+  if (!backend_available(backend))
     return;
-  }
   INFO(backend);
   webhook_store s{backend};
   auto a = hooked_watch("aaaaaaaaaaaaaaaa", 7, "play.example.com", 19132, 100);
@@ -227,10 +225,8 @@ TEST_CASE("webhook records: failing after a delivery gives up, ok after a succes
           "and on Redis",
           "[webhook][redis]") {
   auto backend = GENERATE(as<std::string>{}, "lmdb", "redis");
-  if (backend == "redis" && !have_redis_server()) {
-    WARN("redis-server is not installed; skipping the Redis case");
+  if (!backend_available(backend))
     return;
-  }
   INFO(backend);
   webhook_store s{backend};
   auto w = hooked_watch("wwwwwwwwwwwwwwww", 7, "a.example", 19132, 100);

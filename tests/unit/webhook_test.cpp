@@ -131,6 +131,40 @@ TEST_CASE("webhook bodies: json names the event, the server, from, to and when",
   CHECK(test.at("changes").as_array().empty());
 }
 
+TEST_CASE("webhook bodies: a test carries the latest check and the link to the server's history",
+          "[webhook]") {
+  auto link = server_history_link("https://netherscope.example", "play.example.com", 19132);
+  CHECK(link == "https://netherscope.example/api/history?host=play.example.com&port=19132"
+                "&range=24h");
+  // An IPv6 literal goes as the query takes it; a character that would end the value is
+  // escaped.
+  CHECK(server_history_link("https://n.example", "2001:db8::1", 19132)
+        == "https://n.example/api/history?host=2001:db8::1&port=19132&range=24h");
+  CHECK(server_history_link("https://n.example", "a&b", 1)
+        == "https://n.example/api/history?host=a%26b&port=1&range=24h");
+  CHECK(server_history_link("", "play.example.com", 19132).empty());
+
+  auto latest = row(verdict_code::offline);
+  latest.at = sent_at - 60;
+  auto event = test_event("w1", "play.example.com", 19132, latest, sent_at, link);
+  auto body = json::parse(json_body(event)).as_object();
+  CHECK(body.at("event") == "test");
+  CHECK(body.at("verdict") == "offline");
+  CHECK(body.at("to").at("at") == "2025-10-09T08:59:00Z");
+  CHECK(body.at("at") == "2025-10-09T09:00:00Z");
+  CHECK(body.at("link").as_string() == link);
+  auto discord = json::parse(discord_body(event)).as_object();
+  auto& embed = discord.at("embeds").at(0).as_object();
+  CHECK(embed.at("url").as_string() == link);
+  std::string description{embed.at("description").as_string()};
+  CHECK(description.find("The latest check: offline, at 2025-10-09T08:59:00Z.")
+        != std::string::npos);
+  auto unchecked = test_event("w1", "play.example.com", 19132, std::nullopt, sent_at, link);
+  auto never = json::parse(discord_body(unchecked)).as_object();
+  std::string none_yet{never.at("embeds").at(0).at("description").as_string()};
+  CHECK(none_yet.find("The server has not been checked yet.") != std::string::npos);
+}
+
 TEST_CASE("webhook bodies: discord's embed, within its limits, mentioning no one",
           "[webhook]") {
   auto before = row(verdict_code::joinable);
