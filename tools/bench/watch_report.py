@@ -157,7 +157,8 @@ def main():
     lag_text = ("no checks counted" if lag is None
                 else f"> {largest:g} s" if math.isinf(lag) else f"≤ {lag:g} s")
 
-    print(f"{s['watches']:,} watched servers (fakes with --raknet {s['raknet']}), every {s['period']} s, "
+    print(f"{s['watches']:,} watched servers (fakes with --raknet {s['raknet']}, nice "
+          f"{s.get('fake_nice', 0)}), every {s['period']} s, "
           f"{where}, {seconds:.0f} s measured; {created['created']:,} watches made in "
           f"{created['seconds']} s over {s['accounts']} accounts.")
     print()

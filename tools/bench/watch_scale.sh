@@ -24,6 +24,8 @@
 #   PORTS_PER_FAKE=2500   ports one fake_target process serves (--port-count)
 #   RAKNET=on          the fakes' --raknet: on answers the RakNet ping each check sends, off
 #                      leaves it to the kernel's port unreachable
+#   FAKE_NICE=19       the fakes' nice value: they stand in for servers on other machines, so
+#                      by default they take only the CPU time the service and nginx leave
 #   NETHERSCOPE=path   measure this netherscope binary (another checkout's build, say) and
 #                      build nothing; FAKE_TARGET=path likewise for the fake (it needs
 #                      --port-count), FIXED_RATE=path for the load's driver
@@ -47,6 +49,7 @@ load_seconds=${LOAD_SECONDS:-10}
 fake_base=${FAKE_BASE_PORT:-20000}
 per_fake=${PORTS_PER_FAKE:-2500}
 raknet=${RAKNET:-on}
+fake_nice=${FAKE_NICE:-19}
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -68,6 +71,7 @@ for name in watches period duration replicas accounts offer_rate load_connection
   fi
 done
 [ "$period" -ge 60 ] || { echo "watch_scale: the period must be 60 s or more" >&2; exit 2; }
+[[ $fake_nice =~ ^(1?[0-9])$ ]] || { echo "watch_scale: FAKE_NICE is 0 to 19" >&2; exit 2; }
 [ "$raknet" = on ] || [ "$raknet" = off ] || { echo "watch_scale: RAKNET is on or off" >&2; exit 2; }
 [ "$accounts" -le "$watches" ] || accounts=$watches
 per_account=$(((watches + accounts - 1) / accounts))
@@ -102,13 +106,13 @@ hard=$(ulimit -Hn)
 if [ "$hard" != unlimited ]; then ulimit -n "$hard"; fi
 
 fakes=$(((watches + per_fake - 1) / per_fake))
-phase "starting $fakes fake_target processes for ports $fake_base-$last_port (--raknet $raknet)"
+phase "starting $fakes fake_target processes for ports $fake_base-$last_port (--raknet $raknet, nice $fake_nice)"
 fake_ports=()
 fake_pids=()
 for i in $(seq 0 $((fakes - 1))); do
   first=$((fake_base + i * per_fake))
   count=$((last_port - first + 1 < per_fake ? last_port - first + 1 : per_fake))
-  "$fake" --port "$first" --port-count "$count" --raknet "$raknet" \
+  nice -n "$fake_nice" "$fake" --port "$first" --port-count "$count" --raknet "$raknet" \
     >"$work/fake$i.log" 2>&1 &
   pids+=($!)
   fake_pids+=($!)
@@ -247,8 +251,8 @@ done
 snapshot end
 wait "$sampler"
 for r in $(seq 1 "$replicas"); do echo "r$r $(kib "${svc_pids[$((r - 1))]}" VmHWM)"; done >"$work/hwm.txt"
-printf '{"watches":%s,"period":%s,"replicas":%s,"accounts":%s,"fakes":%s,"raknet":"%s",' \
-  "$watches" "$period" "$replicas" "$accounts" "$fakes" "$raknet" >"$work/settings.json"
+printf '{"watches":%s,"period":%s,"replicas":%s,"accounts":%s,"fakes":%s,"raknet":"%s","fake_nice":%s,' \
+  "$watches" "$period" "$replicas" "$accounts" "$fakes" "$raknet" "$fake_nice" >"$work/settings.json"
 printf '"offer_rate":%s,"load_connections":%s,"load_seconds":%s,"load_every":%s}\n' \
   "$offer_rate" "$load_connections" "$load_seconds" "$load_every" >>"$work/settings.json"
 phase "measured; the table follows"
