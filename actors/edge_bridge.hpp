@@ -4,9 +4,13 @@
 // that deal calls round robin to the front actors, so the edge never names an actor type.
 // There is one sink per io_context, called only on that context's one thread: a cached offer
 // takes a shorter way through the hit board that thread owns (actors/hit_board.hpp), and only
-// the charge goes to the quota actor, whose verdict comes back as a value in the reply.
+// the charge goes to the quota actor, whose verdict comes back as a value in the reply. A busy
+// caller's cached offers are answered on the io thread itself, from a lease of its calls
+// counted ahead that the quota actor handed to this sink (actors/edge_leases.hpp).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -23,18 +27,22 @@ namespace api = net::api;
 struct hit_path {
   std::shared_ptr<const hit_board> board;
   actors::quota_actor quotas;
+  /// Runs work on the io thread the sink serves, soon (app/ wires it to that io_context's
+  /// reply inbox); callable from any thread. Without it the sink takes no leases.
+  std::function<void(std::function<void()>)> post;
+  /// Unix time now, which ends a lease with its month (the quota actor's clock).
+  std::function<std::int64_t()> now_unix;
 };
 
 /// A sink for the calls of one io thread: it enqueues each call into one of fronts in turn,
-/// or, for an offer the thread's hit board answers, a charge into the quota actor. It never
-/// blocks and takes no lock: anon_send only appends to a mailbox, the board is this thread's
-/// own, and the reply comes back through the call's own callback. Call it on that io thread
-/// only. The sink holds the actor handles until it is destroyed.
+/// or, for an offer the thread's hit board answers, answers it from a lease or sends a charge
+/// into the quota actor. It never blocks and takes no lock: anon_send only appends to a
+/// mailbox, the board and the leases are this thread's own, and the reply comes back through
+/// the call's own callback. Call it on that io thread only. The sink holds the actor handles
+/// until it is destroyed.
 api::call_sink make_edge_bridge(std::vector<front_actor> fronts, hit_path hits = {});
 
-/// Answers call from the board when it is an offer the board holds a fresh answer for: sends
-/// the charge to the quota actor and returns true; the verdict then completes the reply. Leaves
-/// call untouched and returns false otherwise.
-bool answer_from_board(const hit_path& hits, api::api_call& call);
+/// A sink's leases end when it is destroyed: what they did not use goes back to the quota
+/// actor, so destroy the sinks before stopping it.
 
 } // namespace netherscope::actors

@@ -4,7 +4,8 @@
 // A cached offer is the product's hot path. Through the actors it crosses six threads (io
 // thread, front, quota, front, cache, front, io thread), and each crossing wakes a thread.
 // With the board the bridge finds a fresh answer on the io thread that read the request, and
-// only the durable charge crosses threads (io thread, quota, io thread).
+// only the durable charge crosses threads (io thread, quota, io thread), or nothing at all
+// when the caller's lease answers it (actors/edge_leases.hpp).
 //
 // Nothing here is shared between threads. Each io thread owns one board, and only that
 // thread reads it (the bridge, actors/edge_bridge.hpp) or writes it (apply): the cache actor

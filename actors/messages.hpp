@@ -19,6 +19,7 @@
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
+#include "actors/edge_leases.hpp"
 #include "net/api/call.hpp"
 #include "net/api/inspect.hpp"
 #include "net/api/failure.hpp"
@@ -42,6 +43,7 @@ using count_atom = caf::atom_constant<caf::atom("count")>;
 using stop_atom = caf::atom_constant<caf::atom("stop")>;
 using offer_atom = caf::atom_constant<caf::atom("offer")>;
 using answer_atom = caf::atom_constant<caf::atom("answer")>;
+using give_back_atom = caf::atom_constant<caf::atom("give_back")>;
 using charge_atom = caf::atom_constant<caf::atom("charge")>;
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
 using signin_atom = caf::atom_constant<caf::atom("signin")>;
@@ -252,11 +254,15 @@ using cache_actor
 using verdict_fn = std::function<void(api::quota_verdict&&)>;
 
 /// Counts a call or reports where a caller stands. A charge with a verdict_fn is answered by
-/// calling it instead of with a reply message (the cache-hit path of actors/edge_bridge). It
-/// sends itself flush_atom to commit a batch and sweep_atom to give back idle reservations.
+/// calling it instead of with a reply message (the cache-hit path of actors/edge_bridge); with
+/// an edge_link too, the edge may get a lease of the caller's calls counted ahead, and
+/// give_back_atom brings back what a lease did not use (actors/edge_leases.hpp). It sends
+/// itself flush_atom to commit a batch and sweep_atom to give back idle reservations.
 using quota_actor
   = caf::typed_actor<caf::replies_to<charge_atom, api::quota_charge>::with<api::quota_verdict>,
                      caf::reacts_to<charge_atom, api::quota_charge, verdict_fn>,
+                     caf::reacts_to<charge_atom, api::quota_charge, verdict_fn, edge_link_ptr>,
+                     caf::reacts_to<give_back_atom, edge_return>,
                      caf::reacts_to<flush_atom>, caf::reacts_to<sweep_atom>>;
 
 /// Hears whether an offer may go under the per-target limit replicas share: how long to wait,
@@ -351,6 +357,8 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::net::api::api_outcome)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::actors::history_answer)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::actors::watched_checks)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::actors::verdict_fn)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::actors::edge_link_ptr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::actors::edge_return)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::actors::gate_fn)
 // These hold tokens: never inspected, so no log or to_string can show them.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::actors::offer_identity)

@@ -41,6 +41,12 @@ void schedule_sweep(quota_pointer self) {
   }
 }
 
+// Asks the edges holding leases of reservations that ended for what they did not use.
+void send_recalls(quota_pointer self) {
+  for (auto& r : self->state.reservations.take_recalls())
+    r.edge->recall(std::move(r.id));
+}
+
 // Hands one verdict to whoever waits for it; a refill has nobody.
 void answer(quota_state::waiting& entry, api::quota_verdict&& verdict) {
   if (entry.then)
@@ -64,6 +70,7 @@ void deliver(quota_pointer self, std::vector<quota_state::waiting>& callers,
                              verdict, charged, i, now, now_unix);
     answer(entry, std::move(verdict));
   }
+  send_recalls(self);
   if (!st.reservations.empty())
     schedule_sweep(self);
 }
@@ -152,11 +159,15 @@ void enqueue(quota_pointer self, quota_state::waiting&& entry) {
         if (auto verdict = book.take_refund(*r, entry.charge))
           return answer(entry, std::move(*verdict));
     } else if (live) {
-      if (auto used = book.answer_call(*r)) {
+      if (auto used = book.answer_call(*r, entry.reservation, entry.edge)) {
         if (used->refill > 0) {
-          st.pending.push_back({r->charge, {}, nullptr, entry.reservation, used->refill});
+          st.pending.push_back({r->charge, {}, nullptr, entry.reservation, used->refill, {}});
           schedule_flush(self);
         }
+        // The lease reaches the edge's io thread before the verdict: both go through its
+        // reply inbox, in this order.
+        if (used->lease)
+          entry.edge->grant(std::move(*used->lease));
         return answer(entry, std::move(used->verdict));
       }
       // A caller counted within reserve_ttl is busy: count some of its next calls ahead.
@@ -176,6 +187,7 @@ void sweep(quota_pointer self) {
   auto& st = self->state;
   st.sweep_scheduled = false;
   st.reservations.sweep(std::chrono::steady_clock::now(), st.settings.now());
+  send_recalls(self);
   if (st.reservations.has_give_backs())
     schedule_flush(self);
   if (!st.reservations.empty())
@@ -212,11 +224,20 @@ actors::quota_actor::behavior_type quota_on(quota_pointer self, std::shared_ptr<
   return {
     [=](charge_atom, api::quota_charge& charge) -> caf::typed_response_promise<api::quota_verdict> {
       auto promise = self->make_response_promise<api::quota_verdict>();
-      enqueue(self, {std::move(charge), promise, nullptr, {}, 0});
+      enqueue(self, {std::move(charge), promise, nullptr, {}, 0, {}});
       return promise;
     },
     [=](charge_atom, api::quota_charge& charge, verdict_fn& then) {
-      enqueue(self, {std::move(charge), {}, std::move(then), {}, 0});
+      enqueue(self, {std::move(charge), {}, std::move(then), {}, 0, {}});
+    },
+    [=](charge_atom, api::quota_charge& charge, verdict_fn& then, edge_link_ptr& edge) {
+      enqueue(self, {std::move(charge), {}, std::move(then), {}, 0, std::move(edge)});
+    },
+    [=](give_back_atom, edge_return& rest) {
+      auto& st = self->state;
+      st.reservations.take_back(rest, std::chrono::steady_clock::now(), st.settings.now());
+      if (st.reservations.has_give_backs())
+        schedule_flush(self);
     },
     [=](flush_atom) { flush(self); },
     [=](sweep_atom) { sweep(self); },

@@ -15,6 +15,12 @@
 // reserve_ttl and when the service stops. A key revoked meanwhile still serves what was
 // reserved for it, at most reserve_max calls within reserve_ttl of its last lookup.
 //
+// Leases: a cached offer the quota actor answers from a reservation may hand half of what is
+// left to the io thread's edge that sent it, which then answers the caller's next calls
+// without crossing threads (actors/edge_leases.hpp). The rules above hold for leased calls:
+// they were counted and made durable before the lease, a lease ends with the reservation's
+// time, and what it did not use comes back and is given back with the reservation.
+//
 // The batch's plan is pure (actors/quota_plan.hpp) and the reservations are bookkeeping of
 // their own (actors/quota_reservations.hpp); this file is the actor that waits, commits and
 // answers.
@@ -65,6 +71,9 @@ struct quota_state {
     std::string reservation;
     /// Calls to count ahead with this one.
     std::uint64_t reserve = 0;
+    /// The io thread's edge that sent the charge, which may get a lease of the caller's
+    /// calls counted ahead.
+    edge_link_ptr edge;
     bool has_caller() const {
       return static_cast<bool>(then) || promise.pending();
     }

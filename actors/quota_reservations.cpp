@@ -33,9 +33,7 @@ api::quota_verdict use_one(reservation& r) {
 
 } // namespace
 
-std::string quota_reservations::id_of(const api::quota_charge& charge) const {
-  if (reserve_max_ == 0 || charge.what == api::endpoint::signin)
-    return {};
+std::string reservation_id(const api::quota_charge& charge) {
   // A refund goes to the counter its call was charged to, which is the address's when the
   // key was refused.
   auto by_key = charge.refunds() ? charge.charged_scope == api::quota_scope::key
@@ -48,6 +46,12 @@ std::string quota_reservations::id_of(const api::quota_charge& charge) const {
   return id;
 }
 
+std::string quota_reservations::id_of(const api::quota_charge& charge) const {
+  if (reserve_max_ == 0 || charge.what == api::endpoint::signin)
+    return {};
+  return reservation_id(charge);
+}
+
 reservation* quota_reservations::find(const std::string& id) {
   auto it = reservations_.find(id);
   return it == reservations_.end() ? nullptr : &it->second;
@@ -58,12 +62,51 @@ bool quota_reservations::usable(const reservation& r, clock_type::time_point now
   return now < r.expires && now_unix < r.verdict.reset;
 }
 
-std::optional<quota_reservations::answered_call> quota_reservations::answer_call(reservation& r) {
+std::optional<quota_reservations::answered_call>
+quota_reservations::answer_call(reservation& r, const std::string& id, const edge_link_ptr& edge) {
   if (r.unused == 0)
     return std::nullopt;
-  answered_call out{use_one(r), 0};
+  answered_call out{use_one(r), 0, std::nullopt};
+  if (edge && r.unused >= lease_least) {
+    // Half goes to the edge, half stays for the caller's calls on other io threads. The
+    // lease's calls count as made here until the edge gives back what it did not use.
+    edge_grant lease{id, r.unused / 2, made_calls(r), r.verdict, r.counter, r.expires};
+    r.unused -= lease.calls;
+    if (std::find(r.holders.begin(), r.holders.end(), edge) == r.holders.end())
+      r.holders.push_back(edge);
+    out.lease = std::move(lease);
+  }
   if (r.unused <= r.last_size / 2)
     out.refill = next_size(r);
+  return out;
+}
+
+void quota_reservations::take_back(const edge_return& rest, clock_type::time_point now,
+                                   std::int64_t now_unix) {
+  // Calls counted in a month that is over stay with it, as a reservation's do.
+  if (rest.calls == 0 || now_unix >= rest.reset)
+    return;
+  if (auto* r = find(rest.id); r != nullptr && r->verdict.reset == rest.reset) {
+    r->unused += rest.calls;
+    if (!usable(*r, now, now_unix))
+      give_back(*r);
+    return;
+  }
+  auto op = rest.counter;
+  op.mode = api::charge_mode::refund;
+  op.amount = rest.calls;
+  give_backs_.push_back(std::move(op));
+}
+
+void quota_reservations::recall_leases(const std::string& id, reservation& r) {
+  for (auto& edge : r.holders)
+    recalls_.push_back({std::move(edge), id});
+  r.holders.clear();
+}
+
+std::vector<quota_reservations::recall> quota_reservations::take_recalls() {
+  auto out = std::move(recalls_);
+  recalls_.clear();
   return out;
 }
 
@@ -118,6 +161,7 @@ void quota_reservations::credit(const std::string& id, const api::quota_charge& 
     // had reserved, so a revoked key stops at once.
     if (it != reservations_.end() && verdict.error.code == api::error_code::unauthorized) {
       give_back(it->second);
+      recall_leases(id, it->second);
       reservations_.erase(it);
     }
     return;
@@ -181,6 +225,7 @@ void quota_reservations::sweep(clock_type::time_point now, std::int64_t now_unix
     }
     if (now_unix < r.verdict.reset)
       give_back(r);
+    recall_leases(it->first, r);
     it = reservations_.erase(it);
   }
 }

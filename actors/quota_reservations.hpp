@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "actors/edge_leases.hpp"
 #include "actors/quota_plan.hpp"
 #include "net/api/quota.hpp"
 #include "storage/store.hpp"
@@ -19,6 +20,11 @@
 namespace netherscope::actors {
 
 namespace api = net::api;
+
+/// The reservation a charge may use, refill or give a call back to: one per endpoint and
+/// caller (an address, or a key by its hash). Sign-ins, which are never counted ahead, have
+/// one too; quota_reservations::id_of leaves them out.
+std::string reservation_id(const api::quota_charge& charge);
 
 /// Calls counted ahead for one caller (one endpoint, and one address or one key).
 struct reservation {
@@ -37,6 +43,8 @@ struct reservation {
   /// The call that refills the reservation.
   api::quota_charge charge;
   std::chrono::steady_clock::time_point expires;
+  /// The edges holding a lease of this reservation, to recall when it ends.
+  std::vector<edge_link_ptr> holders;
 };
 
 /// The reservations of every busy caller, and what goes back to the store with the next
@@ -54,9 +62,8 @@ public:
     // nop
   }
 
-  /// The reservation a charge may use, refill or give a call back to: one per endpoint and
-  /// caller (an address, or a key by its hash). Empty for sign-ins, which are never counted
-  /// ahead, and when reservations are off.
+  /// The reservation_id of a charge; empty for sign-ins, which are never counted ahead, and
+  /// when reservations are off.
   std::string id_of(const api::quota_charge& charge) const;
 
   /// The reservation of id, or null.
@@ -65,15 +72,25 @@ public:
   /// Whether r may still answer calls: within its time and its month.
   static bool usable(const reservation& r, clock_type::time_point now, std::int64_t now_unix);
 
-  /// A call answered from a reservation, and the size of the refill to ask for now (0 for
-  /// none): the next one is asked when half is used, so a busy caller rarely waits.
+  /// A call answered from a reservation, the size of the refill to ask for now (0 for none):
+  /// the next one is asked when half is used, so a busy caller rarely waits; and a lease for
+  /// the edge that sent the call, if it gets one.
   struct answered_call {
     api::quota_verdict verdict;
     std::uint64_t refill = 0;
+    std::optional<edge_grant> lease;
   };
 
-  /// Answers a counted call from r's unused calls; nothing when none is left.
-  std::optional<answered_call> answer_call(reservation& r);
+  /// Answers a counted call from r's unused calls; nothing when none is left. When the call
+  /// came from an edge (edge not null) and at least lease_least calls are left after it, half
+  /// of them go to that edge as a lease (actors/edge_leases.hpp).
+  std::optional<answered_call> answer_call(reservation& r, const std::string& id = {},
+                                           const edge_link_ptr& edge = nullptr);
+
+  /// Takes back the rest of an edge's lease: into its reservation while that is live and of
+  /// the same month, otherwise to the store with the next batch (nothing once the month is
+  /// over).
+  void take_back(const edge_return& rest, clock_type::time_point now, std::int64_t now_unix);
 
   /// Takes a refunded call back into r when the refund names the counter r counts ahead on
   /// and r has room: the store keeps the call counted, and the next call uses it. Returns the
@@ -104,6 +121,19 @@ public:
   /// Gives back every unused call still in its month (the service stops).
   void give_back_all(std::int64_t now_unix);
 
+  /// An edge to ask for the rest of its lease of a reservation that ended.
+  struct recall {
+    edge_link_ptr edge;
+    std::string id;
+  };
+
+  /// The recalls of the reservations that ended since the last call; empties the queue.
+  std::vector<recall> take_recalls();
+
+  /// The fewest calls left in a reservation, after a call, for half of them to go to an
+  /// edge as a lease.
+  static constexpr std::uint64_t lease_least = 8;
+
   /// What goes back to the store with the next batch; empties the queue.
   std::vector<storage::counter_op> take_give_backs();
 
@@ -124,10 +154,14 @@ private:
   /// The most calls counted ahead for r's caller at once.
   std::uint64_t most_ahead(const reservation& r) const;
 
+  /// Queues the recall of every lease of r, whose reservation id is id.
+  void recall_leases(const std::string& id, reservation& r);
+
   std::uint64_t reserve_max_ = 0;
   std::chrono::milliseconds ttl_{1000};
   std::unordered_map<std::string, reservation> reservations_;
   std::vector<storage::counter_op> give_backs_;
+  std::vector<recall> recalls_;
 };
 
 } // namespace netherscope::actors

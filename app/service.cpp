@@ -531,10 +531,16 @@ int run_service(const config& cfg) {
   caf::actor_system system{caf_cfg};
   auto actors = spawn_actors(system, cfg, *opened, *secrets, *clients, pool.all());
   // One sink per io_context, each with that context's board, as the listener deals
-  // connections to them.
+  // connections to them; the quota actor's leases reach each through its context's inbox.
   std::vector<api::call_sink> sinks;
-  for (auto& board : actors.boards)
-    sinks.push_back(actors::make_edge_bridge(actors.fronts, {board, actors.peers.quotas}));
+  auto contexts = pool.all();
+  for (std::size_t i = 0; i < actors.boards.size(); ++i) {
+    auto* inbox = &asio::use_service<http::reply_inbox>(*contexts[i]);
+    actors::hit_path hits{actors.boards[i], actors.peers.quotas,
+                          [inbox](std::function<void()> work) { inbox->push(std::move(work)); },
+                          [] { return static_cast<std::int64_t>(std::time(nullptr)); }};
+    sinks.push_back(actors::make_edge_bridge(actors.fronts, std::move(hits)));
+  }
   ctx.set_call_sinks(std::move(sinks));
 
   serve(pool, lst, ctx, cfg);

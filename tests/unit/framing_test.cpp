@@ -8,7 +8,7 @@ namespace http = boost::beast::http;
 
 namespace {
 
-http::request_header<> header(std::vector<std::pair<http::field, std::string>> fields,
+http::request_header<> head_of(std::vector<std::pair<http::field, std::string>> fields,
                               unsigned version = 11) {
   http::request_header<> h;
   h.version(version);
@@ -22,29 +22,29 @@ http::request_header<> header(std::vector<std::pair<http::field, std::string>> f
 } // namespace
 
 TEST_CASE("framing: well-framed requests pass", "[framing]") {
-  CHECK_FALSE(framing_problem(header({{http::field::host, "x"}})));
-  CHECK_FALSE(framing_problem(header({{http::field::host, "x"}, {http::field::content_length, "5"}})));
+  CHECK_FALSE(framing_problem(head_of({{http::field::host, "x"}})));
+  CHECK_FALSE(framing_problem(head_of({{http::field::host, "x"}, {http::field::content_length, "5"}})));
   CHECK_FALSE(framing_problem(
-    header({{http::field::host, "x"}, {http::field::transfer_encoding, "gzip, Chunked"}})));
+    head_of({{http::field::host, "x"}, {http::field::transfer_encoding, "gzip, Chunked"}})));
   // HTTP/1.0 clients may omit Host (the container health check does).
-  CHECK_FALSE(framing_problem(header({}, 10)));
+  CHECK_FALSE(framing_problem(head_of({}, 10)));
 }
 
 TEST_CASE("framing: a length that could be read two ways is refused", "[framing]") {
   for (std::string coding : {"xchunked", "identity", "gzip", "chunked, gzip", "chunked;x=1"}) {
     INFO("Transfer-Encoding: " << coding);
     CHECK(framing_problem(
-      header({{http::field::host, "x"}, {http::field::transfer_encoding, coding}})));
+      head_of({{http::field::host, "x"}, {http::field::transfer_encoding, coding}})));
   }
-  CHECK(framing_problem(header({{http::field::host, "x"},
+  CHECK(framing_problem(head_of({{http::field::host, "x"},
                                 {http::field::transfer_encoding, "chunked"},
                                 {http::field::content_length, "5"}})));
-  CHECK(framing_problem(header({{http::field::host, "x"},
+  CHECK(framing_problem(head_of({{http::field::host, "x"},
                                 {http::field::content_length, "5"},
                                 {http::field::content_length, "5"}})));
 }
 
 TEST_CASE("framing: HTTP/1.1 needs exactly one Host", "[framing]") {
-  CHECK(framing_problem(header({})));
-  CHECK(framing_problem(header({{http::field::host, "a"}, {http::field::host, "b"}})));
+  CHECK(framing_problem(head_of({})));
+  CHECK(framing_problem(head_of({{http::field::host, "a"}, {http::field::host, "b"}})));
 }

@@ -164,3 +164,77 @@ TEST_CASE("quota reservations: a refund of a counted call is kept for the next c
   CHECK_FALSE(book.take_refund(
     *r, quota_charge::refund_call(endpoint::offer, "192.0.2.45", {}, october)));
 }
+
+TEST_CASE("quota reservations: an edge's call hands it half of what is left as a lease, and "
+          "the lease's rest comes back",
+          "[quota][reserve][lease]") {
+  book_fixture f;
+  auto& book = f.book;
+  auto now = f.now;
+  // The batch counted 10 before, this call and 20 ahead.
+  f.settle(31, 20);
+  auto& r = f.held();
+  auto edge = std::make_shared<const edge_link>();
+
+  // A call without an edge gets no lease.
+  auto plain = book.answer_call(r, f.id, nullptr);
+  REQUIRE(plain);
+  CHECK_FALSE(plain->lease);
+  CHECK(r.unused == 19);
+
+  auto leased = book.answer_call(r, f.id, edge);
+  REQUIRE(leased);
+  CHECK(leased->verdict.remaining == 6400 - 13);
+  REQUIRE(leased->lease);
+  auto& lease = *leased->lease;
+  CHECK(lease.id == f.id);
+  CHECK(lease.calls == 9);
+  CHECK(lease.made == 13);
+  CHECK(lease.verdict.reset == dec_1);
+  CHECK(lease.counter.subject == "192.0.2.45");
+  CHECK(lease.expires == r.expires);
+  CHECK(r.unused == 9);
+  // Until the edge gives back what it did not use, the lease's calls count as made.
+  auto next = book.answer_call(r, f.id, nullptr);
+  REQUIRE(next);
+  CHECK(next->verdict.remaining == 6400 - 23);
+  CHECK(r.unused == 8);
+
+  // Fewer than lease_least left after the call: no lease.
+  r.unused = quota_reservations::lease_least;
+  auto small = book.answer_call(r, f.id, edge);
+  REQUIRE(small);
+  CHECK_FALSE(small->lease);
+
+  // The edge used 4 of its 9: the 5 left go back into the live reservation.
+  auto unused_before = r.unused;
+  book.take_back({f.id, 5, dec_1, lease.counter}, now + 10ms, nov_22);
+  CHECK(r.unused == unused_before + 5);
+  CHECK_FALSE(book.has_give_backs());
+
+  // A rest of another month's lease is dropped, as that month's reservation would be.
+  book.take_back({f.id, 3, nov_22, lease.counter}, now, dec_1);
+  CHECK(r.unused == unused_before + 5);
+  CHECK_FALSE(book.has_give_backs());
+
+  // Once the reservation is swept, its holders are asked for their rest, once each.
+  CHECK(book.take_recalls().empty());
+  book.sweep(now + 1000ms, nov_22);
+  CHECK(book.empty());
+  auto recalls = book.take_recalls();
+  REQUIRE(recalls.size() == 1);
+  CHECK(recalls[0].edge == edge);
+  CHECK(recalls[0].id == f.id);
+  auto swept = book.take_give_backs();
+  REQUIRE(swept.size() == 1);
+  CHECK(swept[0].amount == unused_before + 5);
+
+  // A rest that comes back after its reservation is gone goes to the store as it is.
+  book.take_back({f.id, 7, dec_1, lease.counter}, now + 1100ms, nov_22);
+  auto late = book.take_give_backs();
+  REQUIRE(late.size() == 1);
+  CHECK(late[0].mode == charge_mode::refund);
+  CHECK(late[0].amount == 7);
+  CHECK(late[0].subject == "192.0.2.45");
+  CHECK(late[0].window == "2026-11");
+}

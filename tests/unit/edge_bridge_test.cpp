@@ -1,0 +1,209 @@
+// The edge bridge's cache-hit path with leases (actors/edge_bridge.hpp, actors/edge_leases.hpp):
+// a real quota actor on a real LMDB file, a hit board, and an Asio io thread whose reply inbox
+// carries the quota actor's grants and recalls, as the service wires them.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <ctime>
+#include <future>
+#include <thread>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <caf/all.hpp>
+
+#include "actors/edge_bridge.hpp"
+#include "actors/quota_actor.hpp"
+#include "net/api/api_key.hpp"
+#include "net/http/reply_inbox.hpp"
+#include "storage/accounts.hpp"
+#include "storage/records.hpp"
+#include "support/process.hpp"
+#include "support/rooms.hpp"
+#include "support/store.hpp"
+#include "support/wait.hpp"
+
+using namespace netherscope::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+namespace asio = boost::asio;
+
+const target cached{"203.0.113.7", 19132, tls_mode::auto_detect};
+
+/// A quota actor on an LMDB file and one io thread with a bridge whose board holds a fresh
+/// answer for `cached`.
+struct bridge_fixture {
+  test::temp_dir dir;
+  std::shared_ptr<storage::store> file;
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> system;
+  asio::io_context io{1};
+  asio::executor_work_guard<asio::io_context::executor_type> guard{io.get_executor()};
+  std::thread io_thread;
+  quota_actor quotas;
+  api::call_sink sink;
+
+  bridge_fixture(std::uint64_t reserve_max, std::chrono::milliseconds ttl) {
+    file = test::open_lmdb(dir.path()).store;
+    cfg.set("scheduler.max-threads", 2);
+    system = std::make_unique<caf::actor_system>(cfg);
+    quota_settings settings{quota_limits{1000000, 1000000, 1000000, 1000000},
+                            [] { return static_cast<std::int64_t>(std::time(nullptr)); }};
+    settings.reserve_max = reserve_max;
+    settings.reserve_ttl = ttl;
+    quotas = system->spawn<caf::detached>(quota_on, file, settings);
+    offer_cache::limits limits;
+    auto board = std::make_shared<hit_board>(limits, [] { return offer_cache::clock_type::now(); });
+    board->apply({cached, std::make_shared<const std::string>(R"({"cached":true})"),
+                  offer_cache::clock_type::now(), false});
+    auto* inbox = &asio::use_service<net::http::reply_inbox>(io);
+    sink = make_edge_bridge({}, {board, quotas,
+                                 [inbox](std::function<void()> work) { inbox->push(std::move(work)); },
+                                 [] { return static_cast<std::int64_t>(std::time(nullptr)); }});
+    io_thread = std::thread([this] { io.run(); });
+  }
+
+  ~bridge_fixture() {
+    if (sink)
+      close_edge();
+    stop_quotas();
+    guard.reset();
+    io.stop();
+    io_thread.join();
+  }
+
+  /// Destroys the bridge on its io thread, as the service does before it stops the actors.
+  void close_edge() {
+    std::promise<void> done;
+    asio::post(io, [&] {
+      sink = nullptr;
+      done.set_value();
+    });
+    REQUIRE(done.get_future().wait_for(10s) == std::future_status::ready);
+  }
+
+  void stop_quotas() {
+    if (!quotas)
+      return;
+    caf::scoped_actor self{*system};
+    self->monitor(quotas);
+    self->send_exit(quotas, caf::exit_reason::user_shutdown);
+    self->receive([](const caf::down_msg&) {});
+    quotas = nullptr;
+  }
+
+  struct answer {
+    api::api_outcome outcome;
+    /// Whether the reply was made on the io thread, within the call to the sink: from a lease.
+    bool on_io_thread = false;
+  };
+
+  /// One cached offer from client (with a key's hash), through the sink on the io thread.
+  answer offer(const std::string& client, const std::string& key_hash = {}) {
+    auto result = std::make_shared<std::promise<answer>>();
+    asio::post(io, [this, result, client, key_hash] {
+      api::api_call call;
+      call.kind = api::call_kind::offer;
+      call.client = client;
+      call.key_hash = key_hash;
+      call.where = cached;
+      auto io_id = std::this_thread::get_id();
+      call.reply = [result, io_id](api::api_outcome&& outcome) {
+        result->set_value({std::move(outcome), std::this_thread::get_id() == io_id});
+      };
+      sink(std::move(call));
+    });
+    auto future = result->get_future();
+    REQUIRE(future.wait_for(10s) == std::future_status::ready);
+    return future.get();
+  }
+
+  std::uint64_t counted(const std::string& scope, const std::string& subject) {
+    return test::counter_value(*file, "offer", scope, subject,
+                               storage::window_of(std::time(nullptr)).label);
+  }
+};
+
+} // namespace
+
+TEST_CASE("edge bridge: a busy caller's cached offers are answered on the io thread from "
+          "leases, each counted on the file before its reply",
+          "[quota][lease]") {
+  bridge_fixture f{256, 1000ms};
+  const int calls = 600;
+  int on_io_thread = 0;
+  for (int i = 1; i <= calls; ++i) {
+    auto a = f.offer("192.0.2.50");
+    INFO("call " << i);
+    REQUIRE(a.outcome.error.ok());
+    CHECK(a.outcome.board_hit);
+    REQUIRE(a.outcome.shared_body);
+    CHECK(*a.outcome.shared_body == R"({"cached":true})");
+    // One caller on one io thread sees its calls counted one by one, whichever way each was
+    // answered.
+    CHECK(a.outcome.quota.remaining == 1000000 - static_cast<std::uint64_t>(i));
+    // Durable before the reply: the file never holds fewer than the calls answered.
+    CHECK(f.counted("ip", "192.0.2.50") >= static_cast<std::uint64_t>(i));
+    on_io_thread += a.on_io_thread ? 1 : 0;
+  }
+  INFO(on_io_thread << " of " << calls << " answered on the io thread");
+  CHECK(on_io_thread >= calls * 8 / 10);
+  // The edge goes first and gives its leases back; then the quota actor gives back the rest.
+  f.close_edge();
+  f.stop_quotas();
+  CHECK(f.counted("ip", "192.0.2.50") == static_cast<std::uint64_t>(calls));
+}
+
+TEST_CASE("edge bridge: a caller who stops has what its leases did not use given back",
+          "[quota][lease]") {
+  bridge_fixture f{256, 200ms};
+  for (int i = 0; i < 200; ++i)
+    REQUIRE(f.offer("192.0.2.51").outcome.error.ok());
+  // Nothing stops: the reservation's time runs out, the quota actor recalls the edge's lease,
+  // and the edge's rest and the reservation's go back to the file.
+  CHECK(test::wait_until([&] { return f.counted("ip", "192.0.2.51") == 200; }, 5s));
+  CHECK(f.counted("ip", "192.0.2.51") == 200);
+  // The next call is counted as the 201st.
+  auto next = f.offer("192.0.2.51");
+  REQUIRE(next.outcome.error.ok());
+  CHECK(next.outcome.quota.remaining == 1000000 - 201);
+}
+
+TEST_CASE("edge bridge: a key revoked on the store stops within the reservation's time",
+          "[quota][lease]") {
+  bridge_fixture f{64, 200ms};
+  std::string key;
+  test::in_records(*f.file, true, [&](storage::record_txn& records) {
+    auto issued = storage::issue_key(records, 41, "erin", std::time(nullptr));
+    REQUIRE(issued);
+    key = issued->key;
+  });
+  auto hash = net::api::hash_api_key(key);
+  int on_io_thread = 0;
+  for (int i = 0; i < 100; ++i) {
+    auto a = f.offer("192.0.2.52", hash);
+    REQUIRE(a.outcome.error.ok());
+    CHECK(a.outcome.quota.scope == quota_scope::key);
+    on_io_thread += a.on_io_thread ? 1 : 0;
+  }
+  CHECK(on_io_thread > 0);
+  test::in_records(*f.file, true, [](storage::record_txn& records) {
+    auto revoked = storage::revoke_active_key(records, 41, std::time(nullptr));
+    REQUIRE(revoked);
+    REQUIRE(*revoked);
+  });
+  // Calls counted ahead, on the edge's lease or the quota actor's reservation, may still be
+  // answered: at most reserve_max of them, and only until the reservation's time is up.
+  int allowed = 0;
+  api::api_outcome last;
+  auto deadline = std::chrono::steady_clock::now() + 5s;
+  do {
+    last = f.offer("192.0.2.52", hash).outcome;
+    allowed += last.error.ok() ? 1 : 0;
+  } while (last.error.ok() && std::chrono::steady_clock::now() < deadline);
+  CHECK(last.error.code == error_code::unauthorized);
+  CHECK(allowed <= 64);
+}
