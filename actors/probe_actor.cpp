@@ -239,7 +239,8 @@ void start_offer(probe_pointer self, api::target_memory recalled, bool recalled_
   auto& st = self->state;
   const nethernet::signed_in_identity signed_in{as.game_server_token, as.idp_domain};
   auto params = nethernet::make_offer_parameters(*st.deps.identity, std::time(nullptr),
-                                                 as.signed_in() ? &signed_in : nullptr);
+                                                 as.signed_in() ? &signed_in : nullptr,
+                                                 st.deps.attributes.get());
   if (!params) {
     api::offer_reply reply;
     reply.error = api::make_failure(api::error_code::internal, "cannot build an offer");

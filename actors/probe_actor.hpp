@@ -11,6 +11,7 @@
 #include "net/upstream/ice_check.hpp"
 #include "net/upstream/udp_exchange.hpp"
 #include "net/nethernet/identity.hpp"
+#include "net/nethernet/identity_attributes.hpp"
 
 namespace netherscope::actors {
 
@@ -43,6 +44,9 @@ struct probe_deps {
   probe_settings settings;
   std::shared_ptr<upstream::http_client> client;
   std::shared_ptr<const nethernet::local_identity> identity;
+  /// The identity attribute every probe's offers share while it is good; without one each
+  /// offer signs its own.
+  std::shared_ptr<nethernet::identity_attributes> attributes;
   /// Runs the connectivity checks of offers made with probe: true; without one (tests of the
   /// probe alone) such offers are answered without checks.
   std::shared_ptr<upstream::ice_checker> checker;

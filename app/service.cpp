@@ -370,6 +370,7 @@ actors::probe_deps make_probe_deps(const config& cfg, const upstream_clients& cl
   deps.checker = clients.checks;
   deps.pinger = clients.pings;
   deps.identity = secrets.identity;
+  deps.attributes = std::make_shared<nethernet::identity_attributes>();
   deps.tokens = std::move(tokens);
   return deps;
 }

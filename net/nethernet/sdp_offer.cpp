@@ -54,16 +54,22 @@ std::optional<std::uint64_t> random_session_id() {
 
 std::optional<offer_parameters> make_offer_parameters(const local_identity& id,
                                                       std::int64_t now_unix,
-                                                      const signed_in_identity* signed_in) {
+                                                      const signed_in_identity* signed_in,
+                                                      identity_attributes* kept) {
   if (!id.identity_key || id.fingerprint.empty())
     return std::nullopt;
   offer_parameters p;
   auto session = random_session_id();
   auto ufrag = random_string(ice_chars, ufrag_length);
   auto pwd = random_string(ice_chars, pwd_length);
-  auto identity = signed_in ? make_signed_in_identity_attribute(*id.identity_key,
-                                                                {id.fingerprint}, *signed_in)
-                            : make_identity_attribute(*id.identity_key, {id.fingerprint}, now_unix);
+  std::optional<std::string> identity;
+  if (kept != nullptr)
+    identity = signed_in ? kept->signed_in(*id.identity_key, id.fingerprint, *signed_in)
+                         : kept->self_signed(*id.identity_key, id.fingerprint, now_unix);
+  else
+    identity = signed_in ? make_signed_in_identity_attribute(*id.identity_key, {id.fingerprint},
+                                                             *signed_in)
+                         : make_identity_attribute(*id.identity_key, {id.fingerprint}, now_unix);
   if (!session || !ufrag || !pwd || !identity)
     return std::nullopt;
   p.session_id = *session;

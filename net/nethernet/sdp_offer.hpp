@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "net/nethernet/identity.hpp"
+#include "net/nethernet/identity_attributes.hpp"
 
 namespace netherscope::net::nethernet {
 
@@ -30,11 +31,14 @@ struct offer_parameters {
 
 /// Fresh offer parameters for our identity: random ufrag, pwd and session id (RAND_bytes) and
 /// an identity attribute over our fingerprint: self-signed and valid from now_unix, or, with
-/// signed_in, carrying a signed-in player's GameServerToken; nullopt when OpenSSL fails.
+/// signed_in, carrying a signed-in player's GameServerToken; nullopt when OpenSSL fails. With
+/// kept, the attribute is the one kept there while it is good (identity_attributes.hpp), and
+/// signed anew only otherwise.
 std::optional<offer_parameters> make_offer_parameters(const local_identity& id,
                                                       std::int64_t now_unix,
                                                       const signed_in_identity* signed_in
-                                                      = nullptr);
+                                                      = nullptr,
+                                                      identity_attributes* kept = nullptr);
 
 /// The offer text, CRLF line ends, in libwebrtc's layout; a=end-of-candidates comes last, and
 /// only when the offer has candidates.

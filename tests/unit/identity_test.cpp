@@ -798,3 +798,65 @@ TEST_CASE("verify_sdp_identity finds the line and the fingerprints in an SDP", "
   CHECK(verify_sdp_identity(upper, now).verified);
   CHECK(verify_sdp_identity(sdp, now + 61).code == identity_error::expired);
 }
+
+TEST_CASE("identity attributes: one signature serves the offers of half a token's lifetime",
+          "[identity]") {
+  auto id = make_local_identity();
+  REQUIRE(id);
+  identity_attributes kept;
+  const std::int64_t t0 = now;
+  auto first = make_offer_parameters(*id, t0, nullptr, &kept);
+  REQUIRE(first);
+  // Each offer has its own ICE credentials, and the same attribute while it is good.
+  auto later = make_offer_parameters(*id, t0 + identity_attributes::reuse_seconds - 1, nullptr,
+                                     &kept);
+  REQUIRE(later);
+  CHECK(later->ice_ufrag != first->ice_ufrag);
+  CHECK(later->identity == first->identity);
+  // The kept attribute verifies as a fresh one does, at the time of the later offer.
+  auto parsed = verify_identity_attribute(later->identity, {id->fingerprint},
+                                          t0 + identity_attributes::reuse_seconds - 1);
+  CHECK(parsed.verified);
+  CHECK(parsed.issued_at == t0);
+  // Half the token's lifetime on, a new one, signed at that time.
+  auto renewed = make_offer_parameters(*id, t0 + identity_attributes::reuse_seconds, nullptr,
+                                       &kept);
+  REQUIRE(renewed);
+  CHECK(renewed->identity != first->identity);
+  auto renewed_check = verify_identity_attribute(renewed->identity, {id->fingerprint},
+                                                 t0 + identity_attributes::reuse_seconds + 59);
+  CHECK(renewed_check.verified);
+  CHECK(renewed_check.issued_at == t0 + identity_attributes::reuse_seconds);
+  // A clock that went back is not given a token issued in its future.
+  auto earlier = make_offer_parameters(*id, t0 - 5, nullptr, &kept);
+  REQUIRE(earlier);
+  CHECK(earlier->identity != renewed->identity);
+  // Another identity gets its own.
+  auto other = make_local_identity();
+  REQUIRE(other);
+  auto theirs = make_offer_parameters(*other, t0 + identity_attributes::reuse_seconds, nullptr,
+                                      &kept);
+  REQUIRE(theirs);
+  CHECK(theirs->identity != renewed->identity);
+  CHECK(verify_identity_attribute(theirs->identity, {other->fingerprint},
+                                  t0 + identity_attributes::reuse_seconds)
+          .verified);
+}
+
+TEST_CASE("identity attributes: a signed-in attribute is kept while its token is the same",
+          "[identity]") {
+  auto id = make_local_identity();
+  REQUIRE(id);
+  identity_attributes kept;
+  signed_in_identity who{"eyJ.token.one", "https://authorization.franchise.minecraft-services.net/"};
+  auto first = make_offer_parameters(*id, 0, &who, &kept);
+  REQUIRE(first);
+  auto again = make_offer_parameters(*id, 1000, &who, &kept);
+  REQUIRE(again);
+  CHECK(again->identity == first->identity);
+  who.game_server_token = "eyJ.token.two";
+  auto renewed = make_offer_parameters(*id, 1000, &who, &kept);
+  REQUIRE(renewed);
+  CHECK(renewed->identity != first->identity);
+  CHECK(renewed->identity.find("token.two") == std::string::npos); // base64, never plain
+}
