@@ -39,10 +39,9 @@ struct hit_path {
 /// into the quota actor. It never blocks and takes no lock: anon_send only appends to a
 /// mailbox, the board and the leases are this thread's own, and the reply comes back through
 /// the call's own callback. Call it on that io thread only. The sink holds the actor handles
-/// until it is destroyed.
+/// until it is destroyed; then its leases end, and what they did not use goes back to the
+/// quota actor, so destroy the sinks before stopping it.
 api::call_sink make_edge_bridge(std::vector<front_actor> fronts, hit_path hits = {});
 
-/// A sink's leases end when it is destroyed: what they did not use goes back to the quota
-/// actor, so destroy the sinks before stopping it.
 
 } // namespace netherscope::actors

@@ -16,9 +16,15 @@
 // thread's reply inbox.
 //
 // A call answered from a lease shows the calls its caller made as this edge knows them: what
-// the quota actor had answered when it gave the lease, plus the lease's calls used since. A
-// caller whose calls are spread over several io threads may so see remaining figures that are
-// off by at most the other threads' unused leases.
+// the quota actor had answered when it gave the lease, plus the lease's calls used since. The
+// calls the same caller made meanwhile through other io threads are not in it, so a caller
+// whose calls are spread over several connections may see the figure of one reply higher
+// than that of another, by what it made elsewhere within the lease's time.
+//
+// A lease is at most half of what its reservation held, and an edge holds one per caller, so
+// each io thread adds at most half of the reservation's bound to a caller's calls counted
+// ahead. A lease left on an io thread the caller no longer uses comes back when the quota
+// actor sweeps the reservation, once the caller has paused for its time.
 #pragma once
 
 #include <chrono>

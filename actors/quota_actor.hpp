@@ -19,7 +19,10 @@
 // left to the io thread's edge that sent it, which then answers the caller's next calls
 // without crossing threads (actors/edge_leases.hpp). The rules above hold for leased calls:
 // they were counted and made durable before the lease, a lease ends with the reservation's
-// time, and what it did not use comes back and is given back with the reservation.
+// time, and what it did not use comes back and is given back with the reservation. A lease
+// holds at most half of what its reservation held, so each io thread adds at most
+// reserve_max / 2 to a busy caller's calls counted ahead (what a crash may keep, and what a
+// revoked key may still be answered from).
 //
 // The batch's plan is pure (actors/quota_plan.hpp) and the reservations are bookkeeping of
 // their own (actors/quota_reservations.hpp); this file is the actor that waits, commits and

@@ -4,7 +4,9 @@
 // part of what an offer costs the service, and every offer of the process carries the same
 // fingerprint. So an attribute is kept and reused: a self-signed one while its token has at
 // least half its lifetime left (each offer's token then stays valid for as long as a server
-// takes to answer), a signed-in one while the GameServerToken it carries is the same. Probe
+// takes to answer; a server whose clock runs ahead of ours by more than the half left refuses
+// it, as it would refuse a fresh one ahead by the whole lifetime), a signed-in one while the
+// GameServerToken it carries is the same. Probe
 // actors on every worker thread share one, so it is guarded by a mutex, held only to read or
 // replace the kept attribute; signing happens outside it.
 #pragma once

@@ -33,20 +33,53 @@ namespace asio = boost::asio;
 
 const target cached{"203.0.113.7", 19132, tls_mode::auto_detect};
 
-/// A quota actor on an LMDB file and one io thread with a bridge whose board holds a fresh
+/// One io thread with its bridge, as the service has one per io_context.
+struct edge_thread {
+  asio::io_context io{1};
+  asio::executor_work_guard<asio::io_context::executor_type> guard{io.get_executor()};
+  std::thread thread;
+  api::call_sink sink;
+
+  edge_thread(const quota_actor& quotas, std::shared_ptr<const hit_board> board) {
+    auto* inbox = &asio::use_service<net::http::reply_inbox>(io);
+    sink = make_edge_bridge(
+      {}, {std::move(board), quotas,
+           [inbox](std::function<void()> work) { inbox->push(std::move(work)); },
+           [] { return static_cast<std::int64_t>(std::time(nullptr)); }});
+    thread = std::thread([this] { io.run(); });
+  }
+
+  ~edge_thread() {
+    if (sink)
+      close();
+    guard.reset();
+    io.stop();
+    thread.join();
+  }
+
+  /// Destroys the bridge on its io thread, as the service does before it stops the actors.
+  void close() {
+    std::promise<void> done;
+    asio::post(io, [&] {
+      sink = nullptr;
+      done.set_value();
+    });
+    REQUIRE(done.get_future().wait_for(10s) == std::future_status::ready);
+  }
+};
+
+/// A quota actor on an LMDB file and io threads, each with a bridge whose board holds a fresh
 /// answer for `cached`.
 struct bridge_fixture {
   test::temp_dir dir;
   std::shared_ptr<storage::store> file;
   caf::actor_system_config cfg;
   std::unique_ptr<caf::actor_system> system;
-  asio::io_context io{1};
-  asio::executor_work_guard<asio::io_context::executor_type> guard{io.get_executor()};
-  std::thread io_thread;
   quota_actor quotas;
-  api::call_sink sink;
+  std::vector<std::unique_ptr<edge_thread>> edges;
 
-  bridge_fixture(std::uint64_t reserve_max, std::chrono::milliseconds ttl) {
+  bridge_fixture(std::uint64_t reserve_max, std::chrono::milliseconds ttl,
+                 std::size_t io_threads = 1) {
     file = test::open_lmdb(dir.path()).store;
     cfg.set("scheduler.max-threads", 2);
     system = std::make_unique<caf::actor_system>(cfg);
@@ -59,30 +92,21 @@ struct bridge_fixture {
     auto board = std::make_shared<hit_board>(limits, [] { return offer_cache::clock_type::now(); });
     board->apply({cached, std::make_shared<const std::string>(R"({"cached":true})"),
                   offer_cache::clock_type::now(), false});
-    auto* inbox = &asio::use_service<net::http::reply_inbox>(io);
-    sink = make_edge_bridge({}, {board, quotas,
-                                 [inbox](std::function<void()> work) { inbox->push(std::move(work)); },
-                                 [] { return static_cast<std::int64_t>(std::time(nullptr)); }});
-    io_thread = std::thread([this] { io.run(); });
+    for (std::size_t i = 0; i < io_threads; ++i) {
+      // Each io thread owns its board in the service; here they only read this one.
+      edges.push_back(std::make_unique<edge_thread>(quotas, board));
+    }
   }
 
   ~bridge_fixture() {
-    if (sink)
-      close_edge();
+    close_edges();
     stop_quotas();
-    guard.reset();
-    io.stop();
-    io_thread.join();
   }
 
-  /// Destroys the bridge on its io thread, as the service does before it stops the actors.
-  void close_edge() {
-    std::promise<void> done;
-    asio::post(io, [&] {
-      sink = nullptr;
-      done.set_value();
-    });
-    REQUIRE(done.get_future().wait_for(10s) == std::future_status::ready);
+  void close_edges() {
+    for (auto& e : edges)
+      if (e->sink)
+        e->close();
   }
 
   void stop_quotas() {
@@ -101,10 +125,12 @@ struct bridge_fixture {
     bool on_io_thread = false;
   };
 
-  /// One cached offer from client (with a key's hash), through the sink on the io thread.
-  answer offer(const std::string& client, const std::string& key_hash = {}) {
+  /// One cached offer from client (with a key's hash), through the sink of io thread edge.
+  answer offer(const std::string& client, const std::string& key_hash = {},
+               std::size_t edge = 0) {
     auto result = std::make_shared<std::promise<answer>>();
-    asio::post(io, [this, result, client, key_hash] {
+    auto& e = *edges.at(edge);
+    asio::post(e.io, [&e, result, client, key_hash] {
       api::api_call call;
       call.kind = api::call_kind::offer;
       call.client = client;
@@ -114,7 +140,7 @@ struct bridge_fixture {
       call.reply = [result, io_id](api::api_outcome&& outcome) {
         result->set_value({std::move(outcome), std::this_thread::get_id() == io_id});
       };
-      sink(std::move(call));
+      e.sink(std::move(call));
     });
     auto future = result->get_future();
     REQUIRE(future.wait_for(10s) == std::future_status::ready);
@@ -152,7 +178,7 @@ TEST_CASE("edge bridge: a busy caller's cached offers are answered on the io thr
   INFO(on_io_thread << " of " << calls << " answered on the io thread");
   CHECK(on_io_thread >= calls * 8 / 10);
   // The edge goes first and gives its leases back; then the quota actor gives back the rest.
-  f.close_edge();
+  f.close_edges();
   f.stop_quotas();
   CHECK(f.counted("ip", "192.0.2.50") == static_cast<std::uint64_t>(calls));
 }
@@ -199,11 +225,47 @@ TEST_CASE("edge bridge: a key revoked on the store stops within the reservation'
   // answered: at most reserve_max of them, and only until the reservation's time is up.
   int allowed = 0;
   api::api_outcome last;
-  auto deadline = std::chrono::steady_clock::now() + 5s;
+  auto revoked_at = std::chrono::steady_clock::now();
+  auto deadline = revoked_at + 5s;
   do {
     last = f.offer("192.0.2.52", hash).outcome;
     allowed += last.error.ok() ? 1 : 0;
   } while (last.error.ok() && std::chrono::steady_clock::now() < deadline);
   CHECK(last.error.code == error_code::unauthorized);
-  CHECK(allowed <= 64);
+  // The reservation's 64 and the io thread's lease, at most half of that.
+  CHECK(allowed <= 64 + 32);
+  CHECK(std::chrono::steady_clock::now() - revoked_at < 2s);
+}
+
+TEST_CASE("edge bridge: with two io threads the calls counted ahead stay within their bound, "
+          "and in the end each call is counted once",
+          "[quota][lease]") {
+  bridge_fixture f{64, 200ms, 2};
+  const std::string client = "192.0.2.53";
+  std::uint64_t made = 0;
+  int on_io_threads = 0;
+  // Both io threads take leases of the caller's calls.
+  for (int i = 0; i < 300; ++i) {
+    auto a = f.offer(client, {}, static_cast<std::size_t>(i % 2));
+    REQUIRE(a.outcome.error.ok());
+    ++made;
+    on_io_threads += a.on_io_thread ? 1 : 0;
+    CHECK(f.counted("ip", client) >= made);
+    // Counted ahead: at most 64 in the reservation and half of that in each thread's lease.
+    CHECK(f.counted("ip", client) <= made + 64 + 2 * 32);
+  }
+  CHECK(on_io_threads > 150);
+  // Then only the second thread gets calls, for several of the reservation's times, while
+  // the first thread's lease runs out of time.
+  auto until = std::chrono::steady_clock::now() + 1500ms;
+  while (std::chrono::steady_clock::now() < until) {
+    REQUIRE(f.offer(client, {}, 1).outcome.error.ok());
+    ++made;
+    CHECK(f.counted("ip", client) <= made + 64 + 2 * 32);
+  }
+  REQUIRE(f.offer(client, {}, 0).outcome.error.ok());
+  ++made;
+  f.close_edges();
+  f.stop_quotas();
+  CHECK(f.counted("ip", client) == made);
 }

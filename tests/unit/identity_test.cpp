@@ -858,5 +858,16 @@ TEST_CASE("identity attributes: a signed-in attribute is kept while its token is
   auto renewed = make_offer_parameters(*id, 1000, &who, &kept);
   REQUIRE(renewed);
   CHECK(renewed->identity != first->identity);
-  CHECK(renewed->identity.find("token.two") == std::string::npos); // base64, never plain
+  auto decoded = base64_decode(renewed->identity);
+  REQUIRE(decoded);
+  CHECK(decoded->find("eyJ.token.two") != std::string::npos);
+  CHECK(decoded->find("eyJ.token.one") == std::string::npos);
+  // Another issuer with the same token is another attribute too.
+  who.idp_domain = "https://example.test/";
+  auto moved = make_offer_parameters(*id, 1000, &who, &kept);
+  REQUIRE(moved);
+  CHECK(moved->identity != renewed->identity);
+  auto moved_text = base64_decode(moved->identity);
+  REQUIRE(moved_text);
+  CHECK(moved_text->find("example.test") != std::string::npos);
 }
