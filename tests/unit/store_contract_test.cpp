@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <ctime>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
@@ -30,7 +31,24 @@ using storage::counter_mode;
 
 namespace {
 
-// 2026-11-22T12:00:00Z and the first second of December.
+/// The clock these cases give the store: the real time, since Redis expires a counter at its
+/// window's end by its own clock, so every window a case counts in must end after the real
+/// time (a fixed instant would have its month's counters dropped once that month is over).
+/// Within ten minutes of a month's end it is the next month's first second, so a case never
+/// runs across the end of the window it counts in.
+std::int64_t contract_now() {
+  static const std::int64_t now = [] {
+    auto real = static_cast<std::int64_t>(std::time(nullptr));
+    auto reset = storage::window_of(real).reset_unix;
+    return reset - real < 600 ? reset : real;
+  }();
+  return now;
+}
+
+/// The first second after contract_now()'s month: where its counters expire.
+std::int64_t contract_month_end() {
+  return storage::window_of(contract_now()).reset_unix;
+}
 
 /// One store of the backend a test case asks for, and a second handle on the same data (as a
 /// second replica or process would have).
@@ -75,8 +93,8 @@ storage::counter_op op(std::string subject, std::uint64_t limit, counter_mode mo
   out.endpoint = "offer";
   out.scope = "ip";
   out.subject = std::move(subject);
-  out.window = storage::window_of(nov_22).label;
-  out.expires_unix = dec_1;
+  out.window = storage::window_of(contract_now()).label;
+  out.expires_unix = contract_month_end();
   out.limit = limit;
   out.mode = mode;
   return out;
@@ -278,19 +296,20 @@ TEST_CASE("store contract: quota charges through either store give the same verd
   INFO(backend);
   quota_limits limits{3, 5, 2, 4, 1};
   auto offer = quota_charge::count_call(endpoint::offer, "198.51.100.7", {});
-  auto first = apply_charges(*st.first, limits, {offer, offer}, nov_22);
+  const auto now = contract_now();
+  auto first = apply_charges(*st.first, limits, {offer, offer}, now);
   REQUIRE(first.size() == 2);
   CHECK(first[0].error.ok());
   CHECK(first[0].remaining == 1);
   CHECK(first[1].error.ok());
   CHECK(first[1].remaining == 0);
-  CHECK(first[1].reset == dec_1);
-  auto refused = apply_charges(*st.second, limits, {offer}, nov_22);
+  CHECK(first[1].reset == contract_month_end());
+  auto refused = apply_charges(*st.second, limits, {offer}, now);
   CHECK(refused[0].error.code == error_code::quota_exhausted);
-  CHECK(refused[0].error.retry_after == dec_1 - nov_22);
+  CHECK(refused[0].error.retry_after == contract_month_end() - now);
   // An unknown key is counted against the address and refused as unauthorized.
   auto keyed = quota_charge::count_call(endpoint::info, "198.51.100.8", std::string(32, 'k'));
-  auto unknown = apply_charges(*st.first, limits, {keyed}, nov_22);
+  auto unknown = apply_charges(*st.first, limits, {keyed}, now);
   CHECK(unknown[0].error.code == error_code::unauthorized);
   CHECK(unknown[0].scope == quota_scope::ip);
   CHECK(unknown[0].remaining == 2);
