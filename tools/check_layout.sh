@@ -13,12 +13,13 @@ declare -A allowed=(
   [net/nethernet]="net/nethernet net/base"
   [net/raknet]="net/raknet net/base"
   [net/xbox]="net/xbox net/base"
-  [net/upstream]="net/upstream net/xbox net/api net/base"
-  [net/report]="net/report net/upstream net/xbox net/nethernet net/raknet net/api net/base"
+  [net/join]="net/join net/nethernet net/base"
+  [net/upstream]="net/upstream net/join net/xbox net/api net/base"
+  [net/report]="net/report net/join net/upstream net/xbox net/nethernet net/raknet net/api net/base"
   [net/http]="net/http net/api net/base"
   [storage]="storage net/api net/base"
-  [actors]="actors net/report net/upstream net/xbox net/nethernet net/raknet net/api net/base storage"
-  [app]="app actors net/http net/report net/upstream net/xbox net/nethernet net/raknet net/api net/base storage"
+  [actors]="actors net/join net/report net/upstream net/xbox net/nethernet net/raknet net/api net/base storage"
+  [app]="app actors net/http net/join net/report net/upstream net/xbox net/nethernet net/raknet net/api net/base storage"
   [tools]="tools"
 )
 

@@ -243,7 +243,19 @@ std::string binding_request(const binding_check& check, const transaction_id& id
   w.add(attribute_type::username, check.username);
   w.add_u32(attribute_type::priority, check.priority);
   w.add_u64(attribute_type::ice_controlling, check.tie_breaker);
+  if (check.use_candidate)
+    w.add(attribute_type::use_candidate, {});
   if (!w.add_integrity(check.key))
+    return {};
+  w.add_fingerprint();
+  return w.bytes();
+}
+
+std::string binding_success(const message& request, const transport_address& from,
+                            std::string_view key) {
+  message_writer w{message_type::binding_success, request.id};
+  w.add_xor_mapped_address(from);
+  if (!w.add_integrity(key))
     return {};
   w.add_fingerprint();
   return w.bytes();

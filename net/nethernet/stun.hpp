@@ -158,6 +158,9 @@ struct binding_check {
   std::uint64_t tie_breaker = 0;
   /// The peer's ice-pwd: the short-term key of the check and of its response.
   std::string key;
+  /// Whether the check nominates its pair (USE-CANDIDATE, RFC 8445 §7.2.2): a join's checks
+  /// do (aggressive nomination); the reachability probe's do not.
+  bool use_candidate = false;
 };
 
 /// The priority RFC 8445 §5.1.2.1 gives a peer-reflexive candidate on component 1 with the
@@ -165,8 +168,8 @@ struct binding_check {
 constexpr std::uint32_t peer_reflexive_priority = (110u << 24) | (65535u << 8) | 255u;
 
 /// A Binding request for one check: USERNAME, PRIORITY, ICE-CONTROLLING (we made the offer,
-/// so we are the controlling agent, RFC 8445 §6.1.1), MESSAGE-INTEGRITY, FINGERPRINT. Empty
-/// when OpenSSL fails.
+/// so we are the controlling agent, RFC 8445 §6.1.1), USE-CANDIDATE when asked,
+/// MESSAGE-INTEGRITY, FINGERPRINT. Empty when OpenSSL fails.
 std::string binding_request(const binding_check& check, const transaction_id& id);
 
 /// How a datagram answers a check.
@@ -181,6 +184,12 @@ enum class check_answer {
   /// who does not know the peer's ice-pwd answered, or the peer used another key.
   bad_integrity,
 };
+
+/// A Binding success answering the request `request` that came from `from`: the same
+/// transaction, XOR-MAPPED-ADDRESS, MESSAGE-INTEGRITY under key (our ice-pwd, which the
+/// request was keyed with) and FINGERPRINT. Empty when OpenSSL fails.
+std::string binding_success(const message& request, const transport_address& from,
+                            std::string_view key);
 
 /// Judges a datagram received for the check with this transaction and key.
 check_answer judge_response(std::string_view datagram, const transaction_id& id,

@@ -8,6 +8,14 @@
 //                  [--answer-timeout-ms 5000] [--gather-address 127.0.0.1]
 //                  [--extra-candidate 'candidate:...'] (repeatable: appended to each answer,
 //                  for a candidate whose port nothing answers on)
+//                  [--protocol 2193] [--game normal|silent|garbage]
+//
+// Once a client joins, the channels speak the Bedrock prelude as a NetherNet server does
+// (PROTOCOL.md "The join"): the client must open exactly ReliableDataChannel (ordered,
+// reliable) and UnreliableDataChannel (unordered, maxRetransmits 0), or the connection is
+// closed; RequestNetworkSettings on the reliable channel is answered with NetworkSettings at
+// --protocol, or PlayStatus 1 (client older) or 2 (server older). --game silent answers
+// nothing, --game garbage answers bytes that are no Bedrock batch.
 //
 // It listens on 127.0.0.1 only and prints one JSON line {"event":"listening","port":N} on
 // stdout when ready. The stack gathers host candidates only (no STUN or TURN server, as the
@@ -69,6 +77,8 @@ function parse_args(argv) {
     answer_timeout_ms: 5000,
     gather_address: '127.0.0.1',
     extra_candidates: [],
+    protocol: 2193,
+    game: 'normal',
   };
   for (let i = 0; i < argv.length; ++i) {
     const name = argv[i];
@@ -83,6 +93,8 @@ function parse_args(argv) {
       case '--answer-timeout-ms': opts.answer_timeout_ms = Number(value); break;
       case '--gather-address': opts.gather_address = value; break;
       case '--extra-candidate': opts.extra_candidates.push(value); break;
+      case '--protocol': opts.protocol = Number(value); break;
+      case '--game': opts.game = value; break;
       default: throw new Error(`unknown option ${name}`);
     }
   }
@@ -92,6 +104,10 @@ function parse_args(argv) {
     throw new Error('--identity is none, string or jwk');
   if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535)
     throw new Error('--port is 0..65535');
+  if (!['normal', 'silent', 'garbage'].includes(opts.game))
+    throw new Error('--game is normal, silent or garbage');
+  if (!Number.isInteger(opts.protocol) || opts.protocol < 0)
+    throw new Error('--protocol is a protocol number');
   if (!(opts.answer_timeout_ms > 0))
     throw new Error('--answer-timeout-ms must be positive');
   return opts;
@@ -215,6 +231,126 @@ function add_identity(sdp, cpk_form) {
   return lines.join('\r\n') + '\r\n';
 }
 
+// -- the Bedrock prelude on the channels (PROTOCOL.md "NetherNet framing") -------
+
+/// The bytes of a channel message, whatever form the stack hands them in.
+function bytes_of(data) {
+  if (Buffer.isBuffer(data))
+    return data;
+  if (data instanceof ArrayBuffer)
+    return Buffer.from(data);
+  if (ArrayBuffer.isView(data))
+    return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return Buffer.from(String(data), 'utf8');
+}
+
+/// Reads an unsigned LEB128 varint at pos: [value, next pos], or null.
+function varuint(buf, pos) {
+  let value = 0;
+  for (let shift = 0; shift < 35; shift += 7) {
+    if (pos >= buf.length)
+      return null;
+    const b = buf[pos++];
+    value += (b & 0x7f) * 2 ** shift;
+    if ((b & 0x80) === 0)
+      return [value, pos];
+  }
+  return null;
+}
+
+/// The client protocol of a RequestNetworkSettings message (segment header, batch, packet), or
+/// null when the message is something else.
+function requested_protocol(msg) {
+  if (msg.length < 2 || msg[0] !== 0)
+    return null;
+  const length = varuint(msg, 1);
+  if (!length)
+    return null;
+  const header = varuint(msg, length[1]);
+  if (!header || (header[0] & 0x3ff) !== 193 || header[1] + 4 > msg.length)
+    return null;
+  return msg.readInt32BE(header[1]);
+}
+
+/// One packet as a whole NetherNet message: segment header 0, then a one-packet batch.
+function message_of(packet) {
+  return Buffer.concat([Buffer.from([0, packet.length]), packet]);
+}
+
+function network_settings() {
+  const p = Buffer.alloc(2 + 2 + 2 + 1 + 1 + 4);
+  p.set([0x8f, 0x01], 0);
+  p.writeUInt16LE(1, 2);    // compression threshold
+  p.writeUInt16LE(0, 4);    // zlib
+  p.writeFloatLE(0, 8);     // throttle off: bool 0, threshold 0, scalar 0
+  return message_of(p);
+}
+
+function play_status(status) {
+  const p = Buffer.alloc(5);
+  p[0] = 0x02;
+  p.writeInt32BE(status, 1);
+  return message_of(p);
+}
+
+/// What the target expects of each channel, as go-nethernet checks it.
+const expected_channels = {
+  ReliableDataChannel: { ordered: true, maxRetransmits: null },
+  UnreliableDataChannel: { ordered: false, maxRetransmits: 0 },
+};
+
+function channel_ok(channel) {
+  const want = expected_channels[channel.label];
+  if (!want || (channel.protocol || '') !== '')
+    return false;
+  if (channel.ordered !== undefined && channel.ordered !== want.ordered)
+    return false;
+  const retransmits = channel.maxRetransmits === undefined ? null : channel.maxRetransmits;
+  return retransmits === want.maxRetransmits
+    || (want.maxRetransmits === null && retransmits === 65535);
+}
+
+/// Serves the prelude on a connection's channels; stats counts what happened.
+function serve_prelude(pc, opts, stats) {
+  const on_channel = (channel) => {
+    stats.channels.push({
+      label: channel.label, ordered: channel.ordered, maxRetransmits: channel.maxRetransmits,
+      protocol: channel.protocol || '',
+    });
+    if (!channel_ok(channel)) {
+      stats.refused_channels += 1;
+      setTimeout(() => { try { pc.close(); } catch (_) { /* closed */ } }, 10);
+      return;
+    }
+    if (channel.label !== 'ReliableDataChannel')
+      return;
+    const on_message = (event) => {
+      const msg = bytes_of(event && event.data !== undefined ? event.data : event);
+      const protocol = requested_protocol(msg);
+      if (protocol === null)
+        return;
+      stats.requests.push(protocol);
+      if (opts.game === 'silent')
+        return;
+      if (opts.game === 'garbage')
+        return channel.send(Buffer.from([0, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]));
+      if (protocol < opts.protocol)
+        return channel.send(play_status(1));
+      if (protocol > opts.protocol)
+        return channel.send(play_status(2));
+      channel.send(network_settings());
+    };
+    if (channel.message && typeof channel.message.subscribe === 'function')
+      channel.message.subscribe((data) => on_message({ data }));
+    else
+      channel.onmessage = on_message;
+  };
+  if (pc.onDataChannel && typeof pc.onDataChannel.subscribe === 'function')
+    pc.onDataChannel.subscribe(on_channel);
+  else
+    pc.ondatachannel = (event) => on_channel(event.channel);
+}
+
 // -- the signalling server ----------------------------------------------------
 
 const max_offer_bytes = 1024 * 1024;
@@ -232,6 +368,7 @@ function main() {
   const sessions = new Set();
   const stats = {
     offers: 0, answers: 0, failures: 0, timeouts: 0, candidates: 0, last_answer: '',
+    channels: [], refused_channels: 0, requests: [],
   };
 
   function send(res, status, type, body) {
@@ -242,6 +379,7 @@ function main() {
   async function answer(offer_sdp) {
     const pc = stack.create();
     sessions.add(pc);
+    serve_prelude(pc, opts, stats);
     // A session lives long enough for connectivity checks, then its sockets are released.
     setTimeout(() => {
       sessions.delete(pc);

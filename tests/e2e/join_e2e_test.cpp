@@ -1,0 +1,221 @@
+// End to end: the join as a player's client makes it (net/join), against WebRTC stacks we did
+// not write (tools/webrtc_target) that speak the Bedrock prelude on their channels. Our offer
+// goes to the stack's signalling server, its answer becomes a join job, and the join runs both
+// in this process and through the netherscope-join worker binary, as the service runs it.
+#include <catch2/catch.hpp>
+
+#include <ctime>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <boost/json.hpp>
+#include <openssl/pem.h>
+
+#include "net/join/answer_terms.hpp"
+#include "net/join/session.hpp"
+#include "net/nethernet/identity.hpp"
+#include "net/nethernet/sdp_answer.hpp"
+#include "net/nethernet/sdp_offer.hpp"
+#include "support/http.hpp"
+#include "support/process.hpp"
+#include "support/rooms.hpp"
+
+using namespace netherscope::test;
+using namespace std::chrono_literals;
+namespace json = boost::json;
+namespace join = netherscope::net::join;
+namespace nethernet = netherscope::net::nethernet;
+
+namespace {
+
+/// One answerer: a stack behind target.js with the options a case wants.
+class answerer {
+public:
+  explicit answerer(const std::string& stack, std::vector<std::string> extra = {}) {
+    std::vector<std::string> argv{NODE_BIN, WEBRTC_TARGET_DIR "/target.js", "--stack", stack,
+                                  "--port", "0"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    proc_ = std::make_unique<child_process>(argv);
+    auto line = proc_->wait_for_line(
+      [](const std::string& l) { return l.find("\"event\":\"listening\"") != std::string::npos; },
+      20s);
+    if (!line)
+      throw std::runtime_error(stack + " answerer did not start (is tools/setup.sh done?)");
+    port_ = port_from_line(*line);
+  }
+
+  unsigned port() const noexcept {
+    return port_;
+  }
+
+  json::object stats() const {
+    auto reply = http_request(port_, "GET", "/_target/stats", {}, {}, 10s);
+    auto value = reply.json();
+    if (!value.is_object())
+      throw std::runtime_error("answerer stats unreadable: " + reply.error + reply.body);
+    return value.as_object();
+  }
+
+private:
+  std::unique_ptr<child_process> proc_;
+  unsigned port_ = 0;
+};
+
+std::string pem_of_cert(X509* cert) {
+  BIO* b = BIO_new(BIO_s_mem());
+  PEM_write_bio_X509(b, cert);
+  char* data = nullptr;
+  auto n = BIO_get_mem_data(b, &data);
+  std::string out(data, static_cast<std::size_t>(n));
+  BIO_free(b);
+  return out;
+}
+
+std::string pem_of_key(EVP_PKEY* key) {
+  BIO* b = BIO_new(BIO_s_mem());
+  PEM_write_bio_PrivateKey(b, key, nullptr, nullptr, 0, nullptr, nullptr);
+  char* data = nullptr;
+  auto n = BIO_get_mem_data(b, &data);
+  std::string out(data, static_cast<std::size_t>(n));
+  BIO_free(b);
+  return out;
+}
+
+/// Sends a fresh offer to the answerer and makes the join job of its answer.
+join::join_job job_for(const answerer& target, std::int32_t protocol,
+                       const std::string& fingerprint_override = {}) {
+  auto id = nethernet::make_local_identity();
+  REQUIRE(id);
+  auto params = nethernet::make_offer_parameters(*id, std::time(nullptr));
+  REQUIRE(params);
+  auto reply = http_request(target.port(), "POST", "/v1/join/7",
+                            {{"Content-Type", "application/sdp"}},
+                            nethernet::build_offer(*params), 20s);
+  REQUIRE(reply.status == 200);
+  std::string why;
+  auto terms = join::read_answer_terms(reply.body, &why);
+  INFO(why);
+  REQUIRE(terms);
+  join::join_job job;
+  job.ice = {params->ice_ufrag, params->ice_pwd, terms->ice_ufrag, terms->ice_pwd};
+  for (auto line : nethernet::sdp_lines(reply.body)) {
+    auto c = nethernet::parse_candidate(line);
+    if (!c || c->transport != "udp" || c->component != 1)
+      continue;
+    boost::system::error_code ec;
+    auto address = boost::asio::ip::make_address(c->address, ec);
+    if (ec || !(address.is_loopback()))
+      continue;
+    if (job.candidates.size() < join::max_pairs)
+      job.candidates.push_back({{address, c->port}, c->raw});
+  }
+  REQUIRE_FALSE(job.candidates.empty());
+  job.fingerprint = fingerprint_override.empty() ? terms->fingerprint : fingerprint_override;
+  job.role = terms->role;
+  job.sctp_port = terms->sctp_port;
+  job.max_message_size = terms->max_message_size;
+  job.certificate_pem = pem_of_cert(id->dtls_cert.get());
+  job.key_pem = pem_of_key(id->dtls_key.get());
+  job.protocol = protocol;
+  job.timeout = 5000ms;
+  job.tie_breaker = 0x1234567890abcdefULL;
+  return job;
+}
+
+} // namespace
+
+TEST_CASE("join e2e: a player's join reaches NetworkSettings on third-party stacks",
+          "[e2e][join]") {
+  auto stack = GENERATE(as<std::string>{}, "libwebrtc", "werift");
+  INFO("stack " << stack);
+  answerer target{stack};
+  auto job = job_for(target, 2193);
+  auto report = join::run_join(job);
+  INFO(join::report_to_json(report));
+  CHECK(report.outcome == join::join_outcome::joined);
+  CHECK(report.stage == join::join_stage::game);
+  // The answer said a=setup:active, so we were the DTLS server, and use_srtp was agreed.
+  CHECK(report.role == join::dtls_role::server);
+  CHECK(report.fingerprint_verified);
+  CHECK_FALSE(report.srtp_profile.empty());
+  CHECK(report.reliable_open);
+  CHECK(report.unreliable_open);
+  REQUIRE(report.compression_algorithm);
+  CHECK(*report.compression_algorithm == 0);
+  REQUIRE(report.pair);
+  // The server checked us, which is what made it start DTLS.
+  CHECK(report.tried[*report.pair].checked_us > 0);
+  CHECK(report.tried[*report.pair].answered_us);
+  CHECK(report.timings.total_ms > 0);
+  CHECK(report.timings.total_ms < 5000);
+  // The stack saw exactly the two channels a Bedrock client opens, and our request.
+  auto stats = target.stats();
+  CHECK(stats.at("refused_channels").as_int64() == 0);
+  CHECK(stats.at("channels").as_array().size() == 2);
+  REQUIRE(stats.at("requests").as_array().size() == 1);
+  CHECK(stats.at("requests").as_array()[0].to_number<std::int64_t>() == 2193);
+}
+
+TEST_CASE("join e2e: a server of another version answers PlayStatus, in each direction",
+          "[e2e][join]") {
+  answerer target{"libwebrtc", {"--protocol", "2193"}};
+  auto older = join::run_join(job_for(target, 2169));
+  INFO(join::report_to_json(older));
+  CHECK(older.outcome == join::join_outcome::outdated_client);
+  CHECK(older.play_status == 1);
+  auto newer = join::run_join(job_for(target, 2200));
+  INFO(join::report_to_json(newer));
+  CHECK(newer.outcome == join::join_outcome::outdated_server);
+  CHECK(newer.play_status == 2);
+  CHECK(newer.stage == join::join_stage::game);
+}
+
+TEST_CASE("join e2e: silence and garbage on the channel, and a certificate that is not the "
+          "answer's",
+          "[e2e][join]") {
+  SECTION("silent") {
+    answerer target{"libwebrtc", {"--game", "silent"}};
+    auto job = job_for(target, 2193);
+    job.timeout = 2500ms;
+    auto r = join::run_join(job);
+    INFO(join::report_to_json(r));
+    CHECK(r.outcome == join::join_outcome::game_silent);
+    CHECK(r.stage == join::join_stage::game);
+  }
+  SECTION("garbage") {
+    answerer target{"libwebrtc", {"--game", "garbage"}};
+    auto r = join::run_join(job_for(target, 2193));
+    INFO(join::report_to_json(r));
+    CHECK(r.outcome == join::join_outcome::game_unreadable);
+  }
+  SECTION("fingerprint") {
+    answerer target{"libwebrtc"};
+    auto job = job_for(target, 2193, std::string(95, 'A'));
+    auto r = join::run_join(job);
+    INFO(join::report_to_json(r));
+    CHECK(r.outcome == join::join_outcome::fingerprint_mismatch);
+    CHECK(r.stage == join::join_stage::dtls);
+    CHECK_FALSE(r.fingerprint_verified);
+  }
+}
+
+TEST_CASE("join e2e: the worker binary runs a job from its input and reports on its output",
+          "[e2e][join]") {
+  answerer target{"libwebrtc"};
+  auto job = job_for(target, 2193);
+  temp_dir dir;
+  auto path = dir.path() + "/job.json";
+  {
+    std::ofstream out{path};
+    out << join::job_to_json(job);
+  }
+  child_process worker{{"/bin/sh", "-c", std::string{JOIN_WORKER_BIN} + " < " + path}};
+  auto line = worker.wait_for_line([](const std::string&) { return true; }, 10s);
+  REQUIRE(line);
+  auto report = join::report_from_json(*line);
+  REQUIRE(report);
+  CHECK(report->outcome == join::join_outcome::joined);
+  CHECK(worker.wait(5s) == 0);
+}
