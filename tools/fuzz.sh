@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 
 seconds=${1:-20}
 shift || true
-all=(http_request offer_body host_port sdp_answer candidate identity stun raknet_pong)
+all=(http_request offer_body host_port sdp_answer candidate identity stun raknet_pong join_game)
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 
@@ -34,10 +34,10 @@ cmake --build "$build" -j"$(nproc)" --target "${harnesses[@]/#/fuzz_}"
 # datagram or a RakNet pong fits the 1,500 bytes the service reads of one.
 declare -A dict=([http_request]=http_request [offer_body]=offer_body [host_port]=host_port
                  [sdp_answer]=sdp [candidate]=sdp [identity]=identity [stun]=stun
-                 [raknet_pong]=raknet)
+                 [raknet_pong]=raknet [join_game]=join)
 declare -A max_len=([http_request]=32768 [offer_body]=4096 [host_port]=1024
                     [sdp_answer]=16384 [candidate]=4096 [identity]=8192
-                    [stun]=1500 [raknet_pong]=1500)
+                    [stun]=1500 [raknet_pong]=1500 [join_game]=4096)
 
 mkdir -p "$build/artifacts"
 summary=()
