@@ -18,8 +18,8 @@ COPY tools/setup.sh tools/setup.sh
 RUN tools/setup.sh && rm -rf /var/lib/apt/lists/*
 COPY . .
 RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
- && cmake --build build -j"$(nproc)" --target netherscope \
- && strip build/netherscope
+ && cmake --build build -j"$(nproc)" --target netherscope netherscope-join \
+ && strip build/netherscope build/netherscope-join
 
 FROM ${BASE_IMAGE}
 ARG VERSION=0.1.0
@@ -28,13 +28,14 @@ LABEL org.opencontainers.image.title="netherscope" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.licenses="NOASSERTION" \
       org.opencontainers.image.base.name="debian:bookworm"
-# Only what the binary links (ldd build/netherscope), the CA store for HTTPS targets, and
-# lmdb-utils for mdb_copy backups of the live store (docs/OPERATIONS.md). libhiredis is for the
-# Redis store (--store redis://...).
+# Only what the binaries link (ldd build/netherscope build/netherscope-join), the CA store for
+# HTTPS targets, and lmdb-utils for mdb_copy backups of the live store (docs/OPERATIONS.md).
+# libhiredis is for the Redis store (--store redis://...), libusrsctp2 for the join worker's SCTP.
 RUN apt-get update -q \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
       ca-certificates libcaf-core0.17 libboost-json1.81.0 libboost-url1.81.0 \
-      libboost-program-options1.81.0 libssl3 liblmdb0 libc-ares2 libhiredis0.14 lmdb-utils \
+      libboost-program-options1.81.0 libssl3 liblmdb0 libc-ares2 libhiredis0.14 libusrsctp2 \
+      lmdb-utils \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb \
  && groupadd --system --gid 10001 netherscope \
  && useradd --system --uid 10001 --gid 10001 --home-dir /var/lib/netherscope \
@@ -43,6 +44,8 @@ RUN apt-get update -q \
  && chown 10001:10001 /var/lib/netherscope \
  && chmod 0700 /var/lib/netherscope
 COPY --from=build /src/build/netherscope /usr/local/bin/netherscope
+# The join worker (docs/ARCHITECTURE.md, "The join"), beside the service's binary.
+COPY --from=build /src/build/netherscope-join /usr/local/bin/netherscope-join
 # A fixed numeric UID, so volume permissions and Kubernetes' runAsNonRoot can rely on it.
 USER 10001:10001
 ENV NETHERSCOPE_LISTEN=0.0.0.0 \

@@ -158,6 +158,19 @@ TEST_CASE("join e2e: a player's join reaches NetworkSettings on third-party stac
   CHECK(stats.at("requests").as_array()[0].to_number<std::int64_t>() == 2193);
 }
 
+TEST_CASE("join e2e: an answer that says a=setup:passive makes the join the DTLS client",
+          "[e2e][join]") {
+  answerer target{"libwebrtc", {"--setup", "passive"}};
+  auto job = job_for(target, 2193);
+  REQUIRE(job.role == join::dtls_role::client);
+  auto report = join::run_join(job);
+  INFO(join::report_to_json(report));
+  CHECK(report.outcome == join::join_outcome::joined);
+  CHECK(report.role == join::dtls_role::client);
+  CHECK(report.fingerprint_verified);
+  CHECK(report.reliable_open);
+}
+
 TEST_CASE("join e2e: a server of another version answers PlayStatus, in each direction",
           "[e2e][join]") {
   answerer target{"libwebrtc", {"--protocol", "2193"}};

@@ -8,7 +8,10 @@
 //                  [--answer-timeout-ms 5000] [--gather-address 127.0.0.1]
 //                  [--extra-candidate 'candidate:...'] (repeatable: appended to each answer,
 //                  for a candidate whose port nothing answers on)
-//                  [--protocol 2193] [--game normal|silent|garbage]
+//                  [--protocol 2193] [--game normal|silent|garbage] [--setup active|passive]
+//
+// --setup passive rewrites the answer's a=setup before the stack takes it, so the stack is the
+// DTLS server and the joining client the DTLS client (RFC 5763 lets an answer say either).
 //
 // Once a client joins, the channels speak the Bedrock prelude as a NetherNet server does
 // (PROTOCOL.md "The join"): the client must open exactly ReliableDataChannel (ordered,
@@ -79,6 +82,7 @@ function parse_args(argv) {
     extra_candidates: [],
     protocol: 2193,
     game: 'normal',
+    setup: 'active',
   };
   for (let i = 0; i < argv.length; ++i) {
     const name = argv[i];
@@ -95,6 +99,7 @@ function parse_args(argv) {
       case '--extra-candidate': opts.extra_candidates.push(value); break;
       case '--protocol': opts.protocol = Number(value); break;
       case '--game': opts.game = value; break;
+      case '--setup': opts.setup = value; break;
       default: throw new Error(`unknown option ${name}`);
     }
   }
@@ -104,6 +109,8 @@ function parse_args(argv) {
     throw new Error('--identity is none, string or jwk');
   if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535)
     throw new Error('--port is 0..65535');
+  if (!['active', 'passive'].includes(opts.setup))
+    throw new Error('--setup is active or passive');
   if (!['normal', 'silent', 'garbage'].includes(opts.game))
     throw new Error('--game is normal, silent or garbage');
   if (!Number.isInteger(opts.protocol) || opts.protocol < 0)
@@ -390,6 +397,8 @@ function main() {
       .join('\r\n');
     await pc.setRemoteDescription({ type: 'offer', sdp: stripped });
     const local = await pc.createAnswer();
+    if (opts.setup === 'passive')
+      local.sdp = local.sdp.replace(/a=setup:active/g, 'a=setup:passive');
     stack.before_gathering(pc);
     await pc.setLocalDescription(local);
     await gathering_complete(pc, opts.answer_timeout_ms);
