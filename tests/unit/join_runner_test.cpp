@@ -1,0 +1,127 @@
+// The join runner (net/upstream/join_runner) on a real io_context with real worker processes:
+// a worker that reports, one that hangs past its time (killed by its PID), one that writes
+// nonsense, one that floods its output, one that cannot start, and the concurrency limit.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <csignal>
+#include <fstream>
+#include <optional>
+#include <thread>
+
+#include <boost/asio/io_context.hpp>
+
+#include "net/upstream/join_runner.hpp"
+#include "support/process.hpp"
+
+namespace join = netherscope::net::join;
+namespace upstream = netherscope::net::upstream;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// A worker of the test's own: a shell script that reads its job and does what it is told.
+std::string script(const netherscope::test::temp_dir& dir, const std::string& name,
+                   const std::string& body) {
+  auto path = dir.path() + "/" + name;
+  {
+    std::ofstream out{path};
+    out << "#!/bin/sh\ncat > /dev/null\n" << body << "\n";
+  }
+  ::chmod(path.c_str(), 0700);
+  return path;
+}
+
+join::join_job small_job(std::chrono::milliseconds timeout = 200ms) {
+  join::join_job job;
+  job.ice = {"a", "b", "c", "d"};
+  job.protocol = 2193;
+  job.timeout = timeout;
+  return job;
+}
+
+/// Runs one job to its end on a fresh io_context; nullopt when the runner refused it.
+std::optional<join::join_report> run_one(const std::string& worker, join::join_job job,
+                                         std::chrono::milliseconds grace = 300ms) {
+  boost::asio::io_context ioc;
+  upstream::join_runner runner{ioc, {worker, 4, grace}};
+  std::optional<join::join_report> got;
+  if (!runner.run(std::move(job), [&](join::join_report&& r) { got = std::move(r); }))
+    return std::nullopt;
+  ioc.run_for(10s);
+  CHECK(runner.running() == 0);
+  return got;
+}
+
+} // namespace
+
+TEST_CASE("join runner: a worker's report comes back, and every way a worker fails is "
+          "worker_failed",
+          "[join]") {
+  std::signal(SIGPIPE, SIG_IGN);
+  netherscope::test::temp_dir dir;
+  SECTION("a report") {
+    auto r = run_one(script(dir, "ok", "echo '{\"stage\":\"game\",\"outcome\":\"outdated_server\",\"playStatus\":2}'"),
+                     small_job());
+    REQUIRE(r);
+    CHECK(r->outcome == join::join_outcome::outdated_server);
+    CHECK(r->play_status == 2);
+  }
+  SECTION("hangs: killed after the job's time and the grace") {
+    auto started = std::chrono::steady_clock::now();
+    auto r = run_one(script(dir, "hang", "exec sleep 30"), small_job(100ms), 200ms);
+    REQUIRE(r);
+    CHECK(r->outcome == join::join_outcome::worker_failed);
+    CHECK(r->detail == "the join worker did not finish within the join's time");
+    CHECK(std::chrono::steady_clock::now() - started < 5s);
+  }
+  SECTION("nonsense") {
+    auto r = run_one(script(dir, "junk", "echo 'not a report'"), small_job());
+    REQUIRE(r);
+    CHECK(r->outcome == join::join_outcome::worker_failed);
+    CHECK(r->detail == "the join worker ended without a readable report");
+  }
+  SECTION("a flood of output") {
+    auto r = run_one(script(dir, "flood", "exec yes"), small_job(2000ms));
+    REQUIRE(r);
+    CHECK(r->outcome == join::join_outcome::worker_failed);
+    CHECK(r->detail == "the join worker wrote more than a report");
+  }
+  SECTION("a crash") {
+    auto r = run_one(script(dir, "crash", "kill -SEGV $$"), small_job());
+    REQUIRE(r);
+    CHECK(r->outcome == join::join_outcome::worker_failed);
+    CHECK(r->detail == "the join worker died of signal 11");
+  }
+  SECTION("no worker") {
+    auto r = run_one(dir.path() + "/missing", small_job());
+    REQUIRE(r);
+    CHECK(r->outcome == join::join_outcome::worker_failed);
+  }
+}
+
+TEST_CASE("join runner: past the concurrency limit a join is refused at once", "[join]") {
+  std::signal(SIGPIPE, SIG_IGN);
+  netherscope::test::temp_dir dir;
+  auto slow = script(dir, "slow", "sleep 0.3; echo '{\"stage\":\"ice\",\"outcome\":\"ice_failed\"}'");
+  boost::asio::io_context ioc;
+  upstream::join_runner runner{ioc, {slow, 2, 2000ms}};
+  int reports = 0;
+  auto count = [&](join::join_report&& r) {
+    CHECK(r.outcome == join::join_outcome::ice_failed);
+    ++reports;
+  };
+  CHECK(runner.run(small_job(1000ms), count));
+  CHECK(runner.run(small_job(1000ms), count));
+  CHECK_FALSE(runner.run(small_job(1000ms), count));
+  CHECK(runner.running() == 2);
+  ioc.run_for(10s);
+  CHECK(reports == 2);
+  CHECK(runner.running() == 0);
+  // Room again once they ended.
+  CHECK(runner.run(small_job(1000ms), count));
+  ioc.restart();
+  ioc.run_for(10s);
+  CHECK(reports == 3);
+}
