@@ -36,6 +36,8 @@ public:
   explicit answerer(const std::string& stack, std::vector<std::string> extra = {}) {
     std::vector<std::string> argv{NODE_BIN, WEBRTC_TARGET_DIR "/target.js", "--stack", stack,
                                   "--port", "0"};
+    if (stack == "aiortc")
+      argv = {PYTHON3_BIN, WEBRTC_TARGET_DIR "/aiortc_target.py", "--port", "0"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     proc_ = std::make_unique<child_process>(argv);
     auto line = proc_->wait_for_line(
@@ -128,7 +130,7 @@ join::join_job job_for(const answerer& target, std::int32_t protocol,
 
 TEST_CASE("join e2e: a player's join reaches NetworkSettings on third-party stacks",
           "[e2e][join]") {
-  auto stack = GENERATE(as<std::string>{}, "libwebrtc", "werift");
+  auto stack = GENERATE(as<std::string>{}, "libwebrtc", "werift", "aiortc");
   INFO("stack " << stack);
   answerer target{stack};
   auto job = job_for(target, 2193);
