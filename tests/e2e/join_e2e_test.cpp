@@ -21,6 +21,7 @@
 #include "support/http.hpp"
 #include "support/process.hpp"
 #include "support/rooms.hpp"
+#include "support/webrtc_answerer.hpp"
 
 using namespace netherscope::test;
 using namespace std::chrono_literals;
@@ -29,41 +30,6 @@ namespace join = netherscope::net::join;
 namespace nethernet = netherscope::net::nethernet;
 
 namespace {
-
-/// One answerer: a stack behind target.js with the options a case wants.
-class answerer {
-public:
-  explicit answerer(const std::string& stack, std::vector<std::string> extra = {}) {
-    std::vector<std::string> argv{NODE_BIN, WEBRTC_TARGET_DIR "/target.js", "--stack", stack,
-                                  "--port", "0"};
-    if (stack == "aiortc")
-      argv = {PYTHON3_BIN, WEBRTC_TARGET_DIR "/aiortc_target.py", "--port", "0"};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    proc_ = std::make_unique<child_process>(argv);
-    auto line = proc_->wait_for_line(
-      [](const std::string& l) { return l.find("\"event\":\"listening\"") != std::string::npos; },
-      20s);
-    if (!line)
-      throw std::runtime_error(stack + " answerer did not start (is tools/setup.sh done?)");
-    port_ = port_from_line(*line);
-  }
-
-  unsigned port() const noexcept {
-    return port_;
-  }
-
-  json::object stats() const {
-    auto reply = http_request(port_, "GET", "/_target/stats", {}, {}, 10s);
-    auto value = reply.json();
-    if (!value.is_object())
-      throw std::runtime_error("answerer stats unreadable: " + reply.error + reply.body);
-    return value.as_object();
-  }
-
-private:
-  std::unique_ptr<child_process> proc_;
-  unsigned port_ = 0;
-};
 
 std::string pem_of_cert(X509* cert) {
   BIO* b = BIO_new(BIO_s_mem());
@@ -86,7 +52,7 @@ std::string pem_of_key(EVP_PKEY* key) {
 }
 
 /// Sends a fresh offer to the answerer and makes the join job of its answer.
-join::join_job job_for(const answerer& target, std::int32_t protocol,
+join::join_job job_for(const webrtc_answerer& target, std::int32_t protocol,
                        const std::string& fingerprint_override = {}) {
   auto id = nethernet::make_local_identity();
   REQUIRE(id);
@@ -132,7 +98,7 @@ TEST_CASE("join e2e: a player's join reaches NetworkSettings on third-party stac
           "[e2e][join]") {
   auto stack = GENERATE(as<std::string>{}, "libwebrtc", "werift", "aiortc");
   INFO("stack " << stack);
-  answerer target{stack};
+  webrtc_answerer target{stack};
   auto job = job_for(target, 2193);
   auto report = join::run_join(job);
   INFO(join::report_to_json(report));
@@ -162,7 +128,7 @@ TEST_CASE("join e2e: a player's join reaches NetworkSettings on third-party stac
 
 TEST_CASE("join e2e: an answer that says a=setup:passive makes the join the DTLS client",
           "[e2e][join]") {
-  answerer target{"libwebrtc", {"--setup", "passive"}};
+  webrtc_answerer target{"libwebrtc", {"--setup", "passive"}};
   auto job = job_for(target, 2193);
   REQUIRE(job.role == join::dtls_role::client);
   auto report = join::run_join(job);
@@ -175,7 +141,7 @@ TEST_CASE("join e2e: an answer that says a=setup:passive makes the join the DTLS
 
 TEST_CASE("join e2e: a server of another version answers PlayStatus, in each direction",
           "[e2e][join]") {
-  answerer target{"libwebrtc", {"--protocol", "2193"}};
+  webrtc_answerer target{"libwebrtc", {"--protocol", "2193"}};
   auto older = join::run_join(job_for(target, 2169));
   INFO(join::report_to_json(older));
   CHECK(older.outcome == join::join_outcome::outdated_client);
@@ -191,7 +157,7 @@ TEST_CASE("join e2e: silence and garbage on the channel, and a certificate that 
           "answer's",
           "[e2e][join]") {
   SECTION("silent") {
-    answerer target{"libwebrtc", {"--game", "silent"}};
+    webrtc_answerer target{"libwebrtc", {"--game", "silent"}};
     auto job = job_for(target, 2193);
     job.timeout = 2500ms;
     auto r = join::run_join(job);
@@ -200,13 +166,13 @@ TEST_CASE("join e2e: silence and garbage on the channel, and a certificate that 
     CHECK(r.stage == join::join_stage::game);
   }
   SECTION("garbage") {
-    answerer target{"libwebrtc", {"--game", "garbage"}};
+    webrtc_answerer target{"libwebrtc", {"--game", "garbage"}};
     auto r = join::run_join(job_for(target, 2193));
     INFO(join::report_to_json(r));
     CHECK(r.outcome == join::join_outcome::game_unreadable);
   }
   SECTION("fingerprint") {
-    answerer target{"libwebrtc"};
+    webrtc_answerer target{"libwebrtc"};
     auto job = job_for(target, 2193, std::string(95, 'A'));
     auto r = join::run_join(job);
     INFO(join::report_to_json(r));
@@ -218,7 +184,7 @@ TEST_CASE("join e2e: silence and garbage on the channel, and a certificate that 
 
 TEST_CASE("join e2e: the worker binary runs a job from its input and reports on its output",
           "[e2e][join]") {
-  answerer target{"libwebrtc"};
+  webrtc_answerer target{"libwebrtc"};
   auto job = job_for(target, 2193);
   temp_dir dir;
   auto path = dir.path() + "/job.json";

@@ -15,6 +15,7 @@
 #include <boost/json.hpp>
 
 #include "support/http.hpp"
+#include "support/webrtc_answerer.hpp"
 #include "support/rooms.hpp"
 
 using namespace netherscope::test;
@@ -22,42 +23,6 @@ using namespace std::chrono_literals;
 namespace json = boost::json;
 
 namespace {
-
-/// One stack's signalling target as a child process on a free loopback port.
-class stack_target {
-public:
-  explicit stack_target(const std::string& stack) {
-    std::vector<std::string> argv;
-    if (stack == "aiortc")
-      argv = {PYTHON3_BIN, WEBRTC_TARGET_DIR "/aiortc_target.py", "--port", "0"};
-    else
-      argv = {NODE_BIN, WEBRTC_TARGET_DIR "/target.js", "--stack", stack, "--port", "0"};
-    proc_ = std::make_unique<child_process>(argv);
-    auto line = proc_->wait_for_line(
-      [](const std::string& l) { return l.find("\"event\":\"listening\"") != std::string::npos; },
-      20s);
-    if (!line)
-      throw std::runtime_error(stack + " target did not start (is tools/setup.sh done?)");
-    port_ = port_from_line(*line);
-  }
-
-  unsigned port() const noexcept {
-    return port_;
-  }
-
-  /// The target's counters and the last answer it sent.
-  json::object stats() const {
-    auto reply = http_request(port_, "GET", "/_target/stats", {}, {}, 10s);
-    auto value = reply.json();
-    if (!value.is_object())
-      throw std::runtime_error("target stats unreadable: " + reply.error + reply.body);
-    return value.as_object();
-  }
-
-private:
-  std::unique_ptr<child_process> proc_;
-  unsigned port_ = 0;
-};
 
 /// The a=candidate values of an SDP, without the "a=" prefix, in order.
 std::vector<std::string> candidate_lines(const std::string& sdp) {
@@ -78,7 +43,7 @@ std::vector<std::string> candidate_lines(const std::string& sdp) {
 TEST_CASE("webrtc e2e: third-party stacks answer our offer with their candidates", "[e2e]") {
   auto stack = GENERATE(as<std::string>{}, "werift", "libwebrtc", "aiortc");
   INFO("stack " << stack);
-  stack_target target{stack};
+  webrtc_answerer target{stack};
   service_process svc;
 
   auto reply = post_offer(svc, target.port());
