@@ -18,6 +18,7 @@ if [ "${1:-}" != "admin" ]; then
 fi
 tools/setup.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-# The fake target comes along: the README's demo uses it.
-cmake --build build -j"$(nproc)" --target netherscope fake_target
+# The join worker goes beside the service, and the fake target comes along: the README's demo
+# uses it.
+cmake --build build -j"$(nproc)" --target netherscope netherscope-join fake_target
 exec build/netherscope "$@"
