@@ -3,6 +3,10 @@
 #include <cctype>
 #include <charconv>
 
+#include <openssl/pem.h>
+
+#include "net/nethernet/sdp_answer.hpp"
+
 namespace netherscope::net::join {
 
 namespace {
@@ -83,6 +87,68 @@ std::optional<answer_terms> read_answer_terms(std::string_view sdp, std::string*
   else
     return fail("the answer's a=setup is neither active nor passive");
   return t;
+}
+
+namespace {
+
+template <class Write>
+std::string pem_of(Write write) {
+  BIO* b = BIO_new(BIO_s_mem());
+  if (b == nullptr)
+    return {};
+  std::string out;
+  if (write(b) == 1) {
+    char* data = nullptr;
+    auto n = BIO_get_mem_data(b, &data);
+    if (n > 0)
+      out.assign(data, static_cast<std::size_t>(n));
+  }
+  BIO_free(b);
+  return out;
+}
+
+} // namespace
+
+std::optional<join_job> job_from_answer(std::string_view answer_sdp, const job_inputs& in,
+                                        std::string* why) {
+  auto terms = read_answer_terms(answer_sdp, why);
+  if (!terms)
+    return std::nullopt;
+  join_job job;
+  job.ice = {in.local_ufrag, in.local_pwd, terms->ice_ufrag, terms->ice_pwd};
+  for (auto line : nethernet::sdp_lines(answer_sdp)) {
+    if (job.candidates.size() == max_pairs)
+      break;
+    auto c = nethernet::parse_candidate(line);
+    if (!c || c->transport != "udp" || c->component != 1)
+      continue;
+    boost::system::error_code ec;
+    auto address = boost::asio::ip::make_address(c->address, ec);
+    if (ec || !in.allowed || !in.allowed(address))
+      continue;
+    job.candidates.push_back({{address, c->port}, c->raw});
+  }
+  job.fingerprint = terms->fingerprint;
+  job.role = terms->role;
+  job.sctp_port = terms->sctp_port;
+  job.max_message_size = terms->max_message_size;
+  if (in.identity != nullptr) {
+    job.certificate_pem = pem_of(
+      [&](BIO* b) { return PEM_write_bio_X509(b, in.identity->dtls_cert.get()); });
+    job.key_pem = pem_of([&](BIO* b) {
+      return PEM_write_bio_PrivateKey(b, in.identity->dtls_key.get(), nullptr, nullptr, 0,
+                                      nullptr, nullptr);
+    });
+  }
+  if (job.certificate_pem.empty() || job.key_pem.empty()) {
+    if (why != nullptr)
+      *why = "our DTLS certificate or key cannot be written";
+    return std::nullopt;
+  }
+  job.protocol = in.protocol;
+  job.timeout = in.timeout;
+  job.tie_breaker = in.tie_breaker;
+  return job;
 }
 
 } // namespace netherscope::net::join

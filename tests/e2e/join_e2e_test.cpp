@@ -11,12 +11,10 @@
 #include <vector>
 
 #include <boost/json.hpp>
-#include <openssl/pem.h>
 
 #include "net/join/answer_terms.hpp"
 #include "net/join/session.hpp"
 #include "net/nethernet/identity.hpp"
-#include "net/nethernet/sdp_answer.hpp"
 #include "net/nethernet/sdp_offer.hpp"
 #include "support/http.hpp"
 #include "support/process.hpp"
@@ -31,27 +29,8 @@ namespace nethernet = netherscope::net::nethernet;
 
 namespace {
 
-std::string pem_of_cert(X509* cert) {
-  BIO* b = BIO_new(BIO_s_mem());
-  PEM_write_bio_X509(b, cert);
-  char* data = nullptr;
-  auto n = BIO_get_mem_data(b, &data);
-  std::string out(data, static_cast<std::size_t>(n));
-  BIO_free(b);
-  return out;
-}
-
-std::string pem_of_key(EVP_PKEY* key) {
-  BIO* b = BIO_new(BIO_s_mem());
-  PEM_write_bio_PrivateKey(b, key, nullptr, nullptr, 0, nullptr, nullptr);
-  char* data = nullptr;
-  auto n = BIO_get_mem_data(b, &data);
-  std::string out(data, static_cast<std::size_t>(n));
-  BIO_free(b);
-  return out;
-}
-
-/// Sends a fresh offer to the answerer and makes the join job of its answer.
+/// Sends a fresh offer to the answerer and makes the join job of its answer, with every
+/// loopback candidate allowed.
 join::join_job job_for(const webrtc_answerer& target, std::int32_t protocol,
                        const std::string& fingerprint_override = {}) {
   auto id = nethernet::make_local_identity();
@@ -62,34 +41,22 @@ join::join_job job_for(const webrtc_answerer& target, std::int32_t protocol,
                             {{"Content-Type", "application/sdp"}},
                             nethernet::build_offer(*params), 20s);
   REQUIRE(reply.status == 200);
+  join::job_inputs in;
+  in.local_ufrag = params->ice_ufrag;
+  in.local_pwd = params->ice_pwd;
+  in.identity = &*id;
+  in.protocol = protocol;
+  in.timeout = 5000ms;
+  in.tie_breaker = 0x1234567890abcdefULL;
+  in.allowed = [](const boost::asio::ip::address& a) { return a.is_loopback(); };
   std::string why;
-  auto terms = join::read_answer_terms(reply.body, &why);
+  auto job = join::job_from_answer(reply.body, in, &why);
   INFO(why);
-  REQUIRE(terms);
-  join::join_job job;
-  job.ice = {params->ice_ufrag, params->ice_pwd, terms->ice_ufrag, terms->ice_pwd};
-  for (auto line : nethernet::sdp_lines(reply.body)) {
-    auto c = nethernet::parse_candidate(line);
-    if (!c || c->transport != "udp" || c->component != 1)
-      continue;
-    boost::system::error_code ec;
-    auto address = boost::asio::ip::make_address(c->address, ec);
-    if (ec || !(address.is_loopback()))
-      continue;
-    if (job.candidates.size() < join::max_pairs)
-      job.candidates.push_back({{address, c->port}, c->raw});
-  }
-  REQUIRE_FALSE(job.candidates.empty());
-  job.fingerprint = fingerprint_override.empty() ? terms->fingerprint : fingerprint_override;
-  job.role = terms->role;
-  job.sctp_port = terms->sctp_port;
-  job.max_message_size = terms->max_message_size;
-  job.certificate_pem = pem_of_cert(id->dtls_cert.get());
-  job.key_pem = pem_of_key(id->dtls_key.get());
-  job.protocol = protocol;
-  job.timeout = 5000ms;
-  job.tie_breaker = 0x1234567890abcdefULL;
-  return job;
+  REQUIRE(job);
+  REQUIRE_FALSE(job->candidates.empty());
+  if (!fingerprint_override.empty())
+    job->fingerprint = fingerprint_override;
+  return *job;
 }
 
 } // namespace

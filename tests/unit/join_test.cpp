@@ -11,6 +11,7 @@
 #include "net/join/game.hpp"
 #include "net/join/ice_agent.hpp"
 #include "net/join/job.hpp"
+#include "net/nethernet/identity.hpp"
 
 namespace join = netherscope::net::join;
 namespace stun = netherscope::net::nethernet::stun;
@@ -219,4 +220,37 @@ TEST_CASE("join: the job and the report cross the pipes whole, and a hostile rep
   CHECK(hostile->detail.size() == 4096);
   CHECK_FALSE(join::report_from_json("{\"stage\":\"lobby\",\"outcome\":\"joined\"}"));
   CHECK_FALSE(join::report_from_json("not json"));
+}
+
+TEST_CASE("join: a job from an answer keeps the UDP candidates the policy allows, eight at most",
+          "[join]") {
+  auto id = netherscope::net::nethernet::make_local_identity();
+  REQUIRE(id);
+  std::string answer = "v=0\r\na=ice-ufrag:abcd\r\na=ice-pwd:secretsecretsecret\r\n"
+                       "a=fingerprint:sha-256 AB:CD\r\na=setup:active\r\n";
+  answer += "a=candidate:1 1 udp 1 10.0.0.5 19140 typ host\r\n";
+  answer += "a=candidate:2 1 tcp 1 203.0.113.9 19140 typ host tcptype passive\r\n";
+  answer += "a=candidate:3 2 udp 1 203.0.113.9 19141 typ host\r\n";
+  answer += "a=candidate:4 1 udp 1 abc.local 19140 typ host\r\n";
+  for (int i = 0; i < 10; ++i)
+    answer += "a=candidate:p" + std::to_string(i) + " 1 udp 1 203.0.113.9 "
+              + std::to_string(20000 + i) + " typ host\r\n";
+  join::job_inputs in;
+  in.local_ufrag = "ours";
+  in.local_pwd = "our-password-0123456789";
+  in.identity = &*id;
+  in.protocol = 2193;
+  in.allowed = [](const boost::asio::ip::address& a) { return !a.is_v4() || a.to_v4().to_bytes()[0] != 10; };
+  auto job = join::job_from_answer(answer, in);
+  REQUIRE(job);
+  REQUIRE(job->candidates.size() == join::max_pairs);
+  CHECK(job->candidates.front().where.port == 20000);
+  CHECK(job->candidates.front().raw == "candidate:p0 1 udp 1 203.0.113.9 20000 typ host");
+  CHECK(job->role == join::dtls_role::server);
+  CHECK(job->certificate_pem.rfind("-----BEGIN CERTIFICATE-----", 0) == 0);
+  CHECK(job->key_pem.find("PRIVATE KEY") != std::string::npos);
+  std::string why;
+  in.identity = nullptr;
+  CHECK_FALSE(join::job_from_answer(answer, in, &why));
+  CHECK(why == "our DTLS certificate or key cannot be written");
 }
