@@ -4,10 +4,13 @@
 // they cross the worker's pipes (the report read back as hostile input).
 #include <catch2/catch.hpp>
 
+#include <cctype>
 #include <string>
+#include <vector>
 
 #include "net/join/answer_terms.hpp"
 #include "net/join/dcep.hpp"
+#include "net/join/dtls.hpp"
 #include "net/join/game.hpp"
 #include "net/join/ice_agent.hpp"
 #include "net/join/job.hpp"
@@ -253,4 +256,100 @@ TEST_CASE("join: a job from an answer keeps the UDP candidates the policy allows
   in.identity = nullptr;
   CHECK_FALSE(join::job_from_answer(answer, in, &why));
   CHECK(why == "our DTLS certificate or key cannot be written");
+}
+
+namespace {
+
+/// Hands each side's datagrams to the other until neither has more, a bounded number of times.
+void pump(join::dtls_session& a, join::dtls_session& b) {
+  for (int round = 0; round < 20; ++round) {
+    bool moved = false;
+    std::vector<std::string> ignored;
+    for (auto& d : a.take_output()) {
+      b.on_datagram(d, ignored);
+      moved = true;
+    }
+    for (auto& d : b.take_output()) {
+      a.on_datagram(d, ignored);
+      moved = true;
+    }
+    if (!moved)
+      return;
+  }
+}
+
+struct pem_pair {
+  std::string cert;
+  std::string key;
+  std::string fingerprint;
+};
+
+/// A fresh identity's certificate and key as PEM, through job_from_answer as the service
+/// writes them.
+pem_pair fresh_pems() {
+  auto id = netherscope::net::nethernet::make_local_identity();
+  REQUIRE(id);
+  join::job_inputs in;
+  in.local_ufrag = "u";
+  in.local_pwd = "p";
+  in.identity = &*id;
+  auto job = join::job_from_answer(
+    "v=0\r\na=ice-ufrag:a\r\na=ice-pwd:b\r\na=fingerprint:sha-256 AB\r\n", in);
+  REQUIRE(job);
+  return {job->certificate_pem, job->key_pem, id->fingerprint};
+}
+
+} // namespace
+
+TEST_CASE("join: DTLS in both roles over memory, use_srtp agreed, and a certificate that is "
+          "not the expected one ends the handshake with an alert",
+          "[join]") {
+  auto ours = fresh_pems();
+  auto theirs = fresh_pems();
+  SECTION("the fingerprints match") {
+    auto server = join::dtls_session::make(ours.cert, ours.key, join::dtls_role::server,
+                                           theirs.fingerprint);
+    // A lower-case fingerprint is the same fingerprint.
+    std::string lower = ours.fingerprint;
+    for (auto& c : lower)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    auto client = join::dtls_session::make(theirs.cert, theirs.key, join::dtls_role::client, lower);
+    REQUIRE(server);
+    REQUIRE(client);
+    client->start();
+    pump(*client, *server);
+    CHECK(server->state() == join::dtls_state::connected);
+    CHECK(client->state() == join::dtls_state::connected);
+    CHECK(server->details().fingerprint_verified);
+    CHECK(client->details().fingerprint_verified);
+    CHECK(server->details().srtp_profile.rfind("SRTP_", 0) == 0);
+    // Application data crosses as one record.
+    REQUIRE(client->send("hello"));
+    std::vector<std::string> got;
+    for (auto& d : client->take_output())
+      server->on_datagram(d, got);
+    REQUIRE(got.size() == 1);
+    CHECK(got[0] == "hello");
+  }
+  SECTION("the client's certificate is not the one the server expects") {
+    auto server = join::dtls_session::make(ours.cert, ours.key, join::dtls_role::server,
+                                           fresh_pems().fingerprint);
+    auto client = join::dtls_session::make(theirs.cert, theirs.key, join::dtls_role::client,
+                                           ours.fingerprint);
+    REQUIRE(server);
+    REQUIRE(client);
+    client->start();
+    pump(*client, *server);
+    CHECK(server->state() == join::dtls_state::fingerprint_mismatch);
+    CHECK_FALSE(server->details().fingerprint_verified);
+    // The client hears the server's alert, named, from its peer.
+    CHECK(client->state() == join::dtls_state::failed);
+    CHECK_FALSE(client->details().alert.empty());
+    CHECK(client->details().alert_from_peer);
+  }
+  SECTION("a certificate and key that are not PEM are refused at once") {
+    std::string why;
+    CHECK_FALSE(join::dtls_session::make("x", "y", join::dtls_role::server, "AB", &why));
+    CHECK(why == "the certificate or key is not usable");
+  }
 }
