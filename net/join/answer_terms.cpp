@@ -1,32 +1,15 @@
 #include "net/join/answer_terms.hpp"
 
-#include <cctype>
 #include <charconv>
 
 #include <openssl/pem.h>
 
+#include "net/base/text.hpp"
 #include "net/nethernet/sdp_answer.hpp"
 
 namespace netherscope::net::join {
 
 namespace {
-
-std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  return s;
-}
-
-bool starts_with_nocase(std::string_view s, std::string_view prefix) {
-  if (s.size() < prefix.size())
-    return false;
-  for (std::size_t i = 0; i < prefix.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i])))
-      return false;
-  return true;
-}
 
 template <class T>
 std::optional<T> number(std::string_view s) {
@@ -49,28 +32,26 @@ std::optional<answer_terms> read_answer_terms(std::string_view sdp, std::string*
   bool have_setup = false;
   bool have_port = false;
   bool have_size = false;
-  while (!sdp.empty()) {
-    auto end = sdp.find('\n');
-    auto line = trimmed(sdp.substr(0, end));
-    sdp = end == std::string_view::npos ? std::string_view{} : sdp.substr(end + 1);
+  for (auto raw : nethernet::sdp_lines(sdp)) {
+    auto line = base::trim(raw);
     if (line.size() > 4096)
       continue;
-    if (t.ice_ufrag.empty() && starts_with_nocase(line, "a=ice-ufrag:"))
-      t.ice_ufrag = std::string{trimmed(line.substr(12))};
-    else if (t.ice_pwd.empty() && starts_with_nocase(line, "a=ice-pwd:"))
-      t.ice_pwd = std::string{trimmed(line.substr(10))};
-    else if (t.fingerprint.empty() && starts_with_nocase(line, "a=fingerprint:sha-256 "))
-      t.fingerprint = std::string{trimmed(line.substr(22))};
-    else if (!have_setup && starts_with_nocase(line, "a=setup:")) {
+    if (t.ice_ufrag.empty() && base::istarts_with(line, "a=ice-ufrag:"))
+      t.ice_ufrag = std::string{base::trim(line.substr(12))};
+    else if (t.ice_pwd.empty() && base::istarts_with(line, "a=ice-pwd:"))
+      t.ice_pwd = std::string{base::trim(line.substr(10))};
+    else if (t.fingerprint.empty() && base::istarts_with(line, "a=fingerprint:sha-256 "))
+      t.fingerprint = std::string{base::trim(line.substr(22))};
+    else if (!have_setup && base::istarts_with(line, "a=setup:")) {
       have_setup = true;
-      t.setup = std::string{trimmed(line.substr(8))};
-    } else if (!have_port && starts_with_nocase(line, "a=sctp-port:")) {
-      if (auto p = number<std::uint16_t>(trimmed(line.substr(12))); p && *p > 0) {
+      t.setup = std::string{base::trim(line.substr(8))};
+    } else if (!have_port && base::istarts_with(line, "a=sctp-port:")) {
+      if (auto p = number<std::uint16_t>(base::trim(line.substr(12))); p && *p > 0) {
         have_port = true;
         t.sctp_port = *p;
       }
-    } else if (!have_size && starts_with_nocase(line, "a=max-message-size:")) {
-      if (auto n = number<std::uint32_t>(trimmed(line.substr(19)))) {
+    } else if (!have_size && base::istarts_with(line, "a=max-message-size:")) {
+      if (auto n = number<std::uint32_t>(base::trim(line.substr(19)))) {
         have_size = true;
         t.max_message_size = *n;
       }

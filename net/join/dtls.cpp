@@ -9,6 +9,8 @@
 #include <openssl/srtp.h>
 #include <openssl/x509.h>
 
+#include "net/nethernet/identity.hpp"
+
 namespace netherscope::net::join {
 
 namespace {
@@ -72,38 +74,18 @@ void on_info(const SSL* ssl, int where, int ret) {
   // A warning-level close_notify is how a session ends, not a failure.
   if ((ret & 0xFF) == SSL3_AD_CLOSE_NOTIFY)
     return;
-  auto& d = const_cast<dtls_details&>(session->details());
-  if (d.alert.empty()) {
-    d.alert = SSL_alert_desc_string_long(ret);
-    d.alert_from_peer = (where & SSL_CB_READ) != 0;
-  }
+  session->note_alert(SSL_alert_desc_string_long(ret), (where & SSL_CB_READ) != 0);
 }
 
-std::string normalized(std::string fingerprint) {
-  std::transform(fingerprint.begin(), fingerprint.end(), fingerprint.begin(),
+/// The answer's fingerprint as certificate_fingerprint writes one: hex digits in upper case.
+std::string normalized(std::string_view fingerprint) {
+  std::string out{fingerprint};
+  std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  return fingerprint;
+  return out;
 }
 
 } // namespace
-
-std::string certificate_fingerprint(X509* cert) {
-  if (cert == nullptr)
-    return {};
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  if (X509_digest(cert, EVP_sha256(), digest, &size) != 1)
-    return {};
-  static constexpr char hex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned int i = 0; i < size; ++i) {
-    if (i > 0)
-      out.push_back(':');
-    out.push_back(hex[digest[i] >> 4]);
-    out.push_back(hex[digest[i] & 0xF]);
-  }
-  return out;
-}
 
 std::unique_ptr<dtls_session> dtls_session::make(std::string_view certificate_pem,
                                                  std::string_view key_pem, dtls_role role,
@@ -168,13 +150,20 @@ void dtls_session::push_output(std::string datagram) {
 }
 
 bool dtls_session::fingerprint_matches(X509* peer) {
-  auto seen = certificate_fingerprint(peer);
-  if (!seen.empty() && seen == expected_) {
+  auto seen = peer != nullptr ? nethernet::certificate_fingerprint(*peer) : std::nullopt;
+  if (seen && *seen == expected_) {
     details_.fingerprint_verified = true;
     return true;
   }
   mismatch_ = true;
   return false;
+}
+
+void dtls_session::note_alert(const char* name, bool from_peer) {
+  if (!details_.alert.empty())
+    return;
+  details_.alert = name;
+  details_.alert_from_peer = from_peer;
 }
 
 void dtls_session::start() {

@@ -84,14 +84,15 @@ public:
     return details_;
   }
 
-  /// Internal: the custom BIO's sink and the verify callback's check.
+  /// Internal: the custom BIO's sink, the verify callback's check and the info callback's
+  /// record of the first alert.
   void push_output(std::string datagram);
   bool fingerprint_matches(X509* peer);
+  void note_alert(const char* name, bool from_peer);
 
 private:
   dtls_session() = default;
   void advance();
-  void note_alert();
 
   SSL_CTX* ctx_ = nullptr;
   SSL* ssl_ = nullptr;
@@ -102,8 +103,5 @@ private:
   dtls_state state_ = dtls_state::handshaking;
   dtls_details details_;
 };
-
-/// SHA-256 of a certificate's DER as "AB:CD:..." (upper case), or empty when it cannot be read.
-std::string certificate_fingerprint(X509* cert);
 
 } // namespace netherscope::net::join

@@ -1,26 +1,8 @@
 #include "net/join/ice_agent.hpp"
 
-#include <openssl/rand.h>
-
 namespace netherscope::net::join {
 
 namespace stun = nethernet::stun;
-
-namespace {
-
-stun::transaction_id random_transaction() {
-  stun::transaction_id id{};
-  if (RAND_bytes(id.data(), static_cast<int>(id.size())) != 1) {
-    // Never a fixed id: fall back to the address of the stack and the clock, which differ
-    // per call; a check only needs its id to be unlikely to collide.
-    auto seed = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-    for (std::size_t i = 0; i < id.size(); ++i)
-      id[i] = static_cast<std::uint8_t>(seed >> ((i % 8) * 8));
-  }
-  return id;
-}
-
-} // namespace
 
 bool same_address(const stun::transport_address& a, const stun::transport_address& b) {
   if (a.port != b.port)
@@ -45,14 +27,14 @@ ice_agent::ice_agent(ice_credentials credentials, std::uint64_t tie_breaker,
   check.tie_breaker = tie_breaker_;
   check.key = credentials_.remote_pwd;
   for (std::size_t i = 0; i < remotes_.size(); ++i) {
-    transactions_.push_back(random_transaction());
+    transactions_.push_back(stun::random_transaction());
     requests_.push_back(stun::binding_request(check, transactions_.back()));
   }
 }
 
 void ice_agent::nominate(std::size_t pair) {
   nominee_ = pair;
-  nomination_id_ = random_transaction();
+  nomination_id_ = stun::random_transaction();
   stun::binding_check check;
   check.username = credentials_.remote_ufrag + ":" + credentials_.local_ufrag;
   check.priority = stun::peer_reflexive_priority;

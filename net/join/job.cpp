@@ -7,6 +7,7 @@
 #include <boost/json.hpp>
 
 #include "net/base/json_access.hpp"
+#include "net/join/game.hpp"
 
 namespace netherscope::net::join {
 
@@ -297,7 +298,7 @@ std::optional<join_report> report_from_json(std::string_view text) {
   r.compression_algorithm = int_in<std::uint16_t>(*o, "compressionAlgorithm", 0, 0xFFFF);
   r.play_status = int_in<std::int32_t>(*o, "playStatus", INT32_MIN, INT32_MAX);
   r.disconnect_reason = int_in<std::int32_t>(*o, "disconnectReason", INT32_MIN, INT32_MAX);
-  r.disconnect_message = bounded(*o, "disconnectMessage").substr(0, 512);
+  r.disconnect_message = bounded(*o, "disconnectMessage").substr(0, max_disconnect_message);
   r.bytes_in = int_in<std::uint64_t>(*o, "bytesIn", 0, INT64_MAX).value_or(0);
   r.datagrams_in = int_in<std::uint64_t>(*o, "datagramsIn", 0, INT64_MAX).value_or(0);
   if (auto t = base::object_at(*o, "timings")) {

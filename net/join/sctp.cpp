@@ -54,8 +54,8 @@ int on_receive(struct ::socket*, union sctp_sockstore, void* data, std::size_t l
 bool stack_ready() {
   static const bool ready = [] {
     usrsctp_init_nothreads(0, on_output, nullptr);
-    // As libdatachannel: no ECN, no explicit congestion noise, a short first RTO so a lost
-    // INIT is sent again within the join's time.
+    // As libdatachannel: no ECN, and short retransmission timeouts, so a lost INIT or DATA
+    // chunk is sent again well within the join's time.
     usrsctp_sysctl_set_sctp_ecn_enable(0);
     usrsctp_sysctl_set_sctp_init_rto_max_default(1000);
     usrsctp_sysctl_set_sctp_rto_min_default(100);

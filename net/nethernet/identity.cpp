@@ -49,8 +49,9 @@ base::x509_ptr cert_from_der(std::string_view der) {
   return cert;
 }
 
-// SHA-256 over the certificate's DER, as a=fingerprint:sha-256 writes it.
-std::optional<std::string> cert_fingerprint(const X509& cert) {
+} // namespace
+
+std::optional<std::string> certificate_fingerprint(const X509& cert) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   if (X509_digest(&cert, EVP_sha256(), digest, &len) != 1 || len != 32)
@@ -60,6 +61,8 @@ std::optional<std::string> cert_fingerprint(const X509& cert) {
     return std::nullopt;
   return text;
 }
+
+namespace {
 
 // A self-signed certificate for key: CN netherscope, 128-bit random serial, SHA-256.
 base::x509_ptr make_dtls_cert(EVP_PKEY& key) {
@@ -116,7 +119,7 @@ std::optional<local_identity> make_local_identity() {
   id.dtls_cert = make_dtls_cert(*id.dtls_key);
   if (!id.dtls_cert)
     return std::nullopt;
-  auto fingerprint = cert_fingerprint(*id.dtls_cert);
+  auto fingerprint = certificate_fingerprint(*id.dtls_cert);
   if (!fingerprint)
     return std::nullopt;
   id.fingerprint = std::move(*fingerprint);
@@ -153,7 +156,7 @@ std::optional<local_identity> from_blob(const identity_blob& blob) {
   id.identity_key = base::private_key_from_der(blob.identity_key_der);
   if (!id.identity_key || base::key_curve(*id.identity_key) != base::ec_curve::p384)
     return std::nullopt;
-  auto fingerprint = cert_fingerprint(*id.dtls_cert);
+  auto fingerprint = certificate_fingerprint(*id.dtls_cert);
   if (!fingerprint)
     return std::nullopt;
   id.fingerprint = std::move(*fingerprint);

@@ -31,6 +31,10 @@ struct local_identity {
   std::string fingerprint;
 };
 
+/// SHA-256 over a certificate's DER as "AB:CD:...", as a=fingerprint:sha-256 writes it; nullopt
+/// when OpenSSL fails.
+std::optional<std::string> certificate_fingerprint(const X509& cert);
+
 /// Makes a fresh identity: new keys and a new certificate; nullopt when OpenSSL fails.
 std::optional<local_identity> make_local_identity();
 

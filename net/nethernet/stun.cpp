@@ -238,6 +238,13 @@ std::optional<transport_address> xor_mapped_address(const message& m) {
 
 // -- ICE connectivity checks ------------------------------------------------------
 
+transaction_id random_transaction() {
+  transaction_id id{};
+  if (auto bytes = base::random_bytes(id.size()))
+    std::copy(bytes->begin(), bytes->end(), id.begin());
+  return id;
+}
+
 std::string binding_request(const binding_check& check, const transaction_id& id) {
   message_writer w{message_type::binding_request, id};
   w.add(attribute_type::username, check.username);

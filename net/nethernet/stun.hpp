@@ -52,6 +52,10 @@ enum class attribute_type : std::uint16_t {
 /// A transaction ID: 96 bits, random per transaction (§5).
 using transaction_id = std::array<std::uint8_t, 12>;
 
+/// A fresh transaction id from OpenSSL's CSPRNG (all zero in the unlikely case that it
+/// fails: a check only needs its id to be unlikely to collide with another's).
+transaction_id random_transaction();
+
 /// An IP address and port, as XOR-MAPPED-ADDRESS carries it.
 struct transport_address {
   boost::asio::ip::address address;

@@ -31,13 +31,6 @@ std::string first_ice_pwd(std::string_view sdp) {
   return {};
 }
 
-nethernet::stun::transaction_id random_transaction() {
-  nethernet::stun::transaction_id id{};
-  if (auto bytes = base::random_bytes(id.size()))
-    std::copy(bytes->begin(), bytes->end(), id.begin());
-  return id;
-}
-
 } // namespace
 
 api::reach_plan plan_reach(std::string_view answer_sdp, std::string_view offer_ufrag) {
@@ -74,7 +67,7 @@ reach_run make_checks(const api::reach_plan& plan, std::uint64_t tie_breaker) {
     run.check_of[i] = where->second;
     if (!added)
       continue;
-    auto id = random_transaction();
+    auto id = nethernet::stun::random_transaction();
     upstream::udp_check check;
     check.address = c.address;
     check.port = c.port;
