@@ -213,7 +213,7 @@ void fetch_op::use_endpoints(std::vector<tcp::endpoint> candidates) {
     std::vector<std::string> servers;
     for (auto& ep : endpoints_)
       servers.push_back(api::host_for_url(ep.address().to_string()) + ":" + std::to_string(ep.port()));
-    auto wait = st_->limiter.try_start(servers, clock_type::now());
+    auto wait = st_->limiter.try_start(servers, clock_type::now(), req_.in_flight_limit);
     if (wait > std::chrono::seconds::zero())
       return refuse_for_limit(servers.front(), wait);
     limited_ = std::move(servers);

@@ -91,6 +91,9 @@ struct fetch_request {
   /// For offers: counts against the client's per-server offer limit, checked against the
   /// resolved addresses before connecting; a refusal is target_rate_limited with retry_after.
   bool limited = false;
+  /// For a limited fetch: how many offers to the server may be in flight with this one, itself
+  /// included (the players of a join; 1 for an offer).
+  unsigned in_flight_limit = 1;
 };
 
 /// What the target answered, or why it did not.

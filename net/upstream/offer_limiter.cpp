@@ -11,7 +11,8 @@ constexpr auto window = std::chrono::minutes(1);
 } // namespace
 
 std::chrono::seconds offer_limiter::try_start(const std::vector<std::string>& servers,
-                                              clock_type::time_point now) {
+                                              clock_type::time_point now,
+                                              unsigned in_flight_limit) {
   forget_old(now);
   auto wait = clock_type::duration::zero();
   for (auto& name : servers) {
@@ -21,8 +22,9 @@ std::chrono::seconds offer_limiter::try_start(const std::vector<std::string>& se
     auto& s = i->second;
     while (!s.sent.empty() && now - s.sent.front() >= window)
       s.sent.pop_front();
-    // Never two offers at once to one server: each may hold a UDP port until it times out.
-    if (s.in_flight > 0)
+    // Never two offers at once to one server, but for a join's players: each may hold a UDP
+    // port until it times out.
+    if (s.in_flight >= std::max(1u, in_flight_limit))
       wait = std::max<clock_type::duration>(wait, std::chrono::seconds(1));
     if (s.sent.size() >= per_minute_)
       wait = std::max<clock_type::duration>(wait, s.sent.front() + window - now);

@@ -42,10 +42,11 @@ public:
   }
 
   /// Starts an offer to whichever of these "address:port" servers answers, if each is below
-  /// its per-minute limit and has no offer in flight; returns zero then, and records it.
-  /// Otherwise returns how long to wait (at least one second) and records nothing.
+  /// its per-minute limit and has fewer than in_flight_limit offers in flight (1 for an offer;
+  /// the players of a join, which must meet the server together); returns zero then, and
+  /// records it. Otherwise returns how long to wait (at least one second) and records nothing.
   std::chrono::seconds try_start(const std::vector<std::string>& servers,
-                                 clock_type::time_point now);
+                                 clock_type::time_point now, unsigned in_flight_limit = 1);
 
   /// Ends the offer started for these servers (in flight no more).
   void finish(const std::vector<std::string>& servers);

@@ -31,6 +31,25 @@ TEST_CASE("offer limiter: one offer at a time per server", "[offer_limiter]") {
   CHECK(limiter.try_start(server, t0 + 2s) == 0s);
 }
 
+TEST_CASE("offer limiter: a join's two players may be in flight together, not three",
+          "[offer_limiter]") {
+  offer_limiter limiter{6};
+  auto t0 = offer_limiter::clock_type::now();
+  std::vector<std::string> server{"203.0.113.7:19132"};
+  CHECK(limiter.try_start(server, t0, 2) == 0s);
+  CHECK(limiter.try_start(server, t0, 2) == 0s);
+  CHECK(limiter.try_start(server, t0, 2) >= 1s);
+  // An offer still goes only with nothing in flight, and each player counted in the minute.
+  limiter.finish(server);
+  CHECK(limiter.try_start(server, t0 + 1s) >= 1s);
+  limiter.finish(server);
+  for (int i = 0; i < 4; ++i) {
+    CHECK(limiter.try_start(server, t0 + 2s) == 0s);
+    limiter.finish(server);
+  }
+  CHECK(limiter.try_start(server, t0 + 3s, 2) >= 50s);
+}
+
 TEST_CASE("offer limiter: any of a name's addresses at its limit refuses", "[offer_limiter]") {
   offer_limiter limiter{1};
   auto t0 = offer_limiter::clock_type::now();
