@@ -2,6 +2,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/give_back.hpp"
 #include "actors/outcomes.hpp"
 #include "actors/status_flow.hpp"
 
@@ -16,24 +17,6 @@ namespace report = net::report;
 namespace {
 
 using front_pointer = actors::front_actor::pointer;
-
-/// Gives back one counted call, then replies with outcome. With show_after the reply shows
-/// the quota as it stands after the refund (when the store could be written).
-void give_back(front_pointer self, const front_peers& peers, const front_settings& settings,
-               api::endpoint what, const api::api_call& call, const api::quota_verdict& charged,
-               api::api_outcome outcome, bool show_after) {
-  // The counter the call was charged to, as for POST /api/offer (front_actor.cpp).
-  auto refund = api::quota_charge::refund_call(what, call.client, call.key_hash, charged);
-  auto reply = call.reply;
-  self->request(peers.quotas, settings.store_deadline, charge_atom::value, std::move(refund))
-    .then(
-      [reply, outcome, show_after](api::quota_verdict& after) mutable {
-        if (show_after && after.error.code != api::error_code::unavailable)
-          outcome.quota = after;
-        reply(std::move(outcome));
-      },
-      [reply, outcome](caf::error&) mutable { reply(std::move(outcome)); });
-}
 
 /// The verdict once every reply is in (or the offer was not made).
 void answer(const api::api_call& call, const api::quota_verdict& verdict, api::info_reply info,

@@ -5,6 +5,7 @@
 #include <caf/all.hpp>
 
 #include "actors/check_flow.hpp"
+#include "actors/join_flow.hpp"
 #include "actors/outcomes.hpp"
 #include "actors/status_flow.hpp"
 #include "net/api/offer_outcome.hpp"
@@ -533,6 +534,8 @@ actors::front_actor::behavior_type front(front_actor::pointer self, front_peers 
           return collect_metrics(self, peers, settings, call);
         case api::call_kind::check:
           return serve_check(self, peers, settings, call);
+        case api::call_kind::join:
+          return serve_join(self, peers, settings, call);
         case api::call_kind::status_batch:
           return serve_status_batch(self, peers, settings, call);
         default:

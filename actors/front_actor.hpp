@@ -19,6 +19,8 @@ struct front_settings {
   /// The longest an info call may take before the front gives up on the probe: the probe's
   /// own deadlines end it well before this; the margin only guards against a lost reply.
   std::chrono::milliseconds info_deadline{20000};
+  /// The same for a join: its offer's connection and answer, the worker's time and its grace.
+  std::chrono::milliseconds join_deadline{40000};
   /// The same for the store and for sign-in.
   std::chrono::milliseconds store_deadline{30000};
   std::chrono::milliseconds signin_deadline{30000};

@@ -75,6 +75,8 @@ using alert_atom = caf::atom_constant<caf::atom("alert")>;
 using test_atom = caf::atom_constant<caf::atom("test")>;
 using delivered_atom = caf::atom_constant<caf::atom("delivered")>;
 using retry_atom = caf::atom_constant<caf::atom("retry")>;
+using join_atom = caf::atom_constant<caf::atom("join")>;
+using joined_atom = caf::atom_constant<caf::atom("joined")>;
 
 // -- messages that only actors exchange ----------------------------------------
 
@@ -216,7 +218,9 @@ using front_actor = caf::typed_actor<caf::reacts_to<api::api_call>>;
 /// takes the network id and whether to check the answer's candidates (probe); a RakNet
 /// status takes the UDP port to ping. It sends itself done_atom or answer_atom when a fetch
 /// completes, raknet_atom with the port when a ping's exchange ends, reached_atom when the
-/// connectivity checks of an answer end, and idle_atom to check for idleness.
+/// connectivity checks of an answer end, and idle_atom to check for idleness. A join (one
+/// player: its own fresh offer, then the worker) ends with joined_atom, the join's number
+/// and its result.
 using probe_actor
   = caf::typed_actor<caf::replies_to<info_atom, api::target>::with<api::info_reply>,
                      caf::replies_to<raknet_atom, api::target, std::uint16_t>::with<api::raknet_reply>,
@@ -225,6 +229,8 @@ using probe_actor
                      caf::reacts_to<done_atom, api::info_reply>,
                      caf::reacts_to<answer_atom, api::offer_reply, api::reach_plan>,
                      caf::reacts_to<reached_atom, api::offer_reply>,
+                     caf::replies_to<join_atom, api::target, api::join_order>::with<api::join_result>,
+                     caf::reacts_to<joined_atom, std::uint64_t, api::join_result>,
                      caf::reacts_to<idle_atom>,
                      caf::reacts_to<stop_atom>>;
 
@@ -233,6 +239,7 @@ using probe_registry_actor
   = caf::typed_actor<caf::replies_to<info_atom, api::target>::with<api::info_reply>,
                      caf::replies_to<raknet_atom, api::target, std::uint16_t>::with<api::raknet_reply>,
                      caf::replies_to<offer_atom, api::target, std::string, bool>::with<api::offer_reply>,
+                     caf::replies_to<join_atom, api::target, api::join_order>::with<api::join_result>,
                      caf::reacts_to<idle_atom, actors::probe_actor, std::uint64_t>,
                      caf::replies_to<count_atom>::with<std::uint64_t>>;
 
@@ -353,6 +360,8 @@ using xbox_token_actor
 // These messages hold callbacks and never leave the process, so they need no serialization.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::net::api::api_call)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::net::api::api_outcome)
+// A join's result holds its JSON object, built once on the io thread that ended the join.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::net::api::join_result)
 // A read-only history shared with the edge, which renders it; never inspected.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::actors::history_answer)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::actors::watched_checks)

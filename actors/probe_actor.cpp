@@ -5,20 +5,27 @@
 
 #include <caf/all.hpp>
 
+#include <boost/json/parse.hpp>
+
+#include "net/api/api_json.hpp"
 #include "net/api/offer_request.hpp"
 #include "net/api/telemetry.hpp"
 #include "net/nethernet/identity_check.hpp"
 #include "net/nethernet/sdp_offer.hpp"
+#include "net/join/answer_terms.hpp"
+#include "net/report/join_reply.hpp"
 #include "net/report/key_memory.hpp"
 #include "net/report/raknet_status.hpp"
 #include "net/report/reachability.hpp"
 #include "net/report/replies.hpp"
+#include "net/report/verdict.hpp"
 #include "storage/target_records.hpp"
 
 namespace netherscope::actors {
 
 namespace api = net::api;
 namespace nethernet = net::nethernet;
+namespace join = net::join;
 namespace report = net::report;
 namespace upstream = net::upstream;
 
@@ -231,33 +238,35 @@ void on_answer(probe_pointer self, api::offer_reply reply, api::reach_plan plan)
     start_checks(self, std::move(reply), std::move(plan));
 }
 
-/// Sends an offer; recalled_ok is false when the memory could not be asked (slow or failed),
-/// and then the identity key is neither compared nor stored: an unknown previous key must not
-/// be overwritten by the new one, or a change would go unreported.
-void start_offer(probe_pointer self, api::target_memory recalled, bool recalled_ok,
-                 std::string network_id, offer_identity as) {
-  auto& st = self->state;
+/// The offer's parameters for the identity it carries; nullopt when they cannot be made.
+std::optional<nethernet::offer_parameters> offer_parameters_for(const probe_state& st,
+                                                                const offer_identity& as) {
   const nethernet::signed_in_identity signed_in{as.game_server_token, as.idp_domain};
-  auto params = nethernet::make_offer_parameters(*st.deps.identity, std::time(nullptr),
-                                                 as.signed_in() ? &signed_in : nullptr,
-                                                 st.deps.attributes.get());
-  if (!params) {
-    api::offer_reply reply;
-    reply.error = api::make_failure(api::error_code::internal, "cannot build an offer");
-    return deliver_offer(self, reply);
-  }
+  return nethernet::make_offer_parameters(*st.deps.identity, std::time(nullptr),
+                                          as.signed_in() ? &signed_in : nullptr,
+                                          st.deps.attributes.get());
+}
+
+/// POST /v1/join/{network_id} with the offer of params, under the per-target offer limit.
+upstream::fetch_request offer_fetch(const probe_state& st, const api::target_memory& recalled,
+                                    const std::string& network_id,
+                                    const nethernet::offer_parameters& params) {
   auto req = base_request(st, recalled);
   req.method = "POST";
   req.path = "/v1/join/" + network_id;
   req.content_type = "application/sdp";
-  req.body = nethernet::build_offer(*params);
+  req.body = nethernet::build_offer(params);
   // As large as any known implementation lets an answer be, so only a hostile target meets
   // the limit.
   req.body_limit = 1024 * 1024;
   req.total_timeout = st.deps.settings.answer_timeout;
   req.limited = true;
-  auto handle = caf::actor_cast<probe_actor>(self);
-  auto offer_ufrag = params->ice_ufrag;
+  return req;
+}
+
+/// What the reply of an offer says besides its answer.
+report::offer_context offer_context_of(const probe_state& st, const api::target_memory& recalled,
+                                       const std::string& network_id, const offer_identity& as) {
   report::offer_context context;
   context.network_id = network_id;
   context.signalling_port = st.where.port;
@@ -266,29 +275,170 @@ void start_offer(probe_pointer self, api::target_memory recalled, bool recalled_
   if (as.signed_in())
     context.offered_as = as.gamertag;
   context.link_failing = !as.signed_in() && !as.link_problem.empty();
+  return context;
+}
+
+/// The offer's reply, made on the io thread once the answer came: the scheme and identity
+/// key it taught go to the memory (the key only when recalled_ok: an unknown previous key
+/// must not be overwritten by the new one, or a change would go unreported).
+api::offer_reply offer_reply_of(upstream::fetch_result&& r, report::offer_context context,
+                                bool recalled_ok, const lesson& learnt) {
+  auto now = unix_now();
+  auto update = learnt.plan(r, now);
+  // The answer's identity is checked against the time it arrived, once: the reply renders
+  // it, and its verified key is what the memory keeps.
+  context.now_unix = now;
+  nethernet::identity_check identity;
+  auto reply = report::make_offer_reply(std::move(r), context, &identity);
+  reply.offered_as = context.offered_as;
+  reply.link_failing = context.link_failing;
+  api::process_telemetry().count_probe(api::probe_call::offer, api::probe_outcome_of(reply.error.code));
+  if (reply.error.ok() && recalled_ok)
+    update.key_sha256
+      = report::compare_identity_key(identity, learnt.recalled.key_sha256).key_to_store;
+  learnt.teach(std::move(update));
+  return reply;
+}
+
+/// Sends an offer; recalled_ok is false when the memory could not be asked (slow or failed).
+void start_offer(probe_pointer self, api::target_memory recalled, bool recalled_ok,
+                 std::string network_id, offer_identity as) {
+  auto& st = self->state;
+  auto params = offer_parameters_for(st, as);
+  if (!params) {
+    api::offer_reply reply;
+    reply.error = api::make_failure(api::error_code::internal, "cannot build an offer");
+    return deliver_offer(self, reply);
+  }
+  auto req = offer_fetch(st, recalled, network_id, *params);
+  auto handle = caf::actor_cast<probe_actor>(self);
+  auto offer_ufrag = params->ice_ufrag;
+  auto context = offer_context_of(st, recalled, network_id, as);
   st.deps.client->fetch(std::move(req), [handle, context, recalled_ok, offer_ufrag,
                                          learnt = lesson_of(st, std::move(recalled))](
                                           upstream::fetch_result&& r) mutable {
-    auto now = unix_now();
     // What a probe:true caller needs checked, planned here while the answer is at hand: the
     // reply below keeps only its rendered form.
     api::reach_plan plan;
     if (r.error.ok() && r.status >= 200 && r.status <= 299)
       plan = report::plan_reach(r.body, offer_ufrag);
-    auto update = learnt.plan(r, now);
-    // The answer's identity is checked against the time it arrived, once: the reply renders
-    // it, and its verified key is what the memory keeps.
-    context.now_unix = now;
-    nethernet::identity_check identity;
-    auto reply = report::make_offer_reply(std::move(r), context, &identity);
-    reply.offered_as = context.offered_as;
-    reply.link_failing = context.link_failing;
-    api::process_telemetry().count_probe(api::probe_call::offer, api::probe_outcome_of(reply.error.code));
-    if (reply.error.ok() && recalled_ok)
-      update.key_sha256
-        = report::compare_identity_key(identity, learnt.recalled.key_sha256).key_to_store;
-    learnt.teach(std::move(update));
+    auto reply = offer_reply_of(std::move(r), std::move(context), recalled_ok, learnt);
     caf::anon_send(handle, answer_atom::value, std::move(reply), std::move(plan));
+  });
+}
+
+/// Everything the io thread needs to turn one player's answer into a join.
+struct join_plan {
+  api::join_order order;
+  std::string local_ufrag;
+  std::string local_pwd;
+  std::shared_ptr<const nethernet::local_identity> identity;
+  std::shared_ptr<upstream::join_runner> joiner;
+  upstream::address_policy policy;
+  std::chrono::milliseconds timeout{5000};
+  std::chrono::steady_clock::time_point started;
+};
+
+/// Why an answer's job cannot run, or nullopt when it can: no job (the answer lacks what a
+/// join needs), or no candidate, told apart as an answer that names none and one whose every
+/// candidate the policy refuses.
+std::optional<api::join_result> cannot_run(const std::optional<join::join_job>& job,
+                                           const std::string& answer,
+                                           const join::job_inputs& inputs,
+                                           const report::join_context& jc, const std::string& why) {
+  if (!job)
+    return report::unjoined("signalling", "offer_unreadable", why, jc);
+  if (!job->candidates.empty())
+    return std::nullopt;
+  auto any = inputs;
+  any.allowed = [](const boost::asio::ip::address&) { return true; };
+  auto unfiltered = join::job_from_answer(answer, any);
+  auto named = unfiltered && !unfiltered->candidates.empty();
+  return report::unjoined("signalling", named ? "candidates_refused" : "no_candidates", {}, jc);
+}
+
+/// Runs on the io thread with the join's offer answered: its result, or the job handed to a
+/// worker whose report finishes the join.
+void join_after_answer(upstream::fetch_result&& r, report::offer_context context,
+                       bool recalled_ok, const lesson& learnt, const join_plan& plan,
+                       std::function<void(api::join_result&&)> finish) {
+  std::chrono::duration<double, std::milli> signalling = std::chrono::steady_clock::now()
+                                                         - plan.started;
+  auto answered = r.error.ok() && r.status >= 200 && r.status <= 299;
+  auto answer = answered ? r.body : std::string{};
+  auto signed_in = !context.offered_as.empty();
+  auto reply = offer_reply_of(std::move(r), context, recalled_ok, learnt);
+  report::join_context jc;
+  jc.order = plan.order;
+  jc.signalling_ms = signalling.count();
+  jc.offered_as = context.offered_as;
+  jc.offer = nullptr;
+  jc.offer_error = nullptr;
+  if (!reply.error.ok()) {
+    if (!report::is_target_failure(reply.error)) {
+      api::join_result refused;
+      refused.error = std::move(reply.error);
+      return finish(std::move(refused));
+    }
+    jc.offer_error = boost::json::parse(api::render_error(reply.error));
+    return finish(report::unjoined(
+      "signalling", report::signalling_outcome(reply.error, signed_in), {}, jc));
+  }
+  jc.offer = boost::json::parse(reply.body);
+  join::job_inputs inputs;
+  inputs.local_ufrag = plan.local_ufrag;
+  inputs.local_pwd = plan.local_pwd;
+  inputs.identity = plan.identity.get();
+  inputs.protocol = plan.order.protocol;
+  inputs.timeout = plan.timeout;
+  inputs.tie_breaker = report::random_tie_breaker();
+  inputs.allowed = [policy = plan.policy](const boost::asio::ip::address& a) {
+    return policy.check(a).allowed;
+  };
+  std::string why;
+  auto job = join::job_from_answer(answer, inputs, &why);
+  if (auto refused = cannot_run(job, answer, inputs, jc, why))
+    return finish(std::move(*refused));
+  auto ran = plan.joiner->run(std::move(*job), [finish, jc](join::join_report&& report) {
+    finish(report::describe_join(report, jc));
+  });
+  if (!ran) {
+    api::join_result busy;
+    busy.error = api::make_failure(api::error_code::unavailable,
+                                   "the service is running as many joins as it may; try again "
+                                   "in a few seconds");
+    finish(std::move(busy));
+  }
+}
+
+/// Makes one player's offer and join; its end comes back as joined_atom with the join's
+/// number.
+void start_join(probe_pointer self, std::uint64_t id, api::target_memory recalled,
+                bool recalled_ok, api::join_order order, offer_identity as) {
+  auto& st = self->state;
+  auto handle = caf::actor_cast<probe_actor>(self);
+  auto finish = [handle, id](api::join_result&& result) {
+    caf::anon_send(handle, joined_atom::value, id, std::move(result));
+  };
+  auto params = offer_parameters_for(st, as);
+  if (!params || !st.deps.joiner) {
+    api::join_result failed;
+    failed.error = params ? api::make_failure(api::error_code::unavailable,
+                                              "joins are not set up on this service")
+                          : api::make_failure(api::error_code::internal, "cannot build an offer");
+    return finish(std::move(failed));
+  }
+  auto req = offer_fetch(st, recalled, order.network_id, *params);
+  // A join's players meet the server together (a one-port pool shows only then).
+  req.in_flight_limit = api::max_join_players;
+  auto context = offer_context_of(st, recalled, order.network_id, as);
+  join_plan plan{std::move(order),  params->ice_ufrag,  params->ice_pwd,
+                 st.deps.identity,  st.deps.joiner,     st.deps.join_policy,
+                 st.deps.settings.join_timeout, std::chrono::steady_clock::now()};
+  st.deps.client->fetch(std::move(req), [context, recalled_ok, plan = std::move(plan), finish,
+                                         learnt = lesson_of(st, std::move(recalled))](
+                                          upstream::fetch_result&& r) mutable {
+    join_after_answer(std::move(r), std::move(context), recalled_ok, learnt, plan, finish);
   });
 }
 
@@ -384,10 +534,36 @@ actors::probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_sta
       for (auto& waiter : waiters)
         waiter.deliver(reply);
     },
+    [=](join_atom, const api::target&,
+        api::join_order& order) -> caf::typed_response_promise<api::join_result> {
+      auto& st = self->state;
+      ++st.seen;
+      st.active = true;
+      auto promise = self->make_response_promise<api::join_result>();
+      auto id = ++st.next_join;
+      st.join_waiters.emplace(id, promise);
+      if (order.network_id.empty())
+        order.network_id = api::random_network_id();
+      with_memory(self, true, [=](api::target_memory recalled, bool recalled_ok) {
+        with_offer_identity(self, [=](offer_identity as) {
+          start_join(self, id, recalled, recalled_ok, order, std::move(as));
+        });
+      });
+      return promise;
+    },
+    [=](joined_atom, std::uint64_t id, api::join_result& result) {
+      auto& waiters = self->state.join_waiters;
+      auto i = waiters.find(id);
+      if (i == waiters.end())
+        return;
+      auto promise = std::move(i->second);
+      waiters.erase(i);
+      promise.deliver(std::move(result));
+    },
     [=](idle_atom) {
       auto& st = self->state;
       if (!st.active && st.info_waiters.empty() && st.offer_waiters.empty() && !st.checking
-          && st.raknet_waiters.empty())
+          && st.raknet_waiters.empty() && st.join_waiters.empty())
         self->send(st.registry, idle_atom::value, caf::actor_cast<probe_actor>(self), st.seen);
       st.active = false;
       self->delayed_send(self, st.deps.settings.idle, idle_atom::value);

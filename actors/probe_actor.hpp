@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "actors/messages.hpp"
+#include "net/upstream/address_policy.hpp"
 #include "net/upstream/http_client.hpp"
 #include "net/upstream/ice_check.hpp"
+#include "net/upstream/join_runner.hpp"
 #include "net/upstream/udp_exchange.hpp"
 #include "net/nethernet/identity.hpp"
 #include "net/nethernet/identity_attributes.hpp"
@@ -36,6 +38,8 @@ struct probe_settings {
   /// How long an offer waits for the linked Xbox account's token (a renewal runs the whole
   /// chain) before it goes with the self-signed identity.
   std::chrono::milliseconds token_deadline{15000};
+  /// The whole of a join after its answer (--join-timeout-ms): ICE to the game's answer.
+  std::chrono::milliseconds join_timeout{5000};
 };
 
 /// What every probe shares: settings, the HTTP client (which keeps the per-target offer limit),
@@ -53,6 +57,11 @@ struct probe_deps {
   /// Sends RakNet status pings, under the targets' address policy; without one (tests of the
   /// probe alone) a RakNet status is answered as not tried.
   std::shared_ptr<upstream::udp_exchanger> pinger;
+  /// Runs joins in worker processes; without one (tests of the probe alone) a join is
+  /// answered unavailable.
+  std::shared_ptr<upstream::join_runner> joiner;
+  /// Where a join may send UDP: the targets' address policy, as for the checks.
+  upstream::address_policy join_policy;
   /// What the service remembers about targets (scheme, identity key); without one (tests of
   /// the probe alone) every call detects and no key is compared.
   actors::memory_actor memory;
@@ -85,6 +94,10 @@ struct probe_state {
     raknet_waiters;
   /// Callers waiting for the connectivity checks in progress.
   std::vector<caf::typed_response_promise<api::offer_reply>> reach_waiters;
+  /// Callers waiting for their joins, by the join's number. Each join makes its own offer,
+  /// never shared: its ICE credentials and certificate belong to that join.
+  std::map<std::uint64_t, caf::typed_response_promise<api::join_result>> join_waiters;
+  std::uint64_t next_join = 0;
   /// Whether connectivity checks are in progress; a probe:true caller arriving meanwhile, with
   /// no offer in flight, shares their result.
   bool checking = false;

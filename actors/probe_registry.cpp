@@ -44,6 +44,9 @@ probe_registry(probe_registry_actor::stateful_pointer<probe_registry_state> self
       return self->delegate(probe_for(self, where), offer_atom::value, where, network_id,
                             probe);
     },
+    [=](join_atom, const api::target& where, const api::join_order& order) {
+      return self->delegate(probe_for(self, where), join_atom::value, where, order);
+    },
     [=](idle_atom, const probe_actor& handle, std::uint64_t seen) {
       auto& probes = self->state.probes;
       for (auto i = probes.begin(); i != probes.end(); ++i) {

@@ -100,6 +100,12 @@ po::options_description make_description() {
      "queries per name server before a lookup fails")
     ("resolver-threads", po::value<unsigned>(),
      "deprecated and ignored: name lookups no longer use threads of their own")
+    ("join-timeout-ms", po::value<unsigned>()->default_value(d.join_timeout.count()),
+     "deadline of a join after its answer: ICE, DTLS, SCTP, the channels and the game's answer")
+    ("join-concurrency", po::value<unsigned>()->default_value(d.join_concurrency),
+     "joins running at once (a worker process each); past it a join is answered 503")
+    ("join-worker", po::value<std::string>()->default_value(d.join_worker),
+     "the join worker's executable (default: netherscope-join beside this program)")
     ("probe-idle-ms", po::value<unsigned>()->default_value(d.probe_idle.count()),
      "how long a target's probe actor lives without work")
     ("offers-per-target-per-minute",
@@ -392,6 +398,8 @@ parse_result parse_options(int argc, const char* const* argv) {
       || !in_range(vm, "tls-detect-timeout-ms", 10, 600000, error)
       || !in_range(vm, "scheme-memory-s", 0, 30 * 86400, error)
       || !in_range(vm, "probe-idle-ms", 10, 86400000, error)
+      || !in_range(vm, "join-timeout-ms", 100, 60000, error)
+      || !in_range(vm, "join-concurrency", 1, 4096, error)
       || !in_range(vm, "dns-timeout-ms", 10, 60000, error)
       || !in_range(vm, "dns-tries", 1, 10, error)
       || !in_range(vm, "offers-per-target-per-minute", 1, 10000, error)
@@ -428,6 +436,9 @@ parse_result parse_options(int argc, const char* const* argv) {
   cfg.secrets_key_file = vm["secrets-key-file"].as<std::string>();
   cfg.xbox_endpoints_file = vm["xbox-endpoints"].as<std::string>();
   cfg.probe_idle = std::chrono::milliseconds{vm["probe-idle-ms"].as<unsigned>()};
+  cfg.join_timeout = std::chrono::milliseconds{vm["join-timeout-ms"].as<unsigned>()};
+  cfg.join_concurrency = vm["join-concurrency"].as<unsigned>();
+  cfg.join_worker = vm["join-worker"].as<std::string>();
   cfg.dns_timeout = std::chrono::milliseconds{vm["dns-timeout-ms"].as<unsigned>()};
   cfg.dns_tries = vm["dns-tries"].as<unsigned>();
   if (auto servers = vm["dns-servers"].as<std::string>(); !servers.empty()) {

@@ -65,6 +65,12 @@ struct config {
   /// How long the scheme (HTTPS or HTTP) a target answered with is remembered in the store,
   /// so later auto-detected calls go straight to it; 0 turns that memory off.
   std::chrono::seconds scheme_memory{3600};
+  /// The whole of a join after its answer, from ICE to the game's answer.
+  std::chrono::milliseconds join_timeout{5000};
+  /// The most joins running at once; past it a join is answered 503.
+  unsigned join_concurrency = 64;
+  /// The join worker's executable; empty for netherscope-join beside the service's own.
+  std::string join_worker;
   std::vector<base::cidr> allow_cidrs;
   std::vector<base::cidr> deny_cidrs;
   /// Adds 127.0.0.0/8 and ::1/128 to allow_cidrs, for tests and local use.

@@ -2,6 +2,7 @@
 
 #include <ctime>
 #include <sys/resource.h>
+#include <unistd.h>
 #include <functional>
 #include <optional>
 #include <thread>
@@ -29,6 +30,7 @@
 #include "net/upstream/http_client.hpp"
 #include "net/upstream/udp_exchange.hpp"
 #include "net/upstream/ice_check.hpp"
+#include "net/upstream/join_runner.hpp"
 #include "net/upstream/oauth.hpp"
 #include "net/upstream/xbox_chain.hpp"
 #include "net/http/listener.hpp"
@@ -261,6 +263,8 @@ struct upstream_clients {
   std::shared_ptr<upstream::xbox_chain> chain;
   /// Webhook deliveries, under the targets' address policy.
   std::shared_ptr<upstream::http_client> webhooks;
+  /// The join workers (POST /api/join), started from this io_context.
+  std::shared_ptr<upstream::join_runner> joins;
 };
 
 /// Makes both clients on ioc; they fail only when the TLS set-up does (a bad CA file).
@@ -285,6 +289,12 @@ std::optional<upstream_clients> make_clients(asio::io_context& ioc, const config
   auto pings = std::make_shared<upstream::udp_exchanger>(ioc, resolver, target_policy_of(cfg));
   upstream_clients made{std::move(client), std::move(provider_client), std::move(checks),
                         std::move(resolver), std::move(pings), nullptr, nullptr, nullptr};
+  auto joins = join_runner_settings_of(cfg);
+  if (::access(joins.worker_path.c_str(), X_OK) != 0)
+    base::log::write(base::log::level::warn, "join_worker_missing",
+                     {{"path", joins.worker_path},
+                      {"effect", "every join fails until --join-worker names the worker"}});
+  made.joins = std::make_shared<upstream::join_runner>(ioc, std::move(joins));
   made.webhooks = upstream::http_client::make(ioc, webhook_client_settings_of(cfg), error);
   if (!made.webhooks) {
     startup_failed(error);
@@ -369,6 +379,8 @@ actors::probe_deps make_probe_deps(const config& cfg, const upstream_clients& cl
   deps.client = clients.targets;
   deps.checker = clients.checks;
   deps.pinger = clients.pings;
+  deps.joiner = clients.joins;
+  deps.join_policy = target_policy_of(cfg);
   deps.identity = secrets.identity;
   deps.attributes = std::make_shared<nethernet::identity_attributes>();
   deps.tokens = std::move(tokens);

@@ -1,6 +1,7 @@
 #include "app/settings.hpp"
 
 #include <algorithm>
+#include <filesystem>
 
 #include <boost/json/object.hpp>
 
@@ -119,6 +120,20 @@ upstream::client_settings provider_client_settings_of(const config& cfg) {
   return provider;
 }
 
+upstream::join_runner_settings join_runner_settings_of(const config& cfg) {
+  upstream::join_runner_settings joins;
+  joins.concurrency = cfg.join_concurrency;
+  joins.worker_path = cfg.join_worker;
+  if (joins.worker_path.empty()) {
+    // The worker ships beside the service (the image's /usr/local/bin, the build directory).
+    std::error_code ec;
+    auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    joins.worker_path = ec ? std::string{"netherscope-join"}
+                           : (self.parent_path() / "netherscope-join").string();
+  }
+  return joins;
+}
+
 actors::probe_settings probe_settings_of(const config& cfg) {
   actors::probe_settings probe;
   probe.connect_timeout = cfg.connect_timeout;
@@ -127,6 +142,7 @@ actors::probe_settings probe_settings_of(const config& cfg) {
   probe.idle = cfg.probe_idle;
   probe.tls_detect_timeout = cfg.tls_detect_timeout;
   probe.scheme_lifetime = cfg.scheme_memory;
+  probe.join_timeout = cfg.join_timeout;
   return probe;
 }
 
@@ -201,6 +217,8 @@ actors::front_settings front_settings_of(const config& cfg) {
   front.limits = quota_limits_of(cfg);
   front.info_deadline = cfg.status_timeout + lost_reply_margin;
   front.signin_deadline = 2 * cfg.status_timeout + lost_reply_margin;
+  front.join_deadline = cfg.connect_timeout + cfg.answer_timeout + cfg.join_timeout
+                        + join_runner_settings_of(cfg).grace + lost_reply_margin;
   front.oauth = oauth_settings_of(cfg);
   return front;
 }

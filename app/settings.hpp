@@ -59,6 +59,10 @@ net::upstream::client_settings target_client_settings_of(const config& cfg);
 /// The HTTP client to the sign-in provider: the operator's choice, so not guarded.
 net::upstream::client_settings provider_client_settings_of(const config& cfg);
 
+/// The join workers: the executable (--join-worker, else netherscope-join beside the running
+/// program) and how many may run at once.
+net::upstream::join_runner_settings join_runner_settings_of(const config& cfg);
+
 /// The probes' deadlines and lifetime.
 actors::probe_settings probe_settings_of(const config& cfg);
 

@@ -53,6 +53,9 @@ enum class call_kind : std::uint8_t {
   /// GET /badge: an info call whose answer the edge renders as an SVG badge; counted as
   /// info, always against the caller's address.
   badge,
+  /// POST /api/join: one or two players join as a player's client does, each with an offer
+  /// of its own; counted as one offer call per player.
+  join,
   /// GET /api/check: the status, then a probed offer, then one verdict; counted as one info
   /// and one offer call.
   check,
@@ -189,12 +192,15 @@ struct api_call {
   /// the edge accepted, so the path of a served call never pays for it.
   bool peek = false;
   target where;
-  /// For offers: the network id, cache bypass and the UDP ports the caller expects.
+  /// For offers and joins: the network id; for offers, cache bypass and the UDP ports the caller expects.
   std::string network_id;
   bool fresh = false;
   std::vector<std::uint16_t> expect_ports;
   /// For offers: check the answer's UDP candidates for reachability.
   bool probe = false;
+  /// For join: the protocol to send (0 for the server's own) and how many players join.
+  std::int32_t join_protocol = 0;
+  unsigned players = 1;
   /// For status and check: the UDP port of the RakNet ping; 0 for the target's own port.
   std::uint16_t raknet_port = 0;
   /// For status_batch: the targets, in the order the caller gave them (1 to
@@ -236,7 +242,9 @@ inline endpoint endpoint_of(call_kind kind) {
     return endpoint::signin;
   // A check counts against both quotas and shows the offer quota, the scarcer of the two
   // (docs/API.md), so a refusal decided before it ran shows that one too.
-  return kind == call_kind::offer || kind == call_kind::check ? endpoint::offer : endpoint::info;
+  return kind == call_kind::offer || kind == call_kind::check || kind == call_kind::join
+           ? endpoint::offer
+           : endpoint::info;
 }
 
 } // namespace netherscope::net::api

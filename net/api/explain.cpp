@@ -28,6 +28,7 @@ constexpr std::string_view codeword_kind = "client_codeword";
 /// GET /api/check's verdicts and the codes of a RakNet status, as the API writes them.
 constexpr std::string_view verdict_kind = "check_verdict";
 constexpr std::string_view raknet_kind = "raknet_status";
+constexpr std::string_view join_kind = "join_outcome";
 /// The Xbox sign-in errors (XErr), written in decimal as Xbox sends them; net/xbox/xerr.cpp
 /// holds the same codes for `admin xbox-status`, and a unit test keeps the two in step.
 constexpr std::string_view xbox_error_kind = "xbox_error";
@@ -149,7 +150,8 @@ std::optional<entry> read_entry(const boost::json::value& raw, std::size_t posit
       if (!all_of_class(base::view(*code), is_digit) || code->front() == '0'
           || !read_number(base::view(*code), 10))
         problems.push_back(where + " is an Xbox error whose code is not a plain 32-bit number");
-    } else if (base::view(*kind) == verdict_kind || base::view(*kind) == raknet_kind) {
+    } else if (base::view(*kind) == verdict_kind || base::view(*kind) == raknet_kind
+               || base::view(*kind) == join_kind) {
       // As the API writes them ("auth_required"), so that a reply's code is its path.
       if (!all_of_class(base::view(*code), is_code_character))
         problems.push_back(where + " is an API code not made of lower-case letters and '_'");
@@ -261,6 +263,15 @@ const entry* find(const book& b, const std::string& key) {
 }
 
 } // namespace
+
+std::string explanation_meaning(std::string_view code) {
+  const auto* e = find(the_book(), base::ascii_lower(code));
+  if (e == nullptr)
+    return {};
+  const auto* meaning = e->body.if_contains("meaning");
+  return meaning != nullptr && meaning->is_string() ? std::string{base::view(meaning->as_string())}
+                                                    : std::string{};
+}
 
 std::optional<std::string> render_explanation(std::string_view code) {
   if (code.empty() || code.size() > longest_code)

@@ -1,4 +1,4 @@
-// What a NetherNet signalling error number, a Minecraft client codeword, a verdict of
+// What a NetherNet signalling error number, a Minecraft client codeword, a join outcome, a verdict of
 // GET /api/check, a RakNet status code or an Xbox sign-in error (XErr) means, for
 // GET /api/explain/{code} and for the links in /api/offer errors.
 //
@@ -29,6 +29,10 @@ inline constexpr std::string_view explain_route = "/api/explain";
 /// as the API writes it ("auth_required", "no_listener"), and an Xbox error in decimal
 /// ("2148916233"), in hex with 0x ("0x8015DC09", which finds Xbox errors only) or by its name.
 std::optional<std::string> render_explanation(std::string_view code);
+
+/// The meaning of an API code ("ice_failed", "auth_required") as the data file gives it, one
+/// or two sentences a reply may carry as its reason; empty when nothing explains the code.
+std::string explanation_meaning(std::string_view code);
 
 /// Renders GET /api/explain: {ok: true, codes: [{code, kind, name, href}]}, in the order of
 /// the data file.

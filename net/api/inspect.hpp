@@ -13,6 +13,7 @@
 #include <caf/none.hpp>
 
 #include "net/api/failure.hpp"
+#include "net/api/join_request.hpp"
 #include "net/api/quota.hpp"
 #include "net/api/reachability.hpp"
 #include "net/api/results.hpp"
@@ -62,6 +63,12 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, reach_plan& x) {
   return f(caf::meta::type_name("reach_plan"), x.valid, x.offer_ufrag, x.answer_ufrag,
            x.answer_pwd, x.candidates);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, join_order& x) {
+  return f(caf::meta::type_name("join_order"), x.network_id, x.protocol, x.server_protocol,
+           x.server_version);
 }
 
 template <class Inspector>

@@ -11,6 +11,7 @@
 #include "net/api/error_table.hpp"
 #include "net/api/explain.hpp"
 #include "net/api/host_port.hpp"
+#include "net/api/join_request.hpp"
 #include "net/api/offer_request.hpp"
 #include "net/api/status_request.hpp"
 #include "net/api/watch_request.hpp"
@@ -159,6 +160,22 @@ route_decision offer_call(const route_input& in) {
     call.fresh = parsed->fresh;
     call.expect_ports = std::move(parsed->expect_ports);
     call.probe = parsed->probe;
+    set_target_label(decision);
+  }
+  return decision;
+}
+
+// POST /api/join: the body names the target and the join; invalid input is a counted call.
+route_decision join_call(const route_input& in) {
+  auto decision = json_call(in);
+  auto& call = *decision.call;
+  if (!call.invalid.ok())
+    return decision;
+  if (auto parsed = api::parse_join_body(in.req.body(), call.invalid)) {
+    call.where = parsed->where;
+    call.network_id = std::move(parsed->network_id);
+    call.join_protocol = parsed->protocol;
+    call.players = parsed->players;
     set_target_label(decision);
   }
   return decision;
@@ -505,6 +522,7 @@ constexpr route_row table[] = {
   {"/api/offer", post, route_kind::api, api::call_kind::offer, offer_call, drain_rule::refuse},
   {"/api/info", get, route_kind::api, api::call_kind::info, target_call, drain_rule::refuse},
   {"/api/check", get, route_kind::api, api::call_kind::check, status_call, drain_rule::refuse},
+  {"/api/join", post, route_kind::api, api::call_kind::join, join_call, drain_rule::refuse},
   {"/api/status", get, route_kind::api, api::call_kind::status, status_call, drain_rule::refuse},
   {"/api/status", post, route_kind::api, api::call_kind::status_batch, status_batch_call,
    drain_rule::refuse},

@@ -186,6 +186,13 @@ const std::vector<client_range>& client_versions() {
   return table;
 }
 
+std::int32_t newest_known_protocol() {
+  std::int64_t newest = 0;
+  for (const auto& row : table)
+    newest = std::max(newest, row.protocol_max);
+  return static_cast<std::int32_t>(newest);
+}
+
 const client_range* client_range_of(std::int64_t protocol) {
   if (protocol < 0)
     return nullptr;

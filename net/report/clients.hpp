@@ -59,6 +59,10 @@ const std::vector<client_range>& client_versions();
 /// The row whose protocols hold protocol, or null for a negative one.
 const client_range* client_range_of(std::int64_t protocol);
 
+/// The newest client protocol the table names (the top of its last bounded range): what a
+/// join sends when the server does not say its own.
+std::int32_t newest_known_protocol();
+
 /// What the two status checks showed of a server.
 struct transports_seen {
   /// GET /v1/join answered with a 2xx.

@@ -217,6 +217,10 @@ probe_registry_actor::behavior_type scripted_registry(probe_registry_actor::poin
         reply.body = R"({"ok":true,"answer":"v=0 )" + std::to_string(n) + R"(","warnings":[]})";
       return reply;
     },
+    // The cache never asks for joins.
+    [](join_atom, const target&, const netherscope::net::api::join_order&) {
+      return netherscope::net::api::join_result{};
+    },
     [](idle_atom, const probe_actor&, std::uint64_t) {
       // nop
     },

@@ -1046,8 +1046,8 @@ TEST_CASE("router: while shutting down, exactly the rows that drain are refused"
   std::sort(refused.begin(), refused.end());
   refused.erase(std::unique(refused.begin(), refused.end()), refused.end());
   CHECK(refused
-        == std::vector<std::string_view>{"/api/check", "/api/info", "/api/offer", "/api/status",
-                                         "/badge", "/readyz"});
+        == std::vector<std::string_view>{"/api/check", "/api/info", "/api/join", "/api/offer",
+                                         "/api/status", "/badge", "/readyz"});
 }
 
 TEST_CASE("router: the routes counted apart and left out of the log are rows", "[router]") {

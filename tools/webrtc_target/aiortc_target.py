@@ -170,8 +170,9 @@ def make_handler(stack, timeout_s):
         def do_GET(self):
             if self.path == "/v1/join":
                 return self.send(200, "application/json",
-                                 json.dumps({"name": "webrtc_target (aiortc)", "protocol": 1,
-                                             "stack": "aiortc"}))
+                                 json.dumps({"name": "webrtc_target (aiortc)",
+                                             "protocol": stack.protocol,
+                                             "version": "1.26.51", "stack": "aiortc"}))
             if self.path == "/_target/stats":
                 with stack.lock:
                     return self.send(200, "application/json", json.dumps(stack.stats))

@@ -83,6 +83,7 @@ function parse_args(argv) {
     protocol: 2193,
     game: 'normal',
     setup: 'active',
+    port_pool: 0,
   };
   for (let i = 0; i < argv.length; ++i) {
     const name = argv[i];
@@ -100,6 +101,7 @@ function parse_args(argv) {
       case '--protocol': opts.protocol = Number(value); break;
       case '--game': opts.game = value; break;
       case '--setup': opts.setup = value; break;
+      case '--port-pool': opts.port_pool = Number(value); break;
       default: throw new Error(`unknown option ${name}`);
     }
   }
@@ -115,6 +117,8 @@ function parse_args(argv) {
     throw new Error('--game is normal, silent or garbage');
   if (!Number.isInteger(opts.protocol) || opts.protocol < 0)
     throw new Error('--protocol is a protocol number');
+  if (!Number.isInteger(opts.port_pool) || opts.port_pool < 0)
+    throw new Error('--port-pool is 0 (unbounded) or the number of UDP ports');
   if (!(opts.answer_timeout_ms > 0))
     throw new Error('--answer-timeout-ms must be positive');
   return opts;
@@ -375,7 +379,7 @@ function main() {
   const sessions = new Set();
   const stats = {
     offers: 0, answers: 0, failures: 0, timeouts: 0, candidates: 0, last_answer: '',
-    channels: [], refused_channels: 0, requests: [],
+    channels: [], refused_channels: 0, requests: [], pool_refusals: 0,
   };
 
   function send(res, status, type, body) {
@@ -383,15 +387,71 @@ function main() {
     res.end(body);
   }
 
+  // With --port-pool N, at most N connections hold a port. An offer past that is answered as
+  // BDS answers one when server-udp-ports is used up: with the ports already held, under the
+  // new session's credentials, so checks to them go unanswered (PROTOCOL.md §2.6).
+  const holders = [];
+
+  function release(holder) {
+    const i = holders.indexOf(holder);
+    if (i >= 0)
+      holders.splice(i, 1);
+  }
+
+  async function answer_from_pool(offer_sdp) {
+    const pc = stack.create();
+    try {
+      const stripped = offer_sdp.split(/\r\n|\n/).filter((l) => !l.startsWith('a=identity:'))
+        .join('\r\n');
+      await pc.setRemoteDescription({ type: 'offer', sdp: stripped });
+      const local = await pc.createAnswer();
+      const held = await holders[0].candidates;
+      stats.pool_refusals += 1;
+      const lines = local.sdp.split(/\r\n|\n/).filter((l) => l.length > 0
+        && !l.startsWith('a=candidate:') && !l.startsWith('a=end-of-candidates'));
+      const sdp = lines.concat(held).join('\r\n') + '\r\n';
+      return opts.identity !== 'none' ? add_identity(sdp, opts.identity) : sdp;
+    } finally {
+      try { pc.close(); } catch (_) { /* closed */ }
+    }
+  }
+
   async function answer(offer_sdp) {
+    if (opts.port_pool > 0 && holders.length >= opts.port_pool)
+      return answer_from_pool(offer_sdp);
+    const holder = {};
+    let got_candidates;
+    holder.candidates = new Promise((resolve) => { got_candidates = resolve; });
+    if (opts.port_pool > 0)
+      holders.push(holder);
+    try {
+      return await answer_holding(offer_sdp, holder, got_candidates);
+    } catch (err) {
+      release(holder);
+      got_candidates([]);
+      throw err;
+    }
+  }
+
+  async function answer_holding(offer_sdp, holder, got_candidates) {
     const pc = stack.create();
     sessions.add(pc);
     serve_prelude(pc, opts, stats);
     // A session lives long enough for connectivity checks, then its sockets are released.
     setTimeout(() => {
       sessions.delete(pc);
+      release(holder);
       try { pc.close(); } catch (_) { /* already closed */ }
     }, 15000).unref();
+    // The port is free again once the player has left.
+    const on_state = () => {
+      if (['closed', 'failed', 'disconnected'].includes(pc.connectionState))
+        release(holder);
+    };
+    if (typeof pc.addEventListener === 'function')
+      pc.addEventListener('connectionstatechange', on_state);
+    if (pc.connectionStateChange && typeof pc.connectionStateChange.subscribe === 'function')
+      pc.connectionStateChange.subscribe(on_state);
     // Servers strip a=identity before handing the offer to their stack (PROTOCOL.md §2.3).
     const stripped = offer_sdp.split(/\r\n|\n/).filter((l) => !l.startsWith('a=identity:'))
       .join('\r\n');
@@ -406,7 +466,9 @@ function main() {
     // Lines of our own after the stack's candidates, in its media section (the last one).
     for (const extra of opts.extra_candidates)
       sdp = sdp.replace(/(\r\n|\n)?$/, `\r\na=${extra}\r\n`);
-    stats.candidates += sdp.split(/\r\n|\n/).filter((l) => l.startsWith('a=candidate:')).length;
+    const candidates = sdp.split(/\r\n|\n/).filter((l) => l.startsWith('a=candidate:'));
+    got_candidates(candidates);
+    stats.candidates += candidates.length;
     if (opts.identity !== 'none')
       sdp = add_identity(sdp, opts.identity);
     return sdp;
@@ -416,7 +478,10 @@ function main() {
     const url = new URL(req.url, 'http://target');
     if (req.method === 'GET' && url.pathname === '/v1/join') {
       return send(res, 200, 'application/json',
-        JSON.stringify({ name: `webrtc_target (${stack.name})`, protocol: 1, stack: stack.name }));
+        JSON.stringify({
+          name: `webrtc_target (${stack.name})`, protocol: opts.protocol, version: '1.26.51',
+          stack: stack.name,
+        }));
     }
     if (req.method === 'GET' && url.pathname === '/_target/stats')
       return send(res, 200, 'application/json', JSON.stringify(stats));
