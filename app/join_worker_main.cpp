@@ -60,9 +60,18 @@ int main() {
     std::fprintf(stderr, "netherscope-join: %s\n", why.c_str());
     return 2;
   }
-  auto report = netherscope::net::join::run_join(*job);
-  auto out = netherscope::net::join::report_to_json(report);
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  std::fputc('\n', stdout);
+  // The report goes out as soon as the outcome is known, and standard output closes: the
+  // service answers then, while this process closes the connection as a client does.
+  bool written = false;
+  auto write_report = [&written](const netherscope::net::join::join_report& report) {
+    if (written)
+      return;
+    written = true;
+    auto out = netherscope::net::join::report_to_json(report);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fputc('\n', stdout);
+    std::fclose(stdout);
+  };
+  write_report(netherscope::net::join::run_join(*job, write_report));
   return 0;
 }

@@ -76,6 +76,9 @@ plain() {
   stage "bench smoke"
   tools/bench/run.sh 1 > build/bench-smoke.md
   cat build/bench-smoke.md
+  # Five joins in a row and 50 at once through the service; it fails when one of the five
+  # does not join.
+  tools/bench/join.sh 5
 }
 
 # The sanitizer builds use clang, as the fuzzers do: its UBSan takes an ignorelist for library

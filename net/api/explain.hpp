@@ -1,6 +1,6 @@
-// What a NetherNet signalling error number, a Minecraft client codeword, a join outcome, a verdict of
-// GET /api/check, a RakNet status code or an Xbox sign-in error (XErr) means, for
-// GET /api/explain/{code} and for the links in /api/offer errors.
+// What a NetherNet signalling error number, a Minecraft client codeword, a verdict of
+// GET /api/check, a join's outcome, a RakNet status code or an Xbox sign-in error (XErr)
+// means, for GET /api/explain/{code}, the reasons of joins and the links in /api/offer errors.
 //
 // The facts live in net/api/explanations.json with their sources; CMake embeds that file
 // (net/api/explanations.cpp.in), and it is read once, on first use.

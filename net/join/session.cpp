@@ -80,8 +80,8 @@ private:
 /// The join as a state machine over the sockets.
 class join_run {
 public:
-  explicit join_run(const join_job& job)
-    : job_(job), agent_(job.ice, job.tie_breaker, job.candidates), v4_(false), v6_(true) {
+  join_run(const join_job& job, concluded_fn concluded)
+    : job_(job), concluded_(std::move(concluded)), agent_(job.ice, job.tie_breaker, job.candidates), v4_(false), v6_(true) {
     report_.role = job.role;
     report_.protocol_sent = job.protocol;
     report_.stage = join_stage::ice;
@@ -133,6 +133,10 @@ private:
     report_.outcome = outcome;
     report_.detail = std::move(detail);
     record_end();
+    if (concluded_) {
+      record_pairs();
+      concluded_(report_);
+    }
     closing_until_ = std::min(deadline_ + std::chrono::milliseconds{300},
                               clock::now() + std::chrono::milliseconds{300});
     if (sctp_)
@@ -249,16 +253,18 @@ private:
         return;
       choose(*pair);
     } else if (!same_address(*peer_, from)) {
-      // A server's ClientHello names the pair it uses; before any DTLS came, follow it to any
-      // candidate whose checks went both ways.
+      // The server sends on the pair it chose, and may move to another (libwebrtc does, under
+      // load, once our nomination reaches it): data is welcome on any pair whose checks went
+      // both ways (RFC 8445 §12), and ours follows it there.
       auto pair = agent_.pair_of(from);
-      if (!pair || dtls_started_ || job_.role != dtls_role::server)
+      if (!pair)
         return;
       const auto& p = agent_.pairs()[*pair];
       if (!p.answered_us || p.checked_us == 0)
         return;
       peer_ = from;
       report_.pair = *pair;
+      report_.local = socket_for(*peer_).local_text();
     }
     dtls_started_ = true;
     std::vector<std::string> records;
@@ -497,6 +503,13 @@ private:
       flush();
     }
     record_end();
+    record_pairs();
+    return report_;
+  }
+
+  /// What each candidate's pair did, as the report says it.
+  void record_pairs() {
+    report_.tried.clear();
     for (std::size_t i = 0; i < agent_.remotes().size(); ++i) {
       const auto& p = agent_.pairs()[i];
       tried_pair t;
@@ -510,10 +523,10 @@ private:
       t.rtt_ms = p.rtt_ms;
       report_.tried.push_back(std::move(t));
     }
-    return report_;
   }
 
   const join_job& job_;
+  concluded_fn concluded_;
   ice_agent agent_;
   datagram_socket v4_;
   datagram_socket v6_;
@@ -534,8 +547,8 @@ private:
 
 } // namespace
 
-join_report run_join(const join_job& job) {
-  join_run run{job};
+join_report run_join(const join_job& job, concluded_fn concluded) {
+  join_run run{job, std::move(concluded)};
   return run.run();
 }
 

@@ -4,6 +4,8 @@
 // a fault in the stages that read a hostile server's bytes cannot take the service down.
 #pragma once
 
+#include <functional>
+
 #include "net/join/job.hpp"
 
 namespace netherscope::net::join {
@@ -12,8 +14,13 @@ namespace netherscope::net::join {
 constexpr std::uint64_t max_datagrams_in = 4096;
 constexpr std::uint64_t max_bytes_in = 2 * 1024 * 1024;
 
-/// Runs the job and reports how it ended. Sends only to the job's candidates, and answers
+/// Hears the report as soon as the join's outcome is known, before the closing (SCTP shutdown,
+/// up to 300 ms, then close_notify), so a caller need not wait for it.
+using concluded_fn = std::function<void(const join_report&)>;
+
+/// Runs the job and reports how it ended, through concluded when the join got as far as
+/// closing, and as the result in every case. Sends only to the job's candidates, and answers
 /// checks only from them.
-join_report run_join(const join_job& job);
+join_report run_join(const join_job& job, concluded_fn concluded = {});
 
 } // namespace netherscope::net::join

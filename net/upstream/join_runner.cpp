@@ -3,11 +3,13 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <atomic>
+#include <optional>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
@@ -79,26 +81,53 @@ private:
       }
       boost::system::error_code ignored;
       self->out_.close(ignored);
+      if (!self->killed_)
+        self->answer_early();
       self->reap();
     });
   }
 
-  /// The output ended: waits for the exit without blocking, checking every few milliseconds
-  /// (a worker whose output closed is exiting; one that closed it and hangs is killed by the
-  /// deadline).
+  /// A worker writes its report as soon as the join's outcome is known and then closes the
+  /// connection (up to 300 ms more): a readable report is the answer now, and the reaping
+  /// goes on without the caller.
+  void answer_early() {
+    auto report = join::report_from_json(output_);
+    if (!report)
+      return;
+    auto done = std::move(done_);
+    done_ = nullptr;
+    if (done)
+      done(std::move(*report));
+  }
+
+  /// The output ended: waits for the exit without blocking, on a pidfd where the kernel has
+  /// them, else checking every few milliseconds (a worker whose output closed is exiting; one
+  /// that closed it and hangs is killed by the deadline).
   void reap() {
     int status = 0;
     auto r = ::waitpid(pid_, &status, WNOHANG);
-    if (r == 0) {
-      auto self = shared_from_this();
-      auto wait = std::make_shared<asio::steady_timer>(shared_->ioc, std::chrono::milliseconds{5});
-      wait->async_wait([self, wait](boost::system::error_code) { self->reap(); });
-      return;
-    }
+    if (r == 0)
+      return wait_for_exit();
     reaped_ = true;
     timer_.cancel();
     --shared_->running;
     finish(r == pid_ ? status : -1);
+  }
+
+  void wait_for_exit() {
+    auto self = shared_from_this();
+    if (!exit_) {
+      auto fd = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
+      if (fd >= 0)
+        exit_.emplace(shared_->ioc, fd);
+    }
+    if (exit_) {
+      exit_->async_wait(asio::posix::stream_descriptor::wait_read,
+                        [self](boost::system::error_code) { self->reap(); });
+      return;
+    }
+    auto wait = std::make_shared<asio::steady_timer>(shared_->ioc, std::chrono::milliseconds{5});
+    wait->async_wait([self, wait](boost::system::error_code) { self->reap(); });
   }
 
   void finish(int status) {
@@ -127,6 +156,8 @@ private:
   std::string job_;
   std::string output_;
   std::array<char, 4096> chunk_{};
+  /// Readable once the worker has exited (a pidfd), when the kernel gives one.
+  std::optional<asio::posix::stream_descriptor> exit_;
   bool killed_ = false;
   bool reaped_ = false;
 };

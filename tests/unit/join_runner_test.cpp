@@ -94,6 +94,35 @@ TEST_CASE("join runner: a worker's report comes back, and every way a worker fai
     CHECK(r->outcome == join::join_outcome::worker_failed);
     CHECK(r->detail == "the join worker died of signal 11");
   }
+  SECTION("a report, then the closing: the report comes back before the worker exits") {
+    boost::asio::io_context ioc;
+    upstream::join_runner runner{
+      ioc, {script(dir, "closing",
+                   "echo '{\"stage\":\"game\",\"outcome\":\"joined\"}'; exec 1>&-; sleep 1"),
+            4, 300ms}};
+    std::optional<join::join_report> got;
+    std::chrono::steady_clock::duration answered{};
+    auto started = std::chrono::steady_clock::now();
+    REQUIRE(runner.run(small_job(2000ms), [&](join::join_report&& r) {
+      got = std::move(r);
+      answered = std::chrono::steady_clock::now() - started;
+    }));
+    ioc.run_for(10s);
+    REQUIRE(got);
+    CHECK(got->outcome == join::join_outcome::joined);
+    CHECK(answered < 900ms);
+    // The worker still counted against the concurrency until it was reaped.
+    CHECK(std::chrono::steady_clock::now() - started >= 1s);
+    CHECK(runner.running() == 0);
+  }
+  SECTION("a crash after the report: the report stands") {
+    auto r = run_one(script(dir, "late_crash",
+                            "echo '{\"stage\":\"game\",\"outcome\":\"joined\"}'; "
+                            "exec 1>&-; kill -SEGV $$"),
+                     small_job());
+    REQUIRE(r);
+    CHECK(r->outcome == join::join_outcome::joined);
+  }
   SECTION("no worker") {
     auto r = run_one(dir.path() + "/missing", small_job());
     REQUIRE(r);

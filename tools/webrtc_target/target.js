@@ -84,6 +84,8 @@ function parse_args(argv) {
     game: 'normal',
     setup: 'active',
     port_pool: 0,
+    extra_ports: 0,
+    max_sessions: 32,
   };
   for (let i = 0; i < argv.length; ++i) {
     const name = argv[i];
@@ -102,6 +104,8 @@ function parse_args(argv) {
       case '--game': opts.game = value; break;
       case '--setup': opts.setup = value; break;
       case '--port-pool': opts.port_pool = Number(value); break;
+      case '--extra-ports': opts.extra_ports = Number(value); break;
+      case '--max-sessions': opts.max_sessions = Number(value); break;
       default: throw new Error(`unknown option ${name}`);
     }
   }
@@ -119,6 +123,10 @@ function parse_args(argv) {
     throw new Error('--protocol is a protocol number');
   if (!Number.isInteger(opts.port_pool) || opts.port_pool < 0)
     throw new Error('--port-pool is 0 (unbounded) or the number of UDP ports');
+  if (!Number.isInteger(opts.extra_ports) || opts.extra_ports < 0 || opts.extra_ports > 200)
+    throw new Error('--extra-ports is 0..200 (more signalling ports, each a server of its own)');
+  if (!Number.isInteger(opts.max_sessions) || opts.max_sessions < 1)
+    throw new Error('--max-sessions is a positive number');
   if (!(opts.answer_timeout_ms > 0))
     throw new Error('--answer-timeout-ms must be positive');
   return opts;
@@ -321,6 +329,34 @@ function channel_ok(channel) {
     || (want.maxRetransmits === null && retransmits === 65535);
 }
 
+/// Sends on a channel once it is open: a message can arrive while the stack still reports the
+/// channel as connecting (libwebrtc under load), and a send then would throw.
+function reply(channel, data, stats) {
+  const send = () => {
+    try {
+      channel.send(data);
+      stats.replies += 1;
+    } catch (err) {
+      stats.send_failures += 1;
+      process.stderr.write(`webrtc_target: send failed: ${err}\n`);
+    }
+  };
+  if (channel.readyState === undefined || channel.readyState === 'open')
+    return send();
+  if (typeof channel.addEventListener === 'function')
+    return channel.addEventListener('open', send, { once: true });
+  if (channel.stateChanged && typeof channel.stateChanged.subscribe === 'function') {
+    const sub = channel.stateChanged.subscribe((state) => {
+      if (state === 'open') {
+        sub.unSubscribe();
+        send();
+      }
+    });
+    return;
+  }
+  send();
+}
+
 /// Serves the prelude on a connection's channels; stats counts what happened.
 function serve_prelude(pc, opts, stats) {
   const on_channel = (channel) => {
@@ -344,12 +380,12 @@ function serve_prelude(pc, opts, stats) {
       if (opts.game === 'silent')
         return;
       if (opts.game === 'garbage')
-        return channel.send(Buffer.from([0, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]));
+        return reply(channel, Buffer.from([0, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]), stats);
       if (protocol < opts.protocol)
-        return channel.send(play_status(1));
+        return reply(channel, play_status(1), stats);
       if (protocol > opts.protocol)
-        return channel.send(play_status(2));
-      channel.send(network_settings());
+        return reply(channel, play_status(2), stats);
+      reply(channel, network_settings(), stats);
     };
     if (channel.message && typeof channel.message.subscribe === 'function')
       channel.message.subscribe((data) => on_message({ data }));
@@ -365,7 +401,6 @@ function serve_prelude(pc, opts, stats) {
 // -- the signalling server ----------------------------------------------------
 
 const max_offer_bytes = 1024 * 1024;
-const max_sessions = 32;
 
 function main() {
   let opts;
@@ -379,7 +414,7 @@ function main() {
   const sessions = new Set();
   const stats = {
     offers: 0, answers: 0, failures: 0, timeouts: 0, candidates: 0, last_answer: '',
-    channels: [], refused_channels: 0, requests: [], pool_refusals: 0,
+    channels: [], refused_channels: 0, requests: [], pool_refusals: 0, replies: 0, send_failures: 0,
   };
 
   function send(res, status, type, body) {
@@ -445,8 +480,10 @@ function main() {
     }, 15000).unref();
     // The port is free again once the player has left.
     const on_state = () => {
-      if (['closed', 'failed', 'disconnected'].includes(pc.connectionState))
+      if (['closed', 'failed', 'disconnected'].includes(pc.connectionState)) {
         release(holder);
+        sessions.delete(pc);
+      }
     };
     if (typeof pc.addEventListener === 'function')
       pc.addEventListener('connectionstatechange', on_state);
@@ -474,7 +511,7 @@ function main() {
     return sdp;
   }
 
-  const server = http.createServer((req, res) => {
+  const handle = (req, res) => {
     const url = new URL(req.url, 'http://target');
     if (req.method === 'GET' && url.pathname === '/v1/join') {
       return send(res, 200, 'application/json',
@@ -506,7 +543,7 @@ function main() {
       const offer = Buffer.concat(chunks).toString('utf8');
       if (offer.length === 0)
         return send(res, 400, 'text/plain', 'Missing SDP offer in request body');
-      if (sessions.size >= max_sessions)
+      if (sessions.size >= opts.max_sessions)
         return send(res, 503, 'text/plain', 'Service unavailable');
       // Error bodies follow go-nethernet, which most third-party servers copy (§2.4).
       Promise.race([answer(offer), deadline(opts.answer_timeout_ms)]).then(
@@ -525,14 +562,26 @@ function main() {
           send(res, 400, 'text/plain', 'Negotiation failed with error code: 13');
         });
     });
-  });
-  server.listen(opts.port, '127.0.0.1', () => {
-    process.stdout.write(JSON.stringify({
-      event: 'listening', port: server.address().port, stack: stack.name,
-    }) + '\n');
-  });
+  };
+  // With --extra-ports, the same stack behind more signalling ports: to the service each is a
+  // server of its own (the per-target offer limit counts per address and port).
+  const servers = [];
+  for (let i = 0; i <= opts.extra_ports; ++i)
+    servers.push(http.createServer(handle));
+  let listening = 0;
+  for (const [i, server] of servers.entries()) {
+    server.listen(i === 0 ? opts.port : 0, '127.0.0.1', () => {
+      if (++listening < servers.length)
+        return;
+      const ports = servers.map((s) => s.address().port);
+      process.stdout.write(JSON.stringify({
+        event: 'listening', port: ports[0], ports, stack: stack.name,
+      }) + '\n');
+    });
+  }
   const stop = () => {
-    server.close();
+    for (const server of servers)
+      server.close();
     for (const pc of sessions) {
       try { pc.close(); } catch (_) { /* already closed */ }
     }
