@@ -11,7 +11,8 @@
 // (--raknet on), so its pong carries the same name; otherwise nothing listens on its UDP port.
 // The optional ones: REFUSING_TARGET refuses every offer with NetherNet error 13;
 // RAKNET_ONLY_TARGET answers only RakNet (--raknet only, with TARGET's --info);
-// ONLINE_TARGET is in online mode (--auth online). Sign-in needs the service wired to the fake
+// ONLINE_TARGET is in online mode (--auth online); JOIN_TARGET is a WebRTC stack
+// (tools/webrtc_target) that speaks the Bedrock prelude, which a join gets into. Sign-in needs the service wired to the fake
 // GitHub (SIGN_IN=1).
 // The script fails on any request to a host that is not loopback and on any console error,
 // prints one line per step, and exits 0 only when every step passed.
@@ -31,6 +32,7 @@ const refusing_target = process.env.REFUSING_TARGET || '';
 const target_raknet = process.env.TARGET_RAKNET === 'on';
 const raknet_only_target = process.env.RAKNET_ONLY_TARGET || '';
 const online_target = process.env.ONLINE_TARGET || '';
+const join_target = process.env.JOIN_TARGET || '';
 const step_timeout = 30000;
 
 function required_env(name) {
@@ -338,6 +340,48 @@ try {
   await no_horizontal_scroll('375 px, light');
   await shoot('page-375-light');
   await page.setViewportSize({ width: 1280, height: 900 });
+
+  // -- the join, stage by stage ------------------------------------------------------------
+  if (join_target) {
+    step('Join as a player: every stage done, with its time, and the pair that worked');
+    await page.locator('#server').fill(join_target);
+    await page.getByRole('button', { name: 'Join as a player' }).click();
+    await page.locator('#join-result').waitFor({ state: 'visible' });
+    check(await text('#join-outcome') === 'joined', `join outcome: ${await text('#join-outcome')}`);
+    check(await page.locator('#join-verdict.good').count() === 1, 'a join that got in is good news');
+    check(await page.locator('#join-timeline li').count() === 6, 'six stages');
+    check(await page.locator('#join-timeline li.done').count() === 6, 'every stage done');
+    for (const time of await page.locator('#join-timeline .step-time').allTextContents())
+      check(/^[\d.]+ ms$/.test(time), `each stage has its time: ${time}`);
+    check(/^The pair that worked: .+ to .+/.test(await text('#join-pair')), `pair: ${await text('#join-pair')}`);
+    check(/offers left this month/.test(await text('#quota')), 'a join shows the offer quota');
+    await shoot('join-desktop');
+    await page.setViewportSize({ width: 375, height: 812 });
+    await no_horizontal_scroll('join at 375 px');
+    await shoot('join-375');
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    step('a join that fails: the step it ended in is marked, with its reason and next step');
+    await page.locator('#server').fill(target);
+    await page.getByRole('button', { name: 'Join as a player' }).click();
+    await page.locator('#join-result').waitFor({ state: 'visible' });
+    await page.locator('#join-timeline li.failed').waitFor({ state: 'visible' });
+    check(await text('#join-outcome') !== 'joined', 'the fake target speaks no DTLS: no join');
+    check(await page.locator('#join-verdict.bad').count() === 1, 'a failed join is bad news');
+    check(await page.locator('#join-timeline li.failed').count() === 1, 'one failed step');
+    check((await text('#join-timeline li.failed .step-failure')).length > 20, 'the failed step says why');
+    await page.locator('#join-next-step strong').waitFor({ state: 'visible' });
+    check(/^Next step: .+/.test(await text('#join-next-step')), `next step: ${await text('#join-next-step')}`);
+    check(await page.locator('#join-next-step a.explain-link').count() === 1, 'the outcome links to its explanation');
+    check(await page.locator('#join-timeline li.skipped').count() >= 1, 'the stages after it are not reached');
+    const low = await contrast_failures();
+    check(low.length === 0, `text below AA contrast (join): ${low.join('; ')}`);
+    await shoot('join-failed-desktop');
+    await page.setViewportSize({ width: 375, height: 812 });
+    await no_horizontal_scroll('failed join at 375 px');
+    await shoot('join-failed-375');
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
 
   // -- an error ---------------------------------------------------------------------------
   // A status of a server that answers nothing is an answer (offline), not an error; an offer

@@ -17,6 +17,7 @@
 
 #include "support/fake_oauth.hpp"
 #include "support/http.hpp"
+#include "support/webrtc_answerer.hpp"
 #include "support/rooms.hpp"
 
 using namespace netherscope::test;
@@ -79,7 +80,7 @@ std::unique_ptr<signin_service> start_service(const fake_oauth_provider& provide
 
 } // namespace
 
-TEST_CASE("browser e2e: the page in chromium: status, probed offer, verdict, explanation, "
+TEST_CASE("browser e2e: the page in chromium: status, probed offer, verdict, join, explanation, "
           "error, sign-in, account page",
           "[e2e][browser]") {
   INFO("tools/setup.sh with WITH_TESTS=1 installs Debian's chromium and tests/browser's npm "
@@ -98,6 +99,8 @@ TEST_CASE("browser e2e: the page in chromium: status, probed offer, verdict, exp
   // A server that refuses every offer with NetherNet error 13: the verdict "refused", and the
   // error's link to its explanation. (37 is the online-mode refusal, verdict auth_required.)
   fake_target_process refusing({"--reject-offers", "13"});
+  // A WebRTC stack that speaks the Bedrock prelude, which the page's join gets into.
+  webrtc_answerer joinable{"libwebrtc"};
   auto svc = start_service(provider);
 
   std::filesystem::create_directories(SCREENSHOT_DIR);
@@ -108,6 +111,7 @@ TEST_CASE("browser e2e: the page in chromium: status, probed offer, verdict, exp
      "REFUSING_TARGET=127.0.0.1:" + std::to_string(refusing.port()), "TARGET_RAKNET=on",
      "RAKNET_ONLY_TARGET=127.0.0.1:" + std::to_string(raknet_only.port()),
      "ONLINE_TARGET=127.0.0.1:" + std::to_string(online.port()),
+     "JOIN_TARGET=127.0.0.1:" + std::to_string(joinable.port()),
      "SCREENSHOT_DIR=" SCREENSHOT_DIR,
      std::string{"HOSTILE_NAME="} + hostile_name, "CHROMIUM=" CHROMIUM_BIN, "SIGN_IN=1"});
   auto status = script.wait(150s);

@@ -175,8 +175,8 @@ const number_format = new Intl.NumberFormat('en');
 
 /// "1,998 of 2,000 status checks left this month for your address; resets on 1 December."
 export function quota_sentence(quota, kind) {
-  // A check's headers show the offer quota, the scarcer of its two.
-  const what = kind === 'offer' || kind === 'check' ? 'offers' : 'status checks';
+  // A check's headers show the offer quota, the scarcer of its two; a join counts offers.
+  const what = ['offer', 'check', 'join'].includes(kind) ? 'offers' : 'status checks';
   const whose = quota.scope === 'key' ? 'your key' : 'your address';
   let text = `${number_format.format(quota.remaining)} of ${number_format.format(quota.limit)} `
              + `${what} left this month for ${whose}`;
@@ -563,6 +563,104 @@ function render_check(body) {
     render_offer(body.offer);
 }
 
+// -- the join, stage by stage ----------------------------------------------------------
+
+/// The stages of a join, in order: the reply's code, the name shown, what happens there, and
+/// the field of its time in the reply's timings.
+const join_stages = [
+  ['signalling', 'Signalling', 'Our offer over TCP, and the server\'s answer with its addresses.', 'signallingMs'],
+  ['ice', 'ICE', 'UDP checks both ways with an address of the answer.', 'iceMs'],
+  ['dtls', 'DTLS', 'The encrypted handshake; the server\'s certificate checked against its answer.', 'dtlsMs'],
+  ['sctp', 'SCTP', 'The association that carries the game\'s channels.', 'sctpMs'],
+  ['channels', 'Channels', 'ReliableDataChannel and UnreliableDataChannel opened.', 'channelsMs'],
+  ['game', 'Game', 'RequestNetworkSettings sent, and the server\'s first game packet read.', 'gameMs'],
+];
+
+/// Each stage of a join reply with its state: done (passed), failed (where the join ended
+/// without joining), skipped (not reached); its time in ms or null.
+export function join_steps(body) {
+  const ended = join_stages.findIndex(([code]) => code === body.stage);
+  const timings = body.timings && typeof body.timings === 'object' ? body.timings : {};
+  return join_stages.map(([code, name, what, field], i) => {
+    let state = 'skipped';
+    if (ended < 0 || i < ended)
+      state = ended < 0 ? 'skipped' : 'done';
+    else if (i === ended)
+      state = body.joined === true ? 'done' : 'failed';
+    const ms = typeof timings[field] === 'number' ? timings[field] : null;
+    return { code, name, what, state, ms };
+  });
+}
+
+function join_step_item(step, body) {
+  const item = document.createElement('li');
+  item.className = step.state;
+  const head = document.createElement('p');
+  head.className = 'step-head';
+  const name = document.createElement('span');
+  name.className = 'step-name';
+  name.textContent = step.name;
+  const time = document.createElement('span');
+  time.className = 'step-time';
+  time.textContent = step.ms !== null ? ms_words(step.ms) : step.state === 'skipped' ? 'not reached' : '';
+  head.append(name, time);
+  const what = document.createElement('p');
+  what.className = 'step-what';
+  what.textContent = step.what;
+  item.append(head, what);
+  if (step.state === 'failed') {
+    const failure = document.createElement('p');
+    failure.className = 'step-failure';
+    failure.textContent = text_of(body.reason, 'The join stopped here.');
+    const next = document.createElement('p');
+    next.className = 'step-next';
+    next.id = 'join-next-step';
+    const code = text_of(body.outcome, '');
+    if (code)
+      next.append(explain_link(`/api/explain/${encodeURIComponent(code)}`, `What ${code} means and what to check`));
+    item.append(failure, next);
+    show_next_step(code, next);
+  }
+  return item;
+}
+
+/// The first thing to check for a failed join, from the outcome's explanation, before its link.
+async function show_next_step(code, holder) {
+  if (!code)
+    return;
+  const reply = await call_api('GET', `/api/explain/${encodeURIComponent(code)}`);
+  const checks = reply.status === 200 && reply.body && Array.isArray(reply.body.checks)
+    ? reply.body.checks : [];
+  if (checks.length === 0 || typeof checks[0] !== 'string')
+    return;
+  const strong = document.createElement('strong');
+  strong.textContent = 'Next step: ';
+  holder.prepend(strong, `${checks[0]} `);
+}
+
+function render_join(body) {
+  const joined = body.joined === true;
+  by_id('join-text').textContent = joined
+    ? 'A player got in: the server sent its first game packet.'
+    : `The join stopped at ${(join_stages.find(([code]) => code === body.stage) || [0, text_of(body.stage, 'an unknown stage')])[1]}.`;
+  by_id('join-outcome').textContent = text_of(body.outcome, 'none');
+  // A failed join's reason shows at the step it ended in, once.
+  by_id('join-reason').textContent = joined ? text_of(body.reason, '') : '';
+  by_id('join-reason').hidden = !joined;
+  by_id('join-verdict').className = `verdict ${joined ? 'good' : 'bad'}`;
+  by_id('join-timeline').replaceChildren(...join_steps(body).map((step) => join_step_item(step, body)));
+  const pair = body.pair && typeof body.pair === 'object' ? body.pair : null;
+  const pair_line = by_id('join-pair');
+  pair_line.hidden = pair === null;
+  if (pair !== null)
+    pair_line.textContent = `${joined ? 'The pair that worked' : 'The pair it tried'}: `
+      + `${text_of(pair.local, '?')} to ${text_of(pair.remote, '?')}`
+      + (typeof pair.rttMs === 'number' ? `, ${ms_words(pair.rttMs)} round trip.` : '.');
+  by_id('join-result').hidden = false;
+  if (body.offer && typeof body.offer === 'object' && body.offer.ok === true)
+    render_offer(body.offer);
+}
+
 // -- history and watching ------------------------------------------------------------
 
 /// Whether this browser is signed in, so the page may offer to watch the server.
@@ -635,7 +733,8 @@ let running = false;
 /// The Server field's value the results on show belong to.
 let results_for = null;
 
-const result_of = { status: 'status-result', offer: 'offer-result', check: 'check-result' };
+const result_of = { status: 'status-result', offer: 'offer-result', check: 'check-result',
+                    join: 'join-result' };
 
 async function run_check(action) {
   if (running)
@@ -662,11 +761,13 @@ async function run_check(action) {
   }
   by_id('server').removeAttribute('aria-invalid');
   running = true;
-  const buttons = [by_id('status-button'), by_id('offer-button'), by_id('check-button')];
+  const buttons = [by_id('status-button'), by_id('offer-button'), by_id('check-button'),
+                   by_id('join-button')];
   const button = by_id(`${action}-button`);
   for (const b of buttons)
     b.disabled = true;
-  const busy = { status: 'Checking…', offer: 'Sending offer…', check: 'Checking…' };
+  const busy = { status: 'Checking…', offer: 'Sending offer…', check: 'Checking…',
+                 join: 'Joining…' };
   set_busy(button, true, busy[action]);
   const progress = by_id('progress');
   progress.textContent = {
@@ -674,10 +775,17 @@ async function run_check(action) {
     offer: 'Sending a WebRTC offer; a server may take up to 20 seconds to answer.',
     check: 'Asking for the status, then sending an offer and testing its UDP ports; this '
            + 'may take up to 25 seconds.',
+    join: 'Joining as a player: an offer, then ICE, DTLS, SCTP, the channels and the first '
+          + 'game packet; this may take up to 30 seconds.',
   }[action];
   progress.hidden = false;
   let reply;
-  if (action === 'offer') {
+  if (action === 'join') {
+    const json = { host: target.host };
+    if (target.port !== null)
+      json.port = target.port;
+    reply = await call_api('POST', '/api/join', { json });
+  } else if (action === 'offer') {
     const json = { host: target.host };
     if (target.port !== null)
       json.port = target.port;
@@ -699,6 +807,8 @@ async function run_check(action) {
   if (reply.status === 200 && reply.body && reply.body.ok === true) {
     if (action === 'offer')
       render_offer(reply.body);
+    else if (action === 'join')
+      render_join(reply.body);
     else if (action === 'check') {
       render_check(reply.body);
       checked_target = target;
@@ -856,7 +966,7 @@ function start() {
   by_id('check-form').addEventListener('submit', (event) => {
     event.preventDefault();
     const action = event.submitter && event.submitter.dataset.action;
-    run_check(action === 'offer' || action === 'check' ? action : 'status');
+    run_check(['offer', 'check', 'join'].includes(action) ? action : 'status');
   });
   by_id('explain-form').addEventListener('submit', (event) => {
     event.preventDefault();
