@@ -99,8 +99,10 @@ TEST_CASE("browser e2e: the page in chromium: status, probed offer, verdict, joi
   // A server that refuses every offer with NetherNet error 13: the verdict "refused", and the
   // error's link to its explanation. (37 is the online-mode refusal, verdict auth_required.)
   fake_target_process refusing({"--reject-offers", "13"});
-  // A WebRTC stack that speaks the Bedrock prelude, which the page's join gets into.
+  // A WebRTC stack that speaks the Bedrock prelude, which the page's join gets into, and a
+  // fake that answers checks but never starts DTLS, where a join fails.
   webrtc_answerer joinable{"libwebrtc"};
+  fake_target_process no_dtls({"--game", "off"});
   auto svc = start_service(provider);
 
   std::filesystem::create_directories(SCREENSHOT_DIR);
@@ -112,6 +114,7 @@ TEST_CASE("browser e2e: the page in chromium: status, probed offer, verdict, joi
      "RAKNET_ONLY_TARGET=127.0.0.1:" + std::to_string(raknet_only.port()),
      "ONLINE_TARGET=127.0.0.1:" + std::to_string(online.port()),
      "JOIN_TARGET=127.0.0.1:" + std::to_string(joinable.port()),
+     "FAILING_JOIN_TARGET=127.0.0.1:" + std::to_string(no_dtls.port()),
      "SCREENSHOT_DIR=" SCREENSHOT_DIR,
      std::string{"HOSTILE_NAME="} + hostile_name, "CHROMIUM=" CHROMIUM_BIN, "SIGN_IN=1"});
   auto status = script.wait(150s);

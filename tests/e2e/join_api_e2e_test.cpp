@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <vector>
 
 #include <boost/json.hpp>
 
@@ -197,4 +198,45 @@ TEST_CASE("join api e2e: joins that end before ICE, and calls that are refused",
       CHECK(text(body_of(reply), "kind") == "join_outcome");
     }
   }
+}
+
+TEST_CASE("join api e2e: the fake target's game layer, and each fault it has", "[e2e][join]") {
+  struct fault {
+    std::vector<std::string> args;
+    const char* stage;
+    const char* outcome;
+  };
+  auto f = GENERATE(values<fault>({
+    {{}, "game", "joined"},
+    {{"--game-protocol", "3000"}, "game", "outdated_client"},
+    {{"--game-protocol", "100"}, "game", "outdated_server"},
+    {{"--game", "silent"}, "game", "game_silent"},
+    {{"--game", "garbage"}, "game", "game_unreadable"},
+    {{"--game", "off"}, "dtls", "dtls_failed"},
+    {{"--stun", "silent"}, "ice", "ice_failed"},
+  }));
+  auto args = f.args;
+  // The status names 2193, which the join then sends.
+  args.insert(args.end(), {"--info", R"({"name":"fake","protocol":2193,"version":"1.26.51"})",
+                           "--port-hold-ms", "20000"});
+  fake_target_process target{args};
+  service_process svc{{"--join-timeout-ms", "1500"}};
+  auto reply = post_join(svc, target.port());
+  INFO(shown(reply));
+  REQUIRE(reply.status == 200);
+  auto body = body_of(reply);
+  CHECK(text(body, "stage") == f.stage);
+  CHECK(text(body, "outcome") == f.outcome);
+  CHECK(body.at("joined").as_bool() == (std::string{f.outcome} == "joined"));
+  auto stats = target.stats();
+  if (std::string{f.stage} == "game") {
+    // The fake saw what a server sees: a DTLS handshake with the offer's certificate, both
+    // channels, one RequestNetworkSettings.
+    CHECK(stats.at("dtls_established") == 1);
+    CHECK(stats.at("channels_opened") == 2);
+    CHECK(stats.at("game_requests") == 1);
+    CHECK(body.at("dtls").as_object().at("fingerprintVerified") == true);
+  }
+  if (std::string{f.outcome} == "ice_failed")
+    CHECK(body.at("tried").as_array().at(0).as_object().at("answered") == false);
 }

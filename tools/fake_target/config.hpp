@@ -125,6 +125,10 @@ struct config {
   /// It stands for a server that checks what the fake cannot (an Xbox token in online mode).
   int reject_offers = -1;
   stun_mode stun = stun_mode::answer;
+  /// What follows a nominating check (--game): DTLS, SCTP, the channels and the game's answer
+  /// at game_protocol, or silence, garbage, or no DTLS at all (off).
+  std::string game = "normal";
+  std::int32_t game_protocol = 2193;
   /// The address the answer's candidate names instead of the bind address (a server in a
   /// container advertising its internal address); empty: the bind address.
   std::string candidate_address;

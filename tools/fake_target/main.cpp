@@ -127,11 +127,14 @@ int main(int argc, char** argv) {
   state.emit = emit_line;
 
   tls_certificate_set tls_certificate;
+  game_settings game;
   try {
     state.identity_key = make_p384_key();
-    // The answer's fingerprint names a DTLS certificate of its own, as a real peer's would;
-    // it is never used for a handshake, only hashed.
-    state.dtls_fingerprint = sha256_fingerprint(make_self_signed_certificate().cert_der);
+    // The answer's fingerprint names the DTLS certificate a join's handshake presents.
+    const auto dtls = make_self_signed_certificate();
+    state.dtls_fingerprint = sha256_fingerprint(dtls.cert_der);
+    game.cert_pem = dtls.cert_pem;
+    game.key_pem = dtls.key_pem;
     if (state.cfg.tls == tls_mode::on) tls_certificate = make_tls_certificate(state.cfg.cert);
   } catch (const std::exception& e) {
     std::cerr << "fake_target: " << e.what() << "\n";
@@ -160,8 +163,13 @@ int main(int argc, char** argv) {
     }
     state.issuer = issuer.get();
   }
+  game.mode = state.cfg.game == "silent"    ? game_mode::silent
+              : state.cfg.game == "garbage" ? game_mode::garbage
+              : state.cfg.game == "off"     ? game_mode::off
+                                            : game_mode::normal;
+  game.protocol = state.cfg.game_protocol;
   udp_port_pool ports(ioc, state.cfg.bind, state.cfg.udp_ports, state.cfg.port_hold, state.cfg.stun,
-                      state.stats);
+                      state.stats, game);
   state.ports = &ports;
 
   std::unique_ptr<boost::asio::ssl::context> tls;

@@ -172,6 +172,12 @@ po::options_description describe_options() {
      "refuse every offer that passes the checks with this NetherNet error code (-1: never)")
     ("stun", po::value<std::string>()->default_value("answer"),
      "connectivity checks on the answer's UDP port: answer|silent|wrong-integrity")
+    ("game", po::value<std::string>()->default_value("normal"),
+     "after a check that nominates the pair: normal (DTLS as the client, SCTP, both channels "
+     "acknowledged, NetworkSettings at --game-protocol or PlayStatus 1/2), silent (no answer to "
+     "RequestNetworkSettings), garbage (bytes that are no NetherNet message), off (no DTLS)")
+    ("game-protocol", po::value<std::int64_t>()->default_value(2193),
+     "the protocol the game layer accepts")
     ("candidate-address", po::value<std::string>()->default_value(""),
      "IP address the answer's candidate names instead of --bind (the port is still bound on "
      "--bind), as a server in a container advertises its internal address")
@@ -276,6 +282,11 @@ config to_config(const po::variables_map& vm) {
     boost::asio::ip::make_address(c.candidate_address, ec);
     if (ec) throw usage_error{"--candidate-address: '" + c.candidate_address + "' is not an IP address"};
   }
+  c.game = vm["game"].as<std::string>();
+  if (c.game != "normal" && c.game != "silent" && c.game != "garbage" && c.game != "off")
+    throw std::invalid_argument("--game must be normal, silent, garbage or off");
+  c.game_protocol = static_cast<std::int32_t>(
+      in_range("game-protocol", vm["game-protocol"].as<std::int64_t>(), 1, 100000));
   c.stun = pick<stun_mode>("stun", vm["stun"].as<std::string>(),
                            {{"answer", stun_mode::answer},
                             {"silent", stun_mode::silent},

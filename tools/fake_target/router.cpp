@@ -314,7 +314,7 @@ std::string make_answer(target_state& state, std::optional<std::uint16_t> port,
 
 // Step 5 for an offer whose identity passed: --reject-offers, then the answer with a leased
 // port.
-reply_plan answer_offer(const request& req, target_state& state) {
+reply_plan answer_offer(const request& req, target_state& state, const offer_summary& offer) {
   const auto& cfg = state.cfg;
   if (cfg.reject_offers >= 0) {
     ++state.stats.offers_rejected;
@@ -327,7 +327,14 @@ reply_plan answer_offer(const request& req, target_state& state) {
 
   // The port answers connectivity checks made with this answer's credentials.
   const ice_credentials credentials{random_string(state.random, 4), random_string(state.random, 24)};
-  const auto port = state.ports ? state.ports->lease(credentials) : std::nullopt;
+  // A client that joins on the port must present the certificate its offer names.
+  std::string peer_fingerprint;
+  for (const auto& f : offer.fingerprints)
+    if (f.algorithm == "sha-256") {
+      peer_fingerprint = f.digest;
+      break;
+    }
+  const auto port = state.ports ? state.ports->lease(credentials, peer_fingerprint) : std::nullopt;
   if (!port && cfg.style == server_style::pumpkin) {
     // Pumpkin refuses to send an answer without a UDP host candidate (§2.2).
     ++state.stats.offers_rejected;
@@ -380,7 +387,7 @@ reply_plan signed_in_reply(const request& req, target_state& state, const offer_
     return {reply_kind::respond, refuse_online(req, cfg, "You are not white-listed on this server", 403), {}};
   }
   ++state.stats.offers_signed_in;
-  return answer_offer(req, state);
+  return answer_offer(req, state, offer);
 }
 
 reply_plan offer_reply(const request& req, target_state& state) {
@@ -441,7 +448,7 @@ reply_plan offer_reply(const request& req, target_state& state) {
     ++state.stats.offers_rejected;
     return {reply_kind::respond, refuse(req, cfg, *why), {}};
   }
-  return answer_offer(req, state);
+  return answer_offer(req, state, *checked.summary);
 }
 
 // -- GET /_fake/stats ------------------------------------------------------------------------
@@ -465,6 +472,11 @@ response stats_response(const request& req, const target_state& state) {
       {"offers_not_allowlisted", s.offers_not_allowlisted},
       {"raknet_pings", s.raknet_pings},
       {"raknet_pongs", s.raknet_pongs},
+      {"joins_started", s.joins_started},
+      {"dtls_established", s.dtls_established},
+      {"dtls_failures", s.dtls_failures},
+      {"channels_opened", s.channels_opened},
+      {"game_requests", s.game_requests},
   };
   return make_response(req, 200, json::serialize(body), "application/json");
 }

@@ -32,6 +32,11 @@ struct counters {
   std::uint64_t stun_answers = 0;            ///< of those, the ones answered
   std::uint64_t raknet_pings = 0;            ///< RakNet unconnected pings received on UDP
   std::uint64_t raknet_pongs = 0;            ///< of those, the ones answered (from any port)
+  std::uint64_t joins_started = 0;           ///< DTLS handshakes begun after a nominating check
+  std::uint64_t dtls_established = 0;        ///< of those, with the offer's certificate
+  std::uint64_t dtls_failures = 0;           ///< handshakes that failed or met another certificate
+  std::uint64_t channels_opened = 0;         ///< DATA_CHANNEL_OPENs acknowledged
+  std::uint64_t game_requests = 0;           ///< RequestNetworkSettings read
 };
 
 /// Hands out UDP ports for answer candidates; the Asio implementation lives in port_pool.cpp
@@ -41,7 +46,10 @@ class port_source {
   virtual ~port_source() = default;
   /// Binds a UDP socket for an answer with these ICE credentials and holds it for a while,
   /// answering connectivity checks on it; std::nullopt when the pool is drained.
-  virtual std::optional<std::uint16_t> lease(const ice_credentials& credentials) = 0;
+  /// peer_fingerprint is the offer's sha-256 a=fingerprint, which a client joining on the
+  /// port must present.
+  virtual std::optional<std::uint16_t> lease(const ice_credentials& credentials,
+                                             const std::string& peer_fingerprint) = 0;
   /// How many leased ports are currently held.
   virtual std::size_t in_use() const = 0;
 };
@@ -68,7 +76,7 @@ struct target_state {
   /// With --xbox-issuer, where offers' GameServerTokens are verified; null otherwise.
   key_source* issuer = nullptr;
   pkey_ptr identity_key;         ///< the P-384 key behind our a=identity
-  std::string dtls_fingerprint;  ///< sha-256 of our (never used) DTLS certificate
+  std::string dtls_fingerprint;  ///< sha-256 of our DTLS certificate, which joins present
   std::mt19937_64 random{std::random_device{}()};
   std::function<std::int64_t()> now;             ///< Unix seconds
   std::function<void(const std::string&)> emit;  ///< writes one event line
