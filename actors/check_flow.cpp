@@ -6,7 +6,9 @@
 #include "actors/outcomes.hpp"
 #include "actors/status_flow.hpp"
 
+#include "net/api/offer_request.hpp"
 #include "net/report/check_row.hpp"
+#include "net/report/clients.hpp"
 #include "net/report/verdict.hpp"
 
 namespace netherscope::actors {
@@ -20,41 +22,57 @@ using front_pointer = actors::front_actor::pointer;
 
 /// The verdict once every reply is in (or the offer was not made).
 void answer(const api::api_call& call, const api::quota_verdict& verdict, api::info_reply info,
-            api::raknet_reply raknet, api::offer_reply offer, bool offer_tried) {
+            api::raknet_reply raknet, api::offer_reply offer, bool offer_tried,
+            const api::join_result* join = nullptr) {
   report::check_replies replies;
   replies.info = std::move(info);
   replies.raknet = std::move(raknet);
   replies.offer = std::move(offer);
   replies.offer_tried = offer_tried;
+  // A join that ended at signalling has no more to say than its offer's error.
+  if (join != nullptr && join->offer.error.ok())
+    replies.join = join->body;
   auto facts = report::facts_of_check(call.where, replies);
   auto decided = report::decide(facts);
   api::api_outcome outcome;
-  outcome.body = report::render_check(facts, decided, replies.info, replies.offer);
+  outcome.body = report::render_check(facts, decided, replies.info, replies.offer,
+                                      replies.join ? &*replies.join : nullptr);
   call.reply(with_quota(std::move(outcome), verdict));
 }
 
-/// The probed offer, after the status call answered (or failed in a way the verdict reports).
-void check_offer(front_pointer self, const front_peers& peers, const front_settings& settings,
-                 const api::api_call& call, const api::quota_verdict& verdict, api::info_reply info,
-                 api::raknet_reply raknet) {
-  api::offer_request req;
-  req.where = call.where;
-  req.probe = true;
-  // No timeout, as for POST /api/offer: the cache always answers within its flight deadline.
-  self->request(peers.cache, caf::infinite, offer_atom::value, std::move(req))
+/// The join, once the status call answered (or failed in a way the verdict reports): its own
+/// fresh offer is the check's offer, and the join decides whether players get in.
+void check_join(front_pointer self, const front_peers& peers, const front_settings& settings,
+                const api::api_call& call, const api::quota_verdict& verdict, api::info_reply info,
+                api::raknet_reply raknet) {
+  auto seen = report::seen_from(info, raknet);
+  api::join_order order;
+  order.server_protocol = seen.nethernet_protocol;
+  order.server_version = seen.nethernet_version;
+  order.protocol = seen.nethernet_protocol > 0 && seen.nethernet_protocol <= INT32_MAX
+                     ? static_cast<std::int32_t>(seen.nethernet_protocol)
+                     : report::newest_known_protocol();
+  order.network_id = api::random_network_id();
+  self->request(peers.registry, settings.join_deadline, join_atom::value, call.where, order)
     .then(
-      [=](api::offer_reply& offer) {
-        if (offer.error.code == api::error_code::target_rate_limited) {
-          // The per-target limit refused the offer after it was counted: give it back.
+      [=](api::join_result& join) {
+        if (join.error.code == api::error_code::target_rate_limited
+            || join.error.code == api::error_code::unavailable) {
+          // The per-target limit or no free worker refused it after it was counted: give
+          // the offer call back.
           give_back(self, peers, settings, api::endpoint::offer, call, verdict,
-                    with_quota(failed(offer.error), verdict), true);
+                    with_quota(failed(join.error), verdict), true);
           return;
         }
-        if (!report::is_target_failure(offer.error)) {
-          call.reply(with_quota(failed(offer.error), verdict));
+        if (!join.error.ok()) {
+          call.reply(with_quota(failed(join.error), verdict));
           return;
         }
-        answer(call, verdict, info, raknet, offer, true);
+        if (!report::is_target_failure(join.offer.error)) {
+          call.reply(with_quota(failed(join.offer.error), verdict));
+          return;
+        }
+        answer(call, verdict, info, raknet, join.offer, true, &join);
       },
       [=](caf::error& err) { call.reply(with_quota(lost_reply(err), verdict)); });
 }
@@ -78,8 +96,8 @@ void run_check(front_pointer self, const front_peers& peers, const front_setting
                  answer(call, verdict, info, raknet, api::offer_reply{}, false);
                  return;
                }
-               check_offer(self, peers, settings, call, verdict, std::move(info),
-                           std::move(raknet));
+               check_join(self, peers, settings, call, verdict, std::move(info),
+                          std::move(raknet));
              });
 }
 

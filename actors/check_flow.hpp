@@ -1,6 +1,7 @@
 // GET /api/check as the front actor runs it: count one info and one offer call, ask for the
-// status over both transports (actors/status_flow), then the cache for an offer with
-// reachability checks, and hand every reply to the pure verdict (net/report/verdict).
+// status over both transports (actors/status_flow), then the target's probe for a join (its
+// own fresh offer, then a player's connection up to the game), and hand every reply to the
+// pure verdict (net/report/verdict).
 #pragma once
 
 #include "actors/front_actor.hpp"

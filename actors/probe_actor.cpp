@@ -368,6 +368,11 @@ void join_after_answer(upstream::fetch_result&& r, report::offer_context context
   auto answer = answered ? r.body : std::string{};
   auto signed_in = !context.offered_as.empty();
   auto reply = offer_reply_of(std::move(r), context, recalled_ok, learnt);
+  // Every join of the target carries its offer, for a check's verdict to read.
+  finish = [finish, offer = reply](api::join_result&& result) {
+    result.offer = offer;
+    finish(std::move(result));
+  };
   report::join_context jc;
   jc.order = plan.order;
   jc.signalling_ms = signalling.count();

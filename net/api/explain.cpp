@@ -273,6 +273,18 @@ std::string explanation_meaning(std::string_view code) {
                                                     : std::string{};
 }
 
+std::vector<std::string> explanation_checks(std::string_view code) {
+  std::vector<std::string> out;
+  const auto* e = find(the_book(), base::ascii_lower(code));
+  const auto* checks = e != nullptr ? e->body.if_contains("checks") : nullptr;
+  if (checks == nullptr || !checks->is_array())
+    return out;
+  for (const auto& c : checks->as_array())
+    if (c.is_string())
+      out.emplace_back(base::view(c.as_string()));
+  return out;
+}
+
 std::optional<std::string> render_explanation(std::string_view code) {
   if (code.empty() || code.size() > longest_code)
     return std::nullopt;

@@ -34,6 +34,9 @@ std::optional<std::string> render_explanation(std::string_view code);
 /// or two sentences a reply may carry as its reason; empty when nothing explains the code.
 std::string explanation_meaning(std::string_view code);
 
+/// What to check for an API code, as the data file lists it; empty when nothing explains it.
+std::vector<std::string> explanation_checks(std::string_view code);
+
 /// Renders GET /api/explain: {ok: true, codes: [{code, kind, name, href}]}, in the order of
 /// the data file.
 std::string render_explanation_index();

@@ -10,6 +10,7 @@
 #include <boost/json/object.hpp>
 
 #include "net/api/failure.hpp"
+#include "net/api/results.hpp"
 #include "net/api/target.hpp"
 
 namespace netherscope::net::api {
@@ -53,6 +54,9 @@ struct join_result {
   std::string outcome;
   std::string stage;
   boost::json::object body;
+  /// The join's own offer as POST /api/offer's reply (its error when it got no usable
+  /// answer): the offer a check's verdict reads.
+  offer_reply offer;
 };
 
 } // namespace netherscope::net::api

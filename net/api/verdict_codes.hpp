@@ -24,6 +24,8 @@ enum class verdict_code : std::uint8_t {
   auth_required = 7,
   raknet_only = 8,
   not_allowed = 9,
+  version_mismatch = 10,
+  join_failed = 11,
 };
 
 /// The three things a chart or an alert tells apart, and "nothing checked".
@@ -51,8 +53,10 @@ struct verdict_info {
 
 /// Every verdict the service knows, in code order. auth_required and raknet_only come from
 /// the RakNet and online-mode verdicts, not_allowed from checks with an Xbox identity: each
-/// is a server that answers but whose joinability this check could not show.
-inline constexpr std::array<verdict_info, 9> verdict_table{{
+/// is a server that answers but whose joinability this check could not show. version_mismatch
+/// and join_failed come from the check's join: the server answers, and a player's connection
+/// was turned away at the game (another version) or failed at a stage before it.
+inline constexpr std::array<verdict_info, 11> verdict_table{{
   {verdict_code::joinable, "joinable", true, true},
   {verdict_code::signalling_only, "signalling_only", true, false},
   {verdict_code::private_candidates, "private_candidates", true, false},
@@ -62,6 +66,8 @@ inline constexpr std::array<verdict_info, 9> verdict_table{{
   {verdict_code::auth_required, "auth_required", true, false},
   {verdict_code::raknet_only, "raknet_only", true, false},
   {verdict_code::not_allowed, "not_allowed", true, false},
+  {verdict_code::version_mismatch, "version_mismatch", true, false},
+  {verdict_code::join_failed, "join_failed", true, false},
 }};
 
 /// The table's row for a code, or null for a number the table does not hold.

@@ -74,6 +74,8 @@ check_facts facts_of_check(const api::target& where, const check_replies& replie
   facts.offer_tried = replies.offer_tried;
   if (replies.offer_tried && replies.offer.error.ok())
     facts.candidates = candidate_facts(replies.offer.body);
+  if (replies.join)
+    facts.join = join_facts_of(*replies.join);
   return facts;
 }
 
@@ -97,6 +99,10 @@ api::verdict_code code_of(verdict_kind kind) {
       return api::verdict_code::refused;
     case verdict_kind::offline:
       return api::verdict_code::offline;
+    case verdict_kind::version_mismatch:
+      return api::verdict_code::version_mismatch;
+    case verdict_kind::join_failed:
+      return api::verdict_code::join_failed;
   }
   return api::verdict_code::offline;
 }

@@ -20,6 +20,8 @@ struct check_replies {
   api::offer_reply offer;
   /// Whether the offer was sent (it is not when the status call could not connect).
   bool offer_tried = false;
+  /// The join made with that offer (POST /api/join's object), when one was.
+  std::optional<boost::json::object> join;
   /// How long the status call and the offer took, milliseconds, as the scheduler timed them.
   double info_ms = -1;
   double offer_ms = -1;

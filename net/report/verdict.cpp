@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <set>
 
 #include <boost/asio/ip/address.hpp>
@@ -106,10 +107,136 @@ void private_steps(const std::vector<candidate_fact>& players, check_verdict& ou
   }
 }
 
+/// The candidates with what the check's join saw of each: reachable when it answered our
+/// checks, unreachable when it did not, and for a player candidate the join did not try
+/// (the address policy, or past the eight pairs), refused as the probe would name it.
+std::vector<candidate_fact> with_join_reach(const check_facts& facts) {
+  auto out = facts.candidates;
+  if (!facts.join.present)
+    return out;
+  for (auto& c : out) {
+    if (!c.for_players || c.reachable >= 0)
+      continue;
+    auto at = endpoint_text(c);
+    auto t = std::find_if(facts.join.tried.begin(), facts.join.tried.end(),
+                          [&](const join_try& j) { return j.remote == at; });
+    if (t == facts.join.tried.end()) {
+      c.refused = c.scope == "public" ? "limit" : "policy";
+      continue;
+    }
+    c.reachable = t->answered ? 1 : 0;
+    c.rtt_ms = t->rtt_ms;
+    c.check_result = t->answered ? "reachable" : "timeout";
+  }
+  return out;
+}
+
+/// "1.26.51 (protocol 2193)", or what of it the server's status named.
+std::string server_version_text(const join_facts& j) {
+  if (j.server_protocol < 0)
+    return j.server_version.empty() ? std::string{} : j.server_version;
+  return (j.server_version.empty() ? std::string{} : j.server_version + " ")
+         + "(protocol " + std::to_string(j.server_protocol) + ")";
+}
+
+void decide_version_mismatch(const check_facts& facts, check_verdict& out) {
+  const auto& j = facts.join;
+  out.kind = verdict_kind::version_mismatch;
+  auto server = server_version_text(j);
+  if (j.outcome == "outdated_server") {
+    out.reasons.push_back("A player's connection reached the game, which turned it away as "
+                          "too new: the server answered RequestNetworkSettings for protocol "
+                          + std::to_string(j.sent) + " with PlayStatus 2 (the server is "
+                                                     "outdated).");
+    out.next_steps.push_back("Update the server to the version players run: clients of "
+                             "protocol " + std::to_string(j.sent) + " cannot join it.");
+  } else {
+    out.reasons.push_back("A player's connection reached the game, which turned it away as "
+                          "too old: the server answered RequestNetworkSettings for protocol "
+                          + std::to_string(j.sent) + " with PlayStatus 1 (the client is "
+                                                     "outdated).");
+    out.next_steps.push_back("Players need the server's version" + (server.empty() ? std::string{}
+                             : " (" + server + ")") + ": update the game.");
+  }
+  if (!server.empty())
+    out.reasons.push_back("The server's status names " + server + ".");
+}
+
+void decide_join_failed(const check_facts& facts, check_verdict& out) {
+  const auto& j = facts.join;
+  out.kind = verdict_kind::join_failed;
+  out.reasons.push_back("A player's connection failed at " + j.stage + ": " + j.reason);
+  if (j.stage == "ice") {
+    std::set<std::uint16_t> ports;
+    bool wrong_integrity = false;
+    for (const auto& t : j.tried) {
+      if (t.bad_integrity > 0 && !t.answered) {
+        wrong_integrity = true;
+        out.reasons.push_back("UDP " + t.remote + " answered, but not with the credentials of "
+                              "this answer: something else answers on that port.");
+      } else {
+        out.reasons.push_back("UDP " + t.remote
+                              + (t.answered ? " answered our checks" : " did not answer our checks")
+                              + (t.checked_us > 0 ? ", and checked us." : ", and never checked us."));
+      }
+      auto colon = t.remote.rfind(':');
+      if (colon != std::string::npos)
+        ports.insert(static_cast<std::uint16_t>(std::atoi(t.remote.c_str() + colon + 1)));
+    }
+    if (wrong_integrity)
+      out.next_steps.push_back("Make sure no other program or server instance uses UDP "
+                               + port_text(ports) + ", and that a port forward leads to this "
+                                                    "server.");
+    if (!ports.empty())
+      out.next_steps.push_back("Open UDP " + port_text(ports) + " in the firewall both ways, "
+                               "and forward it to the server if it is behind NAT.");
+  } else {
+    // At ICE the steps above say it with the ports; past it the outcome's own checks do.
+    for (const auto& step : api::explanation_checks(j.outcome))
+      out.next_steps.push_back(step);
+  }
+  out.next_steps.push_back("What " + j.outcome + " means: /api/explain/" + j.outcome + ".");
+}
+
+/// The verdict of the check's join, when it says more than the candidates can: true when it
+/// decided. A join that ended at signalling (no answer, no candidate it may try) leaves the
+/// verdict to the offer's error or its candidates, as before joins.
+bool decide_by_join(const check_facts& facts, check_verdict& out) {
+  const auto& j = facts.join;
+  static constexpr std::array<std::string_view, 5> past_signalling{"ice", "dtls", "sctp",
+                                                                    "channels", "game"};
+  if (!j.present
+      || std::find(past_signalling.begin(), past_signalling.end(), j.stage) == past_signalling.end())
+    return false;
+  if (j.joined) {
+    out.kind = verdict_kind::joinable;
+    out.reasons.push_back("A player's connection reached the game through UDP " + j.pair_remote
+                          + ": ICE both ways, DTLS with the answer's certificate, SCTP, both "
+                            "data channels, and the server's network settings, in "
+                          + ms_text(j.total_ms) + ".");
+    auto players = with_join_reach(facts);
+    for (const auto& c : players) {
+      if (endpoint_text(c) != j.pair_remote || c.scope == "public")
+        continue;
+      out.reasons.push_back("That pair has a " + c.scope + " address: it worked because this "
+                            "service may reach that range, but players elsewhere cannot use it.");
+      std::vector<candidate_fact> only{c};
+      private_steps(only, out);
+    }
+    return true;
+  }
+  if (j.outcome == "outdated_client" || j.outcome == "outdated_server") {
+    decide_version_mismatch(facts, out);
+    return true;
+  }
+  decide_join_failed(facts, out);
+  return true;
+}
+
 /// A valid answer: decided by its candidates.
 void decide_by_candidates(const check_facts& facts, check_verdict& out) {
   std::vector<candidate_fact> players;
-  for (const auto& c : facts.candidates)
+  for (const auto& c : with_join_reach(facts))
     if (c.for_players)
       players.push_back(c);
 
@@ -421,12 +548,62 @@ int reachable_of(const json::value* v) {
   return v->as_bool() ? 1 : 0;
 }
 
+/// A count as the join object writes it (an unsigned number), bounded; 0 when absent.
+unsigned count_of(const json::object& o, std::string_view key) {
+  auto* v = o.if_contains(key);
+  if (v == nullptr || !(v->is_int64() || v->is_uint64()))
+    return 0;
+  auto n = v->is_uint64() ? v->as_uint64() : static_cast<std::uint64_t>(std::max<std::int64_t>(v->as_int64(), 0));
+  return static_cast<unsigned>(std::min<std::uint64_t>(n, 1u << 20));
+}
+
 std::string string_of(const json::object& o, std::string_view key) {
   auto* s = base::string_at(o, key);
   return s ? std::string{base::view(*s)} : std::string{};
 }
 
 } // namespace
+
+join_facts join_facts_of(const json::object& join) {
+  join_facts j;
+  j.present = true;
+  auto* joined = join.if_contains("joined");
+  j.joined = joined != nullptr && joined->is_bool() && joined->as_bool();
+  j.outcome = string_of(join, "outcome");
+  j.stage = string_of(join, "stage");
+  j.reason = string_of(join, "reason");
+  if (auto* p = join.if_contains("protocol"); p && p->is_object()) {
+    const auto& o = p->as_object();
+    if (auto* v = o.if_contains("sent"); v && (v->is_int64() || v->is_uint64()))
+      j.sent = v->to_number<std::int64_t>();
+    if (auto* v = o.if_contains("server"); v && (v->is_int64() || v->is_uint64()))
+      j.server_protocol = v->to_number<std::int64_t>();
+    j.server_version = string_of(o, "version");
+  }
+  if (auto* tried = join.if_contains("tried"); tried && tried->is_array()) {
+    for (const auto& v : tried->as_array()) {
+      if (!v.is_object())
+        continue;
+      const auto& o = v.as_object();
+      join_try t;
+      t.candidate = string_of(o, "candidate");
+      t.remote = string_of(o, "remote");
+      auto* answered = o.if_contains("answered");
+      t.answered = answered && answered->is_bool() && answered->as_bool();
+      t.checked_us = count_of(o, "checkedUs");
+      t.bad_integrity = count_of(o, "badIntegrity");
+      if (auto* r = o.if_contains("rttMs"); r && r->is_number())
+        t.rtt_ms = r->to_number<double>();
+      j.tried.push_back(std::move(t));
+    }
+  }
+  if (auto* pair = join.if_contains("pair"); pair && pair->is_object())
+    j.pair_remote = string_of(pair->as_object(), "remote");
+  if (auto* t = join.if_contains("timings"); t && t->is_object())
+    if (auto* total = t->as_object().if_contains("totalMs"); total && total->is_number())
+      j.total_ms = total->to_number<double>();
+  return j;
+}
 
 std::string_view to_string(verdict_kind kind) {
   switch (kind) {
@@ -448,6 +625,10 @@ std::string_view to_string(verdict_kind kind) {
       return "refused";
     case verdict_kind::offline:
       return "offline";
+    case verdict_kind::version_mismatch:
+      return "version_mismatch";
+    case verdict_kind::join_failed:
+      return "join_failed";
   }
   return "offline";
 }
@@ -503,6 +684,10 @@ refusal_kind classify_refusal(const api::failure& offer_error) {
 
 check_verdict decide(const check_facts& facts) {
   check_verdict out;
+  if (facts.offer_tried && facts.offer_error.ok() && decide_by_join(facts, out)) {
+    note_raknet(facts, out);
+    return out;
+  }
   if (facts.offer_tried && facts.offer_error.ok()) {
     decide_by_candidates(facts, out);
     note_raknet(facts, out);
@@ -526,7 +711,8 @@ bool is_target_failure(const api::failure& error) {
 }
 
 std::string render_check(const check_facts& facts, const check_verdict& verdict,
-                         const api::info_reply& info, const api::offer_reply& offer) {
+                         const api::info_reply& info, const api::offer_reply& offer,
+                         const json::object* join) {
   json::object body;
   body["ok"] = true;
   body["host"] = facts.where.host;
@@ -550,6 +736,7 @@ std::string render_check(const check_facts& facts, const check_verdict& verdict,
                          : json::value(nullptr);
   body["raknet"] = facts.raknet.tried ? json_or_null(facts.raknet.body) : json::value(nullptr);
   body["clients"] = describe_clients(seen_from(info, facts.raknet));
+  body["join"] = join != nullptr ? json::value(*join) : json::value(nullptr);
   return json::serialize(body);
 }
 

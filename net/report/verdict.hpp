@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/json/object.hpp>
+
 #include "net/api/failure.hpp"
 #include "net/api/results.hpp"
 #include "net/api/target.hpp"
@@ -15,8 +17,14 @@ namespace netherscope::net::report {
 
 /// The verdicts, from best to worst news.
 enum class verdict_kind : std::uint8_t {
-  /// A UDP candidate answered a connectivity check with the right credentials.
+  /// A player's connection reached the game (the check's join got NetworkSettings); without
+  /// a join (none could run), a UDP candidate answered a connectivity check.
   joinable,
+  /// The join reached the game, which turned the player away as of another version
+  /// (PlayStatus 1 or 2).
+  version_mismatch,
+  /// The join failed at a stage between ICE and the game.
+  join_failed,
   /// The signalling port answers, but no UDP candidate did (closed firewall, wrong port,
   /// something else on the port, or no usable answer to the offer).
   signalling_only,
@@ -61,8 +69,41 @@ struct candidate_fact {
 };
 
 /// Everything the verdict rests on.
+/// One candidate as the check's join tried it.
+struct join_try {
+  std::string candidate;
+  std::string remote;
+  bool answered = false;
+  unsigned checked_us = 0;
+  /// Answers whose MESSAGE-INTEGRITY did not verify: something else answers on the port.
+  unsigned bad_integrity = 0;
+  double rtt_ms = -1;
+};
+
+/// What the check's join (POST /api/join's object) says, read from its reply.
+struct join_facts {
+  /// A join ran (it does once signalling gave an answer); false decides as before joins.
+  bool present = false;
+  bool joined = false;
+  std::string outcome;
+  std::string stage;
+  std::string reason;
+  std::int64_t sent = -1;
+  std::int64_t server_protocol = -1;
+  std::string server_version;
+  std::vector<join_try> tried;
+  /// The pair that worked, "address:port"; empty when none did.
+  std::string pair_remote;
+  double total_ms = -1;
+};
+
+/// The facts of a join object (net/report/join_reply's).
+join_facts join_facts_of(const boost::json::object& join);
+
 struct check_facts {
   api::target where;
+  /// The join the check made with its offer.
+  join_facts join;
   /// The status call's error (none when it answered 2xx).
   api::failure info_error;
   /// The probed offer's error (none when it gave a valid answer).
@@ -130,8 +171,10 @@ bool is_target_failure(const api::failure& error);
 /// infoError, offer, offerError, raknet, clients}: info and offer are the two calls' reply
 /// bodies (null when they failed or were not made), infoError and offerError their error bodies
 /// (null when none), raknet the RakNet status of facts.raknet (null when it was not tried), and
-/// clients the client versions that reach the server over what answered (net/report/clients).
+/// clients the client versions that reach the server over what answered (net/report/clients),
+/// and join the join made with the offer (POST /api/join's object; null when none was).
 std::string render_check(const check_facts& facts, const check_verdict& verdict,
-                         const api::info_reply& info, const api::offer_reply& offer);
+                         const api::info_reply& info, const api::offer_reply& offer,
+                         const boost::json::object* join = nullptr);
 
 } // namespace netherscope::net::report

@@ -232,10 +232,15 @@ TEST_CASE("reach e2e: /api/check gives one verdict per fake target mode", "[e2e]
   };
   held_udp_port taken;
   std::vector<mode> modes{
-    {"answering", {}, "joinable", "answered a connectivity check", ""},
-    {"closed firewall", {"--stun", "silent"}, "signalling_only", "did not answer", "Open UDP"},
-    {"wrong integrity", {"--stun", "wrong-integrity"}, "signalling_only",
+    // The check joins: the fake's game layer decides these.
+    {"answering", {}, "joinable", "reached the game", ""},
+    {"closed firewall", {"--stun", "silent"}, "join_failed", "did not answer our checks",
+     "Open UDP"},
+    {"wrong integrity", {"--stun", "wrong-integrity"}, "join_failed",
      "not with the credentials", "no other program"},
+    {"another version", {"--game-protocol", "3000"}, "version_mismatch", "PlayStatus 1",
+     "update the game"},
+    {"no DTLS", {"--game", "off"}, "join_failed", "failed at dtls", "/api/explain/dtls_failed"},
     {"drained pool", {"--udp-ports", std::to_string(taken.port())}, "no_candidates",
      "without any candidate", "server-udp-ports"},
     {"rejecting offers", {"--reject-offers", "13"}, "refused", "NetherNet error 13", "log"},
@@ -287,8 +292,12 @@ TEST_CASE("reach e2e: /api/check gives one verdict per fake target mode", "[e2e]
     if (m.verdict == "refused" || m.verdict == "auth_required") {
       CHECK(body.at("offer").is_null());
       CHECK(body.at("offerError").is_object());
+      CHECK(body.at("join").is_null());
     } else {
-      CHECK(body.at("offer").at("reachability").is_object());
+      // The join's own offer is the check's offer, and the join comes along.
+      CHECK(body.at("offer").at("ok") == true);
+      CHECK(body.at("join").is_object());
+      CHECK((body.at("join").at("joined") == true) == (m.verdict == "joinable"));
     }
   }
 

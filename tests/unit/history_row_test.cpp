@@ -59,12 +59,17 @@ TEST_CASE("verdict codes: the table is stable, unique and names every verdict", 
   CHECK(static_cast<int>(verdict_code::auth_required) == 7);
   CHECK(static_cast<int>(verdict_code::raknet_only) == 8);
   CHECK(static_cast<int>(verdict_code::not_allowed) == 9);
+  CHECK(static_cast<int>(verdict_code::version_mismatch) == 10);
+  CHECK(static_cast<int>(verdict_code::join_failed) == 11);
+  CHECK(class_of(verdict_code::version_mismatch) == verdict_class::up);
+  CHECK(class_of(verdict_code::join_failed) == verdict_class::up);
   CHECK(class_of(verdict_code::joinable) == verdict_class::joinable);
   CHECK(class_of(verdict_code::raknet_only) == verdict_class::up);
   CHECK(class_of(verdict_code::auth_required) == verdict_class::up);
   CHECK(class_of(verdict_code::offline) == verdict_class::offline);
   CHECK_FALSE(verdict_from_byte(0));
-  CHECK_FALSE(verdict_from_byte(10));
+  CHECK(verdict_from_byte(11) == verdict_code::join_failed);
+  CHECK_FALSE(verdict_from_byte(12));
   CHECK(verdict_name(static_cast<verdict_code>(77)) == "unknown");
   CHECK_FALSE(verdict_from_name("Joinable"));
 }

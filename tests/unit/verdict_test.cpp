@@ -514,3 +514,77 @@ TEST_CASE("verdict: check bodies with RakNet and clients match the OpenAPI docum
   facts.raknet = raknet_reply{};
   valid(render_check(facts, decide(facts), info, offer_reply{}));
 }
+
+namespace {
+
+/// A check whose join ended as the object says, on an answer with one public candidate.
+check_facts joined_facts(const std::string& join_json) {
+  auto f = facts_with({udp_fact("203.0.113.9", 19140, "public", -1)});
+  f.join = join_facts_of(json::parse(join_json).as_object());
+  return f;
+}
+
+} // namespace
+
+TEST_CASE("verdict: the check's join decides: joined, another version, a failed stage",
+          "[verdict]") {
+  auto joined = decide(joined_facts(
+    R"({"joined":true,"outcome":"joined","stage":"game","reason":"ok",
+        "pair":{"remote":"203.0.113.9:19140"},"timings":{"totalMs":15.5},
+        "tried":[{"remote":"203.0.113.9:19140","answered":true,"checkedUs":1,"rttMs":0.4}]})"));
+  CHECK(joined.kind == verdict_kind::joinable);
+  CHECK(mentions(joined.reasons, "reached the game through UDP 203.0.113.9:19140"));
+  CHECK(joined.next_steps.empty());
+
+  auto newer = decide(joined_facts(
+    R"({"joined":false,"outcome":"outdated_server","stage":"game","reason":"PlayStatus 2",
+        "protocol":{"sent":2193,"server":2169,"version":"1.26.45"}})"));
+  CHECK(newer.kind == verdict_kind::version_mismatch);
+  CHECK(mentions(newer.reasons, "PlayStatus 2"));
+  CHECK(mentions(newer.reasons, "1.26.45 (protocol 2169)"));
+  CHECK(mentions(newer.next_steps, "Update the server"));
+  auto older = decide(joined_facts(
+    R"({"joined":false,"outcome":"outdated_client","stage":"game","reason":"PlayStatus 1",
+        "protocol":{"sent":100,"server":2193,"version":"1.26.51"}})"));
+  CHECK(older.kind == verdict_kind::version_mismatch);
+  CHECK(mentions(older.next_steps, "1.26.51 (protocol 2193)"));
+
+  auto dtls = decide(joined_facts(
+    R"({"joined":false,"outcome":"dtls_failed","stage":"dtls","reason":"The DTLS handshake failed."})"));
+  CHECK(dtls.kind == verdict_kind::join_failed);
+  CHECK(mentions(dtls.reasons, "failed at dtls"));
+  CHECK(mentions(dtls.next_steps, "/api/explain/dtls_failed"));
+  CHECK(dtls.next_steps.size() >= 2);
+
+  auto ice = decide(joined_facts(
+    R"({"joined":false,"outcome":"ice_failed","stage":"ice","reason":"No pair.",
+        "tried":[{"remote":"203.0.113.9:19140","answered":false,"checkedUs":0,"badIntegrity":2}]})"));
+  CHECK(ice.kind == verdict_kind::join_failed);
+  CHECK(mentions(ice.reasons, "not with the credentials"));
+  CHECK(mentions(ice.next_steps, "Open UDP 19140"));
+  CHECK(mentions(ice.next_steps, "no other program"));
+}
+
+TEST_CASE("verdict: a join that ended at signalling leaves the verdict to the candidates",
+          "[verdict]") {
+  // Every candidate refused by the policy: untried, so private_candidates, as the probe said.
+  auto f = facts_with({udp_fact("172.17.0.2", 19132, "private", -1)});
+  f.join = join_facts_of(json::parse(
+    R"({"joined":false,"outcome":"candidates_refused","stage":"signalling","reason":"x","tried":[]})")
+                           .as_object());
+  auto v = decide(f);
+  CHECK(v.kind == verdict_kind::private_candidates);
+  CHECK(mentions(v.next_steps, "map the container's UDP ports"));
+  // An answer with no candidate: no_candidates.
+  auto none = facts_with({});
+  none.join = join_facts_of(json::parse(
+    R"({"joined":false,"outcome":"no_candidates","stage":"signalling","reason":"x"})").as_object());
+  CHECK(decide(none).kind == verdict_kind::no_candidates);
+  // A broken join object decides nothing from the join: its fields read as absent, and the
+  // candidates decide.
+  auto odd = facts_with({udp_fact("203.0.113.9", 19140, "public", -1)});
+  odd.join = join_facts_of(json::parse(R"({"joined":"yes","stage":7,"tried":[1,{"remote":5}]})").as_object());
+  auto decided = decide(odd);
+  CHECK(decided.kind == verdict_kind::signalling_only);
+  CHECK_FALSE(decided.reasons.empty());
+}

@@ -486,6 +486,8 @@ function render_offer(body) {
 
 const verdict_titles = {
   joinable: 'Players can join.',
+  version_mismatch: 'Players cannot join: the server runs another version.',
+  join_failed: 'Players cannot join: the connection fails on the way to the game.',
   signalling_only: 'The server answers, but players cannot get through.',
   private_candidates: 'Players cannot join: the server gives only private addresses.',
   no_candidates: 'Players cannot join: the server named no UDP port.',
@@ -517,8 +519,14 @@ function render_check(body) {
   // Joinable from where netherscope runs is not joinable for everyone when every address
   // that answered is a private or loopback one (a test, a LAN the operator allowed).
   const offer = body.offer && typeof body.offer === 'object' ? body.offer : {};
-  const answered = (Array.isArray(offer.candidates) ? offer.candidates : [])
-    .filter((c) => c && c.reachable === true);
+  const candidates = Array.isArray(offer.candidates) ? offer.candidates : [];
+  let answered = candidates.filter((c) => c && c.reachable === true);
+  // With a join, the candidate that answered is the pair's.
+  const join = body.join && typeof body.join === 'object' ? body.join : null;
+  if (join && join.joined === true && join.pair && typeof join.pair.remote === 'string') {
+    const remote = join.pair.remote;
+    answered = candidates.filter((c) => c && `${String(c.address).includes(':') ? `[${c.address}]` : c.address}:${c.port}` === remote);
+  }
   const local_only = body.verdict === 'joinable' && answered.length > 0
     && answered.every((c) => c.scope !== 'public');
   if (local_only) {
@@ -561,6 +569,9 @@ function render_check(body) {
     render_status({ nethernet: info, raknet, clients: body.clients });
   if (body.offer && typeof body.offer === 'object' && body.offer.ok === true)
     render_offer(body.offer);
+  // The check's join, as its own timeline.
+  if (body.join && typeof body.join === 'object')
+    render_join(body.join);
 }
 
 // -- the join, stage by stage ----------------------------------------------------------
