@@ -1,11 +1,13 @@
-// Fuzzes the JSON body of POST /api/offer: any bytes give either a request whose every field
-// is within its rules, or an invalid_input failure with a message; never anything else.
+// Fuzzes the JSON bodies of POST /api/offer and POST /api/join: any bytes give either a request
+// whose every field is within its rules, or an invalid_input failure with a message; never
+// anything else.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "net/api/host_port.hpp"
+#include "net/api/join_request.hpp"
 #include "net/api/offer_request.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 #include "support/rooms.hpp"
@@ -18,6 +20,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // The same bytes as a Content-Type and as a networkId: both are read from callers' text.
   is_json_media_type(body);
   is_valid_network_id(body);
+
+  failure join_error;
+  if (auto join = parse_join_body(body, join_error)) {
+    require(join_error.ok(), "an accepted join body leaves the failure untouched");
+    require(join->players >= 1 && join->players <= max_join_players, "players is 1 or 2");
+    require(join->protocol >= 0 && join->protocol <= 100000, "protocol is bounded");
+    require(join->network_id.empty() || is_valid_network_id(join->network_id),
+            "an accepted join networkId is 1..20 digits within uint64");
+  } else {
+    require(join_error.code == error_code::invalid_input && !join_error.message.empty(),
+            "a refused join body is invalid_input and says why");
+  }
 
   failure error;
   auto req = parse_offer_body(body, error);
