@@ -213,6 +213,8 @@ TEST_CASE("join api e2e: the fake target's game layer, and each fault it has", "
     {{"--game", "silent"}, "game", "game_silent"},
     {{"--game", "garbage"}, "game", "game_unreadable"},
     {{"--game", "off"}, "dtls", "dtls_failed"},
+    {{"--game", "no-sctp"}, "sctp", "sctp_failed"},
+    {{"--game", "refuse-channels"}, "channels", "channels_refused"},
     {{"--stun", "silent"}, "ice", "ice_failed"},
   }));
   auto args = f.args;

@@ -222,7 +222,8 @@ void game_session::handshake() {
   }
   established_ = true;
   ++stats_.dtls_established;
-  start_sctp();
+  if (settings_.mode != game_mode::no_sctp)
+    start_sctp();
 }
 
 void game_session::start_sctp() {
@@ -304,6 +305,16 @@ void game_session::serve_inbox() {
       // DATA_CHANNEL_OPEN (RFC 8832 §5.1): acknowledged on its stream; the label names the
       // reliable channel, where the game's packets come.
       if (m.data.size() < 12 || m.data[0] != 0x03) continue;
+      if (settings_.mode == game_mode::refuse_channels) {
+        // As go-nethernet does with a channel it does not accept: the connection ends.
+        struct linger abort_now{1, 0};
+        usrsctp_setsockopt(sctp_, SOL_SOCKET, SO_LINGER, &abort_now, sizeof abort_now);
+        usrsctp_close(sctp_);
+        usrsctp_deregister_address(this);
+        sctp_ = nullptr;
+        closed_ = true;
+        return;
+      }
       const auto label_length = static_cast<std::size_t>(static_cast<unsigned char>(m.data[8]) << 8
                                                          | static_cast<unsigned char>(m.data[9]));
       if (m.data.size() >= 12 + label_length && m.data.compare(12, label_length, "ReliableDataChannel") == 0)
@@ -333,6 +344,8 @@ void game_session::answer_game(std::uint16_t stream, const std::string& data) {
   switch (settings_.mode) {
     case game_mode::silent:
     case game_mode::off:
+    case game_mode::no_sctp:
+    case game_mode::refuse_channels:
       return;
     case game_mode::garbage:
       send_message(stream, ppid_binary, std::string_view("\x00\xff\xff\xff\xff\xff\x7f", 7));

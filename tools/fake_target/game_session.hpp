@@ -23,9 +23,10 @@ struct socket;
 namespace fake_target {
 
 /// What the game layer answers (--game): NetworkSettings at --game-protocol, PlayStatus 1 to
-/// an older client and 2 to a newer one; nothing; bytes that are no NetherNet message; or no
-/// DTLS at all (the fake before it had a game layer).
-enum class game_mode { normal, silent, garbage, off };
+/// an older client and 2 to a newer one; nothing; bytes that are no NetherNet message; no
+/// DTLS at all (the fake before it had a game layer); DTLS but no SCTP; or SCTP with every
+/// channel refused (the association aborted at the first DATA_CHANNEL_OPEN).
+enum class game_mode { normal, silent, garbage, off, no_sctp, refuse_channels };
 
 /// Shared by every session: the mode, the protocol, and the DTLS certificate the answers'
 /// a=fingerprint names.

@@ -166,6 +166,8 @@ int main(int argc, char** argv) {
   game.mode = state.cfg.game == "silent"    ? game_mode::silent
               : state.cfg.game == "garbage" ? game_mode::garbage
               : state.cfg.game == "off"     ? game_mode::off
+              : state.cfg.game == "no-sctp" ? game_mode::no_sctp
+              : state.cfg.game == "refuse-channels" ? game_mode::refuse_channels
                                             : game_mode::normal;
   game.protocol = state.cfg.game_protocol;
   udp_port_pool ports(ioc, state.cfg.bind, state.cfg.udp_ports, state.cfg.port_hold, state.cfg.stun,
