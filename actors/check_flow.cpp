@@ -8,6 +8,7 @@
 
 #include "net/api/offer_request.hpp"
 #include "net/report/check_row.hpp"
+#include "net/report/join_reply.hpp"
 #include "net/report/clients.hpp"
 #include "net/report/verdict.hpp"
 
@@ -45,14 +46,8 @@ void answer(const api::api_call& call, const api::quota_verdict& verdict, api::i
 void check_join(front_pointer self, const front_peers& peers, const front_settings& settings,
                 const api::api_call& call, const api::quota_verdict& verdict, api::info_reply info,
                 api::raknet_reply raknet) {
-  auto seen = report::seen_from(info, raknet);
-  api::join_order order;
-  order.server_protocol = seen.nethernet_protocol;
-  order.server_version = seen.nethernet_version;
-  order.protocol = seen.nethernet_protocol > 0 && seen.nethernet_protocol <= INT32_MAX
-                     ? static_cast<std::int32_t>(seen.nethernet_protocol)
-                     : report::newest_known_protocol();
-  order.network_id = api::random_network_id();
+  auto order = report::join_order_for(report::seen_from(info, raknet), 0,
+                                      api::random_network_id());
   self->request(peers.registry, settings.join_deadline, join_atom::value, call.where, order)
     .then(
       [=](api::join_result& join) {

@@ -91,16 +91,8 @@ void learn_protocol(front_pointer self, const front_peers& peers, const front_se
           call.reply(with_quota(failed(info.error), verdict));
           return;
         }
-        auto seen = report::seen_from(info, api::raknet_reply{});
-        api::join_order order;
-        order.network_id = call.network_id;
-        order.server_protocol = seen.nethernet_protocol;
-        order.server_version = seen.nethernet_version;
-        order.protocol = call.join_protocol;
-        if (order.protocol == 0)
-          order.protocol = seen.nethernet_protocol > 0 && seen.nethernet_protocol <= INT32_MAX
-                             ? static_cast<std::int32_t>(seen.nethernet_protocol)
-                             : report::newest_known_protocol();
+        auto order = report::join_order_for(report::seen_from(info, api::raknet_reply{}),
+                                            call.join_protocol, call.network_id);
         run_joins(self, peers, settings, call, verdict, std::move(order));
       },
       [=](caf::error& err) { call.reply(with_quota(lost_reply(err), verdict)); });

@@ -55,13 +55,10 @@ bool read_players(const boost::json::object& obj, join_request& req, failure& er
 } // namespace
 
 std::optional<join_request> parse_join_body(std::string_view body, failure& error) {
-  boost::system::error_code ec;
-  auto value = boost::json::parse(body, ec);
-  if (ec || !value.is_object()) {
-    error = invalid_input("the body must be a JSON object such as {\"host\":\"play.example.com\"}");
+  auto parsed = read_object_body(body, R"({"host":"play.example.com"})", error);
+  if (!parsed)
     return std::nullopt;
-  }
-  auto& obj = value.as_object();
+  auto& obj = *parsed;
   join_request req;
   if (!read_target(obj, req.where, error) || !read_network_id(obj, req, error)
       || !read_protocol(obj, req, error) || !read_players(obj, req, error))

@@ -101,14 +101,22 @@ bool is_valid_network_id(std::string_view text) {
   return text.size() < max_uint64.size() || text <= max_uint64;
 }
 
-std::optional<offer_request> parse_offer_body(std::string_view body, failure& error) {
+std::optional<boost::json::object> read_object_body(std::string_view body, std::string_view example,
+                                                    failure& error) {
   boost::system::error_code ec;
   auto value = boost::json::parse(body, ec);
   if (ec || !value.is_object()) {
-    error = invalid_input("the body must be a JSON object such as {\"host\":\"play.example.com\"}");
+    error = invalid_input("the body must be a JSON object such as " + std::string{example});
     return std::nullopt;
   }
-  auto& obj = value.as_object();
+  return std::move(value.as_object());
+}
+
+std::optional<offer_request> parse_offer_body(std::string_view body, failure& error) {
+  auto parsed = read_object_body(body, R"({"host":"play.example.com"})", error);
+  if (!parsed)
+    return std::nullopt;
+  auto& obj = *parsed;
   offer_request req;
 
   if (!read_target(obj, req.where, error))

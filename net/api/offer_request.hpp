@@ -29,6 +29,11 @@ bool is_valid_network_id(std::string_view text);
 /// A JSON value as a port number 1..65535, or nullopt.
 std::optional<std::uint16_t> port_number(const boost::json::value& v);
 
+/// A request body read as a JSON object; nullopt with invalid_input ("the body must be a JSON
+/// object such as <example>") for anything else.
+std::optional<boost::json::object> read_object_body(std::string_view body, std::string_view example,
+                                                    failure& error);
+
 /// Reads the target a JSON object names, as POST /api/offer's body and each entry of POST
 /// /api/status's name it: host (required), port and tls (true or false; absent or null to
 /// detect). On invalid input returns false and sets error (invalid_input, naming the field);

@@ -40,14 +40,11 @@ status_item read_item(const boost::json::object& entry, std::size_t index) {
 } // namespace
 
 std::optional<std::vector<status_item>> parse_status_body(std::string_view body, failure& error) {
-  boost::system::error_code ec;
-  auto value = boost::json::parse(body, ec);
-  if (ec || !value.is_object()) {
-    error = invalid_input("the body must be a JSON object such as " + std::string{example});
+  auto parsed = read_object_body(body, example, error);
+  if (!parsed)
     return std::nullopt;
-  }
   auto limit = std::to_string(max_status_targets);
-  auto targets = value.as_object().if_contains("targets");
+  auto targets = parsed->if_contains("targets");
   if (targets == nullptr || targets->is_null()) {
     error = invalid_input("targets is required: an array of 1 to " + limit
                     + " servers such as " + std::string{example});

@@ -38,14 +38,10 @@ std::optional<std::uint32_t> whole_seconds(const boost::json::value& v) {
 } // namespace
 
 std::optional<watch_spec> parse_watch_body(std::string_view body, failure& error) {
-  boost::system::error_code ec;
-  auto value = boost::json::parse(body, ec);
-  if (ec || !value.is_object()) {
-    error = invalid_input("the body must be a JSON object such as "
-                          "{\"host\":\"play.example.com\",\"port\":19132}");
+  auto parsed = read_object_body(body, R"({"host":"play.example.com","port":19132})", error);
+  if (!parsed)
     return std::nullopt;
-  }
-  auto& obj = value.as_object();
+  auto& obj = *parsed;
   for (auto& field : obj)
     if (std::find(watch_fields.begin(), watch_fields.end(), field.key()) == watch_fields.end()) {
       error = invalid_input("unknown field \"" + valid_utf8(field.key(), 64)

@@ -6,6 +6,7 @@
 #include <boost/json/parse.hpp>
 
 #include "net/api/api_json.hpp"
+#include "net/api/offer_request.hpp"
 #include "net/api/watch_request.hpp"
 
 namespace netherscope::net::api {
@@ -21,14 +22,11 @@ constexpr std::string_view format_rule =
 } // namespace
 
 std::optional<webhook_spec> parse_webhook_body(std::string_view body, failure& error) {
-  boost::system::error_code ec;
-  auto value = boost::json::parse(body, ec);
-  if (ec || !value.is_object()) {
-    error = invalid_input("the body must be a JSON object such as "
-                          "{\"url\":\"https://example.com/hook\",\"format\":\"json\"}");
+  auto parsed = read_object_body(body, R"({"url":"https://example.com/hook","format":"json"})",
+                                 error);
+  if (!parsed)
     return std::nullopt;
-  }
-  auto& obj = value.as_object();
+  auto& obj = *parsed;
   for (auto& field : obj)
     if (std::find(webhook_fields.begin(), webhook_fields.end(), field.key())
         == webhook_fields.end()) {

@@ -127,6 +127,20 @@ bool reached(const join::join_report& report, join::join_stage stage) {
 
 } // namespace
 
+api::join_order join_order_for(const transports_seen& seen, std::int32_t asked,
+                               std::string network_id) {
+  api::join_order order;
+  order.network_id = std::move(network_id);
+  order.server_protocol = seen.nethernet_protocol;
+  order.server_version = seen.nethernet_version;
+  order.protocol = asked;
+  if (order.protocol == 0)
+    order.protocol = seen.nethernet_protocol > 0 && seen.nethernet_protocol <= INT32_MAX
+                       ? static_cast<std::int32_t>(seen.nethernet_protocol)
+                       : newest_known_protocol();
+  return order;
+}
+
 std::string_view signalling_outcome(const api::failure& offer_error, bool signed_in) {
   switch (offer_error.code) {
     case api::error_code::upstream_timeout:

@@ -11,6 +11,7 @@
 #include "net/api/failure.hpp"
 #include "net/api/join_request.hpp"
 #include "net/join/job.hpp"
+#include "net/report/clients.hpp"
 
 namespace netherscope::net::report {
 
@@ -26,6 +27,12 @@ struct join_context {
   /// The linked Xbox account's gamertag the offer was signed as; empty for self-signed.
   std::string offered_as;
 };
+
+/// One player's join order after the server's status: the protocol asked for (0 for the
+/// server's own, as its GET /v1/join names it, else the newest the service knows) and what
+/// the status said of the server.
+api::join_order join_order_for(const transports_seen& seen, std::int32_t asked,
+                               std::string network_id);
 
 /// The outcome code of an offer that got no usable answer: auth_required or not_allowed (an
 /// online-mode refusal, as GET /api/check names it, not_allowed when we were signed in),

@@ -1,5 +1,7 @@
 #include "game_session.hpp"
 
+#include "crypto.hpp"
+
 #include <openssl/bio.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -43,18 +45,13 @@ int on_receive(struct socket*, union sctp_sockstore, void* data, std::size_t len
   return 1;
 }
 
-/// "AB:CD:…" of SHA-256 over a certificate's DER, uppercase, as the answers write theirs.
+/// The certificate's fingerprint as the answers write theirs (crypto.hpp).
 std::string fingerprint_of(X509* cert) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  if (X509_digest(cert, EVP_sha256(), digest, &size) != 1) return {};
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned int i = 0; i < size; ++i) {
-    if (i) out += ':';
-    out += hex[digest[i] >> 4];
-    out += hex[digest[i] & 15];
-  }
+  unsigned char* der = nullptr;
+  const int size = i2d_X509(cert, &der);
+  if (size <= 0) return {};
+  auto out = sha256_fingerprint(std::string_view(reinterpret_cast<const char*>(der), static_cast<std::size_t>(size)));
+  OPENSSL_free(der);
   return out;
 }
 
