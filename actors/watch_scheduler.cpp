@@ -3,10 +3,13 @@
 #include <caf/all.hpp>
 
 #include "actors/status_flow.hpp"
+#include "net/api/offer_request.hpp"
 #include "net/api/telemetry.hpp"
 #include "net/base/crypto.hpp"
 #include "net/base/log.hpp"
 #include "net/report/check_row.hpp"
+#include "net/report/clients.hpp"
+#include "net/report/join_reply.hpp"
 #include "net/report/verdict.hpp"
 
 namespace netherscope::actors {
@@ -48,6 +51,17 @@ std::optional<api::target> target_of(std::string_view key) {
 
 void poll(scheduler_pointer self);
 
+/// How long the join's offer took to be answered, as its timings say.
+std::optional<double> signalling_ms(const boost::json::object& join) {
+  auto* timings = join.if_contains("timings");
+  if (timings == nullptr || !timings->is_object())
+    return std::nullopt;
+  auto* ms = timings->as_object().if_contains("signallingMs");
+  if (ms == nullptr || !ms->is_number())
+    return std::nullopt;
+  return ms->to_number<double>();
+}
+
 /// Hands the check's row (empty when the check gave none) to the history actor, which
 /// completes the claim and stores it.
 void finish(scheduler_pointer self, const api::schedule_claim& claim, std::string encoded) {
@@ -75,27 +89,29 @@ void conclude(scheduler_pointer self, const api::schedule_claim& claim,
   finish(self, claim, api::encode(row));
 }
 
-/// The probed offer, asked afresh, after the status answered.
-void check_offer(scheduler_pointer self, const api::schedule_claim& claim,
-                 const api::target& where, report::check_replies replies) {
-  api::offer_request req;
-  req.where = where;
-  req.fresh = true;
-  req.probe = true;
+/// The join, after the status answered: its own fresh offer is the check's offer, and the
+/// join decides whether players get in (as for GET /api/check).
+void check_join(scheduler_pointer self, const api::schedule_claim& claim,
+                const api::target& where, report::check_replies replies) {
+  auto order = report::join_order_for(report::seen_from(replies.info, replies.raknet), 0,
+                                      api::random_network_id());
   auto t0 = steady::now();
-  // No timeout: the cache answers within its flight deadline.
-  self->request(self->state.peers.cache, caf::infinite, offer_atom::value, std::move(req))
+  self->request(self->state.peers.registry, self->state.settings.join_deadline, join_atom::value,
+                where, order)
     .then(
-      [=](api::offer_reply& offer) mutable {
-        if (!report::is_target_failure(offer.error)) {
-          // The per-target limit, a refused address, or the service failing: no verdict
-          // about the server, so no row; the next slot checks again.
+      [=](api::join_result& join) mutable {
+        if (!join.error.ok() || !report::is_target_failure(join.offer.error)) {
+          // The per-target limit, no free worker, a refused address, or the service
+          // failing: no verdict about the server, so no row; the next slot checks again.
           finish(self, claim, {});
           return;
         }
-        replies.offer = std::move(offer);
+        replies.offer = std::move(join.offer);
         replies.offer_tried = true;
-        replies.offer_ms = ms_since(t0);
+        replies.offer_ms = signalling_ms(join.body).value_or(ms_since(t0));
+        // A join that ended at signalling has no more to say than its offer's error.
+        if (replies.offer.error.ok())
+          replies.join = std::move(join.body);
         conclude(self, claim, where, replies);
       },
       [=](caf::error&) { finish(self, claim, {}); });
@@ -129,7 +145,7 @@ void run_check(scheduler_pointer self, const api::schedule_claim& claim) {
                           conclude(self, claim, where, replies);
                           return;
                         }
-                        check_offer(self, claim, where, std::move(replies));
+                        check_join(self, claim, where, std::move(replies));
                       });
 }
 

@@ -1,8 +1,8 @@
 // The watch scheduler: runs each watched server's check on its period (docs/WATCHES.md, "The
 // schedule"). On its own timers it asks the history actor to bring the schedule in line with
 // the watches and to claim the checks that are due, runs each as GET /api/check does (both
-// transports' status, then a probed offer, each asked of the server afresh; no quota, but the
-// per-target limit as for any call), and hands the row to the history actor, which stores it
+// transports' status, then a join with its own fresh offer; no quota, but the per-target
+// limit and the join workers' limit as for any call), and hands the row to the history actor, which stores it
 // and answers the check before it. Replicas on one Redis share the schedule by claims with
 // leases, so each check runs on one of them.
 #pragma once
@@ -28,10 +28,11 @@ struct scheduler_settings {
   std::chrono::milliseconds sync_interval{10000};
   /// The most checks it runs at once; due checks beyond them wait for the next poll.
   std::size_t max_in_flight = 64;
-  /// The longest one check may take (the status, then the offer); its lease adds a margin.
-  std::chrono::milliseconds check_deadline{45000};
-  /// The status calls' deadline, as for GET /api/check.
+  /// The longest one check may take (the status, then the join); its lease adds a margin.
+  std::chrono::milliseconds check_deadline{65000};
+  /// The status calls' and the join's deadlines, as for GET /api/check.
   std::chrono::milliseconds info_deadline{20000};
+  std::chrono::milliseconds join_deadline{40000};
   /// Unix milliseconds now; tests set it.
   std::function<std::int64_t()> now_ms;
 };
@@ -39,7 +40,6 @@ struct scheduler_settings {
 /// The actors a check asks.
 struct scheduler_peers {
   probe_registry_actor registry;
-  cache_actor cache;
   history_actor history;
 };
 

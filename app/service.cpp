@@ -288,7 +288,7 @@ std::optional<upstream_clients> make_clients(asio::io_context& ioc, const config
   }
   auto pings = std::make_shared<upstream::udp_exchanger>(ioc, resolver, target_policy_of(cfg));
   upstream_clients made{std::move(client), std::move(provider_client), std::move(checks),
-                        std::move(resolver), std::move(pings), nullptr, nullptr, nullptr};
+                        std::move(resolver), std::move(pings), nullptr, nullptr, nullptr, nullptr};
   auto joins = join_runner_settings_of(cfg);
   if (::access(joins.worker_path.c_str(), X_OK) != 0)
     base::log::write(base::log::level::warn, "join_worker_missing",
@@ -456,8 +456,7 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
   auto scheduler_cfg = scheduler_settings_of(cfg);
   scheduler_cfg.now_ms = unix_now_ms;
   actors.scheduler = system.spawn(actors::watch_scheduler,
-                                  actors::scheduler_peers{peers.registry, peers.cache,
-                                                          peers.history},
+                                  actors::scheduler_peers{peers.registry, peers.history},
                                   std::move(scheduler_cfg));
   auto front_cfg = front_settings_of(cfg);
   front_cfg.state_key = secrets.state_key;

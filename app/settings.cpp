@@ -182,6 +182,12 @@ actors::watch_settings watch_settings_of(const config& cfg) {
   return watches;
 }
 
+/// How long a join may take in all: its offer, then the worker and the runner's grace.
+std::chrono::milliseconds join_deadline_of(const config& cfg) {
+  return cfg.connect_timeout + cfg.answer_timeout + cfg.join_timeout
+         + join_runner_settings_of(cfg).grace + lost_reply_margin;
+}
+
 actors::scheduler_settings scheduler_settings_of(const config& cfg) {
   actors::scheduler_settings scheduler;
   std::chrono::milliseconds min_period{std::int64_t{cfg.watch_min_period} * 1000};
@@ -190,8 +196,8 @@ actors::scheduler_settings scheduler_settings_of(const config& cfg) {
   scheduler.poll_interval = std::clamp(min_period / 10, std::chrono::milliseconds{100},
                                        std::chrono::milliseconds{1000});
   scheduler.info_deadline = cfg.status_timeout + lost_reply_margin;
-  scheduler.check_deadline
-    = scheduler.info_deadline + cache_settings_of(cfg).flight_deadline;
+  scheduler.join_deadline = join_deadline_of(cfg);
+  scheduler.check_deadline = scheduler.info_deadline + scheduler.join_deadline;
   return scheduler;
 }
 
@@ -217,8 +223,7 @@ actors::front_settings front_settings_of(const config& cfg) {
   front.limits = quota_limits_of(cfg);
   front.info_deadline = cfg.status_timeout + lost_reply_margin;
   front.signin_deadline = 2 * cfg.status_timeout + lost_reply_margin;
-  front.join_deadline = cfg.connect_timeout + cfg.answer_timeout + cfg.join_timeout
-                        + join_runner_settings_of(cfg).grace + lost_reply_margin;
+  front.join_deadline = join_deadline_of(cfg);
   front.oauth = oauth_settings_of(cfg);
   return front;
 }

@@ -63,6 +63,10 @@ net::upstream::client_settings provider_client_settings_of(const config& cfg);
 /// program) and how many may run at once.
 net::upstream::join_runner_settings join_runner_settings_of(const config& cfg);
 
+/// How long a join may take in all (its offer, the worker, the runner's grace): the deadline
+/// of POST /api/join's, a check's and a watch check's join.
+std::chrono::milliseconds join_deadline_of(const config& cfg);
+
 /// The probes' deadlines and lifetime.
 actors::probe_settings probe_settings_of(const config& cfg);
 

@@ -285,4 +285,8 @@ double shown_ms(double ms) {
   return std::round(ms * 100.0) / 100.0;
 }
 
+boost::json::value number_or_null(const std::optional<std::uint32_t>& n) {
+  return n ? boost::json::value(*n) : boost::json::value(nullptr);
+}
+
 } // namespace netherscope::net::api

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,6 +35,9 @@ std::string render_error(const failure& error);
 /// Milliseconds as every reply shows them (latencyMs, rttMs, elapsedMs): two decimals, enough
 /// to tell loopback from a LAN from the Internet.
 double shown_ms(double ms);
+
+/// A count as JSON: the number, or null when there is none.
+boost::json::value number_or_null(const std::optional<std::uint32_t>& n);
 
 /// A target's body as an error quotes it: fit_for_json within quoted_body_limit.
 json_text quote_body(std::string_view body);

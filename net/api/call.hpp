@@ -56,8 +56,8 @@ enum class call_kind : std::uint8_t {
   /// POST /api/join: one or two players join as a player's client does, each with an offer
   /// of its own; counted as one offer call per player.
   join,
-  /// GET /api/check: the status, then a probed offer, then one verdict; counted as one info
-  /// and one offer call.
+  /// GET /api/check: the status, then a join with its own offer, then one verdict; counted
+  /// as one info and one offer call.
   check,
   /// GET /api/status: both transports' status at once (NetherNet's GET /v1/join and the
   /// RakNet ping), counted as one info call.

@@ -13,10 +13,6 @@ namespace json = boost::json;
 
 namespace {
 
-json::value optional_number(const std::optional<std::uint32_t>& v) {
-  return v ? json::value(*v) : json::value(nullptr);
-}
-
 json::value optional_ms(const std::optional<std::uint32_t>& us) {
   return us ? json::value(static_cast<double>(*us) / 1000.0) : json::value(nullptr);
 }
@@ -53,7 +49,7 @@ json::value players_summary(const std::vector<history_hour>& hours) {
   o["min"] = least;
   o["avg"] = rounded_avg(static_cast<double>(sum) / static_cast<double>(samples));
   o["max"] = most;
-  o["maxPlayers"] = optional_number(limit);
+  o["maxPlayers"] = number_or_null(limit);
   return o;
 }
 
@@ -64,8 +60,8 @@ json::object row_point(const history_row& row) {
   p["at"] = row.at;
   p["verdict"] = verdict_name(row.verdict);
   p["class"] = to_string(class_of(row.verdict));
-  p["players"] = optional_number(row.players);
-  p["maxPlayers"] = optional_number(row.max_players);
+  p["players"] = number_or_null(row.players);
+  p["maxPlayers"] = number_or_null(row.max_players);
   if (row.players)
     p["playersFrom"] = row.players_from_raknet ? "raknet" : "nethernet";
   else
@@ -80,7 +76,17 @@ json::object row_point(const history_row& row) {
                                  {"public", row.candidates.public_addresses},
                                  {"reachable", row.candidates.reachable}};
   p["keyId"] = row.key_id ? json::value(key_id_text(*row.key_id)) : json::value(nullptr);
+  p["join"] = join_point(row.join);
   return p;
+}
+
+json::value join_point(const std::optional<join_summary>& join) {
+  if (!join)
+    return nullptr;
+  return json::object{{"joined", join->joined()},
+                      {"stage", join_stage_name(join->stage)},
+                      {"outcome", join_outcome_name(join->outcome)},
+                      {"totalMs", optional_ms(join->total_us)}};
 }
 
 json::object hour_point(const history_hour& hour) {
@@ -96,7 +102,7 @@ json::object hour_point(const history_hour& hour) {
       {"min", hour.players_min}, {"avg", rounded_avg(*avg)}, {"max", hour.players_max}};
   else
     p["players"] = nullptr;
-  p["maxPlayers"] = optional_number(hour.max_players);
+  p["maxPlayers"] = number_or_null(hour.max_players);
   return p;
 }
 

@@ -15,8 +15,12 @@ namespace netherscope::net::api {
 
 /// One check as a point: {at, verdict, class, players, maxPlayers, playersFrom, version,
 /// latencyMs: {nethernet, raknet, offer}, raknetChecked, candidates: {total, forPlayers,
-/// public, reachable}, keyId}; absent values are null.
+/// public, reachable}, keyId, join}; absent values are null.
 boost::json::object row_point(const history_row& row);
+
+/// A check's join as the history and the webhooks write it: {joined, stage, outcome,
+/// totalMs}, or null when the check made no join.
+boost::json::value join_point(const std::optional<join_summary>& join);
 
 /// One hour as a point: {at (the hour's start), checks, online, joinable, verdict (the one
 /// seen most), class, players: {min, avg, max} or null, maxPlayers}.

@@ -11,7 +11,8 @@ namespace netherscope::net::api {
 
 namespace {
 
-constexpr std::uint8_t row_version = 1;
+constexpr std::uint8_t row_version = 2;
+constexpr std::uint8_t row_version_before_joins = 1;
 
 // Which optional fields a record holds. Bits not named here are zero in every record.
 enum row_flag : std::uint16_t {
@@ -23,8 +24,11 @@ enum row_flag : std::uint16_t {
   has_raknet = 1 << 5,
   has_offer = 1 << 6,
   has_key = 1 << 7,
+  has_join = 1 << 8,
+  has_join_time = 1 << 9,
 };
-constexpr std::uint16_t known_flags = (1 << 8) - 1;
+constexpr std::uint16_t known_flags = (1 << 10) - 1;
+constexpr std::uint16_t known_flags_before_joins = (1 << 8) - 1;
 
 bool is_control(unsigned char c) {
   return c < 0x20 || c == 0x7F;
@@ -44,6 +48,28 @@ bool take_optional(std::string_view& in, std::uint16_t flags, std::uint16_t flag
   return true;
 }
 
+/// Reads the join's stage, outcome and time: all zero without a join; with one, codes the
+/// tables hold that agree (joined at the game, and only there).
+bool take_join(std::string_view in, std::uint16_t flags, std::optional<join_summary>& out) {
+  auto stage_byte = static_cast<std::uint8_t>(in[0]);
+  auto outcome_byte = static_cast<std::uint8_t>(in[1]);
+  in.remove_prefix(2);
+  std::optional<std::uint32_t> total_us;
+  if (!take_optional(in, flags, has_join_time, total_us))
+    return false;
+  if (!(flags & has_join))
+    return stage_byte == 0 && outcome_byte == 0 && !total_us;
+  auto stage = join_stage_from_byte(stage_byte);
+  auto outcome = join_outcome_from_byte(outcome_byte);
+  if (!stage || !outcome)
+    return false;
+  join_summary join{*stage, *outcome, total_us};
+  if (join.joined() && *stage != join_stage_code::game)
+    return false;
+  out = join;
+  return true;
+}
+
 } // namespace
 
 bool history_row::operator==(const history_row& o) const {
@@ -51,7 +77,8 @@ bool history_row::operator==(const history_row& o) const {
          && max_players == o.max_players && players_from_raknet == o.players_from_raknet
          && version == o.version && nethernet_us == o.nethernet_us
          && raknet_checked == o.raknet_checked && raknet_us == o.raknet_us
-         && offer_us == o.offer_us && candidates == o.candidates && key_id == o.key_id;
+         && offer_us == o.offer_us && candidates == o.candidates && key_id == o.key_id
+         && join == o.join;
 }
 
 std::string bounded_version(std::string_view text) {
@@ -109,6 +136,8 @@ std::string encode(const history_row& row) {
   flag_if(row.raknet_us.has_value(), has_raknet);
   flag_if(row.offer_us.has_value(), has_offer);
   flag_if(row.key_id.has_value(), has_key);
+  flag_if(row.join.has_value(), has_join);
+  flag_if(row.join && row.join->total_us, has_join_time);
 
   std::string out;
   out.reserve(history_row_size);
@@ -130,11 +159,17 @@ std::string encode(const history_row& row) {
   out += static_cast<char>(version.size());
   out += version;
   out.append(longest_version - version.size(), '\0');
+  out += static_cast<char>(row.join ? static_cast<std::uint8_t>(row.join->stage) : 0);
+  out += static_cast<char>(row.join ? static_cast<std::uint8_t>(row.join->outcome) : 0);
+  base::put_le(out, row.join ? row.join->total_us.value_or(0) : 0U);
   return out;
 }
 
 std::optional<history_row> decode_history_row(std::string_view in) {
-  if (in.size() != history_row_size || static_cast<std::uint8_t>(in[0]) != row_version)
+  auto record_version = in.empty() ? 0 : static_cast<std::uint8_t>(in[0]);
+  bool before_joins = record_version == row_version_before_joins;
+  if (before_joins ? in.size() != history_row_v1_size
+                   : (record_version != row_version || in.size() != history_row_size))
     return std::nullopt;
   history_row row;
   auto code = verdict_from_byte(static_cast<std::uint8_t>(in[1]));
@@ -147,7 +182,8 @@ std::optional<history_row> decode_history_row(std::string_view in) {
   std::uint64_t at = 0;
   base::take_le(in, flags);
   base::take_le(in, at);
-  if ((flags & ~known_flags) != 0 || at > static_cast<std::uint64_t>(INT64_MAX))
+  auto known = before_joins ? known_flags_before_joins : known_flags;
+  if ((flags & ~known) != 0 || at > static_cast<std::uint64_t>(INT64_MAX))
     return std::nullopt;
   row.at = static_cast<std::int64_t>(at);
   row.players_from_raknet = flags & players_raknet;
@@ -185,11 +221,17 @@ std::optional<history_row> decode_history_row(std::string_view in) {
   if (length > longest_version)
     return std::nullopt;
   auto version = in.substr(0, length);
-  auto padding = in.substr(length);
+  auto padding_and_join = in.substr(length);
+  auto padding = padding_and_join.substr(0, longest_version - length);
   if (bounded_version(version) != version
       || padding.find_first_not_of('\0') != std::string_view::npos)
     return std::nullopt;
   row.version = std::string{version};
+  if (before_joins)
+    return row;
+  in = padding_and_join.substr(padding.size());
+  if (!take_join(in, flags, row.join))
+    return std::nullopt;
   return row;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "net/api/join_codes.hpp"
 #include "net/api/verdict_codes.hpp"
 
 namespace netherscope::net::api {
@@ -19,7 +20,11 @@ namespace netherscope::net::api {
 inline constexpr std::size_t longest_version = 23;
 
 /// The size of every encoded row, in bytes.
-inline constexpr std::size_t history_row_size = 68;
+inline constexpr std::size_t history_row_size = 74;
+
+/// The size of a row of record version 1, written before checks joined; read as a row
+/// without a join.
+inline constexpr std::size_t history_row_v1_size = 68;
 
 /// What the check's offer answer held, counted. Each count stops at 255.
 struct candidate_summary {
@@ -35,6 +40,22 @@ struct candidate_summary {
   bool operator==(const candidate_summary& o) const {
     return total == o.total && for_players == o.for_players
            && public_addresses == o.public_addresses && reachable == o.reachable;
+  }
+};
+
+/// How the check's join ended (POST /api/join's joined, stage and outcome).
+struct join_summary {
+  join_stage_code stage = join_stage_code::ice;
+  join_outcome_code outcome = join_outcome_code::ice_failed;
+  /// How long the join took, signalling included (its totalMs), in microseconds; none when
+  /// it did not say.
+  std::optional<std::uint32_t> total_us;
+
+  /// Whether the player's connection reached the game.
+  bool joined() const { return outcome == join_outcome_code::joined; }
+
+  bool operator==(const join_summary& o) const {
+    return stage == o.stage && outcome == o.outcome && total_us == o.total_us;
   }
 };
 
@@ -63,6 +84,10 @@ struct history_row {
   candidate_summary candidates;
   /// The server's verified identity key (key_id_of its SHA-256), when the answer had one.
   std::optional<std::uint64_t> key_id;
+  /// The join the check made with its offer; none when it made none (nothing answered on the
+  /// signalling port, every candidate refused by the address policy, or a row from before
+  /// checks joined).
+  std::optional<join_summary> join;
 
   bool operator==(const history_row& o) const;
 };
@@ -91,7 +116,9 @@ std::string encode(const history_row& row);
 
 /// Reads a stored row; nullopt for anything encode could not have written: another size or
 /// version, an unknown verdict, unknown flag bits, bytes set for absent fields, a negative
-/// time, a bad version string, or candidate counts larger than the counts they are part of.
+/// time, a bad version string, candidate counts larger than the counts they are part of, or
+/// a join whose stage and outcome disagree. A record of version 1 (history_row_v1_size
+/// bytes) reads as a row without a join.
 std::optional<history_row> decode_history_row(std::string_view record);
 
 } // namespace netherscope::net::api

@@ -6,6 +6,7 @@
 #include <boost/url/url.hpp>
 
 #include "net/api/api_json.hpp"
+#include "net/api/history_json.hpp"
 #include "net/api/host_port.hpp"
 #include "net/base/text.hpp"
 
@@ -22,11 +23,8 @@ std::string time_text(std::int64_t unix_seconds) {
   return base::rfc3339_utc(unix_seconds).value_or("");
 }
 
-json::value optional_number(const std::optional<std::uint32_t>& v) {
-  return v ? json::value(*v) : json::value(nullptr);
-}
-
-/// A check as from or to: {verdict, online, joinable, version, keyId, players, maxPlayers, at}.
+/// A check as from or to: {verdict, online, joinable, join, version, keyId, players,
+/// maxPlayers, at}.
 json::value check_state(const std::optional<history_row>& row) {
   if (!row)
     return nullptr;
@@ -34,10 +32,11 @@ json::value check_state(const std::optional<history_row>& row) {
   o["verdict"] = verdict_name(row->verdict);
   o["online"] = is_online(row->verdict);
   o["joinable"] = is_joinable(row->verdict);
+  o["join"] = join_point(row->join);
   o["version"] = row->version.empty() ? json::value(nullptr) : json::value(row->version);
   o["keyId"] = row->key_id ? json::value(key_id_text(*row->key_id)) : json::value(nullptr);
-  o["players"] = optional_number(row->players);
-  o["maxPlayers"] = optional_number(row->max_players);
+  o["players"] = number_or_null(row->players);
+  o["maxPlayers"] = number_or_null(row->max_players);
   o["at"] = time_text(row->at);
   return o;
 }
@@ -223,6 +222,13 @@ std::string discord_body(const webhook_event& e) {
     if (e.from && e.from->verdict != e.to->verdict)
       verdict += " (was " + std::string{verdict_name(e.from->verdict)} + ")";
     fields.push_back(field("Verdict", verdict));
+    if (const auto& join = e.to->join) {
+      auto outcome = std::string{join_outcome_name(join->outcome)};
+      fields.push_back(field("Join", join->joined() ? outcome
+                                                    : outcome + " at "
+                                                          + std::string{join_stage_name(
+                                                              join->stage)}));
+    }
     if (e.to->players) {
       auto players = std::to_string(*e.to->players);
       if (e.to->max_players)

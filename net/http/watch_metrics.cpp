@@ -49,6 +49,15 @@ transports(const api::history_row& row) {
   return out;
 }
 
+/// NetherNet is healthy when the check joined (its verdict is joinable only then): a status
+/// that answers while players are turned away is the failure the exporter must show. RakNet is
+/// healthy when its ping answered, which is all a RakNet server is asked.
+bool healthy(const api::history_row& row, std::string_view transport) {
+  if (transport == "raknet")
+    return row.raknet_us.has_value();
+  return api::is_joinable(row.verdict);
+}
+
 std::string_view count_transport(const api::history_row& row) {
   return row.players_from_raknet ? "raknet" : "nethernet";
 }
@@ -95,11 +104,12 @@ std::string render_watch_metrics(std::vector<watched_server> servers) {
 
   std::string out;
   family(out, servers, "minecraft_status_healthy",
-         "Whether the server answered its status on the transport (1) or not (0) at its latest "
-         "watch check.",
+         "Whether players could join over the transport (1) or not (0) at its latest watch "
+         "check: over NetherNet, a player's connection reached the game; over RakNet, the "
+         "server answered its ping.",
          [](const watched_server& s, std::vector<sample_line>& lines) {
            for (const auto& [transport, us] : transports(s.last))
-             lines.push_back({labels_of(s, transport), us ? "1" : "0"});
+             lines.push_back({labels_of(s, transport), healthy(s.last, transport) ? "1" : "0"});
          });
   family(out, servers, "minecraft_status_response_time_seconds",
          "How long the server took to answer its status on the transport at its latest watch "
@@ -125,8 +135,8 @@ std::string render_watch_metrics(std::vector<watched_server> servers) {
                               std::to_string(*s.last.max_players)});
          });
   family(out, servers, "netherscope_watch_joinable",
-         "Whether players could join at the latest watch check (1) or not (0): a UDP candidate "
-         "answered its connectivity check.",
+         "Whether players could join at the latest watch check (1) or not (0): a player's "
+         "connection reached the game.",
          [](const watched_server& s, std::vector<sample_line>& lines) {
            lines.push_back({address_labels(s), api::is_joinable(s.last.verdict) ? "1" : "0"});
          });

@@ -63,6 +63,20 @@ std::optional<std::uint64_t> verified_key(const api::offer_reply& offer) {
 
 } // namespace
 
+std::optional<api::join_summary> join_summary_of(const join_facts& join) {
+  if (!join.present)
+    return std::nullopt;
+  auto stage = api::join_stage_from_name(join.stage);
+  auto outcome = api::join_outcome_from_name(join.outcome);
+  if (!stage || !outcome || (*outcome == api::join_outcome_code::joined) != join.joined
+      || (join.joined && *stage != api::join_stage_code::game))
+    return std::nullopt;
+  api::join_summary summary{*stage, *outcome, std::nullopt};
+  if (join.total_ms >= 0)
+    summary.total_us = api::latency_us(join.total_ms);
+  return summary;
+}
+
 check_facts facts_of_check(const api::target& where, const check_replies& replies) {
   check_facts facts;
   facts.where = where;
@@ -130,11 +144,12 @@ api::history_row row_of_check(const check_facts& facts, const check_verdict& ver
 
   if (replies.offer_tried && replies.offer.error.ok()) {
     row.offer_us = api::latency_us(replies.offer_ms);
-    std::size_t total = facts.candidates.size();
+    auto candidates = with_join_reach(facts);
+    std::size_t total = candidates.size();
     std::size_t for_players = 0;
     std::size_t public_addresses = 0;
     std::size_t reachable = 0;
-    for (const auto& c : facts.candidates) {
+    for (const auto& c : candidates) {
       if (!c.for_players)
         continue;
       ++for_players;
@@ -149,6 +164,7 @@ api::history_row row_of_check(const check_facts& facts, const check_verdict& ver
     row.candidates.reachable = api::summary_count(reachable);
     row.key_id = verified_key(replies.offer);
   }
+  row.join = join_summary_of(facts.join);
   return row;
 }
 

@@ -34,10 +34,14 @@ check_facts facts_of_check(const api::target& where, const check_replies& replie
 /// The verdict's stored code (net/api/verdict_codes).
 api::verdict_code code_of(verdict_kind kind);
 
+/// A join's stage, outcome and time as a row keeps them; nullopt when no join ran, or for a
+/// join object whose names the tables do not hold or that contradict each other.
+std::optional<api::join_summary> join_summary_of(const join_facts& join);
+
 /// The row of one check finished at `at` (Unix seconds): the verdict; players, the limit and
 /// the version from the NetherNet status when it answered with them, else from the RakNet
 /// pong; the latencies of what answered; the candidates of the probed answer counted; and the
-/// identity key's id when the answer's identity verified.
+/// identity key's id when the answer's identity verified; and the join, when one ran.
 api::history_row row_of_check(const check_facts& facts, const check_verdict& verdict,
                               const check_replies& replies, std::int64_t at);
 

@@ -107,30 +107,6 @@ void private_steps(const std::vector<candidate_fact>& players, check_verdict& ou
   }
 }
 
-/// The candidates with what the check's join saw of each: reachable when it answered our
-/// checks, unreachable when it did not, and for a player candidate the join did not try
-/// (the address policy, or past the eight pairs), refused as the probe would name it.
-std::vector<candidate_fact> with_join_reach(const check_facts& facts) {
-  auto out = facts.candidates;
-  if (!facts.join.present)
-    return out;
-  for (auto& c : out) {
-    if (!c.for_players || c.reachable >= 0)
-      continue;
-    auto at = endpoint_text(c);
-    auto t = std::find_if(facts.join.tried.begin(), facts.join.tried.end(),
-                          [&](const join_try& j) { return j.remote == at; });
-    if (t == facts.join.tried.end()) {
-      c.refused = c.scope == "public" ? "limit" : "policy";
-      continue;
-    }
-    c.reachable = t->answered ? 1 : 0;
-    c.rtt_ms = t->rtt_ms;
-    c.check_result = t->answered ? "reachable" : "timeout";
-  }
-  return out;
-}
-
 /// "1.26.51 (protocol 2193)", or what of it the server's status named.
 std::string server_version_text(const join_facts& j) {
   if (j.server_protocol < 0)
@@ -563,6 +539,27 @@ std::string string_of(const json::object& o, std::string_view key) {
 }
 
 } // namespace
+
+std::vector<candidate_fact> with_join_reach(const check_facts& facts) {
+  auto out = facts.candidates;
+  if (!facts.join.present)
+    return out;
+  for (auto& c : out) {
+    if (!c.for_players || c.reachable >= 0)
+      continue;
+    auto at = endpoint_text(c);
+    auto t = std::find_if(facts.join.tried.begin(), facts.join.tried.end(),
+                          [&](const join_try& j) { return j.remote == at; });
+    if (t == facts.join.tried.end()) {
+      c.refused = c.scope == "public" ? "limit" : "policy";
+      continue;
+    }
+    c.reachable = t->answered ? 1 : 0;
+    c.rtt_ms = t->rtt_ms;
+    c.check_result = t->answered ? "reachable" : "timeout";
+  }
+  return out;
+}
 
 join_facts join_facts_of(const json::object& join) {
   join_facts j;

@@ -150,7 +150,16 @@ struct check_verdict {
 /// a body that is not JSON gives none.
 std::vector<candidate_fact> candidate_facts(const std::string& offer_body);
 
-/// Decides the verdict. Rules, in order: the offer gave a valid answer and a player-usable
+/// The candidates with what the check's join saw of each: reachable when it answered our
+/// checks, unreachable when it did not, and for a player candidate the join did not try (the
+/// address policy, or past the eight pairs), refused as the probe would name it. Without a
+/// join, the candidates as the probe checked them.
+std::vector<candidate_fact> with_join_reach(const check_facts& facts);
+
+/// Decides the verdict. A join that got past signalling decides first: joined: joinable; an
+/// outdated client or server: version_mismatch; else join_failed. Without one, in order: the
+/// offer
+/// gave a valid answer and a player-usable
 /// candidate answered its check: joinable; a valid answer without UDP candidates on
 /// component 1: no_candidates; one whose player candidates were checked and none answered:
 /// signalling_only; one whose player candidates are all non-public and were refused by the

@@ -122,6 +122,11 @@ TEST_CASE("watch checks e2e: a watch is checked on its period, with history and 
     CHECK(p.at("raknetChecked") == true);
     CHECK(p.at("candidates").at("reachable").as_int64() >= 1);
     CHECK(p.at("keyId").is_string());
+    // Each check joined as a player does, with its own offer.
+    CHECK(p.at("join").at("joined") == true);
+    CHECK(p.at("join").at("stage") == "game");
+    CHECK(p.at("join").at("outcome") == "joined");
+    CHECK(p.at("join").at("totalMs").as_double() > 0);
     // One check per slot: never two in one period.
     auto at = p.at("at").as_int64();
     CHECK(at > last_at);
@@ -279,4 +284,85 @@ TEST_CASE("watch checks e2e: a change of verdict is alerted once and signed, and
   REQUIRE(wait_until([&] { return offline_checks() >= 3; }, std::chrono::seconds(40),
                      std::chrono::milliseconds(200)));
   CHECK(receiver.received().size() == 1);
+}
+
+TEST_CASE("watch checks e2e: a server that still answers but turns players away is alerted",
+          "[e2e][watch][webhook][join]") {
+  webhook_receiver receiver;
+  temp_dir keys;
+  auto fake = std::make_unique<fake_target_process>();
+  auto port = fake->port();
+  auto args = watch_check_args();
+  args.insert(args.end(), {"--secrets-key-file", write_key_file(keys.path(), "secrets.key")});
+  service_process svc{args};
+  auto key = issue_test_key(*open_lmdb(svc.data_dir()).store, 901, "erin");
+  auto made = watch_server(svc.port(), key, port, true);
+  REQUIRE(made.status == 201);
+  auto watch_id = std::string{body_of(made).at("watch").at("id").as_string()};
+  auto hook = http_request(svc.port(), "POST", "/api/watch/" + watch_id + "/webhooks",
+                           {{"X-API-Key", key}, {"Content-Type", "application/json"}},
+                           R"({"url":")" + receiver.url("/hook") + R"("})");
+  REQUIRE(hook.status == 201);
+  REQUIRE(wait_for_checks(svc.port(), port, key, 2, std::chrono::seconds(40)));
+  auto joined_metrics = http_request(svc.port(), "GET", "/metrics");
+  REQUIRE(joined_metrics.status == 200);
+  auto nethernet_health = [&](const std::string& text) {
+    auto at = text.find("minecraft_status_healthy{server_host=\"127.0.0.1\",server_port=\""
+                        + std::to_string(port) + "\"");
+    if (at == std::string::npos)
+      return std::string{};
+    auto line = text.substr(at, text.find('\n', at) - at);
+    if (line.find("transport=\"nethernet\"") == std::string::npos)
+      return std::string{};
+    return line.substr(line.rfind(' ') + 1);
+  };
+  CHECK(nethernet_health(joined_metrics.body) == "1");
+
+  // The same server, its status and signalling unchanged, now speaks no DTLS: its status
+  // answers, and players cannot get in.
+  fake->process().signal(SIGKILL);
+  fake->process().wait(std::chrono::seconds(5));
+  fake = std::make_unique<fake_target_process>(
+    std::vector<std::string>{"--port", std::to_string(port), "--game", "off"});
+  REQUIRE(wait_until(
+    [&] {
+      auto now = history_points(svc.port(), port, key);
+      return !now.empty() && now.back().at("verdict") == "join_failed";
+    },
+    std::chrono::seconds(40), std::chrono::milliseconds(200)));
+  auto points = history_points(svc.port(), port, key);
+  auto last = points.back();
+  INFO(boost::json::serialize(last));
+  CHECK(last.at("class") == "up");
+  CHECK(last.at("join").at("joined") == false);
+  CHECK(last.at("join").at("stage") == "dtls");
+  CHECK(last.at("join").at("outcome") == "dtls_failed");
+  CHECK(last.at("latencyMs").at("nethernet").is_number());
+
+  // Alerted: the last alert is the one into join_failed, and some alert on the way named
+  // joinable (straight from joinable, or through an offline check in the restart's gap).
+  REQUIRE(wait_until(
+    [&] {
+      auto got = receiver.received();
+      return !got.empty()
+             && boost::json::parse(got.back().body).at("to").at("verdict") == "join_failed";
+    },
+    std::chrono::seconds(20), std::chrono::milliseconds(200)));
+  bool named_joinable = false;
+  for (auto& sent : receiver.received()) {
+    auto event = boost::json::parse(sent.body);
+    for (auto& change : event.at("changes").as_array())
+      named_joinable = named_joinable || change == "joinable";
+  }
+  CHECK(named_joinable);
+  auto event = boost::json::parse(receiver.received().back().body);
+  INFO(receiver.received().back().body);
+  CHECK(event.at("to").at("joinable") == false);
+  CHECK(event.at("to").at("online") == true);
+  CHECK(event.at("to").at("join").at("joined") == false);
+  CHECK(event.at("to").at("join").at("outcome") == "dtls_failed");
+
+  // The exporter: NetherNet's status answers, and it is unhealthy.
+  auto failing_metrics = http_request(svc.port(), "GET", "/metrics");
+  CHECK(nethernet_health(failing_metrics.body) == "0");
 }

@@ -127,3 +127,42 @@ TEST_CASE("check row: every verdict has its stored code, under its own name", "[
     CHECK(verdict_name(code_of(kind)) == to_string(kind));
   }
 }
+
+TEST_CASE("check row: the check's join is kept as its stage, outcome and time",
+          "[history][check][join]") {
+  auto r = healthy_replies();
+  r.join = boost::json::parse(R"({"joined":true,"outcome":"joined","stage":"game",)"
+                              R"("protocol":{"sent":800,"server":800,"version":"1.26.0"},)"
+                              R"("timings":{"signallingMs":3.0,"totalMs":15.25}})")
+             .as_object();
+  auto row = row_of(r);
+  CHECK(row.verdict == verdict_code::joinable);
+  REQUIRE(row.join);
+  CHECK(row.join->joined());
+  CHECK(row.join->stage == join_stage_code::game);
+  CHECK(row.join->outcome == join_outcome_code::joined);
+  CHECK(row.join->total_us == 15250u);
+  CHECK(decode_history_row(encode(row)) == row);
+
+  // Turned away at DTLS, with STUN answered: the verdict and the row both say so.
+  r.join = boost::json::parse(R"({"joined":false,"outcome":"dtls_failed","stage":"dtls",)"
+                              R"("reason":"No DTLS handshake in time.",)"
+                              R"("timings":{"totalMs":5003}})")
+             .as_object();
+  row = row_of(r);
+  CHECK(row.verdict == verdict_code::join_failed);
+  REQUIRE(row.join);
+  CHECK_FALSE(row.join->joined());
+  CHECK(row.join->stage == join_stage_code::dtls);
+  CHECK(row.join->outcome == join_outcome_code::dtls_failed);
+  CHECK(decode_history_row(encode(row)) == row);
+
+  // A join object the tables cannot hold, or that contradicts itself, leaves no join in the
+  // row rather than a wrong one.
+  r.join = boost::json::parse(R"({"joined":true,"outcome":"joined","stage":"dtls"})").as_object();
+  CHECK_FALSE(row_of(r).join);
+  r.join = boost::json::parse(R"({"joined":false,"outcome":"made_up","stage":"game"})").as_object();
+  CHECK_FALSE(row_of(r).join);
+  // No join at all: none.
+  CHECK_FALSE(row_of(healthy_replies()).join);
+}

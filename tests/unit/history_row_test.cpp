@@ -7,6 +7,7 @@
 #include <set>
 
 #include "net/api/history_row.hpp"
+#include "net/api/join_codes.hpp"
 #include "net/api/verdict_codes.hpp"
 #include "support/rooms.hpp"
 
@@ -27,6 +28,7 @@ history_row full_row() {
   row.offer_us = 80500;
   row.candidates = {4, 3, 1, 1};
   row.key_id = 0x0123456789abcdefULL;
+  row.join = join_summary{join_stage_code::game, join_outcome_code::joined, 15000};
   return row;
 }
 
@@ -98,9 +100,9 @@ TEST_CASE("history rows: a row survives encoding, in exactly history_row_size by
 
 TEST_CASE("history rows: the layout is the documented one, little-endian", "[history]") {
   auto record = encode(full_row());
-  // version 1, verdict joinable (1), flags: every optional field and the RakNet ping, not
-  // players_from_raknet (bits 0,1,3,4,5,6,7 = 0xFB).
-  CHECK(record.substr(0, 4) == bytes_of({1, 1, 0xFB, 0x00}));
+  // version 2, verdict joinable (1), flags: every optional field and the RakNet ping, not
+  // players_from_raknet (bits 0,1,3,4,5,6,7 = 0xFB), the join and its time (bits 8, 9).
+  CHECK(record.substr(0, 4) == bytes_of({2, 1, 0xFB, 0x03}));
   // at = 1760000000 = 0x68E77800.
   CHECK(record.substr(4, 8) == bytes_of({0x00, 0x78, 0xE7, 0x68, 0, 0, 0, 0}));
   CHECK(record.substr(12, 4) == bytes_of({3, 0, 0, 0}));
@@ -110,7 +112,58 @@ TEST_CASE("history rows: the layout is the documented one, little-endian", "[his
   CHECK(record.substr(36, 8) == bytes_of({0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01}));
   CHECK(record[44] == 7);
   CHECK(record.substr(45, 7) == "1.21.50");
-  CHECK(record.substr(52) == std::string(16, '\0'));
+  CHECK(record.substr(52, 16) == std::string(16, '\0'));
+  // The join: stage game (6), outcome joined (1), 15000 µs = 0x3A98.
+  CHECK(record.substr(68) == bytes_of({6, 1, 0x98, 0x3A, 0, 0}));
+}
+
+TEST_CASE("history rows: a record from before joins reads as a row without a join",
+          "[history]") {
+  // Version 1 is the first 68 bytes of the layout, without the join's flags and fields.
+  auto row = full_row();
+  row.join.reset();
+  auto record = encode(row).substr(0, history_row_v1_size);
+  record[0] = 1;
+  auto back = decode_history_row(record);
+  REQUIRE(back);
+  CHECK(*back == row);
+  // It is refused with the join's flags, at the new size, or with the join's bytes after it.
+  auto with_join_flag = record;
+  with_join_flag[3] = 0x01;
+  CHECK_FALSE(decode_history_row(with_join_flag));
+  CHECK_FALSE(decode_history_row(record + std::string(6, '\0')));
+  auto v2_short = record;
+  v2_short[0] = 2;
+  CHECK_FALSE(decode_history_row(v2_short));
+}
+
+TEST_CASE("join codes: the tables are stable, unique and name each stage and outcome",
+          "[history]") {
+  std::set<int> codes;
+  std::set<std::string_view> names;
+  for (const auto& row : join_outcome_table) {
+    CHECK(static_cast<int>(row.code) != 0);
+    codes.insert(static_cast<int>(row.code));
+    names.insert(row.name);
+    CHECK(join_outcome_from_name(row.name) == row.code);
+    CHECK(join_outcome_name(row.code) == row.name);
+    CHECK(join_outcome_from_byte(static_cast<std::uint8_t>(row.code)) == row.code);
+  }
+  CHECK(codes.size() == join_outcome_table.size());
+  CHECK(names.size() == join_outcome_table.size());
+  for (const auto& row : join_stage_table) {
+    CHECK(join_stage_from_name(row.name) == row.code);
+    CHECK(join_stage_name(row.code) == row.name);
+  }
+  // Stored numbers: these must never change.
+  CHECK(static_cast<int>(join_outcome_code::joined) == 1);
+  CHECK(static_cast<int>(join_outcome_code::dtls_failed) == 9);
+  CHECK(static_cast<int>(join_outcome_code::candidates_refused) == 20);
+  CHECK(static_cast<int>(join_stage_code::game) == 6);
+  CHECK_FALSE(join_outcome_from_byte(0));
+  CHECK_FALSE(join_outcome_from_byte(21));
+  CHECK_FALSE(join_stage_from_byte(7));
+  CHECK(join_outcome_name(static_cast<join_outcome_code>(99)) == "unknown");
 }
 
 TEST_CASE("history rows: truncated and extended records are refused", "[history]") {
@@ -127,10 +180,17 @@ TEST_CASE("history rows: corrupted fields are refused", "[history]") {
     r[offset] = static_cast<char>(byte);
     return r;
   };
-  CHECK_FALSE(decode_history_row(with(0, 2)));          // another record version
+  CHECK_FALSE(decode_history_row(with(0, 3)));          // another record version
+  CHECK_FALSE(decode_history_row(with(0, 1)));          // version 1 at version 2's size
   CHECK_FALSE(decode_history_row(with(1, 0)));          // verdict 0
   CHECK_FALSE(decode_history_row(with(1, 200)));        // a verdict the table lacks
-  CHECK_FALSE(decode_history_row(with(3, 0x01)));       // an unknown flag bit
+  CHECK_FALSE(decode_history_row(with(3, 0x07)));       // an unknown flag bit
+  CHECK_FALSE(decode_history_row(with(68, 3)));         // joined, but at DTLS
+  CHECK_FALSE(decode_history_row(with(68, 0)));         // a join without a stage
+  CHECK_FALSE(decode_history_row(with(68, 9)));         // a stage the table lacks
+  CHECK_FALSE(decode_history_row(with(69, 0)));         // a join without an outcome
+  CHECK_FALSE(decode_history_row(with(69, 21)));        // an outcome the table lacks
+  CHECK_FALSE(decode_history_row(with(3, 0x01)));       // a join time written, its flag cleared
   CHECK_FALSE(decode_history_row(with(11, 0x80)));      // a time before 1970
   CHECK_FALSE(decode_history_row(with(33, 5)));         // more for players than in total
   CHECK_FALSE(decode_history_row(with(35, 4)));         // more reachable than for players
@@ -152,6 +212,16 @@ TEST_CASE("history rows: corrupted fields are refused", "[history]") {
   CHECK(decode_history_row(bare));
   CHECK_FALSE(decode_history_row(bare_with(2, 0x04)));
   CHECK_FALSE(decode_history_row(bare_with(2, 0x20)));
+  // A join's time without a join, and a join's bytes without its flag.
+  CHECK_FALSE(decode_history_row(bare_with(3, 0x02)));
+  CHECK_FALSE(decode_history_row(bare_with(69, 1)));
+  // A failed join at any stage is a row.
+  auto failed = full_row();
+  failed.verdict = verdict_code::join_failed;
+  failed.join = join_summary{join_stage_code::dtls, join_outcome_code::dtls_failed, std::nullopt};
+  auto failed_back = decode_history_row(encode(failed));
+  REQUIRE(failed_back);
+  CHECK(*failed_back == failed);
 }
 
 TEST_CASE("history rows: decode accepts only what encode writes", "[history]") {
@@ -163,8 +233,8 @@ TEST_CASE("history rows: decode accepts only what encode writes", "[history]") {
     std::string r(history_row_size, '\0');
     for (auto& c : r)
       c = static_cast<char>(random() & 0xFF);
-    r[0] = 1;
-    r[1] = static_cast<char>(1 + random() % 9);
+    r[0] = 2;
+    r[1] = static_cast<char>(1 + random() % 11);
     records.push_back(r);
   }
   std::size_t accepted = 0;

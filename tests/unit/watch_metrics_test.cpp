@@ -141,6 +141,30 @@ TEST_CASE("watch metrics: transports, offline servers, escaping and repeats", "[
         == 1);
 }
 
+TEST_CASE("watch metrics: a server that answers its status but turns players away is unhealthy",
+          "[watch_metrics]") {
+  // The status answered quickly, and the check's join ended at DTLS: NetherNet is what
+  // failed, so its health is 0 while its response time is still written.
+  auto s = joinable_server();
+  s.last.verdict = api::verdict_code::join_failed;
+  s.last.join = api::join_summary{api::join_stage_code::dtls, api::join_outcome_code::dtls_failed,
+                                  std::uint32_t{5000000}};
+  auto text = render_watch_metrics({s});
+  auto contains = [&](const std::string& needle) { return text.find(needle) != std::string::npos; };
+  const std::string labels = R"({server_host="play.example.com",server_port="19132",)"
+                             R"(server_edition="bedrock",server_version="1.21.50",)"
+                             R"(transport="nethernet"})";
+  CHECK(contains("minecraft_status_healthy" + labels + " 0\n"));
+  CHECK(contains("minecraft_status_response_time_seconds" + labels + " 0.012345\n"));
+  CHECK(contains(R"(netherscope_watch_joinable{server_host="play.example.com",server_port="19132"} 0)"));
+  // Joined: healthy again.
+  s.last.verdict = api::verdict_code::joinable;
+  s.last.join = api::join_summary{api::join_stage_code::game, api::join_outcome_code::joined,
+                                  std::uint32_t{15000}};
+  CHECK(render_watch_metrics({s}).find("minecraft_status_healthy" + labels + " 1\n")
+        != std::string::npos);
+}
+
 TEST_CASE("watch metrics: promtool reads the text, and its lint objects only to the _count names",
           "[watch_metrics]") {
   const std::string promtool = "/usr/bin/promtool";
