@@ -247,6 +247,7 @@ void charge_then_serve(actors::front_actor::pointer self, const front_peers& pee
           case api::call_kind::info:
             return serve_info(self, peers, settings, call, verdict);
           case api::call_kind::badge:
+            return serve_badge(self, peers, settings, call, verdict);
           case api::call_kind::status:
             return serve_status(self, peers, settings, call, verdict);
           case api::call_kind::offer:

@@ -277,10 +277,12 @@ using quota_actor
 using gate_fn = std::function<void(std::chrono::seconds)>;
 
 /// Starts an offer to servers ("address:port") under the limit every replica on the store
-/// shares, for an owner (gate_atom), and ends it (release_atom). Only a store shared across
+/// shares, for an owner, with how many offers to a server may be in flight with it (gate_atom),
+/// and ends it (release_atom). Only a store shared across
 /// hosts has one (storage::store::take_offer_slot).
 using offer_gate_actor
-  = caf::typed_actor<caf::reacts_to<gate_atom, std::vector<std::string>, std::string, gate_fn>,
+  = caf::typed_actor<caf::reacts_to<gate_atom, std::vector<std::string>, std::string, unsigned,
+                                    gate_fn>,
                      caf::reacts_to<release_atom, std::vector<std::string>, std::string>>;
 
 /// Creates accounts at sign-in, issues and revokes keys, shows an account's usage, records
@@ -319,7 +321,8 @@ using history_actor = caf::typed_actor<
 
 /// Runs the watched servers' checks (actors/watch_scheduler.hpp) on its own timers.
 using watch_scheduler_actor
-  = caf::typed_actor<caf::reacts_to<tick_atom>, caf::reacts_to<sync_atom>>;
+  = caf::typed_actor<caf::reacts_to<tick_atom>, caf::reacts_to<sync_atom>,
+                     caf::reacts_to<claim_atom, api::schedule_claim>>;
 
 /// Delivers the webhooks' events (actors/webhook_actor.hpp): an alert of a watched target
 /// (from the history actor, after it stored a check that change_between says alerts) goes

@@ -16,9 +16,9 @@ offer_gate_actor::behavior_type offer_gate(std::shared_ptr<storage::shared_store
   auto failures = std::make_shared<base::log::sampler>(std::chrono::seconds{10});
   return {
     [=](gate_atom, const std::vector<std::string>& servers, const std::string& owner,
-        const gate_fn& done) {
+        unsigned in_flight_limit, const gate_fn& done) {
       auto wait = store->take_offer_slot(servers, settings.per_minute, owner,
-                                         settings.in_flight_ttl);
+                                         settings.in_flight_ttl, in_flight_limit);
       if (!wait) {
         // Refusing every offer while the store is away would take the whole API down with
         // it for a limit each replica still keeps on its own.
@@ -42,11 +42,12 @@ upstream::shared_offer_gate gate_through(offer_gate_actor gate) {
   auto weak = caf::actor_cast<caf::actor_addr>(gate);
   upstream::shared_offer_gate out;
   out.start = [weak](const std::vector<std::string>& servers, const std::string& owner,
-                     upstream::shared_offer_gate::done_fn done) {
+                     unsigned in_flight_limit, upstream::shared_offer_gate::done_fn done) {
     // A gate that is gone (the service stops) never answers: the fetch goes on when the
     // connect deadline ends the wait, as for a slow gate.
     if (auto strong = caf::actor_cast<offer_gate_actor>(weak))
-      caf::anon_send(strong, gate_atom::value, servers, owner, gate_fn{std::move(done)});
+      caf::anon_send(strong, gate_atom::value, servers, owner, in_flight_limit,
+                     gate_fn{std::move(done)});
   };
   out.finish = [weak](const std::vector<std::string>& servers, const std::string& owner) {
     if (auto strong = caf::actor_cast<offer_gate_actor>(weak))

@@ -563,6 +563,9 @@ actors::probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_sta
         return;
       auto promise = std::move(i->second);
       waiters.erase(i);
+      if (result.error.ok())
+        if (auto outcome = api::join_outcome_from_name(result.outcome))
+          api::process_telemetry().count_join(*outcome, report::join_timing_ms(result.body, "totalMs"));
       promise.deliver(std::move(result));
     },
     [=](idle_atom) {

@@ -94,6 +94,12 @@ void start_next(front_pointer self, const front_peers& peers, const front_settin
   }
 }
 
+std::int64_t unix_now_seconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+           std::chrono::system_clock::now().time_since_epoch())
+    .count();
+}
+
 } // namespace
 
 void ask_status(front_pointer self, const front_peers& peers, const front_settings& settings,
@@ -114,6 +120,33 @@ void serve_status(front_pointer self, const front_peers& peers, const front_sett
                auto outcome = with_quota({}, verdict);
                outcome.body = report::render_status(info, raknet);
                reply(std::move(outcome));
+             });
+}
+
+void serve_badge(front_pointer self, const front_peers& peers, const front_settings& settings,
+                 api::api_call& call, api::quota_verdict verdict) {
+  auto where = call.where;
+  auto history = peers.history;
+  ask_status(self, peers, settings, call.where, call.raknet_port,
+             [=, reply = call.reply](api::info_reply&& info, api::raknet_reply&& raknet) {
+               if (!report::is_target_failure(info.error)) {
+                 reply(with_quota(failed(std::move(info.error)), verdict));
+                 return;
+               }
+               auto draw = [=](const std::optional<api::history_row>& latest) {
+                 auto outcome = with_quota({}, verdict);
+                 outcome.body = report::render_badge_status(info, raknet, latest);
+                 reply(std::move(outcome));
+               };
+               // No timeout: the history actor answers from memory, reading the store only
+               // after a sync, as for /metrics.
+               self->request(history, caf::infinite, latest_atom::value)
+                 .then(
+                   [=](watched_checks& checks) {
+                     draw(checks ? report::recent_check(*checks, where, unix_now_seconds())
+                                 : std::nullopt);
+                   },
+                   [=](caf::error&) { draw(std::nullopt); });
              });
 }
 

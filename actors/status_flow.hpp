@@ -75,6 +75,12 @@ void serve_status(front_actor::pointer self, const front_peers& peers,
                   const front_settings& settings, api::api_call& call,
                   api::quota_verdict verdict);
 
+/// Serves GET /badge once its info call is counted: the status as GET /api/status, with the
+/// latest check of the server when a public watch checked it recently (the history actor's
+/// latest checks, held in memory); replies exactly once.
+void serve_badge(front_actor::pointer self, const front_peers& peers,
+                 const front_settings& settings, api::api_call& call, api::quota_verdict verdict);
+
 /// Serves POST /api/status: looks up where the caller stands and replies with the stream's
 /// head (or the error that ends the call), then counts each target as one info call as its
 /// turn comes, checks a bounded number at a time, and hands one line per target to

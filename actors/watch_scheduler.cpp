@@ -51,17 +51,6 @@ std::optional<api::target> target_of(std::string_view key) {
 
 void poll(scheduler_pointer self);
 
-/// How long the join's offer took to be answered, as its timings say.
-std::optional<double> signalling_ms(const boost::json::object& join) {
-  auto* timings = join.if_contains("timings");
-  if (timings == nullptr || !timings->is_object())
-    return std::nullopt;
-  auto* ms = timings->as_object().if_contains("signallingMs");
-  if (ms == nullptr || !ms->is_number())
-    return std::nullopt;
-  return ms->to_number<double>();
-}
-
 /// Hands the check's row (empty when the check gave none) to the history actor, which
 /// completes the claim and stores it.
 void finish(scheduler_pointer self, const api::schedule_claim& claim, std::string encoded) {
@@ -108,7 +97,7 @@ void check_join(scheduler_pointer self, const api::schedule_claim& claim,
         }
         replies.offer = std::move(join.offer);
         replies.offer_tried = true;
-        replies.offer_ms = signalling_ms(join.body).value_or(ms_since(t0));
+        replies.offer_ms = report::join_timing_ms(join.body, "signallingMs").value_or(ms_since(t0));
         // A join that ended at signalling has no more to say than its offer's error.
         if (replies.offer.error.ok())
           replies.join = std::move(join.body);
@@ -156,14 +145,27 @@ void poll(scheduler_pointer self) {
     return;
   st.claiming = true;
   auto room = st.settings.max_in_flight - st.in_flight;
-  auto lease = api::lease_for(st.settings.check_deadline.count());
+  // A claim may wait up to one poll interval for its start (below).
+  auto lease = api::lease_for((st.settings.check_deadline + st.settings.poll_interval).count());
   self->request(st.peers.history, caf::infinite, claim_atom::value, st.settings.owner, room, lease)
     .then(
       [=](std::vector<api::schedule_claim>& claims) {
         self->state.claiming = false;
         self->state.in_flight += claims.size();
-        for (const auto& claim : claims)
-          run_check(self, claim);
+        // The checks due since the last poll start spread over the next interval rather
+        // than all at once: each starts a join worker, and a second's checks started
+        // together would be a burst of processes that every other call on the machine
+        // waits behind.
+        auto n = claims.size();
+        for (std::size_t i = 0; i < n; ++i) {
+          if (i == 0) {
+            run_check(self, claims[i]);
+            continue;
+          }
+          auto offset = self->state.settings.poll_interval * static_cast<std::int64_t>(i)
+                        / static_cast<std::int64_t>(n);
+          self->delayed_send(self, offset, claim_atom::value, claims[i]);
+        }
       },
       [=](caf::error&) { self->state.claiming = false; });
 }
@@ -187,6 +189,7 @@ watch_scheduler(watch_scheduler_actor::stateful_pointer<scheduler_state> self,
       poll(self);
       self->delayed_send(self, self->state.settings.poll_interval, tick_atom::value);
     },
+    [=](claim_atom, const api::schedule_claim& claim) { run_check(self, claim); },
     [=](sync_atom) {
       self->request(self->state.peers.history, caf::infinite, sync_atom::value)
         .then([=](std::size_t) { poll(self); }, [=](caf::error&) {});

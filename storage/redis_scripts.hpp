@@ -63,19 +63,23 @@ return 0
 )lua";
 
 /// The per-target offer limit of every replica, per server as connected to: an offer goes
-/// only when no server has one in flight and each had fewer than the limit in the last
-/// minute, and then it is recorded on every server at once. Redis's own clock decides, so
-/// replicas whose clocks differ still agree. KEYS are two per server (the times of its offers
-/// in the last minute, a sorted set; its in-flight mark); ARGV the limit, the owner and the
-/// mark's lifetime in ms. Answers 0 when the offer may go, else the wait in ms.
+/// only when each server has fewer offers in flight than the fetch lets be (1, or a join's
+/// players) and had fewer than the limit in the last minute, and then it is recorded on every
+/// server at once. Redis's own clock decides, so replicas whose clocks differ still agree.
+/// KEYS are two per server (the times of its offers in the last minute, a sorted set; its
+/// offers in flight, a sorted set of owners scored by when their mark ends); ARGV the limit,
+/// the owner, the mark's lifetime in ms and the in-flight limit. Answers 0 when the offer may
+/// go, else the wait in ms.
 constexpr std::string_view take_offer_slot = R"lua(
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local limit = tonumber(ARGV[1])
+local in_flight = math.max(1, tonumber(ARGV[4]))
 local wait = 0
 for i = 1, #KEYS, 2 do
   redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - 60000)
-  if redis.call('EXISTS', KEYS[i + 1]) == 1 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[i + 1], '-inf', now)
+  if redis.call('ZCARD', KEYS[i + 1]) >= in_flight then
     wait = math.max(wait, 1000)
   end
   if redis.call('ZCARD', KEYS[i]) >= limit then
@@ -89,18 +93,17 @@ end
 for i = 1, #KEYS, 2 do
   redis.call('ZADD', KEYS[i], now, ARGV[2])
   redis.call('PEXPIRE', KEYS[i], 60000)
-  redis.call('SET', KEYS[i + 1], ARGV[2], 'PX', ARGV[3])
+  redis.call('ZADD', KEYS[i + 1], now + tonumber(ARGV[3]), ARGV[2])
+  redis.call('PEXPIRE', KEYS[i + 1], ARGV[3])
 end
 return 0
 )lua";
 
-/// Frees the in-flight marks the owner holds, and only those. KEYS are the marks; ARGV[1] the
-/// owner.
+/// Frees the in-flight marks the owner holds, and only those. KEYS are the servers' in-flight
+/// sets; ARGV[1] the owner.
 constexpr std::string_view release_offer_slot = R"lua(
 for i = 1, #KEYS do
-  if redis.call('GET', KEYS[i]) == ARGV[1] then
-    redis.call('DEL', KEYS[i])
-  end
+  redis.call('ZREM', KEYS[i], ARGV[1])
 end
 return 0
 )lua";

@@ -293,18 +293,20 @@ caf::error redis_store::release_lease(std::string_view name, std::string_view ow
 
 caf::expected<std::chrono::seconds>
 redis_store::take_offer_slot(const std::vector<std::string>& servers, unsigned per_minute,
-                             std::string_view owner, std::chrono::milliseconds in_flight_ttl) {
+                             std::string_view owner, std::chrono::milliseconds in_flight_ttl,
+                             unsigned in_flight_limit) {
   if (servers.empty())
     return std::chrono::seconds::zero();
   redis_command cmd{"EVAL", std::string{redis_scripts::take_offer_slot},
                     std::to_string(2 * servers.size())};
   for (auto& server : servers) {
     cmd.push_back(redis_server_tag(server) + ":sent");
-    cmd.push_back(redis_server_tag(server) + ":inflight");
+    cmd.push_back(redis_server_tag(server) + ":inflights");
   }
   cmd.push_back(std::to_string(per_minute));
   cmd.push_back(std::string{owner});
   cmd.push_back(std::to_string(std::max<std::int64_t>(1, in_flight_ttl.count())));
+  cmd.push_back(std::to_string(std::max(1u, in_flight_limit)));
   auto r = pool_->exec_one(std::move(cmd));
   if (!r)
     return r.error();
@@ -323,7 +325,7 @@ caf::error redis_store::release_offer_slot(const std::vector<std::string>& serve
   redis_command cmd{"EVAL", std::string{redis_scripts::release_offer_slot},
                     std::to_string(servers.size())};
   for (auto& server : servers)
-    cmd.push_back(redis_server_tag(server) + ":inflight");
+    cmd.push_back(redis_server_tag(server) + ":inflights");
   cmd.push_back(std::string{owner});
   auto r = pool_->exec_one(std::move(cmd));
   if (!r)

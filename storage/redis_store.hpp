@@ -71,8 +71,8 @@ public:
   caf::error unlock_flight(const net::api::target& where, bool probe, std::string_view owner) override;
   caf::expected<std::chrono::seconds> take_offer_slot(const std::vector<std::string>& servers,
                                                       unsigned per_minute, std::string_view owner,
-                                                      std::chrono::milliseconds in_flight_ttl)
-    override;
+                                                      std::chrono::milliseconds in_flight_ttl,
+                                                      unsigned in_flight_limit) override;
   caf::error release_offer_slot(const std::vector<std::string>& servers,
                                 std::string_view owner) override;
   caf::expected<std::optional<std::string>> get_value(std::string_view name) override;

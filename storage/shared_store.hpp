@@ -59,13 +59,14 @@ public:
   virtual caf::error unlock_flight(const net::api::target& where, bool probe, std::string_view owner) = 0;
 
   /// Starts one offer to these servers ("address:port", as connected to) for every replica:
-  /// when none of them has an offer in flight and each had fewer than per_minute in the last
-  /// minute, records it (owner holds each server's in-flight mark until release_offer_slot,
-  /// or for in_flight_ttl at most) and returns zero; otherwise records nothing and returns
-  /// how long to wait.
+  /// when each of them has fewer than in_flight_limit offers in flight (1 for an offer, a
+  /// join's players for a join) and had fewer than per_minute in the last minute, records it
+  /// (owner holds a mark on each server until release_offer_slot, or for in_flight_ttl at
+  /// most) and returns zero; otherwise records nothing and returns how long to wait.
   virtual caf::expected<std::chrono::seconds>
   take_offer_slot(const std::vector<std::string>& servers, unsigned per_minute,
-                  std::string_view owner, std::chrono::milliseconds in_flight_ttl)
+                  std::string_view owner, std::chrono::milliseconds in_flight_ttl,
+                  unsigned in_flight_limit = 1)
     = 0;
 
   /// Frees the in-flight marks owner holds on these servers.

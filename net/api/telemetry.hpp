@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "net/api/failure.hpp"
+#include "net/api/join_codes.hpp"
 #include "net/api/quota.hpp"
 #include "net/api/watch_schedule.hpp"
 
@@ -89,6 +90,13 @@ enum class refusal_scope : std::uint8_t { ip, key, signin };
 /// The label of a refusal scope: "ip", "key" or "signin".
 std::string_view to_string(refusal_scope scope) noexcept;
 
+/// The buckets of the joins' durations (POST /api/join's totalMs), upper bounds in
+/// milliseconds; one more bucket holds what is above the last.
+struct join_histogram {
+  static constexpr std::array<std::int64_t, 9> bounds_ms{25, 50, 100, 250, 500, 1000, 2500,
+                                                         5000, 10000};
+};
+
 /// The process's counters. Every update is one relaxed atomic add: no lock and no allocation,
 /// so counting costs the hot path next to nothing. There is one set per process (see
 /// process_telemetry), as there is one /metrics per process.
@@ -153,6 +161,23 @@ public:
   /// Counts one run of the Xbox chain by this replica, and whether it failed.
   void count_xbox_renewal(bool failed) noexcept {
     xbox_renewals_[failed ? 1 : 0].fetch_add(1, std::memory_order_relaxed);
+  }
+
+  /// Counts a join the service ran to an outcome (its code; a call refused before it ran,
+  /// with no outcome, is none of these) and how long it took, totalMs, when it said.
+  void count_join(join_outcome_code outcome, std::optional<double> total_ms) noexcept {
+    auto i = static_cast<std::size_t>(outcome);
+    if (i == 0 || i > join_outcome_table.size())
+      return;
+    joins_[i - 1].fetch_add(1, std::memory_order_relaxed);
+    if (!total_ms)
+      return;
+    auto ms = static_cast<std::int64_t>(std::max(*total_ms, 0.0));
+    std::size_t b = 0;
+    while (b < join_histogram::bounds_ms.size() && ms > join_histogram::bounds_ms[b])
+      ++b;
+    join_time_buckets_[b].fetch_add(1, std::memory_order_relaxed);
+    join_time_sum_ms_.fetch_add(static_cast<std::uint64_t>(ms), std::memory_order_relaxed);
   }
 
   /// Counts one watched server's check by how it ended: its row stored (recorded), or none
@@ -230,6 +255,20 @@ public:
   std::uint64_t watch_lag_sum_ms() const noexcept {
     return watch_lag_sum_ms_.load(std::memory_order_relaxed);
   }
+  /// Joins that ended with the outcome.
+  std::uint64_t joins(join_outcome_code outcome) const noexcept {
+    auto i = static_cast<std::size_t>(outcome);
+    return i == 0 || i > join_outcome_table.size()
+             ? 0
+             : joins_[i - 1].load(std::memory_order_relaxed);
+  }
+  /// Timed joins in bucket i (not cumulative; the last is above every bound), and their sum.
+  std::uint64_t join_times(std::size_t i) const noexcept {
+    return join_time_buckets_[i].load(std::memory_order_relaxed);
+  }
+  std::uint64_t join_time_sum_ms() const noexcept {
+    return join_time_sum_ms_.load(std::memory_order_relaxed);
+  }
 
 private:
   template <class Enum>
@@ -252,6 +291,9 @@ private:
   std::array<std::atomic<std::uint64_t>, 2> watch_checks_{};
   std::array<std::atomic<std::uint64_t>, lag_histogram::bounds_ms.size() + 1> watch_lag_buckets_{};
   std::atomic<std::uint64_t> watch_lag_sum_ms_{0};
+  std::array<std::atomic<std::uint64_t>, join_outcome_table.size()> joins_{};
+  std::array<std::atomic<std::uint64_t>, join_histogram::bounds_ms.size() + 1> join_time_buckets_{};
+  std::atomic<std::uint64_t> join_time_sum_ms_{0};
 };
 
 /// The process's one set of counters. A process-wide object rather than one passed down

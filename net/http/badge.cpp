@@ -44,6 +44,7 @@ constexpr unsigned wide_units = 2048;
 constexpr char32_t first_wide = 0x2E80;
 
 constexpr std::string_view online_colour = "#2e8540";
+constexpr std::string_view not_joinable_colour = "#b7791f";
 constexpr std::string_view offline_colour = "#c1432e";
 constexpr std::string_view error_colour = "#8a8a8a";
 constexpr std::string_view label_colour = "#555";
@@ -88,13 +89,53 @@ void append_utf8(std::string& out, char32_t cp) {
 
 std::string_view colour_of(badge_state state) {
   switch (state) {
+    case badge_state::joinable:
     case badge_state::online:
       return online_colour;
+    case badge_state::not_joinable:
+      return not_joinable_colour;
     case badge_state::offline:
       return offline_colour;
     default:
       return error_colour;
   }
+}
+
+/// "join_failed: dtls_failed at dtls", from a history point's verdict and join.
+std::string verdict_detail(const boost::json::object& check) {
+  std::string out;
+  if (auto* verdict = base::string_at(check, "verdict"))
+    out = std::string{base::view(*verdict)};
+  if (auto* join = base::object_at(check, "join")) {
+    auto* outcome = base::string_at(*join, "outcome");
+    auto* stage = base::string_at(*join, "stage");
+    if (outcome != nullptr)
+      out += (out.empty() ? "" : ": ") + std::string{base::view(*outcome)};
+    if (outcome != nullptr && stage != nullptr && *outcome != "joined")
+      out += " at " + std::string{base::view(*stage)};
+  }
+  return out;
+}
+
+/// The latest watch check's say on an online badge.
+void take_verdict(const boost::json::object& check, badge_view& view) {
+  auto* cls = base::string_at(check, "class");
+  if (cls == nullptr)
+    return;
+  if (*cls == "joinable") {
+    view.state = badge_state::joinable;
+  } else if (*cls == "up") {
+    view.state = badge_state::not_joinable;
+    view.detail = verdict_detail(check);
+  }
+}
+
+/// "<what> · 3/10", or what alone without both counts.
+std::string with_counts(std::string what, const badge_view& view) {
+  if (view.players && view.max_players)
+    return what + " " + std::string{middle_dot} + " " + std::to_string(*view.players) + "/"
+           + std::to_string(*view.max_players);
+  return what;
 }
 
 } // namespace
@@ -150,6 +191,8 @@ badge_view badge_from_status(std::string_view status_body) {
       view.max_players = base::int64_at(*raknet, "maxPlayers");
     }
   }
+  if (auto* check = base::object_at(*body, "latestCheck"))
+    take_verdict(*check, view);
   return view;
 }
 
@@ -176,11 +219,12 @@ badge_view badge_from_failure(const api::failure& error) {
 
 std::string badge_value(const badge_view& view) {
   switch (view.state) {
+    case badge_state::joinable:
+      return with_counts("joinable", view);
+    case badge_state::not_joinable:
+      return with_counts("can't join", view);
     case badge_state::online:
-      if (view.players && view.max_players)
-        return "online " + std::string{middle_dot} + " " + std::to_string(*view.players) + "/"
-               + std::to_string(*view.max_players);
-      return "online";
+      return with_counts("online", view);
     case badge_state::offline:
       return "offline";
     default:
@@ -230,10 +274,13 @@ std::string render_badge(const badge_view& view) {
   // The tooltip adds the server's name, or why there is no status: text from outside, escaped
   // here like everything else that goes into the document.
   std::string tail;
-  if (view.state == badge_state::online && !view.name.empty())
+  bool up = view.state == badge_state::online || view.state == badge_state::joinable
+            || view.state == badge_state::not_joinable;
+  if (up && !view.name.empty())
     tail = " \xE2\x80\x94 " + xml_text(view.name, longest_name);
-  else if (view.state != badge_state::online && !view.detail.empty())
-    tail = " \xE2\x80\x94 " + xml_text(view.detail);
+  if (view.state != badge_state::online && view.state != badge_state::joinable
+      && !view.detail.empty())
+    tail += " \xE2\x80\x94 " + xml_text(view.detail);
   auto n = [](unsigned v) { return std::to_string(v); };
 
   std::string svg;

@@ -1,5 +1,6 @@
 // GET /badge: a server's status as a small SVG image for README files and web pages, in the
-// flat style of shields.io badges ("bedrock | online · 3/10").
+// flat style of shields.io badges ("bedrock | joinable · 3/10"): the status asked now, and
+// whether players can join from the latest check of a publicly watched server.
 //
 // Pure functions: the router turns the status call's outcome into a badge_view and renders it.
 #pragma once
@@ -19,7 +20,12 @@ inline constexpr std::string_view badge_csp = "default-src 'none'; style-src 'un
 
 /// What the badge says.
 enum class badge_state {
-  /// GET /v1/join answered 2xx, or a RakNet pong came back.
+  /// Online now, and the server's latest watch check joined as a player.
+  joinable,
+  /// Online now, and the server's latest watch check could not join (its verdict says why).
+  not_joinable,
+  /// GET /v1/join answered 2xx, or a RakNet pong came back; no recent check says whether
+  /// players can join.
   online,
   /// Neither transport answered.
   offline,
@@ -36,13 +42,17 @@ struct badge_view {
   std::optional<std::int64_t> max_players;
   /// The server's name, for the tooltip only (untrusted text).
   std::string name;
-  /// Why the badge is offline or an error, for the tooltip.
+  /// Why the badge is offline, an error or not joinable, for the tooltip.
   std::string detail;
 };
+
 
 /// Reads a GET /api/status body into a badge: online when either transport answered, with
 /// the server's name and the player counts when GET /v1/join's info carries both as
 /// integers, else the pong's; offline otherwise, with why each transport did not answer.
+/// When online and the body carries "latestCheck" (a history point, net/api/history_json), its
+/// class decides: joinable, or not_joinable with the verdict and the join's outcome as detail;
+/// an offline latest check leaves the badge online, since the status answers now.
 badge_view badge_from_status(std::string_view status_body);
 
 /// The badge for a failed info call: offline when the target could not be reached, timed out
@@ -50,7 +60,8 @@ badge_view badge_from_status(std::string_view status_body);
 /// message as detail.
 badge_view badge_from_failure(const api::failure& error);
 
-/// The text on the right half: "online · 3/10", "online", "offline" or "error".
+/// The text on the right half: "joinable · 3/10", "can't join · 3/10", "online · 3/10" (each
+/// without the counts when they are not both known), "offline" or "error".
 std::string badge_value(const badge_view& view);
 
 /// Renders the badge as a standalone SVG document (UTF-8, no external references). Every

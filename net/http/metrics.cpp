@@ -164,6 +164,26 @@ void telemetry_families(std::string& out, const api::telemetry& t) {
   sample(out, "netherscope_watch_schedule_lag_seconds_sum", "",
          seconds_text(static_cast<std::int64_t>(t.watch_lag_sum_ms())));
   sample(out, "netherscope_watch_schedule_lag_seconds_count", "", std::to_string(seen));
+
+  family(out, "netherscope_joins_total", "counter",
+         "Joins as a player (POST /api/join, checks and watch checks) this replica ran, by "
+         "outcome.");
+  for (const auto& row : api::join_outcome_table)
+    sample(out, "netherscope_joins_total", "{outcome=\"" + std::string{row.name} + "\"}",
+           std::to_string(t.joins(row.code)));
+  family(out, "netherscope_join_duration_seconds", "histogram",
+         "How long this replica's joins took, signalling included.");
+  std::uint64_t timed = 0;
+  const auto& join_bounds = api::join_histogram::bounds_ms;
+  for (std::size_t i = 0; i <= join_bounds.size(); ++i) {
+    timed += t.join_times(i);
+    auto le = i < join_bounds.size() ? seconds_text(join_bounds[i]) : std::string{"+Inf"};
+    sample(out, "netherscope_join_duration_seconds_bucket", "{le=\"" + le + "\"}",
+           std::to_string(timed));
+  }
+  sample(out, "netherscope_join_duration_seconds_sum", "",
+         seconds_text(static_cast<std::int64_t>(t.join_time_sum_ms())));
+  sample(out, "netherscope_join_duration_seconds_count", "", std::to_string(timed));
 }
 
 } // namespace

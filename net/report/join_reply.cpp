@@ -206,6 +206,16 @@ api::join_result describe_join(const join::join_report& report, const join_conte
   return out;
 }
 
+std::optional<double> join_timing_ms(const json::object& join, std::string_view name) {
+  auto* timings = join.if_contains("timings");
+  if (timings == nullptr || !timings->is_object())
+    return std::nullopt;
+  auto* ms = timings->as_object().if_contains(name);
+  if (ms == nullptr || !ms->is_number())
+    return std::nullopt;
+  return ms->to_number<double>();
+}
+
 json::value port_pool(const api::join_result& first, const api::join_result& second) {
   if (first.joined && second.joined)
     return "enough";

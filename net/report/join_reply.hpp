@@ -2,6 +2,7 @@
 // from the worker's report or from how signalling ended, and the reply of one or two players.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -46,6 +47,10 @@ api::join_result unjoined(std::string_view stage, std::string_view outcome, std:
 
 /// The join object of the worker's report.
 api::join_result describe_join(const join::join_report& report, const join_context& context);
+
+/// One of a join object's timings ("signallingMs", "totalMs", ...), when it has that one as a
+/// number.
+std::optional<double> join_timing_ms(const boost::json::object& join, std::string_view name);
 
 /// "enough" when both players joined, "one_port" when one did and the other could not while
 /// it held its port, null when neither did.

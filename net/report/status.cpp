@@ -5,6 +5,7 @@
 #include <boost/json/serialize.hpp>
 
 #include "net/api/api_json.hpp"
+#include "net/api/history_json.hpp"
 #include "net/report/clients.hpp"
 
 namespace netherscope::net::report {
@@ -51,6 +52,23 @@ json::value nethernet_of(const api::info_reply& info) {
 
 std::string render_status(const api::info_reply& info, const api::raknet_reply& raknet) {
   return json::serialize(status_object(info, raknet));
+}
+
+std::optional<api::history_row> recent_check(const std::vector<api::watched_check>& checks,
+                                             const api::target& where, std::int64_t now) {
+  for (const auto& c : checks)
+    if (c.host == where.host && c.port == where.port && c.last.at <= now
+        && now - c.last.at <= badge_check_max_age_seconds)
+      return c.last;
+  return std::nullopt;
+}
+
+std::string render_badge_status(const api::info_reply& info, const api::raknet_reply& raknet,
+                                const std::optional<api::history_row>& latest_check) {
+  auto body = status_object(info, raknet);
+  if (latest_check)
+    body["latestCheck"] = api::row_point(*latest_check);
+  return json::serialize(body);
 }
 
 std::string render_status_line(const api::target& where, const api::info_reply& info,

@@ -4,12 +4,17 @@
 // replies here.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <boost/json/value.hpp>
 
 #include "net/api/failure.hpp"
+#include "net/api/history_row.hpp"
+#include "net/api/history_slice.hpp"
 #include "net/api/results.hpp"
 #include "net/api/target.hpp"
 
@@ -27,6 +32,21 @@ boost::json::value nethernet_of(const api::info_reply& info);
 
 /// The body of GET /api/status: {ok, online, nethernet, raknet, clients}.
 std::string render_status(const api::info_reply& info, const api::raknet_reply& raknet);
+
+/// How old a watch check may be for a badge to show its verdict: older, the schedule has
+/// stopped checking it (its watch was deleted or made private), and the badge shows the
+/// status alone.
+inline constexpr std::int64_t badge_check_max_age_seconds = 2 * 3600;
+
+/// The latest check of where among the public watched servers' latest checks, when it
+/// finished at most badge_check_max_age_seconds before now (Unix seconds).
+std::optional<api::history_row> recent_check(const std::vector<api::watched_check>& checks,
+                                             const api::target& where, std::int64_t now);
+
+/// The status a badge is drawn from (net/http/badge): the body above and, when the server
+/// has a recent public watch check, "latestCheck" (its history point).
+std::string render_badge_status(const api::info_reply& info, const api::raknet_reply& raknet,
+                                const std::optional<api::history_row>& latest_check);
 
 /// One line of POST /api/status for a target that was checked: the body above, after the
 /// target's host and port.

@@ -261,7 +261,7 @@ void fetch_op::ask_shared_gate() {
     self->next_attempt();
   });
   st_->limiter.gate().start(
-    limited_, gate_owner_, [self = shared_from_this()](std::chrono::seconds wait) {
+    limited_, gate_owner_, req_.in_flight_limit, [self = shared_from_this()](std::chrono::seconds wait) {
       asio::post(self->strand_, [self, wait] { self->on_shared_gate(wait); });
     });
 }

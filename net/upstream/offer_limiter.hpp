@@ -26,8 +26,10 @@ namespace netherscope::net::upstream {
 /// in-flight mark until finish frees it, or until it expires by itself).
 struct shared_offer_gate {
   using done_fn = std::function<void(std::chrono::seconds wait)>;
+  /// in_flight_limit: how many offers to a server may be in flight with this one (the
+  /// fetch's, as offer_limiter::try_start takes it).
   std::function<void(const std::vector<std::string>& servers, const std::string& owner,
-                     done_fn done)>
+                     unsigned in_flight_limit, done_fn done)>
     start;
   std::function<void(const std::vector<std::string>& servers, const std::string& owner)> finish;
 };

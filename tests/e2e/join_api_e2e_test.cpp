@@ -215,6 +215,7 @@ TEST_CASE("join api e2e: the fake target's game layer, and each fault it has", "
     {{"--game", "off"}, "dtls", "dtls_failed"},
     {{"--game", "no-sctp"}, "sctp", "sctp_failed"},
     {{"--game", "refuse-channels"}, "channels", "channels_refused"},
+    {{"--game", "alert"}, "dtls", "dtls_failed"},
     {{"--stun", "silent"}, "ice", "ice_failed"},
   }));
   auto args = f.args;
@@ -238,7 +239,24 @@ TEST_CASE("join api e2e: the fake target's game layer, and each fault it has", "
     CHECK(stats.at("channels_opened") == 2);
     CHECK(stats.at("game_requests") == 1);
     CHECK(body.at("dtls").as_object().at("fingerprintVerified") == true);
+    // use_srtp agreed, as pion-based servers require.
+    CHECK(stats.at("dtls_srtp") == 1);
+    CHECK(body.at("dtls").as_object().at("srtp") == true);
+  }
+  if (f.args.size() == 2 && f.args[1] == "alert") {
+    // The server refused our certificate in the handshake: its alert, named, from it.
+    auto& dtls = body.at("dtls").as_object();
+    INFO(boost::json::serialize(dtls));
+    // OpenSSL answers a certificate its verify callback refuses with unknown_ca.
+    CHECK(text(dtls, "alert") == "unknown CA");
+    CHECK(dtls.at("alertFrom") == "server");
+    CHECK(text(body, "reason").find("unknown CA") != std::string::npos);
   }
   if (std::string{f.outcome} == "ice_failed")
     CHECK(body.at("tried").as_array().at(0).as_object().at("answered") == false);
+  // /metrics counts the join once, under its outcome, and times it.
+  CHECK(metric(svc, "netherscope_joins_total{outcome=\"" + std::string{f.outcome} + "\"}") == 1);
+  CHECK(metric(svc, "netherscope_join_duration_seconds_count") == 1);
+  if (std::string{f.outcome} != "joined")
+    CHECK(metric(svc, "netherscope_joins_total{outcome=\"joined\"}") == 0);
 }

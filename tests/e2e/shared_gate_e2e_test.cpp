@@ -46,7 +46,7 @@ struct gated_client {
 
   explicit gated_client(answer_fn how) : answer(std::move(how)) {
     net::upstream::shared_offer_gate gate;
-    gate.start = [this](const std::vector<std::string>&, const std::string& owner,
+    gate.start = [this](const std::vector<std::string>&, const std::string& owner, unsigned,
                         net::upstream::shared_offer_gate::done_fn done) {
       {
         std::lock_guard<std::mutex> guard{log->mutex};

@@ -17,6 +17,7 @@
 #include "support/rooms.hpp"
 #include "support/store.hpp"
 #include "support/wait.hpp"
+#include "support/xml_check.hpp"
 #include "support/webhook_receiver.hpp"
 
 using namespace netherscope::test;
@@ -317,6 +318,15 @@ TEST_CASE("watch checks e2e: a server that still answers but turns players away 
     return line.substr(line.rfind(' ') + 1);
   };
   CHECK(nethernet_health(joined_metrics.body) == "1");
+  // The badge of a publicly watched server follows its latest check.
+  auto badge_value = [&] {
+    auto badge = http_request(svc.port(), "GET",
+                              "/badge?host=127.0.0.1&port=" + std::to_string(port));
+    auto doc = parse_svg(badge.body);
+    return doc.contains("texts") ? std::string{doc.at("texts").at(1).as_string()}
+                                 : std::string{};
+  };
+  CHECK(badge_value().rfind("joinable", 0) == 0);
 
   // The same server, its status and signalling unchanged, now speaks no DTLS: its status
   // answers, and players cannot get in.
@@ -361,6 +371,8 @@ TEST_CASE("watch checks e2e: a server that still answers but turns players away 
   CHECK(event.at("to").at("online") == true);
   CHECK(event.at("to").at("join").at("joined") == false);
   CHECK(event.at("to").at("join").at("outcome") == "dtls_failed");
+
+  CHECK(badge_value().rfind("can't join", 0) == 0);
 
   // The exporter: NetherNet's status answers, and it is unhealthy.
   auto failing_metrics = http_request(svc.port(), "GET", "/metrics");

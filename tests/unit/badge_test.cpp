@@ -7,6 +7,7 @@
 #include "app/service.hpp"
 #include "net/http/badge.hpp"
 #include "net/http/router.hpp"
+#include "net/report/status.hpp"
 #include "support/xml_check.hpp"
 #include "support/rooms.hpp"
 
@@ -183,6 +184,81 @@ TEST_CASE("badge: a status gives the counts only when both are integers", "[badg
     CHECK(badge_value(offline) == "offline");
     CHECK(offline.detail == "GET /v1/join answered 404; RakNet: no pong in 1 s");
   }
+}
+
+TEST_CASE("badge: a recent public watch check decides whether players can join",
+          "[badge][join]") {
+  api::info_reply info;
+  info.status = 200;
+  info.body = R"({"ok":true,"status":200,"tls":false,"info":{"name":"X","players":3,)"
+              R"("maxPlayers":10}})";
+  api::raknet_reply raknet;
+  api::history_row check;
+  check.at = 1800000000;
+  check.verdict = verdict_code::joinable;
+  check.join = join_summary{join_stage_code::game, join_outcome_code::joined, 15000};
+  auto badge_of = [&](const std::optional<history_row>& latest) {
+    return badge_from_status(render_badge_status(info, raknet, latest));
+  };
+
+  auto joined = badge_of(check);
+  CHECK(joined.state == badge_state::joinable);
+  CHECK(badge_value(joined) == "joinable " + dot + " 3/10");
+  auto joined_doc = parse_svg(render_badge(joined));
+  CHECK(strings(joined_doc.at("title")).at(0).find("X") != std::string::npos);
+
+  // Turned away at DTLS: amber, and the tooltip says why.
+  check.verdict = verdict_code::join_failed;
+  check.join = join_summary{join_stage_code::dtls, join_outcome_code::dtls_failed, std::nullopt};
+  auto failed = badge_of(check);
+  CHECK(failed.state == badge_state::not_joinable);
+  CHECK(badge_value(failed) == "can't join " + dot + " 3/10");
+  CHECK(failed.detail == "join_failed: dtls_failed at dtls");
+  auto svg = render_badge(failed);
+  CHECK(svg.find("#b7791f") != std::string::npos);
+  CHECK(strings(parse_svg(svg).at("title")).at(0).find("dtls_failed at dtls") != std::string::npos);
+
+  // Another version: named by the verdict and the outcome.
+  check.verdict = verdict_code::version_mismatch;
+  check.join = join_summary{join_stage_code::game, join_outcome_code::outdated_client, 9000};
+  CHECK(badge_of(check).detail == "version_mismatch: outdated_client at game");
+  // A verdict without a join (candidates the policy refused) still says players cannot.
+  check.verdict = verdict_code::private_candidates;
+  check.join.reset();
+  CHECK(badge_of(check).state == badge_state::not_joinable);
+  CHECK(badge_of(check).detail == "private_candidates");
+
+  // The check found it offline, but the status answers now: online, no verdict claimed.
+  check.verdict = verdict_code::offline;
+  CHECK(badge_of(check).state == badge_state::online);
+  // No check: the status alone.
+  CHECK(badge_value(badge_of(std::nullopt)) == "online " + dot + " 3/10");
+  // Offline now wins over a joinable check.
+  check.verdict = verdict_code::joinable;
+  api::info_reply down;
+  down.error = api::make_failure(api::error_code::upstream_failure, "connection refused");
+  CHECK(badge_from_status(render_badge_status(down, raknet, check)).state
+        == badge_state::offline);
+}
+
+TEST_CASE("badge: only a recent check of the same server counts", "[badge][join]") {
+  std::vector<api::watched_check> checks(2);
+  checks[0].host = "play.example.com";
+  checks[0].port = 19132;
+  checks[0].last.at = 1800000000;
+  checks[1].host = "play.example.com";
+  checks[1].port = 19133;
+  checks[1].last.at = 1800000000;
+  api::target where{"play.example.com", 19133, api::tls_mode::auto_detect};
+  auto found = recent_check(checks, where, 1800000000 + 60);
+  REQUIRE(found);
+  CHECK(found->at == 1800000000);
+  CHECK(recent_check(checks, where, 1800000000 + badge_check_max_age_seconds));
+  CHECK_FALSE(recent_check(checks, where, 1800000000 + badge_check_max_age_seconds + 1));
+  // A check from the future (a replica's clock ahead) is not taken either.
+  CHECK_FALSE(recent_check(checks, where, 1800000000 - 1));
+  where.port = 19134;
+  CHECK_FALSE(recent_check(checks, where, 1800000000 + 60));
 }
 
 TEST_CASE("badge: text widths grow with the text and its letters", "[badge]") {

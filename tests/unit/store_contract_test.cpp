@@ -672,6 +672,48 @@ TEST_CASE("redis store: the shared per-target offer limit holds across handles",
   CHECK(wait <= 61);
 }
 
+TEST_CASE("redis store: a join's players may have their offers in flight together, and no more",
+          "[store][redis][join]") {
+  store_under_test st{"redis"};
+  const std::vector<std::string> server{"192.0.2.8:19132"};
+  const auto ttl = std::chrono::milliseconds{20000};
+  auto take = [&](storage::shared_store& s, const std::string& owner, unsigned in_flight) {
+    auto wait = s.take_offer_slot(server, 10, owner, ttl, in_flight);
+    REQUIRE(wait);
+    return wait->count();
+  };
+  // Two players on two replicas: both go.
+  CHECK(take(*st.first_shared, "player-one", 2) == 0);
+  CHECK(take(*st.second_shared, "player-two", 2) == 0);
+  // A third, or a plain offer meanwhile, waits.
+  CHECK(take(*st.first_shared, "player-three", 2) == 1);
+  CHECK(take(*st.second_shared, "offer", 1) == 1);
+  // One player's end frees one place, its own.
+  REQUIRE_FALSE(st.first_shared->release_offer_slot(server, "player-one"));
+  CHECK(take(*st.second_shared, "offer", 1) == 1);
+  CHECK(take(*st.first_shared, "player-three", 2) == 0);
+  REQUIRE_FALSE(st.second_shared->release_offer_slot(server, "player-two"));
+  REQUIRE_FALSE(st.first_shared->release_offer_slot(server, "player-three"));
+  CHECK(take(*st.second_shared, "offer", 1) == 0);
+}
+
+TEST_CASE("redis store: an in-flight mark ends with its lifetime", "[store][redis][join]") {
+  store_under_test st{"redis"};
+  const std::vector<std::string> server{"192.0.2.9:19132"};
+  auto short_ttl = std::chrono::milliseconds{300};
+  auto first = st.first_shared->take_offer_slot(server, 10, "gone", short_ttl, 1);
+  REQUIRE(first);
+  CHECK(first->count() == 0);
+  auto blocked = st.second_shared->take_offer_slot(server, 10, "next", short_ttl, 1);
+  REQUIRE(blocked);
+  CHECK(blocked->count() == 1);
+  // The owner never released it (its replica died): the mark lapses by itself.
+  std::this_thread::sleep_for(std::chrono::milliseconds{500});
+  auto after = st.second_shared->take_offer_slot(server, 10, "next", short_ttl, 1);
+  REQUIRE(after);
+  CHECK(after->count() == 0);
+}
+
 TEST_CASE("redis store over TLS: rediss:// with the CA that signed Redis's certificate works, "
           "another CA, another name and a plain URL do not",
           "[store][redis]") {

@@ -22,6 +22,8 @@ SAMPLE = re.compile(r'^([A-Za-z_:][A-Za-z0-9_:]*)(\{[^}]*\})?\s+(\S+)')
 LABEL = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"')
 CHECKS = "netherscope_watch_checks_total"
 LAG = "netherscope_watch_schedule_lag_seconds"
+JOINS = "netherscope_joins_total"
+JOIN_TIME = "netherscope_join_duration_seconds"
 
 # The issue's bars.
 LAG_P99_BAR_S = 10
@@ -60,6 +62,31 @@ def watch_series(text):
         elif name == LAG + "_sum":
             total += value
     return checks, buckets, count, total
+
+
+def join_series(text):
+    """The joins by outcome and the join time histogram's cumulative buckets and count."""
+    outcomes, buckets, count = {}, {}, 0.0
+    for name, labels, value in samples(text):
+        if name == JOINS:
+            outcome = labels.get("outcome", "")
+            outcomes[outcome] = outcomes.get(outcome, 0.0) + value
+        elif name == JOIN_TIME + "_bucket":
+            le = float(labels["le"])
+            buckets[le] = buckets.get(le, 0.0) + value
+        elif name == JOIN_TIME + "_count":
+            count += value
+    return outcomes, buckets, count
+
+
+def quantile_bound(buckets, count, q):
+    """The upper bound of the bucket that holds the quantile q; None without samples."""
+    if count <= 0:
+        return None
+    for le in sorted(buckets):
+        if buckets[le] >= q * count:
+            return le
+    return math.inf
 
 
 def minus(end, start):
@@ -102,6 +129,16 @@ def main():
     made = recorded + skipped
     expected = s["watches"] * seconds / s["period"]
     lag = p99_bound(all_buckets, all_count)
+
+    join_outcomes, join_buckets, join_count = {}, {}, 0.0
+    for r in replicas:
+        o0, b0, n0 = join_series(read(work, f"metrics-{r}-start.txt"))
+        o1, b1, n1 = join_series(read(work, f"metrics-{r}-end.txt"))
+        for k, v in minus(o1, o0).items():
+            join_outcomes[k] = join_outcomes.get(k, 0.0) + v
+        for k, v in minus(b1, b0).items():
+            join_buckets[k] = join_buckets.get(k, 0.0) + v
+        join_count += n1 - n0
 
     fake = {}
     for i in range(s["fakes"]):
@@ -195,9 +232,21 @@ def main():
           f"{fake.get('status_requests', 0):,}, {fake.get('offers', 0):,}, "
           f"{fake.get('raknet_pings', 0):,} | | |")
     if made:
-        print(f"| CPU per check (user + system over the window, load runs included; "
+        print(f"| CPU per check (user + system over the window, load runs and the services' "
+              f"join workers included; "
               f"÷ checks made) | services {1000 * cpu.get('service', 0) / made:.2f} ms, "
               f"fakes {1000 * cpu.get('fakes', 0) / made:.2f} ms | | |")
+    joined = int(join_outcomes.get("joined", 0))
+    joins_run = int(sum(join_outcomes.values()))
+    others = ", ".join(f"{k} {int(v):,}" for k, v in sorted(join_outcomes.items())
+                       if v and k != "joined")
+    def bound(q):
+        b = quantile_bound(join_buckets, join_count, q)
+        return "n/a" if b is None else ("> 10 s" if math.isinf(b) else f"≤ {1000 * b:g} ms")
+    print(f"| joins in the window: joined of run (other outcomes) | {joined:,} of {joins_run:,}"
+          f"{f' ({others})' if others else ''} | | |")
+    print(f"| join time p50, p99 (the buckets that hold them, from /metrics) | {bound(0.5)}, "
+          f"{bound(0.99)} | | |")
     print(f"| non-2xx, failed or unanswered offers in the load runs | {bad} | 0 "
           f"| {verdict(bad == 0)} |")
 

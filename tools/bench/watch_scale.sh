@@ -213,12 +213,13 @@ snapshot() {
     curl -fsS "http://127.0.0.1:${fake_ports[$i]}/_fake/stats" >"$work/fake$i-$1.json"
   done
   date +%s.%N >"$work/time-$1.txt"
-  # CPU seconds used so far (user and system, fields 14 and 15 of /proc/PID/stat, in ticks).
+  # CPU seconds used so far (user and system, fields 14 and 15 of /proc/PID/stat, in ticks, and
+# those of the children it has waited for, 16 and 17: a service's join workers).
   for r in $(seq 1 "$replicas"); do cpu_of "r$r" "${svc_pids[$((r - 1))]}"; done >"$work/cpu-$1.txt"
   for i in $(seq 0 $((fakes - 1))); do cpu_of "fake$i" "${fake_pids[$i]}"; done >>"$work/cpu-$1.txt"
 }
 ticks=$(getconf CLK_TCK)
-cpu_of() { awk -v name="$1" -v hz="$ticks" '{ printf "%s %.2f\n", name, ($14 + $15) / hz }' "/proc/$2/stat"; }
+cpu_of() { awk -v name="$1" -v hz="$ticks" '{ printf "%s %.2f\n", name, ($14 + $15 + $16 + $17) / hz }' "/proc/$2/stat"; }
 
 snapshot start
 end=$(($(date +%s) + duration))

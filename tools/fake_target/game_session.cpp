@@ -64,6 +64,10 @@ std::string upper(std::string text) {
 /// after the handshake (a self-signed chain is all WebRTC has).
 int accept_any(int, X509_STORE_CTX*) { return 1; }
 
+/// A server that will not take the client's certificate: OpenSSL ends the handshake with a
+/// fatal unknown_ca alert, which the joining client hears from its peer.
+int reject_all(int, X509_STORE_CTX*) { return 0; }
+
 /// One unsigned LEB128 number at pos, or false.
 bool read_varuint(const std::string& s, std::size_t& pos, std::uint32_t& out) {
   out = 0;
@@ -167,7 +171,8 @@ void game_session::start() {
   X509_free(cert);
   EVP_PKEY_free(key);
   if (!loaded) return;
-  SSL_CTX_set_verify(t.ctx, SSL_VERIFY_PEER, accept_any);
+  SSL_CTX_set_verify(t.ctx, SSL_VERIFY_PEER,
+                     settings_.mode == game_mode::alert ? reject_all : accept_any);
   // As libwebrtc (BDS) and pion do: SRTP profiles offered, though no media ever flows.
   SSL_CTX_set_tlsext_use_srtp(t.ctx, "SRTP_AES128_CM_SHA1_80");
   SSL_CTX_set_options(t.ctx, SSL_OP_NO_QUERY_MTU);
@@ -219,6 +224,9 @@ void game_session::handshake() {
   }
   established_ = true;
   ++stats_.dtls_established;
+  // pion-based servers abort without it (alert 71); count what was agreed, for tests to see.
+  if (SSL_get_selected_srtp_profile(t.ssl) != nullptr)
+    ++stats_.dtls_srtp;
   if (settings_.mode != game_mode::no_sctp)
     start_sctp();
 }
@@ -343,6 +351,7 @@ void game_session::answer_game(std::uint16_t stream, const std::string& data) {
     case game_mode::off:
     case game_mode::no_sctp:
     case game_mode::refuse_channels:
+    case game_mode::alert:
       return;
     case game_mode::garbage:
       send_message(stream, ppid_binary, std::string_view("\x00\xff\xff\xff\xff\xff\x7f", 7));

@@ -26,7 +26,7 @@ namespace fake_target {
 /// an older client and 2 to a newer one; nothing; bytes that are no NetherNet message; no
 /// DTLS at all (the fake before it had a game layer); DTLS but no SCTP; or SCTP with every
 /// channel refused (the association aborted at the first DATA_CHANNEL_OPEN).
-enum class game_mode { normal, silent, garbage, off, no_sctp, refuse_channels };
+enum class game_mode { normal, silent, garbage, off, no_sctp, refuse_channels, alert };
 
 /// Shared by every session: the mode, the protocol, and the DTLS certificate the answers'
 /// a=fingerprint names.

@@ -168,6 +168,7 @@ int main(int argc, char** argv) {
               : state.cfg.game == "off"     ? game_mode::off
               : state.cfg.game == "no-sctp" ? game_mode::no_sctp
               : state.cfg.game == "refuse-channels" ? game_mode::refuse_channels
+              : state.cfg.game == "alert" ? game_mode::alert
                                             : game_mode::normal;
   game.protocol = state.cfg.game_protocol;
   udp_port_pool ports(ioc, state.cfg.bind, state.cfg.udp_ports, state.cfg.port_hold, state.cfg.stun,

@@ -176,7 +176,8 @@ po::options_description describe_options() {
      "after a check that nominates the pair: normal (DTLS as the client, SCTP, both channels "
      "acknowledged, NetworkSettings at --game-protocol or PlayStatus 1/2), silent (no answer to "
      "RequestNetworkSettings), garbage (bytes that are no NetherNet message), off (no DTLS), "
-     "no-sctp (DTLS, then nothing), refuse-channels (SCTP aborted at the first channel)")
+     "no-sctp (DTLS, then nothing), refuse-channels (SCTP aborted at the first channel), alert "
+     "(the client's certificate refused in the handshake: a fatal unknown_ca alert)")
     ("game-protocol", po::value<std::int64_t>()->default_value(2193),
      "the protocol the game layer accepts")
     ("candidate-address", po::value<std::string>()->default_value(""),
@@ -285,8 +286,9 @@ config to_config(const po::variables_map& vm) {
   }
   c.game = vm["game"].as<std::string>();
   if (c.game != "normal" && c.game != "silent" && c.game != "garbage" && c.game != "off"
-      && c.game != "no-sctp" && c.game != "refuse-channels")
-    throw std::invalid_argument("--game must be normal, silent, garbage, off, no-sctp or refuse-channels");
+      && c.game != "no-sctp" && c.game != "refuse-channels" && c.game != "alert")
+    throw std::invalid_argument(
+      "--game must be normal, silent, garbage, off, no-sctp, refuse-channels or alert");
   c.game_protocol = static_cast<std::int32_t>(
       in_range("game-protocol", vm["game-protocol"].as<std::int64_t>(), 1, 100000));
   c.stun = pick<stun_mode>("stun", vm["stun"].as<std::string>(),

@@ -474,6 +474,7 @@ response stats_response(const request& req, const target_state& state) {
       {"raknet_pongs", s.raknet_pongs},
       {"joins_started", s.joins_started},
       {"dtls_established", s.dtls_established},
+      {"dtls_srtp", s.dtls_srtp},
       {"dtls_failures", s.dtls_failures},
       {"channels_opened", s.channels_opened},
       {"game_requests", s.game_requests},

@@ -34,6 +34,7 @@ struct counters {
   std::uint64_t raknet_pongs = 0;            ///< of those, the ones answered (from any port)
   std::uint64_t joins_started = 0;           ///< DTLS handshakes begun after a nominating check
   std::uint64_t dtls_established = 0;        ///< of those, with the offer's certificate
+  std::uint64_t dtls_srtp = 0;               ///< of those, with an SRTP profile agreed
   std::uint64_t dtls_failures = 0;           ///< handshakes that failed or met another certificate
   std::uint64_t channels_opened = 0;         ///< DATA_CHANNEL_OPENs acknowledged
   std::uint64_t game_requests = 0;           ///< RequestNetworkSettings read
