@@ -62,6 +62,10 @@ enum class join_outcome {
   worker_failed,
 };
 
+/// The line a serving worker writes after a join's report, once it has closed the join and
+/// may take another job.
+inline constexpr std::string_view worker_ready_line = "{\"ready\":true}";
+
 std::string_view to_string(join_stage s);
 std::string_view to_string(join_outcome o);
 std::optional<join_stage> stage_from(std::string_view s);

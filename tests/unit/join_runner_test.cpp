@@ -21,13 +21,14 @@ using namespace std::chrono_literals;
 
 namespace {
 
-/// A worker of the test's own: a shell script that reads its job and does what it is told.
+/// A worker of the test's own: a shell script that reads its first job (a line) and does what
+/// it is told; a serving one loops itself.
 std::string script(const netherscope::test::temp_dir& dir, const std::string& name,
                    const std::string& body) {
   auto path = dir.path() + "/" + name;
   {
     std::ofstream out{path};
-    out << "#!/bin/sh\ncat > /dev/null\n" << body << "\n";
+    out << "#!/bin/sh\nread -r job\n" << body << "\n";
   }
   ::chmod(path.c_str(), 0700);
   return path;
@@ -62,7 +63,8 @@ TEST_CASE("join runner: a worker's report comes back, and every way a worker fai
   std::signal(SIGPIPE, SIG_IGN);
   netherscope::test::temp_dir dir;
   SECTION("a report") {
-    auto r = run_one(script(dir, "ok", "echo '{\"stage\":\"game\",\"outcome\":\"outdated_server\",\"playStatus\":2}'"),
+    auto r = run_one(script(dir, "ok", "echo '{\"stage\":\"game\",\"outcome\":\"outdated_server\",\"playStatus\":2}'; "
+                                       "echo '{\"ready\":true}'"),
                      small_job());
     REQUIRE(r);
     CHECK(r->outcome == join::join_outcome::outdated_server);
@@ -83,7 +85,8 @@ TEST_CASE("join runner: a worker's report comes back, and every way a worker fai
     CHECK(r->detail == "the join worker ended without a readable report");
   }
   SECTION("a flood of output") {
-    auto r = run_one(script(dir, "flood", "exec yes"), small_job(2000ms));
+    // Bytes without an end of line: more than any report.
+    auto r = run_one(script(dir, "flood", "exec tr '\\000' x < /dev/zero"), small_job(2000ms));
     REQUIRE(r);
     CHECK(r->outcome == join::join_outcome::worker_failed);
     CHECK(r->detail == "the join worker wrote more than a report");
@@ -153,4 +156,63 @@ TEST_CASE("join runner: past the concurrency limit a join is refused at once", "
   ioc.restart();
   ioc.run_for(10s);
   CHECK(reports == 3);
+}
+
+TEST_CASE("join runner: a worker serves joins one after another, up to its share, and leaves "
+          "the pool when unused",
+          "[join]") {
+  std::signal(SIGPIPE, SIG_IGN);
+  netherscope::test::temp_dir dir;
+  // Each report names the worker's PID; the ready line follows it.
+  auto serving = dir.path() + "/serving";
+  {
+    std::ofstream out{serving};
+    out << "#!/bin/sh\nwhile read -r job; do\n"
+           "  echo '{\"stage\":\"game\",\"outcome\":\"joined\",\"detail\":\"'$$'\"}'\n"
+           "  echo '{\"ready\":true}'\ndone\n";
+  }
+  ::chmod(serving.c_str(), 0700);
+  boost::asio::io_context ioc;
+  upstream::join_runner_settings settings{serving, 4, 300ms};
+  settings.joins_per_worker = 2;
+  settings.idle_for = 300ms;
+  upstream::join_runner runner{ioc, settings};
+  auto one = [&] {
+    std::string pid;
+    REQUIRE(runner.run(small_job(), [&](join::join_report&& r) {
+      CHECK(r.outcome == join::join_outcome::joined);
+      pid = r.detail;
+    }));
+    // Until the report, then the ready line, have come.
+    auto until = std::chrono::steady_clock::now() + 5s;
+    while ((pid.empty() || runner.running() != 0) && std::chrono::steady_clock::now() < until) {
+      // A context that ran out of work stops; the next job gives it work again.
+      ioc.restart();
+      ioc.run_for(10ms);
+    }
+    CHECK(runner.running() == 0);
+    return pid;
+  };
+  auto first = one();
+  auto second = one();
+  REQUIRE_FALSE(first.empty());
+  // The same process took the second job; after its share of two, a fresh one.
+  CHECK(second == first);
+  auto third = one();
+  CHECK(third != first);
+  // Unused for longer than idle_for, it leaves the pool: the next job starts another.
+  ioc.restart();
+  ioc.run_for(600ms);
+  auto fourth = one();
+  CHECK(fourth != third);
+}
+
+TEST_CASE("join runner: a worker that says it is ready without a report fails its join",
+          "[join]") {
+  std::signal(SIGPIPE, SIG_IGN);
+  netherscope::test::temp_dir dir;
+  auto r = run_one(script(dir, "ready_only", "echo '{\"ready\":true}'; sleep 5"), small_job());
+  REQUIRE(r);
+  CHECK(r->outcome == join::join_outcome::worker_failed);
+  CHECK(r->detail == "the join worker said it was ready without a report");
 }

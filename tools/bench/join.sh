@@ -5,12 +5,15 @@
 # timings), then 50 joins at once, to 50 signalling ports of one answerer process (each a server
 # of its own to the per-target offer limit, which lets two offers at most be in flight to one
 # server). CPU per join is the service's and its join workers' CPU
-# over the sequential run (the workers are the service's children, so their time shows in its
-# cutime and cstime once reaped), divided by N.
+# over the sequential run (the workers are the service's children: their time shows in its
+# cutime and cstime once reaped, and in their own /proc/PID/stat while they wait in its pool),
+# divided by N.
 #
 #   tools/bench/join.sh [N]        (N joins in a row, default 200)
 #
-# JOIN_BENCH_STACK=werift runs the answerer on werift instead; JOIN_BENCH_WORKER names another
+# JOIN_BENCH_STACK=werift runs the answerer on werift instead, JOIN_BENCH_STACK=fake on
+# tools/fake_target (a BDS-like server written apart from the join, 50 ports in one process,
+# answering at once: the join's own time shows alone); JOIN_BENCH_WORKER names another
 # worker executable (a wrapper that profiles it); JOIN_BENCH_DEBUG=1 prints each join of the
 # concurrent run that did not join.
 set -euo pipefail
@@ -22,11 +25,21 @@ concurrent=50
 [ -x build/netherscope ] && [ -x build/netherscope-join ] \
   || { echo "build first: cmake --build build --target netherscope netherscope-join" >&2; exit 1; }
 
-node tools/webrtc_target/target.js --stack "${JOIN_BENCH_STACK:-libwebrtc}" --port 0 --extra-ports $((concurrent - 1)) \
-  --max-sessions 256 >"$work/target.log" 2>&1 &
-pids+=($!)
-target_port=$(port_of "$work/target.log")
-target_ports=$(grep -m1 '"listening"' "$work/target.log" | sed -E 's/.*"ports":\[([0-9,]+)\].*/\1/')
+stack=${JOIN_BENCH_STACK:-libwebrtc}
+if [ "$stack" = fake ]; then
+  [ -x build/tools/fake_target/fake_target ] || { echo "build first: cmake --build build --target fake_target" >&2; exit 1; }
+  base=$(free_port)
+  build/tools/fake_target/fake_target --port "$base" --port-count "$concurrent" >"$work/target.log" 2>&1 &
+  pids+=($!)
+  target_port=$(port_of "$work/target.log")
+  target_ports=$(seq -s, "$target_port" $((target_port + concurrent - 1)))
+else
+  node tools/webrtc_target/target.js --stack "$stack" --port 0 --extra-ports $((concurrent - 1)) \
+    --max-sessions 256 >"$work/target.log" 2>&1 &
+  pids+=($!)
+  target_port=$(port_of "$work/target.log")
+  target_ports=$(grep -m1 '"listening"' "$work/target.log" | sed -E 's/.*"ports":\[([0-9,]+)\].*/\1/')
+fi
 # A join per player counts as an offer call; the bench needs more than the anonymous month's.
 build/netherscope --port 0 --data-dir "$work/data" --allow-loopback \
   --limit-offer-ip 1000000 --limit-info-ip 1000000 --offers-per-target-per-minute 10000 \
@@ -38,20 +51,35 @@ service_port=$(port_of "$work/service.log")
 ticks=$(getconf CLK_TCK)
 cpu_of() { awk '{print $14 + $15 + $16 + $17}' "/proc/$1/stat"; }
 
-python3 - "$service_port" "$target_port" "$count" "$concurrent" "$service_pid" "$ticks" "$target_ports" <<'PY'
-import json, sys, threading, time, http.client
+python3 - "$service_port" "$target_port" "$count" "$concurrent" "$service_pid" "$ticks" "$target_ports" "$stack" <<'PY'
+import json, os, sys, threading, time, http.client
 
 service_port, target_port, count, concurrent, pid, ticks = map(int, sys.argv[1:7])
 ports = [int(p) for p in sys.argv[7].split(",")]
+stack = sys.argv[8]
 
 def body_for(port):
     return json.dumps({"host": "127.0.0.1", "port": port, "tls": False})
 
+def stat_fields(p):
+    with open(f"/proc/{p}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()
+
 def cpu():
-    """The service's own CPU and its reaped workers', in seconds."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / ticks, (int(fields[13]) + int(fields[14])) / ticks
+    """The service's own CPU, and its workers' (reaped, and those still in its pool), in
+    seconds."""
+    fields = stat_fields(pid)
+    workers = int(fields[13]) + int(fields[14])
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            f = stat_fields(entry)
+        except OSError:
+            continue
+        if int(f[1]) == pid:
+            workers += int(f[11]) + int(f[12])
+    return (int(fields[11]) + int(fields[12])) / ticks, workers / ticks
 
 def join(port=target_port):
     c = http.client.HTTPConnection("127.0.0.1", service_port, timeout=60)
@@ -88,6 +116,11 @@ print(f"  CPU per join: {1000 * (own + workers) / count:.2f} ms "
 
 def target_requests():
     c = http.client.HTTPConnection("127.0.0.1", target_port, timeout=10)
+    if stack == "fake":
+        c.request("GET", "/_fake/stats")
+        stats = json.loads(c.getresponse().read())
+        c.close()
+        return stats.get("game_requests", 0), stats.get("dtls_established", 0), stats.get("dtls_failures", 0)
     c.request("GET", "/_target/stats")
     stats = json.loads(c.getresponse().read())
     c.close()
@@ -113,7 +146,9 @@ other = sorted({(s, b.get("outcome", b.get("error", {}).get("code") if isinstanc
 print(f"{concurrent} at once: {len(ok)} of {concurrent} joined in {wall:.2f} s"
       + (f", p50 {pct(totals, 50):.1f} ms, p99 {pct(totals, 99):.1f} ms" if totals else "")
       + (f"; others: {other}" if other else "")
-      + "; the answerer read {} RequestNetworkSettings, sent {} answers, failed {}".format(
+      + ("; the fake read {} RequestNetworkSettings, finished {} handshakes, failed {}"
+         if stack == "fake" else
+         "; the answerer read {} RequestNetworkSettings, sent {} answers, failed {}").format(
           *(a - b for a, b in zip(target_requests(), seen_before))))
 # A smoke run fails on a join that did not join one after another; figures are never judged.
 sys.exit(0 if len(joined) == count else 1)

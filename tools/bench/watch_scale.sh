@@ -214,12 +214,19 @@ snapshot() {
   done
   date +%s.%N >"$work/time-$1.txt"
   # CPU seconds used so far (user and system, fields 14 and 15 of /proc/PID/stat, in ticks, and
-# those of the children it has waited for, 16 and 17: a service's join workers).
+# those of the children it has waited for, 16 and 17, and of its live children: a service's
+# join workers, reaped or waiting in its pool).
   for r in $(seq 1 "$replicas"); do cpu_of "r$r" "${svc_pids[$((r - 1))]}"; done >"$work/cpu-$1.txt"
   for i in $(seq 0 $((fakes - 1))); do cpu_of "fake$i" "${fake_pids[$i]}"; done >>"$work/cpu-$1.txt"
 }
 ticks=$(getconf CLK_TCK)
-cpu_of() { awk -v name="$1" -v hz="$ticks" '{ printf "%s %.2f\n", name, ($14 + $15 + $16 + $17) / hz }' "/proc/$2/stat"; }
+cpu_of() {
+  local files=("/proc/$2/stat")
+  for child in $(pgrep -P "$2" || true); do files+=("/proc/$child/stat"); done
+  awk -v name="$1" -v hz="$ticks" -v self="/proc/$2/stat" \
+    '{ t += $14 + $15; if (FILENAME == self) t += $16 + $17 } END { printf "%s %.2f\n", name, t / hz }' \
+    "${files[@]}" 2>/dev/null
+}
 
 snapshot start
 end=$(($(date +%s) + duration))
