@@ -1,5 +1,6 @@
 #include "net/http/metrics.hpp"
 
+#include <array>
 #include <cstdio>
 
 namespace netherscope::net::http {
@@ -55,6 +56,24 @@ void sample(std::string& out, std::string_view name, std::string_view labels,
   out += ' ';
   out += value;
   out += '\n';
+}
+
+/// A histogram kept in milliseconds, written in seconds: each bucket's count (not cumulative;
+/// the last is above every bound) from count_in, and the sum.
+template <std::size_t N, class CountIn>
+void histogram_ms(std::string& out, std::string_view name, std::string_view help,
+                  const std::array<std::int64_t, N>& bounds, CountIn count_in,
+                  std::uint64_t sum_ms) {
+  family(out, name, "histogram", help);
+  std::string base{name};
+  std::uint64_t seen = 0;
+  for (std::size_t i = 0; i <= N; ++i) {
+    seen += count_in(i);
+    auto le = i < N ? seconds_text(bounds[i]) : std::string{"+Inf"};
+    sample(out, base + "_bucket", "{le=\"" + le + "\"}", std::to_string(seen));
+  }
+  sample(out, base + "_sum", "", seconds_text(static_cast<std::int64_t>(sum_ms)));
+  sample(out, base + "_count", "", std::to_string(seen));
 }
 
 void latency_histogram(std::string& out, const request_counters& requests) {
@@ -151,19 +170,10 @@ void telemetry_families(std::string& out, const api::telemetry& t) {
          std::to_string(t.watch_checks(true)));
   sample(out, "netherscope_watch_checks_total", "{result=\"skipped\"}",
          std::to_string(t.watch_checks(false)));
-  family(out, "netherscope_watch_schedule_lag_seconds", "histogram",
-         "How late this replica's checks of watched servers started after their slots.");
-  std::uint64_t seen = 0;
-  const auto& bounds = api::lag_histogram::bounds_ms;
-  for (std::size_t i = 0; i <= bounds.size(); ++i) {
-    seen += t.watch_lags(i);
-    auto le = i < bounds.size() ? seconds_text(bounds[i]) : std::string{"+Inf"};
-    sample(out, "netherscope_watch_schedule_lag_seconds_bucket", "{le=\"" + le + "\"}",
-           std::to_string(seen));
-  }
-  sample(out, "netherscope_watch_schedule_lag_seconds_sum", "",
-         seconds_text(static_cast<std::int64_t>(t.watch_lag_sum_ms())));
-  sample(out, "netherscope_watch_schedule_lag_seconds_count", "", std::to_string(seen));
+  histogram_ms(out, "netherscope_watch_schedule_lag_seconds",
+               "How late this replica's checks of watched servers started after their slots.",
+               api::lag_histogram::bounds_ms, [&](std::size_t i) { return t.watch_lags(i); },
+               t.watch_lag_sum_ms());
 
   family(out, "netherscope_joins_total", "counter",
          "Joins as a player (POST /api/join, checks and watch checks) this replica ran, by "
@@ -171,19 +181,10 @@ void telemetry_families(std::string& out, const api::telemetry& t) {
   for (const auto& row : api::join_outcome_table)
     sample(out, "netherscope_joins_total", "{outcome=\"" + std::string{row.name} + "\"}",
            std::to_string(t.joins(row.code)));
-  family(out, "netherscope_join_duration_seconds", "histogram",
-         "How long this replica's joins took, signalling included.");
-  std::uint64_t timed = 0;
-  const auto& join_bounds = api::join_histogram::bounds_ms;
-  for (std::size_t i = 0; i <= join_bounds.size(); ++i) {
-    timed += t.join_times(i);
-    auto le = i < join_bounds.size() ? seconds_text(join_bounds[i]) : std::string{"+Inf"};
-    sample(out, "netherscope_join_duration_seconds_bucket", "{le=\"" + le + "\"}",
-           std::to_string(timed));
-  }
-  sample(out, "netherscope_join_duration_seconds_sum", "",
-         seconds_text(static_cast<std::int64_t>(t.join_time_sum_ms())));
-  sample(out, "netherscope_join_duration_seconds_count", "", std::to_string(timed));
+  histogram_ms(out, "netherscope_join_duration_seconds",
+               "How long this replica's joins took, signalling included.",
+               api::join_histogram::bounds_ms, [&](std::size_t i) { return t.join_times(i); },
+               t.join_time_sum_ms());
 }
 
 } // namespace
