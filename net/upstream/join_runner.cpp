@@ -91,6 +91,11 @@ bool spawn(const std::string& path, pid_t& pid, int& in_fd, int& out_fd) {
   return true;
 }
 
+/// Starts a job on a worker of its own, not one from the pool: for a job whose pooled worker
+/// was found gone when it came to it. Defined below the worker.
+void start_on_fresh_worker(const shared_state& s, std::string job, std::chrono::milliseconds limit,
+                           join_runner::done_fn done);
+
 } // namespace
 
 /// One worker process from its start to its reaping, running one join at a time. Every
@@ -108,11 +113,14 @@ public:
     asio::post(strand_, [self = shared_from_this()] { self->read_line(); });
   }
 
-  /// Gives the worker a job, counted in running by the caller.
-  void start(std::string job, std::chrono::milliseconds limit, join_runner::done_fn done) {
+  /// Gives the worker a job, counted in running by the caller. A worker from the pool that
+  /// turns out gone (it exited while idle, or its input closed) hands the job to a fresh one;
+  /// a fresh one that is gone fails it.
+  void start(std::string job, std::chrono::milliseconds limit, join_runner::done_fn done,
+             bool pooled) {
     asio::post(strand_, [self = shared_from_this(), job = std::move(job), limit,
-                         done = std::move(done)]() mutable {
-      self->begin(std::move(job), limit, std::move(done));
+                         done = std::move(done), pooled]() mutable {
+      self->begin(std::move(job), limit, std::move(done), pooled);
     });
   }
 
@@ -128,8 +136,11 @@ public:
   }
 
 private:
-  void begin(std::string job, std::chrono::milliseconds limit, join_runner::done_fn done) {
-    if (gone_) {
+  void begin(std::string job, std::chrono::milliseconds limit, join_runner::done_fn done,
+             bool pooled) {
+    if (gone_ || !in_.is_open()) {
+      if (pooled)
+        return start_on_fresh_worker(shared_, std::move(job), limit, std::move(done));
       --shared_->running;
       return done(worker_failure("the join worker could not be started"));
     }
@@ -139,10 +150,29 @@ private:
     job_ = std::move(job);
     job_ += '\n';
     auto self = shared_from_this();
-    asio::async_write(in_, asio::buffer(job_), [self](boost::system::error_code, std::size_t) {
-      // A worker that died before reading its job is found by the read and the reaping.
-    });
+    asio::async_write(in_, asio::buffer(job_),
+                      [self, limit, pooled](boost::system::error_code ec, std::size_t) {
+                        if (ec)
+                          self->not_taken(limit, pooled);
+                      });
     arm(limit, "the join worker did not finish within the join's time");
+  }
+
+  /// The job could not be written: the worker closed its input, so it never read the job. A
+  /// pooled worker's job goes to a fresh worker; this one is left to end (its read and its
+  /// reaping find it so) with nothing to report to.
+  void not_taken(std::chrono::milliseconds limit, bool pooled) {
+    if (!pooled || !busy_ || reported_ || !done_)
+      return;
+    busy_ = false;
+    ++generation_;
+    timer_.cancel();
+    auto done = std::move(done_);
+    done_ = nullptr;
+    job_.pop_back();
+    start_on_fresh_worker(shared_, std::move(job_), limit, std::move(done));
+    if (!reaped_)
+      kill("the join worker closed its input");
   }
 
   /// The job's deadline, or an idle worker's: a worker still busy then is killed by its PID,
@@ -168,12 +198,16 @@ private:
     ::kill(pid_, SIGKILL);
   }
 
-  /// An idle worker leaves the pool: its input closes, and it exits at the end of it.
+  /// An idle worker leaves the pool: its input closes, and it exits at the end of it. One
+  /// already taken from the pool for a job (its start is on the way) stays.
   void retire() {
     {
       std::lock_guard<std::mutex> guard{shared_->mutex};
       auto& idle = shared_->idle;
-      idle.erase(std::remove(idle.begin(), idle.end(), shared_from_this()), idle.end());
+      auto it = std::find(idle.begin(), idle.end(), shared_from_this());
+      if (it == idle.end())
+        return;
+      idle.erase(it);
     }
     boost::system::error_code ignored;
     in_.close(ignored);
@@ -324,17 +358,20 @@ private:
 
 namespace {
 
-/// A worker from the pool, or a new one; null when none could be started.
-std::shared_ptr<pooled_worker> take_worker(const shared_state& s) {
-  {
-    std::lock_guard<std::mutex> guard{s->mutex};
-    while (!s->idle.empty()) {
-      auto w = std::move(s->idle.back());
-      s->idle.pop_back();
-      if (!w->gone())
-        return w;
-    }
+/// A worker from the pool, or null when none is ready.
+std::shared_ptr<pooled_worker> take_idle_worker(const shared_state& s) {
+  std::lock_guard<std::mutex> guard{s->mutex};
+  while (!s->idle.empty()) {
+    auto w = std::move(s->idle.back());
+    s->idle.pop_back();
+    if (!w->gone())
+      return w;
   }
+  return nullptr;
+}
+
+/// A new worker; null when none could be started.
+std::shared_ptr<pooled_worker> new_worker(const shared_state& s) {
   pid_t pid = -1;
   int in_fd = -1;
   int out_fd = -1;
@@ -343,6 +380,19 @@ std::shared_ptr<pooled_worker> take_worker(const shared_state& s) {
   auto w = std::make_shared<pooled_worker>(s, pid, in_fd, out_fd);
   w->open();
   return w;
+}
+
+void start_on_fresh_worker(const shared_state& s, std::string job, std::chrono::milliseconds limit,
+                           join_runner::done_fn done) {
+  auto worker = new_worker(s);
+  if (!worker) {
+    --s->running;
+    asio::post(s->ioc, [done = std::move(done)] {
+      done(worker_failure("the join worker could not be started"));
+    });
+    return;
+  }
+  worker->start(std::move(job), limit, std::move(done), false);
 }
 
 } // namespace
@@ -381,16 +431,11 @@ bool join_runner::run(join::join_job job, done_fn done) {
     --s.running;
     return false;
   }
-  auto worker = take_worker(state_);
-  if (!worker) {
-    --s.running;
-    asio::post(s.ioc, [done = std::move(done)] {
-      done(worker_failure("the join worker could not be started"));
-    });
-    return true;
-  }
   auto limit = job.timeout + s.settings.grace;
-  worker->start(join::job_to_json(job), limit, std::move(done));
+  if (auto worker = take_idle_worker(state_))
+    worker->start(join::job_to_json(job), limit, std::move(done), true);
+  else
+    start_on_fresh_worker(state_, join::job_to_json(job), limit, std::move(done));
   return true;
 }
 

@@ -207,6 +207,44 @@ TEST_CASE("join runner: a worker serves joins one after another, up to its share
   CHECK(fourth != third);
 }
 
+TEST_CASE("join runner: a job whose pooled worker closed its input goes to a fresh worker",
+          "[join]") {
+  std::signal(SIGPIPE, SIG_IGN);
+  netherscope::test::temp_dir dir;
+  // After one join it says it is ready, then stops reading and lingers: a worker that is in
+  // the pool but cannot take a job.
+  auto closing = dir.path() + "/closing";
+  {
+    std::ofstream out{closing};
+    out << "#!/bin/sh\nread -r job\n"
+           "echo '{\"stage\":\"game\",\"outcome\":\"joined\",\"detail\":\"'$$'\"}'\n"
+           "echo '{\"ready\":true}'\nexec 0<&-\nsleep 3\n";
+  }
+  ::chmod(closing.c_str(), 0700);
+  boost::asio::io_context ioc;
+  upstream::join_runner runner{ioc, {closing, 4, 300ms}};
+  auto one = [&](std::optional<join::join_report>& got) {
+    REQUIRE(runner.run(small_job(), [&](join::join_report&& r) { got = std::move(r); }));
+    auto until = std::chrono::steady_clock::now() + 2s;
+    while ((!got || runner.running() != 0) && std::chrono::steady_clock::now() < until) {
+      ioc.restart();
+      ioc.run_for(10ms);
+    }
+  };
+  std::optional<join::join_report> first;
+  std::optional<join::join_report> second;
+  one(first);
+  REQUIRE(first);
+  CHECK(first->outcome == join::join_outcome::joined);
+  CHECK(runner.running() == 0);
+  // The first worker is idle now; the second job cannot be written to it.
+  one(second);
+  REQUIRE(second);
+  CHECK(second->outcome == join::join_outcome::joined);
+  CHECK(second->detail != first->detail);
+  CHECK(runner.running() == 0);
+}
+
 TEST_CASE("join runner: a worker that says it is ready without a report fails its join",
           "[join]") {
   std::signal(SIGPIPE, SIG_IGN);
