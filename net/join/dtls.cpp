@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <mutex>
+#include <string>
 
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -60,9 +62,12 @@ const BIO_METHOD* out_method() {
   return method;
 }
 
-int verify_peer(X509_STORE_CTX* store, void* arg) {
-  auto* session = static_cast<dtls_session*>(arg);
-  return session->fingerprint_matches(X509_STORE_CTX_get0_cert(store)) ? 1 : 0;
+int verify_peer(X509_STORE_CTX* store, void*) {
+  auto* ssl = static_cast<SSL*>(
+    X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx()));
+  auto* session = ssl != nullptr ? static_cast<dtls_session*>(SSL_get_app_data(ssl)) : nullptr;
+  return session != nullptr && session->fingerprint_matches(X509_STORE_CTX_get0_cert(store)) ? 1
+                                                                                              : 0;
 }
 
 void on_info(const SSL* ssl, int where, int ret) {
@@ -87,6 +92,73 @@ std::string normalized(std::string_view fingerprint) {
 
 } // namespace
 
+namespace {
+
+/// A context holding one certificate and key, with everything that does not depend on the
+/// session (the verify and info callbacks find their session through the SSL). Null when
+/// OpenSSL refuses the certificate or key.
+SSL_CTX* make_context(std::string_view certificate_pem, std::string_view key_pem) {
+  SSL_CTX* ctx = SSL_CTX_new(DTLS_method());
+  if (ctx == nullptr)
+    return nullptr;
+  SSL_CTX_set_min_proto_version(ctx, DTLS1_2_VERSION);
+  auto* cert_bio = BIO_new_mem_buf(certificate_pem.data(), static_cast<int>(certificate_pem.size()));
+  X509* cert = PEM_read_bio_X509(cert_bio, nullptr, nullptr, nullptr);
+  BIO_free(cert_bio);
+  auto* key_bio = BIO_new_mem_buf(key_pem.data(), static_cast<int>(key_pem.size()));
+  EVP_PKEY* key = PEM_read_bio_PrivateKey(key_bio, nullptr, nullptr, nullptr);
+  BIO_free(key_bio);
+  bool usable = cert != nullptr && key != nullptr && SSL_CTX_use_certificate(ctx, cert) == 1
+                && SSL_CTX_use_PrivateKey(ctx, key) == 1 && SSL_CTX_check_private_key(ctx) == 1;
+  X509_free(cert);
+  EVP_PKEY_free(key);
+  // Returns 0 on success, unlike most of OpenSSL.
+  if (!usable || SSL_CTX_set_tlsext_use_srtp(ctx, srtp_profiles) != 0) {
+    SSL_CTX_free(ctx);
+    return nullptr;
+  }
+  SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
+  SSL_CTX_set_cert_verify_callback(ctx, verify_peer, nullptr);
+  SSL_CTX_set_info_callback(ctx, on_info);
+  return ctx;
+}
+
+/// The context of the last certificate and key asked for, shared by the sessions that use
+/// them: a worker joins with the service's one DTLS identity again and again, and reading a
+/// PEM key and making a context cost more than the rest of a handshake's CPU.
+class context_cache {
+public:
+  /// A reference to the context for these PEMs (the caller frees it), or null.
+  SSL_CTX* get(std::string_view certificate_pem, std::string_view key_pem) {
+    std::lock_guard<std::mutex> guard{mutex_};
+    if (ctx_ == nullptr || certificate_pem != certificate_pem_ || key_pem != key_pem_) {
+      SSL_CTX* fresh = make_context(certificate_pem, key_pem);
+      if (fresh == nullptr)
+        return nullptr;
+      SSL_CTX_free(ctx_);
+      ctx_ = fresh;
+      certificate_pem_ = certificate_pem;
+      key_pem_ = key_pem;
+    }
+    SSL_CTX_up_ref(ctx_);
+    return ctx_;
+  }
+
+private:
+  std::mutex mutex_;
+  std::string certificate_pem_;
+  std::string key_pem_;
+  SSL_CTX* ctx_ = nullptr;
+};
+
+context_cache& contexts() {
+  // Never destroyed: sessions may outlive static destruction's order.
+  static auto* cache = new context_cache;
+  return *cache;
+}
+
+} // namespace
+
 std::unique_ptr<dtls_session> dtls_session::make(std::string_view certificate_pem,
                                                  std::string_view key_pem, dtls_role role,
                                                  std::string expected_fingerprint,
@@ -99,29 +171,9 @@ std::unique_ptr<dtls_session> dtls_session::make(std::string_view certificate_pe
   };
   std::unique_ptr<dtls_session> s{new dtls_session};
   s->expected_ = normalized(std::move(expected_fingerprint));
-  s->ctx_ = SSL_CTX_new(DTLS_method());
+  s->ctx_ = contexts().get(certificate_pem, key_pem);
   if (s->ctx_ == nullptr)
-    return fail("cannot make a DTLS context");
-  SSL_CTX_set_min_proto_version(s->ctx_, DTLS1_2_VERSION);
-  auto* cert_bio = BIO_new_mem_buf(certificate_pem.data(), static_cast<int>(certificate_pem.size()));
-  X509* cert = PEM_read_bio_X509(cert_bio, nullptr, nullptr, nullptr);
-  BIO_free(cert_bio);
-  auto* key_bio = BIO_new_mem_buf(key_pem.data(), static_cast<int>(key_pem.size()));
-  EVP_PKEY* key = PEM_read_bio_PrivateKey(key_bio, nullptr, nullptr, nullptr);
-  BIO_free(key_bio);
-  bool usable = cert != nullptr && key != nullptr && SSL_CTX_use_certificate(s->ctx_, cert) == 1
-                && SSL_CTX_use_PrivateKey(s->ctx_, key) == 1
-                && SSL_CTX_check_private_key(s->ctx_) == 1;
-  X509_free(cert);
-  EVP_PKEY_free(key);
-  if (!usable)
     return fail("the certificate or key is not usable");
-  SSL_CTX_set_verify(s->ctx_, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
-  SSL_CTX_set_cert_verify_callback(s->ctx_, verify_peer, s.get());
-  // Returns 0 on success, unlike most of OpenSSL.
-  if (SSL_CTX_set_tlsext_use_srtp(s->ctx_, srtp_profiles) != 0)
-    return fail("cannot offer use_srtp");
-  SSL_CTX_set_info_callback(s->ctx_, on_info);
   s->ssl_ = SSL_new(s->ctx_);
   if (s->ssl_ == nullptr)
     return fail("cannot make a DTLS session");

@@ -111,10 +111,14 @@ base::pkey_ptr check_token(std::string_view token_text, std::int64_t now, identi
     return nullptr;
   if (const auto* x5u = token->header.if_contains("x5u")) {
     // In this shape x5u is not a URL but the key itself, as base64 DER (PROTOCOL.md §4.3).
+    // The usual shape writes both as the same base64 DER, which then names the same key
+    // without decoding it a second time.
     const auto* text = x5u->if_string();
-    auto der = text ? base::base64_decode(base::view(*text)) : std::nullopt;
+    const auto* cpk_text = cpk->if_string();
+    bool same_text = text != nullptr && cpk_text != nullptr && *text == *cpk_text;
+    auto der = text && !same_text ? base::base64_decode(base::view(*text)) : std::nullopt;
     auto named = der ? base::public_key_from_der(*der) : nullptr;
-    if (!named || EVP_PKEY_eq(named.get(), key.get()) != 1) {
+    if (!same_text && (!named || EVP_PKEY_eq(named.get(), key.get()) != 1)) {
       fail(out, identity_error::x5u_mismatch, "The token x5u does not name the cpk key.");
       return nullptr;
     }

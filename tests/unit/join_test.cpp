@@ -347,6 +347,24 @@ TEST_CASE("join: DTLS in both roles over memory, use_srtp agreed, and a certific
     CHECK_FALSE(client->details().alert.empty());
     CHECK(client->details().alert_from_peer);
   }
+  SECTION("sessions on the same certificate keep their own expected fingerprint") {
+    // The second server shares the first's context (the same PEMs) but expects another peer.
+    auto first = join::dtls_session::make(ours.cert, ours.key, join::dtls_role::server,
+                                          theirs.fingerprint);
+    auto second = join::dtls_session::make(ours.cert, ours.key, join::dtls_role::server,
+                                           fresh_pems().fingerprint);
+    auto client = join::dtls_session::make(theirs.cert, theirs.key, join::dtls_role::client,
+                                           ours.fingerprint);
+    REQUIRE(first);
+    REQUIRE(second);
+    REQUIRE(client);
+    client->start();
+    pump(*client, *second);
+    CHECK(second->state() == join::dtls_state::fingerprint_mismatch);
+    CHECK(client->state() == join::dtls_state::failed);
+    CHECK(first->state() == join::dtls_state::handshaking);
+    CHECK_FALSE(first->details().fingerprint_verified);
+  }
   SECTION("a certificate and key that are not PEM are refused at once") {
     std::string why;
     CHECK_FALSE(join::dtls_session::make("x", "y", join::dtls_role::server, "AB", &why));

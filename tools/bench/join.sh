@@ -111,6 +111,15 @@ for st in stages:
 after = [b["timings"]["totalMs"] - b["timings"]["signallingMs"] for b in joined]
 if after:
     print(f"  after the answer p50 {pct(after, 50):7.2f} ms  p99 {pct(after, 99):7.2f} ms")
+if stack != "fake":
+    # What the answerer itself took from the offer to its answer (its gathering): the part of
+    # signalling no client can shorten.
+    c = http.client.HTTPConnection("127.0.0.1", target_port, timeout=10)
+    c.request("GET", "/_target/stats")
+    answerer = json.loads(c.getresponse().read()).get("answer_ms", [])[-count:]
+    c.close()
+    if answerer:
+        print(f"  the answerer's own answer time p50 {pct(answerer, 50):7.2f} ms  p99 {pct(answerer, 99):7.2f} ms")
 print(f"  CPU per join: {1000 * (own + workers) / count:.2f} ms "
       f"(service {1000 * own / count:.2f} ms, worker {1000 * workers / count:.2f} ms)")
 

@@ -415,6 +415,9 @@ function main() {
   const stats = {
     offers: 0, answers: 0, failures: 0, timeouts: 0, candidates: 0, last_answer: '',
     channels: [], refused_channels: 0, requests: [], pool_refusals: 0, replies: 0, send_failures: 0,
+    // The stack's own time from a whole offer to its answer (gathering included), in ms; the
+    // latest 10,000 answers.
+    answer_ms: [],
   };
 
   function send(res, status, type, body) {
@@ -546,9 +549,13 @@ function main() {
       if (sessions.size >= opts.max_sessions)
         return send(res, 503, 'text/plain', 'Service unavailable');
       // Error bodies follow go-nethernet, which most third-party servers copy (§2.4).
+      const started = process.hrtime.bigint();
       Promise.race([answer(offer), deadline(opts.answer_timeout_ms)]).then(
         (sdp) => {
           stats.answers += 1;
+          if (stats.answer_ms.length >= 10000)
+            stats.answer_ms.shift();
+          stats.answer_ms.push(Number(process.hrtime.bigint() - started) / 1e6);
           stats.last_answer = sdp;
           send(res, 200, 'application/sdp', sdp);
         },
