@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/missing_part.hpp"
+
 namespace netherscope::test {
 
 storage::opened open_store(const storage::open_options& options) {
@@ -26,7 +28,7 @@ backend_store::backend_store(const std::string& backend) {
 
 bool backend_available(const std::string& backend) {
   if (backend == "redis" && !have_redis_server()) {
-    WARN("redis-server is not installed; skipping the Redis case");
+    missing_part("redis-server is not installed; skipping the Redis case");
     return false;
   }
   return true;
