@@ -49,8 +49,9 @@ api::failure refuse_webhook(const api::webhook_spec& spec, const watch_settings&
                                + " refused: " + verdict->reason);
   if (!settings.secrets)
     return api::make_failure(api::error_code::unavailable,
-                             "webhooks need the operator's secrets key (--secrets-key-file) to "
-                             "seal their secrets, and this server has none");
+                             "webhooks need a secrets key to seal their secrets, and this "
+                             "service has none: on Redis every replica must be given the same "
+                             "--secrets-key-file");
   return {};
 }
 

@@ -78,8 +78,8 @@ void send_webhook_try(webhook_pointer self, std::uint64_t number, webhook_try en
                               "the webhook's URL is no longer accepted: " + checked.error);
   } else if (!st.settings.secrets) {
     refused = failed_webhook_try(api::error_code::unavailable,
-                              "the service has no secrets key (--secrets-key-file) to open the "
-                              "webhook's secret");
+                              "the service has no secrets key to open the webhook's secret: on "
+                              "Redis every replica must be given the same --secrets-key-file");
   } else {
     base::open_error why = base::open_error::none;
     secret = base::open_sealed(*st.settings.secrets, storage::webhook_secret_label(record.webhook.id),

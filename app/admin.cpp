@@ -13,6 +13,7 @@
 #include <caf/sec.hpp>
 
 #include "app/options.hpp"
+#include "app/secrets_key.hpp"
 #include "app/xbox_admin.hpp"
 #include "storage/accounts.hpp"
 #include "storage/auth_records.hpp"
@@ -35,7 +36,8 @@ for the service. Safe while the service runs: every change is one transaction (o
 one MULTI/EXEC, run again if a replica changed the accounts meanwhile). --data-dir,
 --store and --store-map-size-mb also come from NETHERSCOPE_DATA_DIR, NETHERSCOPE_STORE and
 NETHERSCOPE_STORE_MAP_SIZE_MB, and --secrets-key-file from NETHERSCOPE_SECRETS_KEY_FILE.
---xbox-endpoints maps the Xbox chain's hosts to other base URLs (docs/XBOX.md). Exit status: 0 done, 1 the store refused or the account is
+Without --secrets-key-file the embedded store's key is DIR/secrets.key, as the service's is;
+on Redis the key must be given. --xbox-endpoints maps the Xbox chain's hosts to other base URLs (docs/XBOX.md). Exit status: 0 done, 1 the store refused or the account is
 unknown, 2 a bad command line.
 
 commands:
@@ -59,7 +61,8 @@ commands:
                            10 minutes, this does it at once
   xbox-login               link the Xbox account the service's checks sign in as: prints a
                            URL and a code to approve at Microsoft, then runs the whole
-                           chain once and stores the link sealed with --secrets-key-file;
+                           chain once and stores the link sealed with the secrets key
+                           (made in DIR on the embedded store when missing);
                            one account per deployment
   xbox-status              whether an account is linked, whether the key opens it, and
                            whether the chain works with it now (its gamertag, or the step
@@ -414,14 +417,32 @@ int run_admin(int argc, const char* const* argv) {
         return usage_error("--xbox-endpoints: " + problem);
       xbox.endpoints = std::move(*endpoints);
     }
-    if (!vm.count("secrets-key-file") || vm["secrets-key-file"].as<std::string>().empty()) {
-      xbox.key_problem = "no secrets key: give --secrets-key-file FILE (or "
-                         "NETHERSCOPE_SECRETS_KEY_FILE), the same file the service is given; "
-                         "make one with: head -c 32 /dev/urandom | base64 > FILE";
+    // The key the service reads: the one given, else the embedded store's own, made by
+    // xbox-login on a data directory whose service has not made it yet.
+    auto given = vm.count("secrets-key-file") ? vm["secrets-key-file"].as<std::string>()
+                                              : std::string{};
+    auto store_url = vm.count("store") ? vm["store"].as<std::string>() : std::string{};
+    auto choice = choose_secrets_key_file(given, store_url, vm["data-dir"].as<std::string>(),
+                                          command == "xbox-login");
+    if (!choice.error.empty())
+      return admin_fail("secrets key: " + choice.error);
+    if (choice.created)
+      std::fprintf(stderr, "netherscope admin: made the secrets key %s; keep a copy apart from "
+                           "the data directory\n", choice.path.c_str());
+    if (choice.path.empty()) {
+      xbox.key_problem = store_url.empty()
+                           ? "no secrets key: " + vm["data-dir"].as<std::string>()
+                               + "/secrets.key, which the service makes on its first start, is "
+                                 "not there; give --secrets-key-file FILE (or "
+                                 "NETHERSCOPE_SECRETS_KEY_FILE) if the service is given one"
+                           : "no secrets key: on Redis give --secrets-key-file FILE (or "
+                             "NETHERSCOPE_SECRETS_KEY_FILE), the same file every replica is "
+                             "given; make one with: head -c 32 /dev/urandom | base64 > FILE";
     } else {
-      auto loaded = net::base::load_secrets_key(vm["secrets-key-file"].as<std::string>());
+      auto loaded = net::base::load_secrets_key(choice.path);
       if (!loaded.key)
-        return usage_error("--secrets-key-file: " + loaded.error);
+        return usage_error((given.empty() ? "secrets key: " : "--secrets-key-file: ")
+                           + loaded.error);
       if (!loaded.warning.empty())
         std::fprintf(stderr, "netherscope admin: %s\n", loaded.warning.c_str());
       xbox.key = std::move(loaded.key);

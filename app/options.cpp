@@ -61,6 +61,9 @@ po::options_description make_description() {
      "client holding --busy-connections-per-ip or more is refused")
     ("busy-connections-per-ip", po::value<unsigned>()->default_value(d.busy_connections_per_ip),
      "connections one client may hold while the reserve is in use")
+    ("shutdown-drain-ms", po::value<unsigned>()->default_value(d.shutdown_drain.count()),
+     "after SIGTERM, time /readyz answers 503 while every call is still served, so a load "
+     "balancer stops sending before the socket closes (SIGINT skips it)")
     ("shutdown-grace-ms", po::value<unsigned>()->default_value(d.shutdown_grace.count()),
      "time in-flight requests get to finish after SIGTERM/SIGINT; those left are answered 503")
     ("connect-timeout-ms", po::value<unsigned>()->default_value(d.connect_timeout.count()),
@@ -85,7 +88,8 @@ po::options_description make_description() {
      "PEM file of CAs trusted for HTTPS targets besides the system store")
     ("secrets-key-file", po::value<std::string>()->default_value(""),
      "file holding the key that seals the linked Xbox account and the webhooks' secrets (32 "
-     "random bytes in base64); without it no webhook can be made")
+     "random bytes in base64); default on LMDB: DATA_DIR/secrets.key, made on the first "
+     "start; on Redis it must be given, the same file to every replica")
     ("xbox-endpoints", po::value<std::string>()->default_value(""),
      "JSON file mapping the Xbox sign-in chain's hosts to other base URLs (tests)")
     ("user-agent", po::value<std::string>()->default_value(d.user_agent),
@@ -392,6 +396,7 @@ parse_result parse_options(int argc, const char* const* argv) {
       || !in_range(vm, "busy-connections-per-ip", 1, 1000000, error)
       || !in_range(vm, "read-timeout-ms", 100, 3600000, error)
       || !in_range(vm, "shutdown-grace-ms", 0, 600000, error)
+      || !in_range(vm, "shutdown-drain-ms", 0, 600000, error)
       || !in_range(vm, "connect-timeout-ms", 10, 600000, error)
       || !in_range(vm, "status-timeout-ms", 10, 600000, error)
       || !in_range(vm, "answer-timeout-ms", 10, 600000, error)
@@ -425,6 +430,7 @@ parse_result parse_options(int argc, const char* const* argv) {
   cfg.connection_reserve_percent = vm["connection-reserve-percent"].as<unsigned>();
   cfg.busy_connections_per_ip = vm["busy-connections-per-ip"].as<unsigned>();
   cfg.shutdown_grace = std::chrono::milliseconds{vm["shutdown-grace-ms"].as<unsigned>()};
+  cfg.shutdown_drain = std::chrono::milliseconds{vm["shutdown-drain-ms"].as<unsigned>()};
   cfg.connect_timeout = std::chrono::milliseconds{vm["connect-timeout-ms"].as<unsigned>()};
   cfg.status_timeout = std::chrono::milliseconds{vm["status-timeout-ms"].as<unsigned>()};
   cfg.answer_timeout = std::chrono::milliseconds{vm["answer-timeout-ms"].as<unsigned>()};

@@ -53,6 +53,9 @@ struct config {
   /// How long in-flight requests may take to finish after SIGTERM; those still waiting then
   /// are answered 503.
   std::chrono::milliseconds shutdown_grace{5000};
+  /// After SIGTERM, how long /readyz answers 503 while calls are still served, before the
+  /// listening socket closes (--shutdown-drain-ms).
+  std::chrono::milliseconds shutdown_drain{5000};
 
   // -- talking to targets -----------------------------------------------------
   std::chrono::milliseconds connect_timeout{5000};

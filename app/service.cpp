@@ -37,7 +37,9 @@
 #include "net/http/reply_inbox.hpp"
 #include "net/http/signin.hpp"
 #include "app/identity.hpp"
+#include "app/secrets_key.hpp"
 #include "app/settings.hpp"
+#include "net/base/sealed.hpp"
 #include "storage/open.hpp"
 #include "storage/redis_url.hpp"
 
@@ -57,15 +59,17 @@ namespace asio = boost::asio;
 /// before the io threads stop: each is one small write on a connection that was waiting.
 constexpr std::chrono::milliseconds abandoned_reply_flush{1000};
 
-/// Ends the service gracefully: stop accepting, let in-flight calls finish, answer the ones
-/// still waiting when the grace period ends with 503, then stop.
+/// Ends the service gracefully: on SIGTERM first turn /readyz to 503 and keep serving for the
+/// drain period, so a load balancer's health check sees it and sends no more; then stop
+/// accepting, let in-flight calls finish, answer the ones still waiting when the grace period
+/// ends with 503, then stop. SIGINT (a terminal's ^C) skips the drain period.
 class shutdown_sequence : public std::enable_shared_from_this<shutdown_sequence> {
 public:
   shutdown_sequence(asio::io_context& ioc, std::function<void()> stop_all,
                     std::shared_ptr<http::listener> lst, http::server_context& ctx,
-                    std::chrono::milliseconds grace)
-    : stop_all_(std::move(stop_all)), listener_(std::move(lst)), ctx_(ctx), grace_(grace),
-      signals_(ioc), timer_(ioc) {
+                    std::chrono::milliseconds drain, std::chrono::milliseconds grace)
+    : stop_all_(std::move(stop_all)), listener_(std::move(lst)), ctx_(ctx), drain_(drain),
+      grace_(grace), signals_(ioc), timer_(ioc) {
     signals_.add(SIGINT);
     signals_.add(SIGTERM);
   }
@@ -79,18 +83,34 @@ public:
 
 private:
   void begin(int sig) {
+    auto drain = sig == SIGTERM ? drain_ : std::chrono::milliseconds{0};
     base::log::write(base::log::level::info, "shutdown",
                {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"},
                 {"in_flight", ctx_.in_flight.load()},
+                {"drain_ms", drain.count()},
                 {"grace_ms", grace_.count()}});
-    listener_->stop();
-    ctx_.begin_draining();
-    deadline_ = std::chrono::steady_clock::now() + grace_;
     // A second signal means "now".
     signals_.async_wait([self = shared_from_this()](boost::system::error_code ec, int) {
       if (!ec)
         self->stop_all_();
     });
+    if (drain.count() == 0)
+      return stop_accepting();
+    ctx_.begin_leaving();
+    timer_.expires_after(drain);
+    timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+      if (ec)
+        return;
+      base::log::write(base::log::level::info, "shutdown_drained",
+                       {{"in_flight", self->ctx_.in_flight.load()}});
+      self->stop_accepting();
+    });
+  }
+
+  void stop_accepting() {
+    listener_->stop();
+    ctx_.begin_draining();
+    deadline_ = std::chrono::steady_clock::now() + grace_;
     poll();
   }
 
@@ -124,6 +144,7 @@ private:
   std::function<void()> stop_all_;
   std::shared_ptr<http::listener> listener_;
   http::server_context& ctx_;
+  std::chrono::milliseconds drain_;
   std::chrono::milliseconds grace_;
   asio::signal_set signals_;
   asio::steady_timer timer_;
@@ -190,6 +211,39 @@ std::optional<storage::opened> open_store(const config& cfg) {
     base::log::write(base::log::level::info, "store",
                {{"backend", "redis"}, {"url", storage::redacted_store_url(cfg.store_url)}});
   return std::move(*opened);
+}
+
+/// Settles which secrets key file the service reads (app/secrets_key): on the embedded store
+/// without --secrets-key-file, the data directory's, made on the first start and said so once.
+/// False when that key cannot be made or read.
+bool use_secrets_key_file(config& cfg) {
+  auto choice = choose_secrets_key_file(cfg.secrets_key_file, cfg.store_url, cfg.data_dir, true);
+  if (!choice.error.empty()) {
+    startup_failed("secrets key: " + choice.error);
+    return false;
+  }
+  if (choice.created)
+    base::log::write(base::log::level::info, "secrets_key_created",
+                     {{"path", choice.path},
+                      {"advice", "it seals the webhooks' secrets and the Xbox link: keep a copy "
+                                 "apart from the data directory, and in production give "
+                                 "--secrets-key-file from your secret store instead"}});
+  if (choice.path.empty()) {
+    base::log::write(base::log::level::warn, "secrets_key_missing",
+                     {{"effect", "no webhooks and no Xbox link: on Redis every replica must be "
+                                 "given the same --secrets-key-file"}});
+    return true;
+  }
+  if (cfg.secrets_key_file.empty()) {
+    // The data directory's key is read here, as options.cpp reads a given one.
+    auto loaded = net::base::load_secrets_key(choice.path);
+    if (!loaded.key) {
+      startup_failed("secrets key: " + loaded.error);
+      return false;
+    }
+  }
+  cfg.secrets_key_file = choice.path;
+  return true;
 }
 
 /// What the store keeps besides counters and accounts, made on the first start.
@@ -472,7 +526,7 @@ void serve(io_pool& pool, const std::shared_ptr<http::listener>& lst, http::serv
   lst->run();
   auto bound = lst->local_endpoint();
   std::make_shared<shutdown_sequence>(pool.main, [&pool] { pool.stop_all(); }, lst, ctx,
-                                      cfg.shutdown_grace)
+                                      cfg.shutdown_drain, cfg.shutdown_grace)
     ->arm();
   base::log::write(base::log::level::info, "listening",
              {{"address", bound.address().to_string()},
@@ -514,10 +568,13 @@ void stop_actors(http::server_context& ctx, service_actors& actors) {
 
 } // namespace
 
-int run_service(const config& cfg) {
-  base::log::set_level(cfg.log_level);
+int run_service(const config& given) {
+  base::log::set_level(given.log_level);
+  config cfg = given;
   auto opened = open_store(cfg);
   if (!opened)
+    return 1;
+  if (!use_secrets_key_file(cfg))
     return 1;
   auto secrets = load_secrets(*opened);
   if (!secrets)

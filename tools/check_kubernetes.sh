@@ -29,6 +29,7 @@ variables=$(grep -vx -e help -e version <<<"$options" | tr 'a-z-' 'A-Z_' | sed '
 image_port=$(sed -n 's/.*NETHERSCOPE_PORT=\([0-9]*\).*/\1/p' Dockerfile | head -n 1)
 image_uid=$(sed -n 's/^USER \([0-9]*\):[0-9]*$/\1/p' Dockerfile | head -n 1)
 grace_ms=$(sed -n 's/.*shutdown_grace{\([0-9]*\)}.*/\1/p' app/options.hpp | head -n 1)
+drain_ms=$(sed -n 's/.*shutdown_drain{\([0-9]*\)}.*/\1/p' app/options.hpp | head -n 1)
 [[ -n $image_port && -n $image_uid && -n $grace_ms ]] \
   || { echo "check_kubernetes: could not read the port or user (Dockerfile) or the shutdown grace (app/options.hpp)" >&2; exit 1; }
 
@@ -168,12 +169,15 @@ done <<<"$target"
   || problem "$service does not set runAsNonRoot: true"
 grace_set=$(value "*" ConfigMap/netherscope-config data.NETHERSCOPE_SHUTDOWN_GRACE_MS)
 [[ -z $grace_set ]] || grace_ms=$grace_set
+drain_set=$(value "*" ConfigMap/netherscope-config data.NETHERSCOPE_SHUTDOWN_DRAIN_MS)
+[[ -z $drain_set ]] || drain_ms=$drain_set
 pause=$(value "*" "$service" "$containers.lifecycle.preStop.exec.command" | sed -n 's/^\[ *"sleep", *"\([0-9]*\)" *\]$/\1/p')
 tgp=$(value "*" "$service" spec.template.spec.terminationGracePeriodSeconds)
-# The pause before SIGTERM, the grace for calls in flight, and 1 s to write the last 503s.
-needed_ms=$(( ${pause:-0} * 1000 + grace_ms + 1000 ))
+# The pause before SIGTERM, the drain period, the grace for calls in flight, and 1 s to write
+# the last 503s.
+needed_ms=$(( ${pause:-0} * 1000 + drain_ms + grace_ms + 1000 ))
 if [[ -z $tgp ]] || (( tgp * 1000 < needed_ms )); then
-  problem "$service's terminationGracePeriodSeconds (${tgp:-30 by default}) is shorter than the drain: preStop ${pause:-0} s + shutdown grace $grace_ms ms + 1 s"
+  problem "$service's terminationGracePeriodSeconds (${tgp:-30 by default}) is shorter than the drain: preStop ${pause:-0} s + drain $drain_ms ms + shutdown grace $grace_ms ms + 1 s"
 fi
 
 # -- the store URL and Redis ----------------------------------------------------------------

@@ -8,6 +8,10 @@
 #   tools/cluster.sh smoke   up, check one quota, one offer cache and one set of keys across
 #                            the replicas
 #                            through the proxy, then down; exits non-zero on any failure
+#   tools/cluster.sh rolling up, then restart the replicas one at a time (SIGTERM, wait for
+#                            the exit, start again on the same port) under a steady load of
+#                            calls through the proxy, then down; exits non-zero unless every
+#                            call was answered 200
 #
 # CLUSTER_DIR (default build/cluster) holds the logs, data dirs and PIDs. REPLICA_ARGS adds
 # options to every replica (smoke sets a small quota and --allow-loopback for its fake target).
@@ -32,12 +36,31 @@ wait_ok() {
   return 1
 }
 
-# Starts a command in the background, its output in a log, and records its PID.
+# Starts a command in the background, its output in a log, and records its PID (also in
+# $dir/NAME.pid).
 start() {
   local name=$1
   shift
-  "$@" >"$dir/$name.log" 2>&1 &
+  "$@" >>"$dir/$name.log" 2>&1 &
   echo "$!" >>"$dir/pids"
+  echo "$!" >"$dir/$name.pid"
+}
+
+# Starts replica i on its port (chosen on its first start, kept after).
+start_replica() {
+  local i=$1 port
+  if [ -f "$dir/replica$i.port" ]; then
+    port=$(cat "$dir/replica$i.port")
+  else
+    port=$(free_port)
+    echo "$port" >"$dir/replica$i.port"
+  fi
+  mkdir -p "$dir/replica$i"
+  # shellcheck disable=SC2086 # REPLICA_ARGS is a list of options
+  start "replica$i" build/netherscope --listen 127.0.0.1 --port "$port" \
+    --data-dir "$dir/replica$i" --store "redis://127.0.0.1:$(cat "$dir/redis.port")" \
+    --trusted-proxy 127.0.0.1/32 ${REPLICA_ARGS:-}
+  wait_ok "http://127.0.0.1:$port/readyz"
 }
 
 up() {
@@ -58,16 +81,9 @@ up() {
   done
   local servers=""
   for i in $(seq 1 "$replicas"); do
-    local port
-    port=$(free_port)
-    mkdir -p "$dir/replica$i"
-    # shellcheck disable=SC2086 # REPLICA_ARGS is a list of options
-    start "replica$i" build/netherscope --listen 127.0.0.1 --port "$port" \
-      --data-dir "$dir/replica$i" --store "redis://127.0.0.1:$redis_port" \
-      --trusted-proxy 127.0.0.1/32 ${REPLICA_ARGS:-}
-    echo "$port" >"$dir/replica$i.port"
-    servers+="  server replica$i 127.0.0.1:$port check inter 1s"$'\n'
-    wait_ok "http://127.0.0.1:$port/readyz"
+    start_replica "$i"
+    # Down after 2 failed checks a second apart: within the replicas' drain period (5 s).
+    servers+="  server replica$i 127.0.0.1:$(cat "$dir/replica$i.port") check inter 1s fall 2 rise 2"$'\n'
   done
   proxy_port=$(free_port)
   cat >"$dir/haproxy.cfg" <<EOF
@@ -213,12 +229,89 @@ smoke() {
   echo "cluster smoke: passed"
 }
 
+# Restarts every replica in turn under load: no call through the proxy may fail.
+rolling() {
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/netherscope-cluster.XXXXXX")
+  trap 'down; rm -rf "$dir"' EXIT
+  mkdir -p "$dir"
+  : >"$dir/pids"
+  start target build/tools/fake_target/fake_target
+  for _ in $(seq 1 100); do
+    target_port=$(sed -nE 's/.*"port":([0-9]+).*/\1/p;T;q' "$dir/target.log")
+    [ -n "$target_port" ] && break
+    sleep 0.1
+  done
+  [ -n "$target_port" ] || fail "the fake target did not start"
+  mv "$dir/pids" "$dir/pids.target"
+  # The default drain period (5 s), so the check is of what operators get; the restarted
+  # replicas take the same options.
+  REPLICA_ARGS="--allow-loopback --access-log=false --limit-info-ip 100000000"
+  up
+  cat "$dir/pids.target" >>"$dir/pids"
+  proxy=$(cat "$dir/proxy.port")
+
+  # Four clients on keep-alive connections through the proxy, calling until told to stop
+  # (at most 10 minutes); each call's status or error is counted.
+  python3 - "$proxy" "$target_port" "$dir/load.stop" >"$dir/load.out" 2>&1 <<'PY' &
+import http.client, os, sys, threading, time
+proxy, target, stop = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+counts, lock = {}, threading.Lock()
+def client():
+    c = http.client.HTTPConnection("127.0.0.1", proxy, timeout=30)
+    until = time.monotonic() + 600
+    while not os.path.exists(stop) and time.monotonic() < until:
+        try:
+            c.request("GET", f"/api/info?host=127.0.0.1&port={target}")
+            r = c.getresponse()
+            r.read()
+            key = str(r.status)
+        except Exception as e:
+            key = type(e).__name__
+            c.close()
+            c = http.client.HTTPConnection("127.0.0.1", proxy, timeout=30)
+        with lock:
+            counts[key] = counts.get(key, 0) + 1
+threads = [threading.Thread(target=client) for _ in range(4)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(" ".join(f"{k}:{v}" for k, v in sorted(counts.items())))
+PY
+  local load=$!
+  sleep 2
+  local i pid
+  for i in $(seq 1 "$replicas"); do
+    pid=$(cat "$dir/replica$i.pid")
+    kill -TERM "$pid"
+    # The drain period (5 s), then the calls in flight: well within 20 s.
+    for _ in $(seq 1 200); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -0 "$pid" 2>/dev/null && fail "replica$i did not exit within 20 s of SIGTERM"
+    sed -i "/^$pid\$/d" "$dir/pids"
+    start_replica "$i"
+    # Back in the proxy's rotation (two good checks a second apart) before the next goes.
+    sleep 3
+    echo "cluster rolling: replica$i restarted"
+  done
+  touch "$dir/load.stop"
+  wait "$load" || fail "the load generator failed"
+  local result
+  result=$(tail -1 "$dir/load.out")
+  echo "cluster rolling: calls through the proxy while restarting: $result"
+  [[ "$result" =~ ^200:[0-9]+$ ]] || fail "some calls were not answered 200: $result"
+  local answered=${result#200:}
+  [ "$answered" -ge 100 ] || fail "only $answered calls were made"
+  echo "cluster rolling: passed"
+}
+
 case ${1:-} in
   up) up ;;
   down) down ;;
   smoke) smoke ;;
+  rolling) rolling ;;
   *)
-    echo "usage: tools/cluster.sh up|down|smoke" >&2
+    echo "usage: tools/cluster.sh up|down|smoke|rolling" >&2
     exit 2
     ;;
 esac

@@ -71,6 +71,9 @@ plain() {
   # across the replicas, through the proxy (tools/cluster.sh).
   stage "cluster smoke"
   tools/cluster.sh smoke
+  # The replicas restarted one at a time under load through the proxy: no call may fail.
+  stage "cluster rolling"
+  tools/cluster.sh rolling
   # A one-second run of each benchmark: it proves the bench still runs and every cached offer
   # succeeds; its figures are not judged here (timings belong to docs/BENCHMARKS.md).
   stage "bench smoke"

@@ -1,6 +1,8 @@
 #include "net/base/sealed.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <climits>
@@ -63,6 +65,12 @@ void wipe(std::string& s) noexcept {
   if (!s.empty())
     OPENSSL_cleanse(s.data(), s.size());
   s.clear();
+}
+
+/// The permission bits as chmod takes them: "644".
+std::string mode_digits(mode_t mode) {
+  return std::to_string((mode >> 6) & 7) + std::to_string((mode >> 3) & 7)
+         + std::to_string(mode & 7);
 }
 
 key_file_result no_key(std::string why) {
@@ -278,6 +286,10 @@ key_file_result load_secrets_key(const std::string& path) {
   }
   if (!S_ISREG(st.st_mode))
     return no_key("the secrets key file " + path + " is not a regular file");
+  if ((st.st_mode & (S_IROTH | S_IWOTH)) != 0)
+    return no_key("the secrets key file " + path + " may be read or written by every user (mode "
+                  + mode_digits(st.st_mode) + "); chmod 600 it (640 to share it with a group, as "
+                  "a Kubernetes Secret mounted with defaultMode 0440 is)");
   if (static_cast<std::uintmax_t>(st.st_size) > max_key_file_bytes)
     return no_key("the secrets key file " + path + " is larger than 4 KiB, so it is no key "
                   "file; " + std::string{make_key_hint});
@@ -289,12 +301,43 @@ key_file_result load_secrets_key(const std::string& path) {
   wipe(text);
   if (!r.key)
     return r;
-  if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0)
-    r.warning = "the secrets key file " + path + " may be read or written by group or others "
-                "(mode " + std::to_string((st.st_mode >> 6) & 7) + std::to_string((st.st_mode >> 3) & 7)
-                + std::to_string(st.st_mode & 7) + "); chmod 600 it unless a container "
-                "runtime mounts it so";
+  if ((st.st_mode & S_IWGRP) != 0)
+    r.warning = "the secrets key file " + path + " may be written by its group (mode "
+                + mode_digits(st.st_mode) + "); chmod 640 it, or 600";
   return r;
+}
+
+std::string create_secrets_key_file(const std::string& path) {
+  auto raw = random_bytes(secrets_key::size);
+  if (!raw)
+    return "cannot draw a secrets key from OpenSSL's random generator";
+  auto text = base64_encode(*raw) + "\n";
+  wipe(*raw);
+  // Written under a temporary name and linked into place, so that a crash leaves either no
+  // key file or a whole one, and an existing file is never replaced.
+  auto temporary = path + ".new";
+  ::unlink(temporary.c_str());
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    wipe(text);
+    return "cannot create " + temporary + " (" + std::strerror(errno) + ")";
+  }
+  bool written = ::fchmod(fd, 0600) == 0
+                 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size())
+                 && ::fsync(fd) == 0;
+  int saved = errno;
+  wipe(text);
+  ::close(fd);
+  if (!written) {
+    ::unlink(temporary.c_str());
+    return "cannot write " + temporary + " (" + std::strerror(saved) + ")";
+  }
+  int linked = ::link(temporary.c_str(), path.c_str());
+  saved = errno;
+  ::unlink(temporary.c_str());
+  if (linked != 0)
+    return "cannot create " + path + " (" + std::strerror(saved) + ")";
+  return {};
 }
 
 } // namespace netherscope::net::base

@@ -101,8 +101,8 @@ struct key_file_result {
   std::optional<secrets_key> key;
   /// Why there is no key, in the operator's words with the fix; empty when key is set.
   std::string error;
-  /// Set when the file is readable or writable by group or others: the key is used, and the
-  /// caller should log this.
+  /// Set when the file is writable by its group: the key is used, and the caller should log
+  /// this.
   std::string warning;
 };
 
@@ -111,10 +111,15 @@ struct key_file_result {
 key_file_result parse_secrets_key(std::string_view text);
 
 /// Reads the operator's key file (--secrets-key-file or NETHERSCOPE_SECRETS_KEY_FILE): a
-/// regular file of at most 4 KiB holding parse_secrets_key's form. A file that group or others
-/// may read or write is used with a warning, not refused, because container secrets are
-/// commonly mounted that way (Kubernetes 0644, Docker swarm 0444) with the service as the
-/// container's only user; everywhere else, chmod 600 is the fix the warning names.
+/// regular file of at most 4 KiB holding parse_secrets_key's form. A file that every user may
+/// read or write (mode o+r or o+w) is refused, naming the file; one its group may read is used,
+/// since container runtimes mount secrets so (a Kubernetes Secret with defaultMode 0440 and an
+/// fsGroup), and one its group may write is used with a warning.
 key_file_result load_secrets_key(const std::string& path);
+
+/// Makes a new key file at path: 32 bytes from OpenSSL's CSPRNG as standard base64 and a
+/// newline, mode 0600, written and synced before it is named. Never replaces a file: fails
+/// when path exists. Empty on success, else why, in the operator's words.
+std::string create_secrets_key_file(const std::string& path);
 
 } // namespace netherscope::net::base

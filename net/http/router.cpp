@@ -558,7 +558,7 @@ constexpr route_row table[] = {
    page_watch_call},
   {"/auth/signout", post, route_kind::account, api::call_kind::page_sign_out, page_call},
   {"/healthz", get | head, route_kind::health, std::nullopt, healthz_answer},
-  {"/readyz", get | head, route_kind::health, api::call_kind::ready, plain_call, drain_rule::refuse},
+  {"/readyz", get | head, route_kind::health, api::call_kind::ready, plain_call, drain_rule::refuse_when_leaving},
   {"/metrics", get, route_kind::health, api::call_kind::metrics, plain_call},
   {"/openapi.json", get | head, route_kind::document, std::nullopt, openapi_answer},
   {{}, get | head, route_kind::page, std::nullopt, page_file_answer},
@@ -703,7 +703,7 @@ response render_unread_error(const api::failure& error, std::string_view raw_tar
 }
 
 route_decision route(const request& req, const route_context& ctx) {
-  auto keep_alive = req.keep_alive() && !ctx.draining;
+  auto keep_alive = req.keep_alive() && !ctx.draining && !ctx.leaving;
   auto parsed = boost::urls::parse_origin_form(req.target());
   if (!parsed) {
     // Raw brackets or a broken %-escape in an API query: not a call of the route, so it is
@@ -730,7 +730,8 @@ route_decision route(const request& req, const route_context& ctx) {
     if (!matches(row, path, params, name))
       continue;
     if (row.methods.contains(method)) {
-      if (row.draining == drain_rule::refuse && ctx.draining)
+      if ((row.draining == drain_rule::refuse && ctx.draining)
+          || (row.draining == drain_rule::refuse_when_leaving && (ctx.draining || ctx.leaving)))
         return shutting_down(row, name, req, ctx);
       return row.handler(route_input{req, url, path, ctx, row, name, params, keep_alive});
     }

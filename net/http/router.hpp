@@ -30,6 +30,9 @@ struct route_context {
   std::string_view openapi_json;
   /// True once shutdown began: API calls get 503 and connections close.
   bool draining = false;
+  /// True from the shutdown signal on, through the drain period in which calls are still
+  /// served: /readyz gets 503 and connections close after their response.
+  bool leaving = false;
   /// Whether the service is served over HTTPS: the cookies then have __Host- names
   /// (net/http/signin.hpp), and only those are read.
   bool secure_cookies = false;
@@ -75,6 +78,9 @@ enum class drain_rule : std::uint8_t {
   /// Refused with 503 unavailable, and the connection closes. A refused API call is still
   /// shown the caller's quota.
   refuse,
+  /// Refused as refuse is, and already while the service is leaving (told to stop, still
+  /// serving for the drain period): what a load balancer's health check asks.
+  refuse_when_leaving,
 };
 
 struct route_row;

@@ -99,6 +99,16 @@ public:
   /// message. Without a sink the call is dropped, and its reply guard answers it.
   void submit(api::api_call&& call, std::size_t context);
 
+  /// Marks the shutdown signal: /readyz gets 503 and connections stop being kept alive,
+  /// while every call is still served (the drain period, for load balancers to see).
+  void begin_leaving() noexcept {
+    leaving_.store(true, std::memory_order_relaxed);
+  }
+
+  bool leaving() const noexcept {
+    return leaving_.load(std::memory_order_relaxed);
+  }
+
   /// Marks the start of shutdown: API calls get 503 and connections stop being kept alive.
   void begin_draining() noexcept {
     draining_.store(true, std::memory_order_relaxed);
@@ -137,6 +147,7 @@ private:
   server_settings settings_;
   std::vector<api::call_sink> sinks_;
   std::string openapi_;
+  std::atomic<bool> leaving_{false};
   std::atomic<bool> draining_{false};
   connection_slots slots_;
 };

@@ -430,6 +430,7 @@ private:
     rc.client = identify_client(peer_, forwarded_for_, ctx_.settings().trusted_proxies);
     rc.openapi_json = ctx_.openapi_json();
     rc.draining = ctx_.draining();
+    rc.leaving = ctx_.leaving();
     rc.secure_cookies = ctx_.settings().secure_cookies;
     rc.public_origin = ctx_.settings().public_origin;
     return rc;
@@ -449,7 +450,7 @@ private:
   void handle(request&& req) {
     read_forwarded_for(req);
     auto rc = make_context();
-    if (!req.keep_alive() || rc.draining)
+    if (!req.keep_alive() || rc.draining || rc.leaving)
       closing_ = true;
     dispatch(route(req, rc), req, rc);
   }

@@ -322,6 +322,37 @@ TEST_CASE("info e2e: SIGTERM lets an in-flight call finish, then exits 0", "[e2e
   CHECK(svc.process().wait(10s) == 0);
 }
 
+TEST_CASE("info e2e: after SIGTERM /readyz turns 503 while calls are still served for the "
+          "drain period, then the listener closes and the service exits 0",
+          "[e2e][info]") {
+  fake_target_process fake;
+  service_process svc{{"--shutdown-drain-ms", "1500"}};
+  REQUIRE(http_request(svc.port(), "GET", "/readyz").status == 200);
+  auto signalled = std::chrono::steady_clock::now();
+  svc.process().signal(SIGTERM);
+  INFO("waiting for /readyz to say the service is leaving");
+  REQUIRE(wait_until([&] { return http_request(svc.port(), "GET", "/readyz").status == 503; },
+                     1s));
+  auto ready = http_request(svc.port(), "GET", "/readyz");
+  CHECK(ready.code() == "unavailable");
+  // Still served, each on a connection that closes after it, so clients come back through
+  // the load balancer.
+  auto served = get_info(svc, target_query(fake));
+  CHECK(served.status == 200);
+  CHECK(served.header("connection") == "close");
+  CHECK(http_request(svc.port(), "GET", "/healthz").status == 200);
+  CHECK(std::chrono::steady_clock::now() - signalled < 1500ms);
+  // Then the listener closes and the process ends.
+  CHECK(wait_until(
+    [&] {
+      return http_request(svc.port(), "GET", "/healthz", {}, {}, 1s).error.rfind("connect:", 0)
+             == 0;
+    },
+    3s));
+  CHECK(std::chrono::steady_clock::now() - signalled >= 1400ms);
+  CHECK(svc.process().wait(10s) == 0);
+}
+
 TEST_CASE("server: pipelined requests are answered in order", "[e2e][server]") {
   service_process svc;
   std::string requests;

@@ -9,12 +9,17 @@
 // from the scheduler: tests/unit/webhook_actor_test.cpp sends them.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <ctime>
+#include <fstream>
 
 #include <boost/json.hpp>
 
 #include "net/api/webhook_request.hpp"
 #include "net/api/webhook_signature.hpp"
+#include "net/base/crypto.hpp"
 #include "net/base/text.hpp"
 #include "storage/accounts.hpp"
 #include "storage/auth_records.hpp"
@@ -24,6 +29,8 @@
 #include "support/history_rows.hpp"
 #include "support/http.hpp"
 #include "support/json_schema.hpp"
+#include "support/process.hpp"
+#include "support/redis_server.hpp"
 #include "support/store.hpp"
 #include "support/webhook_receiver.hpp"
 #include "support/rooms.hpp"
@@ -311,11 +318,91 @@ TEST_CASE("webhook e2e: without --allow-loopback, loopback in any spelling, priv
         == 201);
 }
 
-TEST_CASE("webhook e2e: a service without a secrets key makes no webhooks", "[e2e][webhook]") {
-  service_process svc{{}, {}, true};
-  auto accounts = make_hook_accounts(*open_lmdb(svc.data_dir()).store);
+TEST_CASE("webhook e2e: on the embedded default a fresh service makes its secrets key once, "
+          "and its webhooks open with it after a restart",
+          "[e2e][webhook]") {
+  webhook_receiver receiver;
+  temp_dir data;
+  auto key_path = data.path() + "/secrets.key";
+  std::string key_text;
+  std::string hooks;
+  std::string hook_id;
+  std::string secret;
+  header_list alice;
+  {
+    service_process svc{{}, {}, true, data.path()};
+    auto created = svc.process().wait_for_line(
+      [](const std::string& l) { return l.find("secrets_key_created") != std::string::npos; },
+      std::chrono::seconds(5));
+    REQUIRE(created);
+    CHECK(created->find(key_path) != std::string::npos);
+    struct stat st {};
+    REQUIRE(::stat(key_path.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0600);
+    std::ifstream{key_path} >> key_text;
+    CHECK(base::base64_decode(key_text).value_or("").size() == 32);
+    auto accounts = make_hook_accounts(*open_lmdb(svc.data_dir()).store);
+    alice = accounts.alice;
+    hooks = "/api/watch/" + watch_for_hooks(svc, alice, "play.example.com") + "/webhooks";
+    auto made = hook_post(svc, hooks, alice, hook_request_body(receiver.url("/hook")));
+    INFO(made.body);
+    REQUIRE(made.status == 201);
+    secret = std::string{body_of(made).at("secret").as_string()};
+    hook_id = std::string{body_of(made).at("webhook").at("id").as_string()};
+  }
+  // Started again on the same directory: the same key, read and not made again, opens the
+  // secret sealed before the restart.
+  service_process again{{}, {}, true, data.path()};
+  auto tested = http_request(again.port(), "POST", hooks + "/" + hook_id + "/test", alice);
+  INFO(tested.body);
+  REQUIRE(tested.status == 200);
+  CHECK(body_of(tested).at("delivery").at("delivered") == true);
+  REQUIRE(receiver.wait_for(1, std::chrono::seconds(10)));
+  auto sent = receiver.received().front();
+  CHECK(api::verify_signature(sent.signature, secret, sent.body, std::time(nullptr))
+        == api::signature_check::valid);
+  std::string key_after;
+  std::ifstream{key_path} >> key_after;
+  CHECK(key_after == key_text);
+  for (auto& line : again.process().lines())
+    CHECK(line.find("secrets_key_created") == std::string::npos);
+}
+
+TEST_CASE("webhook e2e: a service on Redis without a secrets key makes no webhooks, makes no "
+          "key, and says every replica must be given the same one",
+          "[e2e][webhook][redis]") {
+  redis_server redis;
+  service_process svc{{"--store", redis.url()}, {}, true};
+  CHECK(svc.process().wait_for_line(
+    [](const std::string& l) { return l.find("secrets_key_missing") != std::string::npos; },
+    std::chrono::seconds(5)));
+  auto accounts = make_hook_accounts(*open_redis(redis.url()).store);
   auto hooks = "/api/watch/" + watch_for_hooks(svc, accounts.alice, "play.example.com") + "/webhooks";
   auto refused = hook_post(svc, hooks, accounts.alice, hook_request_body("https://hooks.example/hook"));
   check_hook_error(refused, 503, "unavailable");
   CHECK(error_text(refused).find("--secrets-key-file") != std::string::npos);
+  CHECK(error_text(refused).find("every replica") != std::string::npos);
+  CHECK(::access((svc.data_dir() + "/secrets.key").c_str(), F_OK) != 0);
+}
+
+TEST_CASE("webhook e2e: a secrets key file every user may read stops the service at start, "
+          "naming the file",
+          "[e2e][webhook]") {
+  temp_dir keys;
+  auto path = write_key_file(keys.path(), "secrets.key");
+  REQUIRE(::chmod(path.c_str(), 0644) == 0);
+  temp_dir data;
+  // Through a shell, for the refusal goes to standard error.
+  child_process svc{{"/bin/sh", "-c", "exec \"$@\" 2>&1", "sh", NETHERSCOPE_BIN, "--port", "0",
+                     "--data-dir", data.path(), "--secrets-key-file", path}};
+  CHECK(svc.wait(std::chrono::seconds(10)) == 2);
+  bool named = false;
+  for (auto& line : svc.lines())
+    named = named || (line.find(path) != std::string::npos
+                      && line.find("every user") != std::string::npos);
+  CHECK(named);
+  // Readable by its group, as a mounted Kubernetes Secret: it starts.
+  REQUIRE(::chmod(path.c_str(), 0440) == 0);
+  service_process grouped{{"--secrets-key-file", path}, {}, true};
+  CHECK(grouped.port() != 0);
 }

@@ -213,3 +213,32 @@ TEST_CASE("xbox admin e2e: the chain's refusals are the operator's, with the fix
           == 2);
   }
 }
+
+TEST_CASE("xbox admin e2e: on the embedded default the data directory's own key seals the "
+          "link, with no key file given to the service or to admin",
+          "[xbox][e2e][admin]") {
+  fake_xbox_process fake;
+  temp_dir files;
+  auto endpoints = write_endpoints_file(files.path(), fake);
+  service_process svc{{"--xbox-endpoints", endpoints}};
+  REQUIRE(std::filesystem::exists(svc.data_dir() + "/secrets.key"));
+  // The chain is there from the start, unlinked.
+  CHECK(metric(svc, R"(netherscope_xbox_link{state="unlinked"})") == 1);
+  std::vector<std::string> args{"--data-dir", svc.data_dir(), "--xbox-endpoints", endpoints};
+  auto with = [&](const std::string& command) {
+    auto a = args;
+    a.push_back(command);
+    return a;
+  };
+  admin_run run{with("xbox-login")};
+  REQUIRE(run.shows("enter the code"));
+  fake.control({{"device", "approve"}});
+  auto linked = run.finish();
+  INFO(linked.output);
+  REQUIRE(linked.status == 0);
+  CHECK_FALSE(contains(linked.output, "made the secrets key"));
+  auto status = admin(with("xbox-status"));
+  INFO(status.output);
+  CHECK(status.status == 0);
+  CHECK(contains(status.output, "Fake Steve"));
+}

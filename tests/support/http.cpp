@@ -158,6 +158,9 @@ service_process::service_process(std::vector<std::string> extra_args,
                                 "--log-level", "info"};
   if (allow_loopback)
     argv.push_back("--allow-loopback");
+  // A test that stops the service with SIGTERM means "now" unless it asks for the drain.
+  if (std::find(extra_args.begin(), extra_args.end(), "--shutdown-drain-ms") == extra_args.end())
+    argv.insert(argv.end(), {"--shutdown-drain-ms", "0"});
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   proc_ = std::make_unique<child_process>(argv, env);
   auto line = proc_->wait_for_line(

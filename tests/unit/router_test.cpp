@@ -1008,9 +1008,10 @@ TEST_CASE("router: the API routes are the /api rows, and a refused request shows
   CHECK(endpoint_of(check.call->kind) == endpoint::offer);
 }
 
-TEST_CASE("router: while shutting down, exactly the rows that drain are refused", "[router]") {
-  auto rc = context();
-  rc.draining = true;
+namespace {
+
+/// The rows refused in a route context, checking how each route answers there.
+std::vector<std::string_view> refused_rows(const route_context& rc) {
   std::vector<std::string_view> refused;
   for (const auto& row : routes()) {
     for (const auto& path : paths_of(row)) {
@@ -1020,7 +1021,9 @@ TEST_CASE("router: while shutting down, exactly the rows that drain are refused"
         auto req = make_request(method, path + (row.call == call_kind::info ? "?host=a.com" : ""));
         INFO(path << " " << req.method_string());
         auto d = route(req, rc);
-        if (row.draining == drain_rule::refuse) {
+        bool refuses = (rc.draining && row.draining != drain_rule::serve)
+                       || (rc.leaving && row.draining == drain_rule::refuse_when_leaving);
+        if (refuses) {
           refused.push_back(row.name());
           if (row.kind == route_kind::api) {
             // A call that only looks up the quota for the headers.
@@ -1045,9 +1048,25 @@ TEST_CASE("router: while shutting down, exactly the rows that drain are refused"
   }
   std::sort(refused.begin(), refused.end());
   refused.erase(std::unique(refused.begin(), refused.end()), refused.end());
-  CHECK(refused
+  return refused;
+}
+
+} // namespace
+
+TEST_CASE("router: while shutting down, exactly the rows that drain are refused", "[router]") {
+  auto rc = context();
+  rc.draining = true;
+  CHECK(refused_rows(rc)
         == std::vector<std::string_view>{"/api/check", "/api/info", "/api/join", "/api/offer",
                                          "/api/status", "/badge", "/readyz"});
+}
+
+TEST_CASE("router: while leaving (the drain period), only /readyz is refused and no connection "
+          "is kept alive",
+          "[router]") {
+  auto rc = context();
+  rc.leaving = true;
+  CHECK(refused_rows(rc) == std::vector<std::string_view>{"/readyz"});
 }
 
 TEST_CASE("router: the routes counted apart and left out of the log are rows", "[router]") {

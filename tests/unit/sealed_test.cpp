@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <string>
@@ -176,7 +177,39 @@ TEST_CASE("sealed: the key file's text is base64 of 32 bytes", "[sealed]") {
   CHECK(empty.error.find("is empty") != std::string::npos);
 }
 
-TEST_CASE("sealed: the key file is read with clear errors and a warning for loose modes",
+TEST_CASE("sealed: a new key file holds 32 fresh bytes, mode 0600, and never replaces a file",
+          "[sealed]") {
+  netherscope::test::temp_dir dir;
+  auto path = dir.path() + "/secrets.key";
+  auto other = dir.path() + "/other.key";
+  // A umask that would leave a file readable by all does not reach the key.
+  auto old_mask = ::umask(0);
+  auto made = create_secrets_key_file(path);
+  ::umask(old_mask);
+  REQUIRE(made.empty());
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  CHECK(st.st_size == 45);
+  auto loaded = load_secrets_key(path);
+  REQUIRE(loaded.key);
+  CHECK(loaded.warning.empty());
+  REQUIRE(create_secrets_key_file(other).empty());
+  auto second = load_secrets_key(other);
+  REQUIRE(second.key);
+  CHECK(second.key->id() != loaded.key->id());
+  // An existing file stays as it was, and no temporary is left behind.
+  auto again = create_secrets_key_file(path);
+  CHECK(again.find("cannot create " + path) != std::string::npos);
+  CHECK(load_secrets_key(path).key->id() == loaded.key->id());
+  CHECK(::access((path + ".new").c_str(), F_OK) != 0);
+  // A directory that is not there: a clear error.
+  CHECK(create_secrets_key_file(dir.path() + "/missing/secrets.key").find("cannot create")
+        != std::string::npos);
+}
+
+TEST_CASE("sealed: the key file is read with clear errors, refused when every user may read "
+          "it",
           "[sealed]") {
   netherscope::test::temp_dir dir;
   auto path = dir.path() + "/secrets.key";
@@ -196,11 +229,31 @@ TEST_CASE("sealed: the key file is read with clear errors and a warning for loos
   CHECK(good.key->id() == "8ec656b777aca3e4");
   CHECK(good.warning.empty());
 
-  REQUIRE(::chmod(path.c_str(), 0644) == 0);
+  // Every user may read it: refused, naming the file and its mode.
+  for (mode_t mode : {0644, 0604, 0602, 0444}) {
+    CAPTURE(mode);
+    REQUIRE(::chmod(path.c_str(), mode) == 0);
+    auto open_to_all = load_secrets_key(path);
+    CHECK_FALSE(open_to_all.key);
+    CHECK(open_to_all.error.find(path) != std::string::npos);
+    CHECK(open_to_all.error.find("every user") != std::string::npos);
+    CHECK(open_to_all.error.find("chmod 600") != std::string::npos);
+  }
+  CHECK(load_secrets_key(path).error.find("mode 444") != std::string::npos);
+  // Its group may read it, as a mounted Kubernetes Secret: used.
+  for (mode_t mode : {0640, 0440}) {
+    CAPTURE(mode);
+    REQUIRE(::chmod(path.c_str(), mode) == 0);
+    auto grouped = load_secrets_key(path);
+    REQUIRE(grouped.key);
+    CHECK(grouped.warning.empty());
+  }
+  // Its group may write it: used, with a warning.
+  REQUIRE(::chmod(path.c_str(), 0660) == 0);
   auto loose = load_secrets_key(path);
   REQUIRE(loose.key);
-  CHECK(loose.warning.find("mode 644") != std::string::npos);
-  CHECK(loose.warning.find("chmod 600") != std::string::npos);
+  CHECK(loose.warning.find("mode 660") != std::string::npos);
+  CHECK(loose.warning.find("chmod 640") != std::string::npos);
 
   write_file(path, "c2hvcnQ=\n", 0600);
   auto short_file = load_secrets_key(path);
