@@ -152,8 +152,9 @@ info_calls_of() {
     awk '/^netherscope_requests_total\{route="\/api\/info"/ {n += $2} END {print n + 0}'
 }
 
-smoke() {
-  local limit=5
+# A fake target and the cluster in a fresh directory that goes, with every process, on exit;
+# the replicas take REPLICA_ARGS (kept for replicas started again). Sets target_port and proxy.
+up_with_target() {
   dir=$(mktemp -d "${TMPDIR:-/tmp}/netherscope-cluster.XXXXXX")
   trap 'down; rm -rf "$dir"' EXIT
   mkdir -p "$dir"
@@ -167,9 +168,15 @@ smoke() {
   [ -n "$target_port" ] || fail "the fake target did not start"
   # `up` refuses a non-empty pids file; it appends the rest to the target's PID.
   mv "$dir/pids" "$dir/pids.target"
-  REPLICA_ARGS="--allow-loopback --access-log=false --limit-info-ip $limit" up
+  up
   cat "$dir/pids.target" >>"$dir/pids"
   proxy=$(cat "$dir/proxy.port")
+}
+
+smoke() {
+  local limit=5
+  REPLICA_ARGS="--allow-loopback --access-log=false --limit-info-ip $limit"
+  up_with_target
 
   # One quota across three replicas: calls spread round robin stop exactly at the limit.
   local ok=0 refused=0 i line status remaining
@@ -231,24 +238,9 @@ smoke() {
 
 # Restarts every replica in turn under load: no call through the proxy may fail.
 rolling() {
-  dir=$(mktemp -d "${TMPDIR:-/tmp}/netherscope-cluster.XXXXXX")
-  trap 'down; rm -rf "$dir"' EXIT
-  mkdir -p "$dir"
-  : >"$dir/pids"
-  start target build/tools/fake_target/fake_target
-  for _ in $(seq 1 100); do
-    target_port=$(sed -nE 's/.*"port":([0-9]+).*/\1/p;T;q' "$dir/target.log")
-    [ -n "$target_port" ] && break
-    sleep 0.1
-  done
-  [ -n "$target_port" ] || fail "the fake target did not start"
-  mv "$dir/pids" "$dir/pids.target"
-  # The default drain period (5 s), so the check is of what operators get; the restarted
-  # replicas take the same options.
+  # The default drain period (5 s), so the check is of what operators get.
   REPLICA_ARGS="--allow-loopback --access-log=false --limit-info-ip 100000000"
-  up
-  cat "$dir/pids.target" >>"$dir/pids"
-  proxy=$(cat "$dir/proxy.port")
+  up_with_target
 
   # Four clients on keep-alive connections through the proxy, calling until told to stop
   # (at most 10 minutes); each call's status or error is counted.

@@ -55,6 +55,26 @@ std::optional<join::join_report> run_one(const std::string& worker, join::join_j
   return got;
 }
 
+/// The report a worker writes, naming its PID in detail.
+constexpr const char* report_naming_pid =
+  "echo '{\"stage\":\"game\",\"outcome\":\"joined\",\"detail\":\"'$$'\"}'";
+
+/// Gives the runner one job and runs ioc until its report and its worker's ready line have
+/// come (5 s at most); the report, or nullopt.
+std::optional<join::join_report> run_until_ready(boost::asio::io_context& ioc,
+                                                 upstream::join_runner& runner) {
+  std::optional<join::join_report> got;
+  REQUIRE(runner.run(small_job(), [&](join::join_report&& r) { got = std::move(r); }));
+  auto until = std::chrono::steady_clock::now() + 5s;
+  while ((!got || runner.running() != 0) && std::chrono::steady_clock::now() < until) {
+    // A context that ran out of work stops; the next job gives it work again.
+    ioc.restart();
+    ioc.run_for(10ms);
+  }
+  CHECK(runner.running() == 0);
+  return got;
+}
+
 } // namespace
 
 TEST_CASE("join runner: a worker's report comes back, and every way a worker fails is "
@@ -167,9 +187,8 @@ TEST_CASE("join runner: a worker serves joins one after another, up to its share
   auto serving = dir.path() + "/serving";
   {
     std::ofstream out{serving};
-    out << "#!/bin/sh\nwhile read -r job; do\n"
-           "  echo '{\"stage\":\"game\",\"outcome\":\"joined\",\"detail\":\"'$$'\"}'\n"
-           "  echo '{\"ready\":true}'\ndone\n";
+    out << "#!/bin/sh\nwhile read -r job; do\n  " << report_naming_pid
+        << "\n  echo '{\"ready\":true}'\ndone\n";
   }
   ::chmod(serving.c_str(), 0700);
   boost::asio::io_context ioc;
@@ -178,20 +197,10 @@ TEST_CASE("join runner: a worker serves joins one after another, up to its share
   settings.idle_for = 300ms;
   upstream::join_runner runner{ioc, settings};
   auto one = [&] {
-    std::string pid;
-    REQUIRE(runner.run(small_job(), [&](join::join_report&& r) {
-      CHECK(r.outcome == join::join_outcome::joined);
-      pid = r.detail;
-    }));
-    // Until the report, then the ready line, have come.
-    auto until = std::chrono::steady_clock::now() + 5s;
-    while ((pid.empty() || runner.running() != 0) && std::chrono::steady_clock::now() < until) {
-      // A context that ran out of work stops; the next job gives it work again.
-      ioc.restart();
-      ioc.run_for(10ms);
-    }
-    CHECK(runner.running() == 0);
-    return pid;
+    auto r = run_until_ready(ioc, runner);
+    REQUIRE(r);
+    CHECK(r->outcome == join::join_outcome::joined);
+    return r->detail;
   };
   auto first = one();
   auto second = one();
@@ -213,36 +222,19 @@ TEST_CASE("join runner: a job whose pooled worker closed its input goes to a fre
   netherscope::test::temp_dir dir;
   // After one join it says it is ready, then stops reading and lingers: a worker that is in
   // the pool but cannot take a job.
-  auto closing = dir.path() + "/closing";
-  {
-    std::ofstream out{closing};
-    out << "#!/bin/sh\nread -r job\n"
-           "echo '{\"stage\":\"game\",\"outcome\":\"joined\",\"detail\":\"'$$'\"}'\n"
-           "echo '{\"ready\":true}'\nexec 0<&-\nsleep 3\n";
-  }
-  ::chmod(closing.c_str(), 0700);
+  auto closing = script(dir, "closing",
+                        std::string{report_naming_pid} + "\necho '{\"ready\":true}'\n"
+                                                         "exec 0<&-\nsleep 3");
   boost::asio::io_context ioc;
   upstream::join_runner runner{ioc, {closing, 4, 300ms}};
-  auto one = [&](std::optional<join::join_report>& got) {
-    REQUIRE(runner.run(small_job(), [&](join::join_report&& r) { got = std::move(r); }));
-    auto until = std::chrono::steady_clock::now() + 2s;
-    while ((!got || runner.running() != 0) && std::chrono::steady_clock::now() < until) {
-      ioc.restart();
-      ioc.run_for(10ms);
-    }
-  };
-  std::optional<join::join_report> first;
-  std::optional<join::join_report> second;
-  one(first);
+  auto first = run_until_ready(ioc, runner);
   REQUIRE(first);
   CHECK(first->outcome == join::join_outcome::joined);
-  CHECK(runner.running() == 0);
   // The first worker is idle now; the second job cannot be written to it.
-  one(second);
+  auto second = run_until_ready(ioc, runner);
   REQUIRE(second);
   CHECK(second->outcome == join::join_outcome::joined);
   CHECK(second->detail != first->detail);
-  CHECK(runner.running() == 0);
 }
 
 TEST_CASE("join runner: a worker that says it is ready without a report fails its join",
