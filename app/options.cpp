@@ -123,7 +123,9 @@ po::options_description make_description() {
      "the largest the LMDB data file may grow, in MiB")
     ("store", po::value<std::string>()->default_value(""),
      "shared store for replicas: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], or rediss:// for TLS "
-     "(?ssl_ca_certs=PEM to name its CAs); empty: LMDB under --data-dir")
+     "(?ssl_ca_certs=PEM to name its CAs), or under Sentinel "
+     "redis+sentinel://[[USER]:PASSWORD@]HOST1:PORT1[,HOST2:PORT2...]/MASTER_NAME[/DB] "
+     "(rediss+sentinel:// for TLS); empty: LMDB under --data-dir")
     ("store-sync", po::value<bool>()->default_value(true)->implicit_value(true),
      "fsync each commit: charges survive power loss; false: they survive a crash of the "
      "process but not of the machine")

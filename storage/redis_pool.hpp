@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <caf/error.hpp>
@@ -47,6 +48,9 @@ public:
     std::unique_ptr<redis_tls_tunnel> tunnel;
     std::chrono::steady_clock::time_point next_try{};
     std::chrono::milliseconds backoff{0};
+    /// Under Sentinel, the master's generation when ctx connected: a connection of an older
+    /// one is dropped before its next use.
+    std::uint64_t generation = 0;
   };
 
   explicit redis_pool(redis_settings settings);
@@ -79,9 +83,23 @@ private:
   /// The first free connection from a rotating start, else the one at the start.
   std::unique_lock<std::mutex> choose(slot*& chosen);
 
-  /// Connects, authenticates and selects the database; the error says which step failed,
-  /// never with the password.
+  /// Connects to the server (under Sentinel, the master the sentinels name, checked with
+  /// ROLE), authenticates and selects the database; the error says which step failed, never
+  /// with the password. Backs off on failure.
   caf::error connect(slot& s);
+
+  /// Connects s to one server and authenticates; a sentinel selects no database and needs no
+  /// password of its own.
+  caf::error open(slot& s, const redis_endpoint& at, bool sentinel);
+
+  /// The master the sentinels name now, asking each in turn from the one that answered last.
+  caf::expected<redis_endpoint> find_master();
+
+  /// Under Sentinel, on a thread of its own until the pool goes: subscribed to a sentinel's
+  /// +switch-master, it moves the master's generation on at each failover of ours (and after
+  /// it lost its subscription, when one may have been missed), so every connection to the
+  /// old master is dropped before it is used again.
+  void watch_failovers();
 
   static void drop(slot& s);
   static void back_off(slot& s);
@@ -89,6 +107,10 @@ private:
   redis_settings settings_;
   std::vector<slot> slots_;
   std::atomic<std::size_t> next_{0};
+  std::atomic<std::size_t> sentinel_next_{0};
+  std::atomic<std::uint64_t> master_generation_{0};
+  std::atomic<bool> stopping_{false};
+  std::thread watcher_;
 };
 
 template <class F>
@@ -97,6 +119,8 @@ caf::error redis_pool::with_slot(F fn) {
   auto guard = choose(chosen);
   auto& s = *chosen;
   bool fresh = false;
+  if (s.ctx && s.generation != master_generation_.load(std::memory_order_acquire))
+    drop(s);
   if (!s.ctx) {
     if (auto err = connect(s)) {
       net::api::process_telemetry().set_redis_up(false);

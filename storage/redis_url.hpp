@@ -6,15 +6,27 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <caf/expected.hpp>
 
 namespace netherscope::storage {
 
+/// One host and port.
+struct redis_endpoint {
+  std::string host;
+  std::uint16_t port = 0;
+};
+
 /// Where Redis is, from a redis:// URL.
 struct redis_address {
+  /// The server, or under Sentinel nothing: the master is asked for at each connect.
   std::string host;
   std::uint16_t port = 6379;
+  /// redis+sentinel://: the sentinels to ask for the master (SENTINEL
+  /// get-master-addr-by-name), and the name they monitor it by. Empty otherwise.
+  std::vector<redis_endpoint> sentinels;
+  std::string master_name;
   unsigned db = 0;
   /// An ACL user (Redis 6 and later), sent with AUTH before the password; empty for Redis's
   /// default user.
@@ -28,9 +40,12 @@ struct redis_address {
 };
 
 /// Parses redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] and
-/// rediss://[[USER]:PASSWORD@]HOST[:PORT][/DB][?ssl_ca_certs=PATH]. A user without a password
-/// is refused: it is most often a password written without its colon, which would otherwise
-/// be ignored and then logged.
+/// rediss://[[USER]:PASSWORD@]HOST[:PORT][/DB][?ssl_ca_certs=PATH], and under Sentinel
+/// redis+sentinel://[[USER]:PASSWORD@]HOST1[:PORT1][,HOST2[:PORT2]...]/MASTER_NAME[/DB] (the
+/// sentinels' port 26379 by default; rediss+sentinel:// for TLS to the sentinels and the
+/// master alike, with the same ?ssl_ca_certs). The credentials are the master's and, when they
+/// require one, the sentinels'. A user without a password is refused: it is most often a
+/// password written without its colon, which would otherwise be ignored and then logged.
 caf::expected<redis_address> parse_redis_url(std::string_view url);
 
 /// The same, with the reason a URL is refused as text; nullopt and a problem when refused.

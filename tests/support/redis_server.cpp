@@ -1,6 +1,7 @@
 #include "support/redis_server.hpp"
 
 #include <csignal>
+#include <fstream>
 #include <stdexcept>
 #include <unistd.h>
 
@@ -57,8 +58,10 @@ redis_tls_files make_redis_tls_files(const std::string& dir, const std::string& 
   return out;
 }
 
-redis_server::redis_server(std::optional<redis_tls_files> tls, std::string password)
-  : port_(free_port()), tls_(std::move(tls)), password_(std::move(password)) {
+redis_server::redis_server(std::optional<redis_tls_files> tls, std::string password,
+                           std::vector<std::string> extra_args)
+  : port_(free_port()), tls_(std::move(tls)), password_(std::move(password)),
+    extra_args_(std::move(extra_args)) {
   start();
 }
 
@@ -78,7 +81,7 @@ std::string redis_server::url() const {
 void redis_server::start() {
   std::vector<std::string> argv{redis_bin,  "--bind",       "127.0.0.1", "--save",
                                 "",         "--appendonly", "no",        "--protected-mode",
-                                "no"};
+                                "no",       "--dir",        dir_.path()};
   if (tls_) {
     for (auto& arg : {std::string{"--port"}, std::string{"0"}, std::string{"--tls-port"},
                       std::to_string(port_), std::string{"--tls-cert-file"}, tls_->cert,
@@ -93,6 +96,7 @@ void redis_server::start() {
     argv.push_back("--requirepass");
     argv.push_back(password_);
   }
+  argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
   process_ = std::make_unique<child_process>(argv);
   if (!wait_until([this] { return answers(); }, std::chrono::seconds(10)))
     throw std::runtime_error("redis-server on port " + std::to_string(port_)
@@ -132,6 +136,116 @@ bool redis_server::answers() const {
   }
   redisFree(ctx);
   return pong;
+}
+
+redis_sentinels::redis_sentinels(const std::string& dir) {
+  // Redis 7 waits 5 s before a diskless sync by default, for more replicas to join it; here
+  // there is one, on either side of a failover.
+  std::vector<std::string> no_delay{"--repl-diskless-sync-delay", "0"};
+  master_ = std::make_unique<redis_server>(std::nullopt, std::string{}, no_delay);
+  auto replica_args = no_delay;
+  replica_args.insert(replica_args.end(),
+                      {"--replicaof", "127.0.0.1", std::to_string(master_->port())});
+  replica_ = std::make_unique<redis_server>(std::nullopt, std::string{}, replica_args);
+  for (int i = 0; i < 3; ++i) {
+    auto port = free_port();
+    auto conf = dir + "/sentinel" + std::to_string(i) + ".conf";
+    {
+      // Sentinel rewrites its configuration as it learns: a file of its own, writable.
+      std::ofstream out{conf};
+      out << "port " << port << "\nbind 127.0.0.1\nprotected-mode no\n"
+          << "sentinel monitor netherscope 127.0.0.1 " << master_->port() << " 2\n"
+          << "sentinel down-after-milliseconds netherscope 1000\n"
+          << "sentinel failover-timeout netherscope 5000\n"
+          << "sentinel parallel-syncs netherscope 1\n";
+    }
+    sentinel_ports_.push_back(port);
+    sentinels_.push_back(
+      std::make_unique<child_process>(std::vector<std::string>{redis_bin, conf, "--sentinel"}));
+  }
+  // Ready once every sentinel has found the replica through the master.
+  auto knows_replica = [this] {
+    for (auto port : sentinel_ports_) {
+      timeval tv{0, 200000};
+      auto* ctx = redisConnectWithTimeout("127.0.0.1", static_cast<int>(port), tv);
+      if (!ctx || ctx->err) {
+        if (ctx)
+          redisFree(ctx);
+        return false;
+      }
+      // Found, and seen with its link to the master up: a sentinel promotes no other.
+      auto* r = static_cast<redisReply*>(redisCommand(ctx, "SENTINEL replicas netherscope"));
+      bool found = false;
+      if (r && r->type == REDIS_REPLY_ARRAY && r->elements == 1
+          && r->element[0]->type == REDIS_REPLY_ARRAY) {
+        const auto* fields = r->element[0];
+        for (std::size_t f = 0; f + 1 < fields->elements; f += 2)
+          if (std::string{fields->element[f]->str, fields->element[f]->len} == "master-link-status"
+              && std::string{fields->element[f + 1]->str, fields->element[f + 1]->len} == "ok")
+            found = true;
+      }
+      if (r)
+        freeReplyObject(r);
+      redisFree(ctx);
+      if (!found)
+        return false;
+    }
+    return true;
+  };
+  // And once the replica has its first copy of the master.
+  auto replica_online = [this] {
+    return redis_command(master_->port(), {"INFO", "replication"}).find("state=online")
+           != std::string::npos;
+  };
+  if (!wait_until(replica_online, std::chrono::seconds(20)))
+    throw std::runtime_error("the replica did not come online within 20 s");
+  if (!wait_until(knows_replica, std::chrono::seconds(20)))
+    throw std::runtime_error("the sentinels did not find the replica within 20 s");
+}
+
+redis_sentinels::~redis_sentinels() {
+  for (auto& s : sentinels_)
+    if (s) {
+      s->signal(SIGKILL);
+      s->wait(std::chrono::seconds(10));
+    }
+}
+
+std::string redis_sentinels::url() const {
+  std::string hosts;
+  for (auto port : sentinel_ports_)
+    hosts += (hosts.empty() ? "" : ",") + std::string{"127.0.0.1:"} + std::to_string(port);
+  return "redis+sentinel://" + hosts + "/netherscope";
+}
+
+void redis_sentinels::kill_sentinel(std::size_t i) {
+  sentinels_.at(i)->signal(SIGKILL);
+  sentinels_.at(i)->wait(std::chrono::seconds(10));
+  sentinels_.at(i).reset();
+}
+
+unsigned redis_sentinels::named_master() const {
+  for (std::size_t i = 0; i < sentinel_ports_.size(); ++i) {
+    if (!sentinels_[i])
+      continue;
+    timeval tv{0, 200000};
+    auto* ctx = redisConnectWithTimeout("127.0.0.1", static_cast<int>(sentinel_ports_[i]), tv);
+    if (!ctx || ctx->err) {
+      if (ctx)
+        redisFree(ctx);
+      continue;
+    }
+    auto* r = static_cast<redisReply*>(
+      redisCommand(ctx, "SENTINEL get-master-addr-by-name netherscope"));
+    unsigned port = 0;
+    if (r && r->type == REDIS_REPLY_ARRAY && r->elements == 2)
+      port = static_cast<unsigned>(std::stoul(std::string{r->element[1]->str, r->element[1]->len}));
+    if (r)
+      freeReplyObject(r);
+    redisFree(ctx);
+    return port;
+  }
+  return 0;
 }
 
 std::string redis_command(unsigned port, const std::vector<std::string>& args,

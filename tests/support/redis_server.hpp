@@ -30,8 +30,9 @@ public:
   /// its TLS port accepts, and then it has no plain port); throws std::runtime_error when it
   /// never does.
   /// A password makes it require AUTH (requirepass), and url() carries it.
+  /// extra_args go to redis-server as they are (a replica's --replicaof).
   explicit redis_server(std::optional<redis_tls_files> tls = std::nullopt,
-                        std::string password = {});
+                        std::string password = {}, std::vector<std::string> extra_args = {});
   ~redis_server();
 
   unsigned port() const noexcept {
@@ -52,9 +53,50 @@ public:
 
 private:
   unsigned port_ = 0;
+  /// Its working directory (--dir): a replica writes the master's copy there as dump.rdb,
+  /// which any server started in the same directory would load.
+  temp_dir dir_;
   std::optional<redis_tls_files> tls_;
   std::string password_;
+  std::vector<std::string> extra_args_;
   std::unique_ptr<child_process> process_;
+};
+
+/// A Sentinel deployment on loopback, as operators run one: a master, a replica of it, and
+/// three sentinels (redis-server --sentinel) monitoring it as "netherscope" with a quorum of
+/// two, a master down after 1 s and failovers allowed every 5 s. Each ended by its PID.
+class redis_sentinels {
+public:
+  /// Starts them all and waits until every sentinel knows the replica; throws
+  /// std::runtime_error when that does not happen within 20 s.
+  explicit redis_sentinels(const std::string& dir);
+  ~redis_sentinels();
+
+  /// redis+sentinel://127.0.0.1:S1,127.0.0.1:S2,127.0.0.1:S3/netherscope
+  std::string url() const;
+
+  redis_server& master() {
+    return *master_;
+  }
+  redis_server& replica() {
+    return *replica_;
+  }
+  /// The port of sentinel i (0 to 2).
+  unsigned sentinel_port(std::size_t i) const {
+    return sentinel_ports_.at(i);
+  }
+
+  /// Ends sentinel i (0 to 2) with SIGKILL.
+  void kill_sentinel(std::size_t i);
+
+  /// The port the sentinels name as the master now (0 when they name none).
+  unsigned named_master() const;
+
+private:
+  std::unique_ptr<redis_server> master_;
+  std::unique_ptr<redis_server> replica_;
+  std::vector<unsigned> sentinel_ports_;
+  std::vector<std::unique_ptr<child_process>> sentinels_;
 };
 
 /// Runs one command on a Redis directly (hiredis, not the code under test) and returns its

@@ -104,7 +104,9 @@ TEST_CASE("storage::open: a Redis URL that does not parse is an error that says 
           "the password",
           "[store][open]") {
   for (auto [url, why] :
-       {std::pair{"http://127.0.0.1:6379", "redis:// or rediss://"},
+       {std::pair{"http://127.0.0.1:6379", "rediss+sentinel://"},
+        std::pair{"redis+sentinel://app:s3cret-pass@127.0.0.1:26379", "names the master"},
+        std::pair{"redis+sentinel://app:s3cret-pass@127.0.0.1:26379/m/x", "database number"},
         std::pair{"redis://127.0.0.1/x", "database number"},
         std::pair{"redis://s3cret-pass@127.0.0.1:6379", "user but no password"},
         std::pair{"rediss://:s3cret-pass@127.0.0.1?x=1", "ssl_ca_certs"}}) {

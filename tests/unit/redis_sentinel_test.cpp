@@ -1,0 +1,175 @@
+// The Redis store under Sentinel (storage/redis_pool, storage/redis_url): URLs of the
+// sentinels read and refused; against real redis-server processes on loopback (a master, a
+// replica and three sentinels), the store finds the master through the sentinels, follows a
+// failover after the master is killed, never writes to the old master once it is back as a
+// replica, and goes on with a sentinel down.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <ctime>
+
+#include "storage/open.hpp"
+#include "storage/redis_keys.hpp"
+#include "storage/redis_url.hpp"
+#include "support/process.hpp"
+#include "support/redis_server.hpp"
+#include "support/store.hpp"
+#include "support/wait.hpp"
+#include "support/rooms.hpp"
+
+using namespace netherscope::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// One count on a counter that lives for an hour from now.
+storage::counter_op sentinel_count(std::uint64_t amount = 1) {
+  storage::counter_op out;
+  out.endpoint = "offer";
+  out.scope = "ip";
+  out.subject = "203.0.113.7";
+  out.window = "sentinel-test";
+  out.expires_unix = static_cast<std::int64_t>(std::time(nullptr)) + 3600;
+  out.limit = 1000000;
+  out.mode = storage::counter_mode::count;
+  out.amount = amount;
+  return out;
+}
+
+/// The store's count after one more call, or nullopt when the store refused.
+std::optional<std::uint64_t> count_once(storage::store& s) {
+  auto r = s.apply_counters({sentinel_count()});
+  if (!r) {
+    UNSCOPED_INFO("the store refused: " << storage::message_of(r.error()));
+    return std::nullopt;
+  }
+  return r->front().used;
+}
+
+/// "master" or "slave", as the server's INFO says.
+std::string role_of(unsigned port) {
+  auto info = redis_command(port, {"INFO", "replication"});
+  for (auto role : {"master", "slave"})
+    if (info.find(std::string{"role:"} + role) != std::string::npos)
+      return role;
+  return info;
+}
+
+} // namespace
+
+TEST_CASE("redis URLs under Sentinel: the sentinels, the master's name and the database are "
+          "read, and a bad one is refused with a reason",
+          "[store][sentinel]") {
+  auto full = storage::parse_redis_url(
+    "redis+sentinel://app:pa%40ss@10.0.0.1:26380,[::1],sentinel-3.example/main-db/2");
+  REQUIRE(full);
+  REQUIRE(full->sentinels.size() == 3);
+  CHECK(full->sentinels[0].host == "10.0.0.1");
+  CHECK(full->sentinels[0].port == 26380);
+  CHECK(full->sentinels[1].host == "::1");
+  CHECK(full->sentinels[1].port == 26379);
+  CHECK(full->sentinels[2].host == "sentinel-3.example");
+  CHECK(full->master_name == "main-db");
+  CHECK(full->db == 2);
+  CHECK(full->user == "app");
+  CHECK(full->password == "pa@ss");
+  CHECK_FALSE(full->tls);
+  CHECK(full->host.empty());
+  auto tls = storage::parse_redis_url("rediss+sentinel://s1:26379/m?ssl_ca_certs=/etc/ca.pem");
+  REQUIRE(tls);
+  CHECK(tls->tls);
+  CHECK(tls->ca_file == "/etc/ca.pem");
+  CHECK(tls->db == 0);
+  for (auto bad : {"redis+sentinel://s1:26379", "redis+sentinel://s1:26379/",
+                   "redis+sentinel://s1:0/m", "redis+sentinel://s1:99999/m",
+                   "redis+sentinel://,s1/m", "redis+sentinel://s1,/m", "redis+sentinel://s1/m/x",
+                   "redis+sentinel://s1/m n", "redis+sentinel://user@s1/m",
+                   "redis+sentinel://s1/m?ssl_ca_certs=x", "redis+sentinel://[::1/m"}) {
+    INFO(bad);
+    CHECK_FALSE(storage::redis_url_problem(bad).empty());
+  }
+  auto shown = storage::redacted_store_url("redis+sentinel://app:s3cret@s1:26379,s2/m/1");
+  CHECK(shown.find("s3cret") == std::string::npos);
+  CHECK(shown.find("app") == std::string::npos);
+  CHECK(shown == "redis+sentinel://REDACTED:REDACTED@s1:26379,s2/m/1");
+}
+
+TEST_CASE("redis store under Sentinel: the master found through the sentinels, a failover "
+          "followed after the master is killed, and the old master never written once back",
+          "[store][sentinel][redis]") {
+  if (!backend_available("redis"))
+    return;
+  temp_dir dir;
+  redis_sentinels set{dir.path()};
+  auto opened = open_redis(set.url(), 2);
+  auto& s = *opened.store;
+  REQUIRE_FALSE(s.ping());
+  for (int i = 0; i < 5; ++i)
+    REQUIRE(count_once(s));
+  // Written on the master, replicated to the replica.
+  auto key = storage::redis_counter_key(sentinel_count());
+  CHECK(role_of(set.master().port()) == "master");
+  REQUIRE(wait_until([&] { return redis_command(set.replica().port(), {"GET", key}) == "5"; },
+                     5s));
+
+  set.master().kill();
+  INFO("waiting for the sentinels to promote the replica and the store to follow");
+  std::optional<std::uint64_t> after;
+  REQUIRE(wait_until([&] { return (after = count_once(s)).has_value(); }, 30s));
+  // The replica is the master now, with every count made before the failover.
+  CHECK(set.named_master() == set.replica().port());
+  CHECK(role_of(set.replica().port()) == "master");
+  CHECK(*after == 6);
+
+  // The old master comes back; the sentinels make it a replica of the new one, and the
+  // store's writes keep going to the new master.
+  set.master().start();
+  REQUIRE(wait_until([&] { return role_of(set.master().port()) == "slave"; }, 20s));
+  for (int i = 0; i < 3; ++i)
+    CHECK(count_once(s));
+  auto fresh = open_redis(set.url(), 1);
+  auto now = count_once(*fresh.store);
+  REQUIRE(now);
+  CHECK(*now == 10);
+}
+
+TEST_CASE("redis store under Sentinel: with a sentinel down the others name the master",
+          "[store][sentinel][redis]") {
+  if (!backend_available("redis"))
+    return;
+  temp_dir dir;
+  redis_sentinels set{dir.path()};
+  set.kill_sentinel(0);
+  auto opened = open_redis(set.url(), 1);
+  CHECK_FALSE(opened.store->ping());
+  auto first = count_once(*opened.store);
+  REQUIRE(first);
+  CHECK(*first == 1);
+}
+
+TEST_CASE("redis store under Sentinel: a failover without a lost connection (SENTINEL "
+          "FAILOVER) is followed from the sentinels' +switch-master, before any write fails",
+          "[store][sentinel][redis]") {
+  if (!backend_available("redis"))
+    return;
+  temp_dir dir;
+  redis_sentinels set{dir.path()};
+  auto opened = open_redis(set.url(), 1);
+  auto& s = *opened.store;
+  auto first = count_once(s);
+  REQUIRE(first);
+  CHECK(*first == 1);
+  auto key = storage::redis_counter_key(sentinel_count());
+  REQUIRE(wait_until([&] { return redis_command(set.replica().port(), {"GET", key}) == "1"; },
+                     5s));
+  // The master stays up and the store's connection to it stays open: only the announcement
+  // tells the store to move.
+  CHECK(redis_command(set.sentinel_port(1), {"SENTINEL", "FAILOVER", "netherscope"}) == "OK");
+  REQUIRE(wait_until([&] { return set.named_master() == set.replica().port(); }, 20s));
+  REQUIRE(wait_until([&] { return role_of(set.master().port()) == "slave"; }, 20s));
+  // The first write after the failover goes to the new master.
+  auto after = count_once(s);
+  REQUIRE(after);
+  CHECK(*after == 2);
+  CHECK(redis_command(set.replica().port(), {"GET", key}) == "2");
+}
