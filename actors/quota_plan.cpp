@@ -233,8 +233,10 @@ charged_batch apply_charges(storage::store& store, const quota_limits& limits,
     keys = std::move(*found);
   }
   auto plan = plan_batch(limits, charges, reserve, with_caller, extra, lookups, keys, now_unix);
-  // One batch, acknowledged by the store before any reply leaves. A failed batch counted
-  // nothing, so every charge of it gets the same answer.
+  // One batch, acknowledged by the store before any reply leaves. A failed batch is answered
+  // as counting nothing, so every charge of it gets the same answer; it may still have been
+  // counted (on a Redis master whose replicas did not acknowledge it), which errs against
+  // the caller, never against the quota.
   auto counted = store.apply_counters(plan.ops);
   if (!counted) {
     log_store_failure(counted.error());

@@ -34,8 +34,9 @@ constexpr const char* usage_text = R"(usage: netherscope admin [--data-dir DIR |
 Works on the service's store: LMDB under --data-dir, or Redis when --store names it, as
 for the service. Safe while the service runs: every change is one transaction (on Redis
 one MULTI/EXEC, run again if a replica changed the accounts meanwhile). --data-dir,
---store and --store-map-size-mb also come from NETHERSCOPE_DATA_DIR, NETHERSCOPE_STORE and
-NETHERSCOPE_STORE_MAP_SIZE_MB, and --secrets-key-file from NETHERSCOPE_SECRETS_KEY_FILE.
+--store, --store-map-size-mb and --store-min-replicas (as for the service) also come from
+NETHERSCOPE_DATA_DIR, NETHERSCOPE_STORE, NETHERSCOPE_STORE_MAP_SIZE_MB and
+NETHERSCOPE_STORE_MIN_REPLICAS, and --secrets-key-file from NETHERSCOPE_SECRETS_KEY_FILE.
 Without --secrets-key-file the embedded store's key is DIR/secrets.key, as the service's is;
 on Redis the key must be given. --xbox-endpoints maps the Xbox chain's hosts to other base URLs (docs/XBOX.md). Exit status: 0 done, 1 the store refused or the account is
 unknown, 2 a bad command line.
@@ -307,6 +308,8 @@ caf::expected<storage::opened> open_store(const po::variables_map& vm) {
   options.create_data_dir = false;
   options.map_size = std::size_t{vm["store-map-size-mb"].as<unsigned>()} << 20;
   options.redis_connections = 1;
+  if (vm.count("store-min-replicas"))
+    options.min_replicas = vm["store-min-replicas"].as<unsigned>();
   auto opened = storage::open(options);
   if (!opened)
     return opened.error();
@@ -327,7 +330,7 @@ int run_admin(int argc, const char* const* argv) {
   po::options_description desc;
   desc.add_options()("help", "")("version", "")(
     "data-dir", po::value<std::string>()->default_value(defaults.data_dir), "")(
-    "store", po::value<std::string>(), "")(
+    "store", po::value<std::string>(), "")("store-min-replicas", po::value<unsigned>(), "")(
     "store-map-size-mb", po::value<unsigned>()->default_value(defaults.store_map_size >> 20),
     "")("secrets-key-file", po::value<std::string>(), "")(
     "xbox-endpoints", po::value<std::string>(), "")("revoked-days", po::value<unsigned>(), "")("login", po::value<std::string>(), "")(
@@ -341,7 +344,7 @@ int run_admin(int argc, const char* const* argv) {
     auto name = option_for_variable(variable);
     return name
                && (*name == "data-dir" || *name == "store" || *name == "store-map-size-mb"
-                   || *name == "secrets-key-file")
+                   || *name == "store-min-replicas" || *name == "secrets-key-file")
              ? *name
              : "";
   };

@@ -25,6 +25,10 @@ namespace {
 
 constexpr std::string_view env_prefix = "NETHERSCOPE_";
 
+/// The most replicas a write may wait for: more than any deployment runs, and a typo's
+/// thousand would make every write fail.
+constexpr unsigned max_min_replicas = 16;
+
 // The option table. Each entry is documented where it is declared, and --help prints these
 // texts with their defaults, so this is the reference for every setting.
 po::options_description make_description() {
@@ -126,6 +130,10 @@ po::options_description make_description() {
      "(?ssl_ca_certs=PEM to name its CAs), or under Sentinel "
      "redis+sentinel://[[USER]:PASSWORD@]HOST1:PORT1[,HOST2:PORT2...]/MASTER_NAME[/DB] "
      "(rediss+sentinel:// for TLS); empty: LMDB under --data-dir")
+    ("store-min-replicas", po::value<unsigned>(),
+     "Redis replicas that must acknowledge each charge and each account, key, watch or "
+     "webhook change (WAIT) before its reply; fewer within 500 ms answer 503 (default: 1 "
+     "under Sentinel, 0 for one Redis)")
     ("store-sync", po::value<bool>()->default_value(true)->implicit_value(true),
      "fsync each commit: charges survive power loss; false: they survive a crash of the "
      "process but not of the machine")
@@ -467,6 +475,15 @@ parse_result parse_options(int argc, const char* const* argv) {
     // Checked here, before anything is opened, so a typo never starts a replica on LMDB.
     if (auto problem = storage::redis_url_problem(cfg.store_url); !problem.empty())
       return fail(problem);
+  }
+  if (vm.count("store-min-replicas")) {
+    auto wanted = vm["store-min-replicas"].as<unsigned>();
+    if (wanted > max_min_replicas)
+      return fail("--store-min-replicas must be between 0 and " + std::to_string(max_min_replicas));
+    if (wanted > 0 && cfg.store_url.empty())
+      return fail("--store-min-replicas needs --store redis://... or redis+sentinel://...: the "
+                  "embedded LMDB store has no replicas");
+    cfg.store_min_replicas = wanted;
   }
   cfg.limit_info_ip = vm["limit-info-ip"].as<std::uint64_t>();
   cfg.limit_info_key = vm["limit-info-key"].as<std::uint64_t>();

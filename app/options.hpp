@@ -111,6 +111,8 @@ struct config {
   bool store_sync = true;
   /// --store: a redis:// URL for a store shared by replicas; empty for LMDB under data_dir.
   std::string store_url;
+  /// --store-min-replicas; unset: storage's default for the URL (1 under Sentinel, else 0).
+  std::optional<unsigned> store_min_replicas;
 
   // -- quotas (SPEC 8.1) ------------------------------------------------------
   std::uint64_t limit_info_ip = 2000;

@@ -209,7 +209,11 @@ std::optional<storage::opened> open_store(const config& cfg) {
   }
   if (!cfg.store_url.empty())
     base::log::write(base::log::level::info, "store",
-               {{"backend", "redis"}, {"url", storage::redacted_store_url(cfg.store_url)}});
+               {{"backend", "redis"},
+                {"url", storage::redacted_store_url(cfg.store_url)},
+                {"min_replicas",
+                 std::to_string(cfg.store_min_replicas.value_or(
+                   storage::default_min_replicas(cfg.store_url)))}});
   return std::move(*opened);
 }
 

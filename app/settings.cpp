@@ -29,6 +29,7 @@ storage::open_options store_options_of(const config& cfg) {
   options.url = cfg.store_url;
   options.map_size = cfg.store_map_size;
   options.sync = cfg.store_sync;
+  options.min_replicas = cfg.store_min_replicas;
   return options;
 }
 

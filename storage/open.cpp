@@ -87,6 +87,8 @@ caf::expected<opened> open_redis(const open_options& options) {
   settings.address = std::move(*address);
   settings.connections = options.redis_connections;
   settings.timeout = options.redis_timeout;
+  settings.min_replicas = options.min_replicas.value_or(settings.address.sentinels.empty() ? 0 : 1);
+  settings.replica_wait = std::min(settings.replica_wait, settings.timeout / 2);
   auto store = std::make_shared<redis_store>(std::move(settings));
   auto watching = std::make_shared<redis_watch_store>(store->pool());
   return opened{store, store, nullptr, std::move(watching)};
@@ -99,6 +101,12 @@ std::string message_of(const caf::error& err) {
   if (context.size() == 1 && context.match_element<std::string>(0))
     return context.get_as<std::string>(0);
   return caf::to_string(err);
+}
+
+unsigned default_min_replicas(std::string_view url) {
+  std::string problem;
+  auto address = read_redis_url(std::string{url}, problem);
+  return address && !address->sentinels.empty() ? 1 : 0;
 }
 
 caf::expected<opened> open(const open_options& options) {

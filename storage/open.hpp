@@ -6,7 +6,9 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
@@ -41,7 +43,13 @@ struct open_options {
   unsigned redis_connections = 4;
   /// Redis: the limit of a connect and of one command's round trip.
   std::chrono::milliseconds redis_timeout{1000};
+  /// Redis: replicas that must acknowledge each durable write (--store-min-replicas); unset
+  /// means 1 under Sentinel, whose point is a replica to fail over to, and 0 for one Redis.
+  std::optional<unsigned> min_replicas;
 };
+
+/// What --store-min-replicas means when not given, for the store at url.
+unsigned default_min_replicas(std::string_view url);
 
 /// An open store and the parts of it that only some backends offer; each part is null where
 /// the backend does not offer it. They share one object: keep any of them, and it stays open.

@@ -310,4 +310,46 @@ caf::expected<redis_reply> redis_pool::exec_one(redis_command cmd) {
   return std::move(replies->front());
 }
 
+caf::expected<std::vector<redis_reply>>
+redis_pool::exec_durable(const std::vector<redis_command>& cmds) {
+  if (!waits_for_replicas())
+    return exec(cmds);
+  auto with_wait = cmds;
+  with_wait.push_back(wait_command());
+  auto replies = exec(with_wait);
+  if (!replies)
+    return replies.error();
+  if (auto err = check_acknowledged(replies->back().get()))
+    return err;
+  replies->pop_back();
+  return replies;
+}
+
+caf::expected<redis_reply> redis_pool::exec_one_durable(redis_command cmd) {
+  auto replies = exec_durable({std::move(cmd)});
+  if (!replies)
+    return replies.error();
+  if (auto err = reply_error(replies->front().get()))
+    return err;
+  return std::move(replies->front());
+}
+
+redis_command redis_pool::wait_command() const {
+  return {"WAIT", std::to_string(settings_.min_replicas),
+          std::to_string(std::max<std::int64_t>(1, settings_.replica_wait.count()))};
+}
+
+caf::error redis_pool::check_acknowledged(const redisReply* r) const {
+  if (auto err = reply_error(r))
+    return err;
+  if (r->type != REDIS_REPLY_INTEGER)
+    return redis_error("WAIT answered something else than a count of replicas");
+  if (r->integer < static_cast<long long>(settings_.min_replicas))
+    return redis_error(std::to_string(r->integer) + " of the "
+                       + std::to_string(settings_.min_replicas)
+                       + " replicas required (--store-min-replicas) acknowledged the write within "
+                       + std::to_string(settings_.replica_wait.count()) + " ms");
+  return {};
+}
+
 } // namespace netherscope::storage

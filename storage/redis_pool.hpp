@@ -32,6 +32,12 @@ struct redis_settings {
   unsigned connections = 4;
   /// Limit of a connect and of one command's round trip.
   std::chrono::milliseconds timeout{1000};
+  /// Replicas that must acknowledge a durable write before it counts as done (WAIT); 0 waits
+  /// for none (--store-min-replicas).
+  unsigned min_replicas = 0;
+  /// How long a durable write waits for them; kept under timeout, so the WAIT's reply always
+  /// arrives before the connection's own limit would drop it.
+  std::chrono::milliseconds replica_wait{500};
 };
 
 /// One command: its words, sent as binary-safe arguments.
@@ -78,6 +84,25 @@ public:
 
   /// One command on a free connection; a reply that is an error is returned as the error.
   caf::expected<redis_reply> exec_one(redis_command cmd);
+
+  /// As exec, for writes a reply depends on: in the same round trip, WAIT for min_replicas
+  /// replicas to acknowledge them, and fail (the writes made on the master, but not promised
+  /// to survive its loss) when fewer did within replica_wait.
+  caf::expected<std::vector<redis_reply>> exec_durable(const std::vector<redis_command>& cmds);
+
+  /// As exec_one, durable as exec_durable.
+  caf::expected<redis_reply> exec_one_durable(redis_command cmd);
+
+  /// Whether durable writes wait for replicas.
+  bool waits_for_replicas() const noexcept {
+    return settings_.min_replicas > 0;
+  }
+
+  /// The WAIT that follows durable writes on their connection.
+  redis_command wait_command() const;
+
+  /// The error of a WAIT's reply: none when enough replicas acknowledged.
+  caf::error check_acknowledged(const redisReply* r) const;
 
 private:
   /// The first free connection from a rotating start, else the one at the start.

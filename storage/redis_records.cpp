@@ -209,10 +209,14 @@ caf::error run_record_transaction(redis_pool& pool, bool write, const record_wor
       }
       cmds.insert(cmds.begin(), {"MULTI"});
       cmds.push_back({"EXEC"});
+      // Under --store-min-replicas, the WAIT rides in the same round trip.
+      bool wait = pool.waits_for_replicas();
+      if (wait)
+        cmds.push_back(pool.wait_command());
       auto replies = pool.pipeline(s, cmds);
       if (!replies)
         return replies.error();
-      auto& exec = replies->back();
+      auto& exec = (*replies)[replies->size() - (wait ? 2 : 1)];
       if (exec->type == REDIS_REPLY_NIL) {
         lost_race = true;
         return {};
@@ -227,7 +231,7 @@ caf::error run_record_transaction(redis_pool& pool, bool write, const record_wor
         for (std::size_t i = 0; i < exec->elements; ++i)
           if (auto err = reply_error(exec->element[i]))
             return err;
-      return {};
+      return wait ? pool.check_acknowledged(replies->back().get()) : caf::error{};
     });
     if (err || !lost_race)
       return err;

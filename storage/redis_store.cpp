@@ -1,5 +1,6 @@
 #include "storage/redis_store.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 #include <caf/sec.hpp>
@@ -45,7 +46,10 @@ redis_store::apply_counters(const std::vector<counter_op>& ops) {
     cmd.push_back(std::to_string(op.expires_unix));
     cmd.push_back(std::to_string(op.amount));
   }
-  auto r = pool_->exec_one(std::move(cmd));
+  // A count or a reservation is a charge a reply depends on; a peek writes nothing.
+  bool writes = std::any_of(ops.begin(), ops.end(),
+                            [](const counter_op& op) { return op.mode != counter_mode::peek; });
+  auto r = writes ? pool_->exec_one_durable(std::move(cmd)) : pool_->exec_one(std::move(cmd));
   if (!r)
     return r.error();
   std::vector<counter_result> out;
@@ -193,9 +197,9 @@ caf::expected<std::string> redis_store::load_or_replace_record(std::string_view 
         return caf::make_error(caf::sec::runtime_error, "nothing stored and nothing to store");
       return std::move(*stored);
     }
-    auto wrote = stored ? pool_->exec_one({"EVAL", std::string{redis_scripts::replace_record},
-                                           "1", key, *stored, **decision})
-                        : pool_->exec_one({"SET", key, **decision, "NX"});
+    auto wrote = stored ? pool_->exec_one_durable({"EVAL", std::string{redis_scripts::replace_record},
+                                                   "1", key, *stored, **decision})
+                        : pool_->exec_one_durable({"SET", key, **decision, "NX"});
     if (!wrote)
       return wrote.error();
     auto won = stored ? (*wrote)->type == REDIS_REPLY_INTEGER && (*wrote)->integer == 1

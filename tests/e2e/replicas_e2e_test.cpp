@@ -266,3 +266,35 @@ TEST_CASE("replicas e2e: a replica on Redis that sent an offer through the share
   svc.process().signal(SIGTERM);
   CHECK(svc.process().wait(10s) == 0);
 }
+
+TEST_CASE("replicas e2e: with --store-min-replicas 1 and the Redis replica gone, calls are 503 "
+          "unavailable, never answered uncounted, and are answered again once it is back",
+          "[e2e][redis][replicas]") {
+  redis_server redis{std::nullopt, {}, {"--repl-diskless-sync-delay", "0"}};
+  auto replica = std::make_unique<redis_server>(
+    std::nullopt, std::string{},
+    std::vector<std::string>{"--replicaof", "127.0.0.1", std::to_string(redis.port())});
+  REQUIRE(wait_until([&] { return acknowledging_replicas(redis.port(), 1) == 1; }, 10s));
+  fake_target_process fake;
+  service_process svc{{"--store", redis.url(), "--store-min-replicas", "1", "--limit-info-ip",
+                       "100"}};
+  auto query = "host=127.0.0.1&port=" + std::to_string(fake.port());
+  auto first = get_info(svc, query);
+  REQUIRE(first.status == 200);
+  CHECK(first.header("x-ratelimit-remaining") == "99");
+
+  replica->kill();
+  REQUIRE(wait_until([&] { return online_replicas(redis.port()) == 0; }, 10s));
+  auto down = get_info(svc, query);
+  INFO(down.body);
+  CHECK(down.status == 503);
+  CHECK(down.code() == "unavailable");
+  // The log says why, for the operator.
+  CHECK(svc.process().wait_for_line(
+    [](const std::string& l) { return l.find("--store-min-replicas") != std::string::npos; }, 2s));
+
+  replica->start();
+  REQUIRE(wait_until([&] { return acknowledging_replicas(redis.port(), 1) == 1; }, 10s));
+  auto back = get_info(svc, query);
+  CHECK(back.status == 200);
+}

@@ -1,5 +1,6 @@
 #include "support/redis_server.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <fstream>
 #include <stdexcept>
@@ -138,15 +139,16 @@ bool redis_server::answers() const {
   return pong;
 }
 
-redis_sentinels::redis_sentinels(const std::string& dir) {
+redis_sentinels::redis_sentinels(const std::string& dir, std::size_t replicas) {
   // Redis 7 waits 5 s before a diskless sync by default, for more replicas to join it; here
-  // there is one, on either side of a failover.
+  // they start together, on either side of a failover.
   std::vector<std::string> no_delay{"--repl-diskless-sync-delay", "0"};
   master_ = std::make_unique<redis_server>(std::nullopt, std::string{}, no_delay);
   auto replica_args = no_delay;
   replica_args.insert(replica_args.end(),
                       {"--replicaof", "127.0.0.1", std::to_string(master_->port())});
-  replica_ = std::make_unique<redis_server>(std::nullopt, std::string{}, replica_args);
+  for (std::size_t i = 0; i < std::max<std::size_t>(1, replicas); ++i)
+    replicas_.push_back(std::make_unique<redis_server>(std::nullopt, std::string{}, replica_args));
   for (int i = 0; i < 3; ++i) {
     auto port = free_port();
     auto conf = dir + "/sentinel" + std::to_string(i) + ".conf";
@@ -163,8 +165,9 @@ redis_sentinels::redis_sentinels(const std::string& dir) {
     sentinels_.push_back(
       std::make_unique<child_process>(std::vector<std::string>{redis_bin, conf, "--sentinel"}));
   }
-  // Ready once every sentinel has found the replica through the master.
-  auto knows_replica = [this] {
+  // Ready once every sentinel has found every replica through the master, each with its link
+  // to the master up: a sentinel promotes no other.
+  auto knows_replicas = [this] {
     for (auto port : sentinel_ports_) {
       timeval tv{0, 200000};
       auto* ctx = redisConnectWithTimeout("127.0.0.1", static_cast<int>(port), tv);
@@ -173,34 +176,35 @@ redis_sentinels::redis_sentinels(const std::string& dir) {
           redisFree(ctx);
         return false;
       }
-      // Found, and seen with its link to the master up: a sentinel promotes no other.
       auto* r = static_cast<redisReply*>(redisCommand(ctx, "SENTINEL replicas netherscope"));
-      bool found = false;
-      if (r && r->type == REDIS_REPLY_ARRAY && r->elements == 1
-          && r->element[0]->type == REDIS_REPLY_ARRAY) {
-        const auto* fields = r->element[0];
-        for (std::size_t f = 0; f + 1 < fields->elements; f += 2)
-          if (std::string{fields->element[f]->str, fields->element[f]->len} == "master-link-status"
-              && std::string{fields->element[f + 1]->str, fields->element[f + 1]->len} == "ok")
-            found = true;
-      }
+      std::size_t linked = 0;
+      if (r && r->type == REDIS_REPLY_ARRAY)
+        for (std::size_t e = 0; e < r->elements; ++e) {
+          const auto* fields = r->element[e];
+          if (fields->type != REDIS_REPLY_ARRAY)
+            continue;
+          for (std::size_t f = 0; f + 1 < fields->elements; f += 2)
+            if (std::string{fields->element[f]->str, fields->element[f]->len}
+                  == "master-link-status"
+                && std::string{fields->element[f + 1]->str, fields->element[f + 1]->len} == "ok")
+              ++linked;
+        }
       if (r)
         freeReplyObject(r);
       redisFree(ctx);
-      if (!found)
+      if (linked != replicas_.size())
         return false;
     }
     return true;
   };
-  // And once the replica has its first copy of the master.
-  auto replica_online = [this] {
-    return redis_command(master_->port(), {"INFO", "replication"}).find("state=online")
-           != std::string::npos;
+  // And once each replica has its first copy of the master.
+  auto replicas_online = [this] {
+    return acknowledging_replicas(master_->port(), replicas_.size()) == replicas_.size();
   };
-  if (!wait_until(replica_online, std::chrono::seconds(20)))
-    throw std::runtime_error("the replica did not come online within 20 s");
-  if (!wait_until(knows_replica, std::chrono::seconds(20)))
-    throw std::runtime_error("the sentinels did not find the replica within 20 s");
+  if (!wait_until(replicas_online, std::chrono::seconds(20)))
+    throw std::runtime_error("the replicas did not come online within 20 s");
+  if (!wait_until(knows_replicas, std::chrono::seconds(20)))
+    throw std::runtime_error("the sentinels did not find the replicas within 20 s");
 }
 
 redis_sentinels::~redis_sentinels() {
@@ -248,8 +252,9 @@ unsigned redis_sentinels::named_master() const {
   return 0;
 }
 
-std::string redis_command(unsigned port, const std::vector<std::string>& args,
-                          const std::string& password, unsigned db) {
+std::vector<std::string> redis_commands(unsigned port,
+                                        const std::vector<std::vector<std::string>>& cmds,
+                                        const std::string& password, unsigned db) {
   auto* ctx = redisConnect("127.0.0.1", static_cast<int>(port));
   REQUIRE(ctx);
   REQUIRE(ctx->err == 0);
@@ -273,9 +278,31 @@ std::string redis_command(unsigned port, const std::vector<std::string>& args,
     REQUIRE(run({"AUTH", password}) == "OK");
   if (db != 0)
     REQUIRE(run({"SELECT", std::to_string(db)}) == "OK");
-  auto out = run(args);
+  std::vector<std::string> out;
+  for (const auto& cmd : cmds)
+    out.push_back(run(cmd));
   redisFree(ctx);
   return out;
+}
+
+std::string redis_command(unsigned port, const std::vector<std::string>& args,
+                          const std::string& password, unsigned db) {
+  return redis_commands(port, {args}, password, db).front();
+}
+
+std::size_t online_replicas(unsigned port) {
+  auto info = redis_command(port, {"INFO", "replication"});
+  std::size_t online = 0;
+  for (auto at = info.find("state=online"); at != std::string::npos;
+       at = info.find("state=online", at + 1))
+    ++online;
+  return online;
+}
+
+std::size_t acknowledging_replicas(unsigned port, std::size_t wanted) {
+  auto replies = redis_commands(port, {{"SET", "netherscope-test:acknowledged", "1"},
+                                       {"WAIT", std::to_string(wanted), "200"}});
+  return std::stoul(replies.back());
 }
 
 } // namespace netherscope::test

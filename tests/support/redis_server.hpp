@@ -62,14 +62,15 @@ private:
   std::unique_ptr<child_process> process_;
 };
 
-/// A Sentinel deployment on loopback, as operators run one: a master, a replica of it, and
-/// three sentinels (redis-server --sentinel) monitoring it as "netherscope" with a quorum of
-/// two, a master down after 1 s and failovers allowed every 5 s. Each ended by its PID.
+/// A Sentinel deployment on loopback, as operators run one: a master, replicas of it (one
+/// unless asked for more), and three sentinels (redis-server --sentinel) monitoring it as
+/// "netherscope" with a quorum of two, a master down after 1 s and failovers allowed every
+/// 5 s. Each ended by its PID.
 class redis_sentinels {
 public:
-  /// Starts them all and waits until every sentinel knows the replica; throws
+  /// Starts them all and waits until every sentinel knows every replica; throws
   /// std::runtime_error when that does not happen within 20 s.
-  explicit redis_sentinels(const std::string& dir);
+  explicit redis_sentinels(const std::string& dir, std::size_t replicas = 1);
   ~redis_sentinels();
 
   /// redis+sentinel://127.0.0.1:S1,127.0.0.1:S2,127.0.0.1:S3/netherscope
@@ -78,8 +79,9 @@ public:
   redis_server& master() {
     return *master_;
   }
-  redis_server& replica() {
-    return *replica_;
+  /// Replica i (from 0) of the master the deployment started with.
+  redis_server& replica(std::size_t i = 0) {
+    return *replicas_.at(i);
   }
   /// The port of sentinel i (0 to 2).
   unsigned sentinel_port(std::size_t i) const {
@@ -94,7 +96,7 @@ public:
 
 private:
   std::unique_ptr<redis_server> master_;
-  std::unique_ptr<redis_server> replica_;
+  std::vector<std::unique_ptr<redis_server>> replicas_;
   std::vector<unsigned> sentinel_ports_;
   std::vector<std::unique_ptr<child_process>> sentinels_;
 };
@@ -104,6 +106,19 @@ private:
 /// fails when no reply comes.
 std::string redis_command(unsigned port, const std::vector<std::string>& args,
                           const std::string& password = {}, unsigned db = 0);
+
+/// As redis_command, for several commands in turn on one connection; their replies.
+std::vector<std::string> redis_commands(unsigned port,
+                                        const std::vector<std::vector<std::string>>& cmds,
+                                        const std::string& password = {}, unsigned db = 0);
+
+/// How many replicas the Redis at port has online now (INFO replication).
+std::size_t online_replicas(unsigned port);
+
+/// How many replicas acknowledge a write to the Redis at port within 200 ms, up to wanted.
+/// A replica is online a moment before it acknowledges anything, and a write that waits
+/// for replicas (WAIT) needs the latter.
+std::size_t acknowledging_replicas(unsigned port, std::size_t wanted);
 
 /// Whether redis-server is installed; the tests that need it are skipped with a message
 /// otherwise.

@@ -40,10 +40,12 @@ storage::opened open_lmdb(const std::string& dir) {
   return open_store(options);
 }
 
-storage::opened open_redis(const std::string& url, unsigned connections) {
+storage::opened open_redis(const std::string& url, unsigned connections,
+                           std::optional<unsigned> min_replicas) {
   storage::open_options options;
   options.url = url;
   options.redis_connections = connections;
+  options.min_replicas = min_replicas;
   return open_store(options);
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "storage/open.hpp"
@@ -40,8 +41,10 @@ storage::opened open_store(const storage::open_options& options);
 /// process: a test that needs the store twice shares what this returned.
 storage::opened open_lmdb(const std::string& dir);
 
-/// The Redis store at url, with this many connections.
-storage::opened open_redis(const std::string& url, unsigned connections = 4);
+/// The Redis store at url, with this many connections; min_replicas as --store-min-replicas
+/// (unset: the service's default for the URL).
+storage::opened open_redis(const std::string& url, unsigned connections = 4,
+                           std::optional<unsigned> min_replicas = std::nullopt);
 
 /// What s holds for one counter; nothing is written.
 std::uint64_t counter_value(storage::store& s, const std::string& endpoint,

@@ -502,3 +502,29 @@ TEST_CASE("admin: --help lists the commands and --version the version",
   CHECK(unknown.status == 2);
   CHECK(unknown.output.find("frobnicate") != std::string::npos);
 }
+
+TEST_CASE("options: --store-min-replicas is unset by default, bounded, and needs a Redis store",
+          "[options]") {
+  auto plain = parse_args({});
+  REQUIRE(plain.status == parse_status::run);
+  CHECK_FALSE(plain.cfg.store_min_replicas);
+  auto given = parse_args({"--store", "redis+sentinel://127.0.0.1:26379/main",
+                           "--store-min-replicas", "2"});
+  REQUIRE(given.status == parse_status::run);
+  CHECK(given.cfg.store_min_replicas == 2u);
+  auto none = parse_args({"--store", "redis://127.0.0.1:6379"}, {"NETHERSCOPE_STORE_MIN_REPLICAS=0"});
+  REQUIRE(none.status == parse_status::run);
+  CHECK(none.cfg.store_min_replicas == 0u);
+  // 0 says what LMDB does anyway; more has no replica to wait for.
+  CHECK(parse_args({"--store-min-replicas", "0"}).status == parse_status::run);
+  for (auto args : std::vector<std::vector<std::string>>{
+         {"--store-min-replicas", "1"},
+         {"--store", "redis://127.0.0.1:6379", "--store-min-replicas", "-1"},
+         {"--store", "redis://127.0.0.1:6379", "--store-min-replicas", "17"},
+         {"--store", "redis://127.0.0.1:6379", "--store-min-replicas", "one"}}) {
+    auto r = parse_args(args);
+    INFO(args.back() << ": " << r.message);
+    CHECK(r.status == parse_status::exit_error);
+    CHECK(r.message.find("store-min-replicas") != std::string::npos);
+  }
+}
