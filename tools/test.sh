@@ -74,6 +74,10 @@ plain() {
   # The replicas restarted one at a time under load through the proxy: no call may fail.
   stage "cluster rolling"
   tools/cluster.sh rolling
+  # Three replicas on a Redis master with two replicas under three sentinels: the master is
+  # killed under load, and every call answered 200 must be counted on the promoted master.
+  stage "cluster failover"
+  tools/cluster.sh failover
   # A one-second run of each benchmark: it proves the bench still runs and every cached offer
   # succeeds; its figures are not judged here (timings belong to docs/BENCHMARKS.md).
   stage "bench smoke"

@@ -41,6 +41,11 @@ nosync_port=$(port_of "$work/nosync.log")
 start_redis
 start_service onredis --store "redis://127.0.0.1:$redis_port"
 redis_svc_port=$(port_of "$work/onredis.log")
+# And on Redis under Sentinel with one replica: each charge waits for the replica's
+# acknowledgement (the default --store-min-replicas 1 under Sentinel).
+start_sentinel_redis
+start_service onsentinel --store "$sentinel_url"
+sentinel_svc_port=$(port_of "$work/onsentinel.log")
 
 # Warm the cache so every measured offer is a cache hit.
 body="{\"host\":\"127.0.0.1\",\"port\":$target_port}"
@@ -50,6 +55,8 @@ curl -fsS -X POST -H 'Content-Type: application/json' -d "$body" \
   "http://127.0.0.1:$nosync_port/api/offer" -o /dev/null
 curl -fsS -X POST -H 'Content-Type: application/json' -d "$body" \
   "http://127.0.0.1:$redis_svc_port/api/offer" -o /dev/null
+curl -fsS -X POST -H 'Content-Type: application/json' -d "$body" \
+  "http://127.0.0.1:$sentinel_svc_port/api/offer" -o /dev/null
 
 # nginx serves a static file the size of a cached offer reply.
 mkdir -p "$work/www"
@@ -64,6 +71,7 @@ read -r nginx_rps nginx_lat _ nginx_p99 < <(measure "http://127.0.0.1:$nginx_por
 read -r offer_rps offer_lat offer_bad offer_p99 < <(TARGET_PORT=$target_port measure -s tools/bench/offer.lua "http://127.0.0.1:$svc_port/api/offer")
 read -r nosync_rps nosync_lat nosync_bad nosync_p99 < <(TARGET_PORT=$target_port measure -s tools/bench/offer.lua "http://127.0.0.1:$nosync_port/api/offer")
 read -r redis_rps redis_lat redis_bad redis_p99 < <(TARGET_PORT=$target_port measure -s tools/bench/offer.lua "http://127.0.0.1:$redis_svc_port/api/offer")
+read -r sentinel_rps sentinel_lat sentinel_bad sentinel_p99 < <(TARGET_PORT=$target_port measure -s tools/bench/offer.lua "http://127.0.0.1:$sentinel_svc_port/api/offer")
 read -r health_rps health_lat _ health_p99 < <(measure "http://127.0.0.1:$svc_port/healthz")
 # An info call with invalid input: counted (a durable charge), no upstream work.
 read -r charge_rps charge_lat charge_non2xx charge_p99 < <(measure "http://127.0.0.1:$svc_port/api/info?host=")
@@ -85,13 +93,15 @@ cat <<TABLE
 | cached POST /api/offer + durable charge (fsync per group commit) | $offer_rps | $offer_lat | $offer_p99 | $(ratio "$offer_rps" "$nginx_rps") |
 | cached POST /api/offer + charge, --store-sync=false | $nosync_rps | $nosync_lat | $nosync_p99 | $(ratio "$nosync_rps" "$nginx_rps") |
 | cached POST /api/offer + charge on Redis (--store redis://, acknowledged by Redis) | $redis_rps | $redis_lat | $redis_p99 | $(ratio "$redis_rps" "$nginx_rps") |
+| cached POST /api/offer + charge on Redis under Sentinel (acknowledged by a replica, --store-min-replicas 1) | $sentinel_rps | $sentinel_lat | $sentinel_p99 | $(ratio "$sentinel_rps" "$nginx_rps") |
 | GET /healthz (no actors, no charge) | $health_rps | $health_lat | $health_p99 | $(ratio "$health_rps" "$nginx_rps") |
 | GET /api/info invalid input (a charge and a 400, no upstream) | $charge_rps | $charge_lat | $charge_p99 | $(ratio "$charge_rps" "$nginx_rps") |
 
 One connection (wrk -t1 -c1), average latency: GET /healthz $health_c1; a charged call
 (invalid /api/info, fsync) $charge_c1; the same with --store-sync=false $nosync_c1.
 
-Non-2xx replies in the offer runs: $offer_bad, $nosync_bad and $redis_bad (must be 0).
+Non-2xx replies in the offer runs: $offer_bad, $nosync_bad, $redis_bad and $sentinel_bad (must
+be 0).
 Upstream offers the target received across all offer runs: $upstream (the cache answered the
 rest).
 
@@ -100,7 +110,8 @@ TABLE
 
 # The table above is the result; a smoke run (tools/test.sh runs `run.sh 1`) also needs every
 # measured offer to have succeeded.
-if [ "${offer_bad:-0}" != 0 ] || [ "${nosync_bad:-0}" != 0 ] || [ "${redis_bad:-0}" != 0 ]; then
-  echo "bench: cached offers answered non-2xx ($offer_bad, $nosync_bad, $redis_bad)" >&2
+if [ "${offer_bad:-0}" != 0 ] || [ "${nosync_bad:-0}" != 0 ] || [ "${redis_bad:-0}" != 0 ] ||
+  [ "${sentinel_bad:-0}" != 0 ]; then
+  echo "bench: cached offers answered non-2xx ($offer_bad, $nosync_bad, $redis_bad, $sentinel_bad)" >&2
   exit 1
 fi
