@@ -29,7 +29,7 @@ clang=(clang-14 libclang-rt-14-dev)
 # tests/e2e/metrics_e2e_test.cpp; tools/cluster.sh puts haproxy in front of the replicas.
 # tools/check_kubernetes.sh renders deploy/kubernetes with kubectl (Debian's kubernetes-client,
 # unless the machine has a kubectl of its own, which that package's would conflict with).
-tests=(python3-aiortc chromium prometheus haproxy)
+tests=(python3-aiortc python3-yaml chromium prometheus haproxy)
 
 wanted=("${required[@]}")
 [ "${WITH_BENCH:-0}" = 1 ] && wanted+=("${bench[@]}")

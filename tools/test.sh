@@ -78,6 +78,14 @@ plain() {
   # killed under load, and every call answered 200 must be counted on the promoted master.
   stage "cluster failover"
   tools/cluster.sh failover
+  # deploy/kubernetes-sentinel's Redis and sentinel start scripts as processes, each pod's name
+  # on an address of loopback in a mount namespace (so it needs root).
+  stage "kubernetes sentinel scripts"
+  if [ "$(id -u)" -eq 0 ]; then
+    tools/check_sentinel_kube.sh
+  else
+    echo "not root, so tools/check_sentinel_kube.sh was not run (it makes a mount namespace)"
+  fi
   # A one-second run of each benchmark: it proves the bench still runs and every cached offer
   # succeeds; its figures are not judged here (timings belong to docs/BENCHMARKS.md).
   stage "bench smoke"
