@@ -307,78 +307,10 @@ smoke() {
   echo "cluster smoke: passed"
 }
 
-# Restarts every replica in turn under load: no call through the proxy may fail.
-rolling() {
-  # The default drain period (5 s), so the check is of what operators get.
-  REPLICA_ARGS="--allow-loopback --access-log=false --limit-info-ip 100000000"
-  up_with_target
-
-  # Four clients on keep-alive connections through the proxy, calling until told to stop
-  # (at most 10 minutes); each call's status or error is counted.
-  python3 - "$proxy" "$target_port" "$dir/load.stop" >"$dir/load.out" 2>&1 <<'PY' &
-import http.client, os, sys, threading, time
-proxy, target, stop = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-counts, lock = {}, threading.Lock()
-def client():
-    c = http.client.HTTPConnection("127.0.0.1", proxy, timeout=30)
-    until = time.monotonic() + 600
-    while not os.path.exists(stop) and time.monotonic() < until:
-        try:
-            c.request("GET", f"/api/info?host=127.0.0.1&port={target}")
-            r = c.getresponse()
-            r.read()
-            key = str(r.status)
-        except Exception as e:
-            key = type(e).__name__
-            c.close()
-            c = http.client.HTTPConnection("127.0.0.1", proxy, timeout=30)
-        with lock:
-            counts[key] = counts.get(key, 0) + 1
-threads = [threading.Thread(target=client) for _ in range(4)]
-for t in threads: t.start()
-for t in threads: t.join()
-print(" ".join(f"{k}:{v}" for k, v in sorted(counts.items())))
-PY
-  local load=$!
-  sleep 2
-  local i pid
-  for i in $(seq 1 "$replicas"); do
-    pid=$(cat "$dir/replica$i.pid")
-    kill -TERM "$pid"
-    # The drain period (5 s), then the calls in flight: well within 20 s.
-    for _ in $(seq 1 200); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -0 "$pid" 2>/dev/null && fail "replica$i did not exit within 20 s of SIGTERM"
-    sed -i "/^$pid\$/d" "$dir/pids"
-    start_replica "$i"
-    # Back in the proxy's rotation (two good checks a second apart) before the next goes.
-    sleep 3
-    echo "cluster rolling: replica$i restarted"
-  done
-  touch "$dir/load.stop"
-  wait "$load" || fail "the load generator failed"
-  local result
-  result=$(tail -1 "$dir/load.out")
-  echo "cluster rolling: calls through the proxy while restarting: $result"
-  [[ "$result" =~ ^200:[0-9]+$ ]] || fail "some calls were not answered 200: $result"
-  local answered=${result#200:}
-  [ "$answered" -ge 100 ] || fail "only $answered calls were made"
-  echo "cluster rolling: passed"
-}
-
-# Kills the Redis master under load, under Sentinel: no call answered 200 may go uncounted on
-# the promoted master, and the service must answer again within 5 s of the promotion.
-failover() {
-  SENTINEL=1
-  # Each call counted on its own (no reservation counted ahead), so the promoted master's
-  # counter can be held against the calls answered.
-  REPLICA_ARGS="--allow-loopback --access-log=false --limit-info-ip 100000000 --quota-reserve 0"
-  up_with_target
-
-  # Four clients through the proxy, calling until told to stop (at most 10 minutes); each
-  # call's start and end (Unix seconds) and status or error go to calls.txt.
+# Four clients on keep-alive connections through the proxy, calling /api/info on the target
+# until stop_load (at most 10 minutes); each call's start and end (Unix seconds) and its status
+# or error go to $dir/calls.txt when they stop.
+start_load() {
   python3 - "$proxy" "$target_port" "$dir/load.stop" "$dir/calls.txt" >"$dir/load.out" 2>&1 <<'PY' &
 import http.client, os, sys, threading, time
 proxy, target, stop, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
@@ -406,7 +338,58 @@ with open(out, "w") as f:
     for began, ended, key in calls:
         f.write(f"{began:.6f} {ended:.6f} {key}\n")
 PY
-  local load=$!
+  load_pid=$!
+}
+
+stop_load() {
+  touch "$dir/load.stop"
+  wait "$load_pid" || fail "the load generator failed: $(cat "$dir/load.out")"
+}
+
+# Restarts every replica in turn under load: no call through the proxy may fail.
+rolling() {
+  # The default drain period (5 s), so the check is of what operators get.
+  REPLICA_ARGS="--allow-loopback --access-log=false --limit-info-ip 100000000"
+  up_with_target
+
+  start_load
+  sleep 2
+  local i pid
+  for i in $(seq 1 "$replicas"); do
+    pid=$(cat "$dir/replica$i.pid")
+    kill -TERM "$pid"
+    # The drain period (5 s), then the calls in flight: well within 20 s.
+    for _ in $(seq 1 200); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -0 "$pid" 2>/dev/null && fail "replica$i did not exit within 20 s of SIGTERM"
+    sed -i "/^$pid\$/d" "$dir/pids"
+    start_replica "$i"
+    # Back in the proxy's rotation (two good checks a second apart) before the next goes.
+    sleep 3
+    echo "cluster rolling: replica$i restarted"
+  done
+  stop_load
+  local result
+  result=$(awk '{print $3}' "$dir/calls.txt" | sort | uniq -c | awk '{printf "%s%s:%s", (NR > 1 ? " " : ""), $2, $1}')
+  echo "cluster rolling: calls through the proxy while restarting: $result"
+  [[ "$result" =~ ^200:[0-9]+$ ]] || fail "some calls were not answered 200: $result"
+  local answered=${result#200:}
+  [ "$answered" -ge 100 ] || fail "only $answered calls were made"
+  echo "cluster rolling: passed"
+}
+
+# Kills the Redis master under load, under Sentinel: no call answered 200 may go uncounted on
+# the promoted master, and the service must answer again within 5 s of the promotion.
+failover() {
+  SENTINEL=1
+  # Each call counted on its own (no reservation counted ahead), so the promoted master's
+  # counter can be held against the calls answered.
+  REPLICA_ARGS="--allow-loopback --access-log=false --limit-info-ip 100000000 --quota-reserve 0"
+  up_with_target
+
+  start_load
   sleep 3
   local old named sentinel killed_at promoted_at
   old=$(cat "$dir/redis.port")
@@ -430,8 +413,7 @@ PY
     "$(python3 -c "print(f'{$promoted_at - $killed_at:.2f}')") s after the kill"
   # Ten seconds of calls after the promotion.
   sleep 10
-  touch "$dir/load.stop"
-  wait "$load" || fail "the load generator failed: $(cat "$dir/load.out")"
+  stop_load
 
   # The promoted master's count of the calls: one client address, one month's counter.
   local counted=0 key value
