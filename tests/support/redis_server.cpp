@@ -290,8 +290,39 @@ std::string redis_command(unsigned port, const std::vector<std::string>& args,
   return redis_commands(port, {args}, password, db).front();
 }
 
+std::optional<std::string> try_redis_command(unsigned port, const std::vector<std::string>& args) {
+  auto* ctx = redisConnect("127.0.0.1", static_cast<int>(port));
+  if (!ctx)
+    return std::nullopt;
+  std::vector<const char*> argv;
+  std::vector<std::size_t> lens;
+  for (auto& a : args) {
+    argv.push_back(a.data());
+    lens.push_back(a.size());
+  }
+  std::optional<std::string> out;
+  if (ctx->err == 0) {
+    auto* r = static_cast<redisReply*>(
+      redisCommandArgv(ctx, static_cast<int>(argv.size()), argv.data(), lens.data()));
+    if (r && r->type != REDIS_REPLY_ERROR)
+      out = r->str ? std::string{r->str, r->len} : std::to_string(r->integer);
+    if (r)
+      freeReplyObject(r);
+  }
+  redisFree(ctx);
+  return out;
+}
+
+std::string redis_role(unsigned port) {
+  auto info = try_redis_command(port, {"INFO", "replication"});
+  for (auto role : {"master", "slave"})
+    if (info && info->find(std::string{"role:"} + role) != std::string::npos)
+      return role;
+  return {};
+}
+
 std::size_t online_replicas(unsigned port) {
-  auto info = redis_command(port, {"INFO", "replication"});
+  auto info = try_redis_command(port, {"INFO", "replication"}).value_or("");
   std::size_t online = 0;
   for (auto at = info.find("state=online"); at != std::string::npos;
        at = info.find("state=online", at + 1))

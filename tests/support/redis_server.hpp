@@ -112,7 +112,16 @@ std::vector<std::string> redis_commands(unsigned port,
                                         const std::vector<std::vector<std::string>>& cmds,
                                         const std::string& password = {}, unsigned db = 0);
 
-/// How many replicas the Redis at port has online now (INFO replication).
+/// As redis_command, but nullopt instead of a failed test when the connection or the reply
+/// fails: for polling a server that may be starting, or whose clients a sentinel kills when
+/// it makes the server a replica.
+std::optional<std::string> try_redis_command(unsigned port, const std::vector<std::string>& args);
+
+/// "master" or "slave" as the Redis at port's INFO says, or empty while it gives no answer.
+std::string redis_role(unsigned port);
+
+/// How many replicas the Redis at port has online now (INFO replication); 0 while it gives
+/// no answer.
 std::size_t online_replicas(unsigned port);
 
 /// How many replicas acknowledge a write to the Redis at port within 200 ms, up to wanted.

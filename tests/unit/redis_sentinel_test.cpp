@@ -47,15 +47,6 @@ std::optional<std::uint64_t> count_once(storage::store& s) {
   return r->front().used;
 }
 
-/// "master" or "slave", as the server's INFO says.
-std::string role_of(unsigned port) {
-  auto info = redis_command(port, {"INFO", "replication"});
-  for (auto role : {"master", "slave"})
-    if (info.find(std::string{"role:"} + role) != std::string::npos)
-      return role;
-  return info;
-}
-
 } // namespace
 
 TEST_CASE("redis URLs under Sentinel: the sentinels, the master's name and the database are "
@@ -112,7 +103,7 @@ TEST_CASE("redis store under Sentinel: the master found through the sentinels, a
   // before the kill: whichever replica the sentinels promote, it must hold all five.
   for (int i = 0; i < 5; ++i)
     REQUIRE(count_once(s));
-  CHECK(role_of(set.master().port()) == "master");
+  CHECK(redis_role(set.master().port()) == "master");
 
   set.master().kill();
   INFO("waiting for the sentinels to promote a replica and the store to follow");
@@ -120,7 +111,7 @@ TEST_CASE("redis store under Sentinel: the master found through the sentinels, a
   REQUIRE(wait_until([&] { return (after = count_once(s)).has_value(); }, 30s));
   auto promoted = set.named_master();
   CHECK((promoted == set.replica(0).port() || promoted == set.replica(1).port()));
-  CHECK(role_of(promoted) == "master");
+  CHECK(redis_role(promoted) == "master");
   // Not one count made before the failover is lost. A count the store refused while the new
   // master had no replica yet may still have been made there, so this is at least six.
   CHECK(*after >= 6);
@@ -128,7 +119,7 @@ TEST_CASE("redis store under Sentinel: the master found through the sentinels, a
   // The old master comes back; the sentinels make it a replica of the new one, and the
   // store's writes keep going to the new master.
   set.master().start();
-  REQUIRE(wait_until([&] { return role_of(set.master().port()) == "slave"; }, 20s));
+  REQUIRE(wait_until([&] { return redis_role(set.master().port()) == "slave"; }, 20s));
   std::uint64_t last = *after;
   for (int i = 0; i < 3; ++i) {
     auto next = count_once(s);
@@ -198,7 +189,7 @@ TEST_CASE("redis store under Sentinel: a failover without a lost connection (SEN
   // tells the store to move.
   CHECK(redis_command(set.sentinel_port(1), {"SENTINEL", "FAILOVER", "netherscope"}) == "OK");
   REQUIRE(wait_until([&] { return set.named_master() == set.replica().port(); }, 20s));
-  REQUIRE(wait_until([&] { return role_of(set.master().port()) == "slave"; }, 20s));
+  REQUIRE(wait_until([&] { return redis_role(set.master().port()) == "slave"; }, 20s));
   // The old master is the new one's replica: the write below waits for it to acknowledge.
   REQUIRE(wait_until([&] { return acknowledging_replicas(set.replica().port(), 1) == 1; }, 10s));
   // The first write after the failover goes to the new master.
