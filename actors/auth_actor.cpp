@@ -4,12 +4,11 @@
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 namespace upstream = net::upstream;
 
 namespace {
 
-signin_result signin_failed(api::failure error) {
+signin_result signin_failed(core::failure error) {
   signin_result result;
   result.error = std::move(error);
   return result;
@@ -21,11 +20,11 @@ void fetch_user(std::shared_ptr<upstream::http_client> client, const upstream::o
   auto req = upstream::user_request(settings, token);
   if (!req) {
     caf::anon_send(self, done_atom::value, id,
-                   signin_failed(api::make_failure(api::error_code::internal, "the provider API URL is invalid")));
+                   signin_failed(core::make_failure(core::error_code::internal, "the provider API URL is invalid")));
     return;
   }
   client->fetch(std::move(*req), [self, id](upstream::fetch_result&& r) {
-    api::failure error;
+    core::failure error;
     auto user = upstream::read_user(r, error);
     signin_result result;
     if (user) {
@@ -53,7 +52,7 @@ auth_actor::behavior_type auth(auth_actor::stateful_pointer<auth_state> self,
       auto req = upstream::token_request(st.settings, code, verifier);
       if (!req) {
         promise.deliver(
-          signin_failed(api::make_failure(api::error_code::internal, "the provider token URL is invalid")));
+          signin_failed(core::make_failure(core::error_code::internal, "the provider token URL is invalid")));
         return promise;
       }
       auto id = st.next_id++;
@@ -62,7 +61,7 @@ auth_actor::behavior_type auth(auth_actor::stateful_pointer<auth_state> self,
       auto settings_copy = st.settings;
       auto http = st.client;
       http->fetch(std::move(*req), [=](upstream::fetch_result&& r) {
-        api::failure error;
+        core::failure error;
         auto token = upstream::read_token(r, error);
         if (!token) {
           caf::anon_send(handle, done_atom::value, id, signin_failed(std::move(error)));

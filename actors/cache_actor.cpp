@@ -2,31 +2,29 @@
 
 #include <caf/all.hpp>
 
-#include "net/api/api_json.hpp"
-#include "net/api/telemetry.hpp"
-#include "net/base/crypto.hpp"
-#include "net/base/log.hpp"
+#include "core/api_json.hpp"
+#include "core/telemetry.hpp"
+#include "base/crypto.hpp"
+#include "base/log.hpp"
 
 namespace netherscope::actors {
 
-namespace api = net::api;
-namespace base = net::base;
 
 namespace {
 
 using cache_pointer = actors::cache_actor::stateful_pointer<cache_state>;
 
 // A plain hit: the cache keeps its body with its fields already in it.
-api::offer_reply from_hit(const offer_cache::hit& hit) {
-  api::offer_reply reply;
+core::offer_reply from_hit(const offer_cache::hit& hit) {
+  core::offer_reply reply;
   reply.body = *hit.body;
   reply.cached = true;
   reply.age = hit.age;
   return reply;
 }
 
-api::offer_reply from_fallback(offer_cache::fallback&& entry) {
-  api::offer_reply reply;
+core::offer_reply from_fallback(offer_cache::fallback&& entry) {
+  core::offer_reply reply;
   reply.body = std::move(entry.body);
   reply.cached = true;
   reply.stale = entry.stale;
@@ -37,7 +35,7 @@ api::offer_reply from_fallback(offer_cache::fallback&& entry) {
 // Shows the io threads' boards what the cache now holds for a target: its plain hit, or
 // nothing (an answer too large to keep replaced the entry with none). The body is copied once
 // here and shared by every board.
-void publish(cache_state& st, const api::target& where, offer_cache::clock_type::time_point stored,
+void publish(cache_state& st, const core::target& where, offer_cache::clock_type::time_point stored,
              bool probed) {
   if (!st.settings.publish_hits)
     return;
@@ -53,8 +51,8 @@ std::int64_t unix_of(offer_cache::wall_clock::time_point t) {
 
 // Stores a finished flight's result for the other replicas and frees the shared lock,
 // through the shared-offers worker: the store's calls block.
-void publish_flight(cache_pointer self, const api::target& where, bool probe,
-                    const api::offer_reply& reply, std::int64_t retrieved_unix) {
+void publish_flight(cache_pointer self, const core::target& where, bool probe,
+                    const core::offer_reply& reply, std::int64_t retrieved_unix) {
   auto& st = self->state;
   auto lock = st.owned_locks.find({where, probe});
   if (lock == st.owned_locks.end())
@@ -66,7 +64,7 @@ void publish_flight(cache_pointer self, const api::target& where, bool probe,
                  ok ? reply.body : std::string{}, retrieved_unix, reply.probed);
 }
 
-void finish_flight(cache_pointer self, const api::target& where, bool probe, api::offer_reply reply) {
+void finish_flight(cache_pointer self, const core::target& where, bool probe, core::offer_reply reply) {
   auto& st = self->state;
   auto now = st.settings.now();
   auto i = st.flights.find({where, probe});
@@ -79,14 +77,14 @@ void finish_flight(cache_pointer self, const api::target& where, bool probe, api
   if (reply.error.ok()) {
     auto unix_seconds = unix_of(retrieved_at);
     auto body
-      = api::with_cache_fields(reply.body, api::cache_fields{false, false, unix_seconds, 0});
+      = core::with_cache_fields(reply.body, core::cache_fields{false, false, unix_seconds, 0});
     st.cache.put(where, std::move(reply.body), now, retrieved_at, reply.probed);
     reply.body = std::move(body);
     publish(st, where, now, reply.probed);
   } else {
     // A refresh that failed falls back to what the target said before. Past the per-target
     // limit it is an ordinary hit, stale only when past its lifetime.
-    auto limited = reply.error.code == api::error_code::target_rate_limited;
+    auto limited = reply.error.code == core::error_code::target_rate_limited;
     if (auto entry = st.cache.usable(where, now, !limited, probe))
       reply = from_fallback(std::move(*entry));
   }
@@ -95,22 +93,22 @@ void finish_flight(cache_pointer self, const api::target& where, bool probe, api
 }
 
 // Sends the target the offer (through the probe registry) and answers the flight's waiters.
-void fetch(cache_pointer self, const api::target& where, const std::string& network_id, bool probe) {
+void fetch(cache_pointer self, const core::target& where, const std::string& network_id, bool probe) {
   auto& st = self->state;
   self->request(st.registry, st.settings.flight_deadline, offer_atom::value, where, network_id,
                 probe)
-    .then([=](api::offer_reply& reply) { finish_flight(self, where, probe, std::move(reply)); },
+    .then([=](core::offer_reply& reply) { finish_flight(self, where, probe, std::move(reply)); },
           [=](caf::error& err) {
             base::log::write(base::log::level::error, "offer_flight_failed",
                        {{"error", caf::to_string(err)}});
-            api::offer_reply reply;
-            reply.error = api::make_failure(api::error_code::internal, "the offer could not be completed");
+            core::offer_reply reply;
+            reply.error = core::make_failure(core::error_code::internal, "the offer could not be completed");
             finish_flight(self, where, probe, std::move(reply));
           });
 }
 
 // Starts the one flight for a target: through the shared store when there is one.
-void start_flight(cache_pointer self, const api::offer_request& req) {
+void start_flight(cache_pointer self, const core::offer_request& req) {
   auto& st = self->state;
   if (!st.shared_worker || req.fresh)
     return fetch(self, req.where, req.network_id, req.probe);
@@ -127,7 +125,7 @@ void start_flight(cache_pointer self, const api::offer_request& req) {
 // The shared store answered a flight: serve another replica's hit, fetch (holding the lock
 // when owned), or, while another replica holds the lock, look again after a pause. Waiting
 // takes no thread: the next look is a delayed message to the worker.
-void on_shared(cache_pointer self, const api::target& where, bool probe, const std::string& kind,
+void on_shared(cache_pointer self, const core::target& where, bool probe, const std::string& kind,
                std::string body, std::int64_t retrieved_unix, bool probed) {
   auto& st = self->state;
   auto key = std::make_pair(where, probe);
@@ -152,7 +150,7 @@ void on_shared(cache_pointer self, const api::target& where, bool probe, const s
                  probed);
     publish(st, where, stored, probed);
     if (auto hit = st.cache.fresh(where, now, probe)) {
-      api::process_telemetry().count_shared_hit();
+      core::process_telemetry().count_shared_hit();
       auto f = st.flights.find(key);
       if (f != st.flights.end()) {
         auto waiters = std::move(f->second);
@@ -174,7 +172,7 @@ void on_shared(cache_pointer self, const api::target& where, bool probe, const s
 
 // -- the shared-offers worker ------------------------------------------------------
 
-shared_lookup look_up_shared_once(storage::shared_store& store, const api::target& where,
+shared_lookup look_up_shared_once(storage::shared_store& store, const core::target& where,
                                   bool probe, const std::string& owner,
                                   std::chrono::milliseconds lock_ttl) {
   auto cached = store.get_offer(where, probe);
@@ -200,13 +198,13 @@ caf::behavior shared_offers(caf::event_based_actor* self,
                             std::shared_ptr<storage::shared_store> store, actors::cache_actor cache,
                             std::chrono::milliseconds lock_ttl, std::chrono::seconds offer_ttl) {
   return {
-    [=](lookup_atom, const api::target& where, bool probe, const std::string& owner) {
+    [=](lookup_atom, const core::target& where, bool probe, const std::string& owner) {
       auto found = look_up_shared_once(*store, where, probe, owner, lock_ttl);
       self->send(cache, shared_atom::value, where, probe, found.kind,
                  found.kind == "owned" ? owner : std::move(found.offer.body),
                  found.offer.retrieved_unix, found.offer.probed);
     },
-    [=](publish_atom, const api::target& where, bool probe, const std::string& owner, bool ok,
+    [=](publish_atom, const core::target& where, bool probe, const std::string& owner, bool ok,
         std::string& body, std::int64_t retrieved_unix, bool probed) {
       if (ok) {
         storage::shared_offer offer{std::move(body), retrieved_unix, probed};
@@ -233,13 +231,13 @@ actors::cache_actor::behavior_type cache(cache_pointer self, actors::probe_regis
   self->state.settings = std::move(settings);
   self->state.registry = std::move(registry);
   return {
-    [=](offer_atom, api::offer_request& req) -> caf::typed_response_promise<api::offer_reply> {
+    [=](offer_atom, core::offer_request& req) -> caf::typed_response_promise<core::offer_reply> {
       auto& st = self->state;
       auto now = st.settings.now();
-      auto promise = self->make_response_promise<api::offer_reply>();
+      auto promise = self->make_response_promise<core::offer_reply>();
       if (!req.fresh) {
         if (auto hit = st.cache.fresh(req.where, now, req.probe)) {
-          api::process_telemetry().count_cache_hit();
+          core::process_telemetry().count_cache_hit();
           promise.deliver(from_hit(*hit));
           return promise;
         }
@@ -249,16 +247,16 @@ actors::cache_actor::behavior_type cache(cache_pointer self, actors::probe_regis
       auto& waiters = st.flights[{req.where, req.probe}];
       waiters.push_back(promise);
       if (waiters.size() > 1)
-        api::process_telemetry().count_cache_join();
+        core::process_telemetry().count_cache_join();
       if (waiters.size() == 1) {
-        api::process_telemetry().count_cache_miss();
+        core::process_telemetry().count_cache_miss();
         st.cache.expire(now);
         start_flight(self, req);
       }
       return promise;
     },
     [=](count_atom) { return static_cast<std::uint64_t>(self->state.cache.size()); },
-    [=](shared_atom, const api::target& where, bool probe, const std::string& kind,
+    [=](shared_atom, const core::target& where, bool probe, const std::string& kind,
         std::string& body, std::int64_t retrieved_unix, bool probed) {
       on_shared(self, where, probe, kind, std::move(body), retrieved_unix, probed);
     },

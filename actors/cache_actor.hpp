@@ -12,7 +12,6 @@
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 
 /// Settings of the cache actor.
 struct cache_settings {
@@ -54,12 +53,12 @@ struct cache_state {
   actors::probe_registry_actor registry;
   /// Callers waiting for the upstream offer in flight for a target, with and without
   /// reachability checks (the probe actor still sends the target one offer at a time).
-  std::map<std::pair<api::target, bool>, std::vector<caf::typed_response_promise<api::offer_reply>>>
+  std::map<std::pair<core::target, bool>, std::vector<caf::typed_response_promise<core::offer_reply>>>
     flights;
   /// The flights this replica fetches holding the shared lock, with the lock's owner token.
-  std::map<std::pair<api::target, bool>, std::string> owned_locks;
+  std::map<std::pair<core::target, bool>, std::string> owned_locks;
   /// The flights waiting for the shared store's answer.
-  std::map<std::pair<api::target, bool>, shared_flight> shared_flights;
+  std::map<std::pair<core::target, bool>, shared_flight> shared_flights;
   /// The detached actor that makes the blocking calls to a store shared across hosts; none
   /// when offers are cached in this process only.
   caf::actor shared_worker;
@@ -74,7 +73,7 @@ struct shared_lookup {
 };
 
 /// One look at the shared store for a flight: the cached offer, else the lock.
-shared_lookup look_up_shared_once(storage::shared_store& store, const api::target& where,
+shared_lookup look_up_shared_once(storage::shared_store& store, const core::target& where,
                                   bool probe, const std::string& owner,
                                   std::chrono::milliseconds lock_ttl);
 

@@ -6,15 +6,14 @@
 #include "actors/outcomes.hpp"
 #include "actors/status_flow.hpp"
 
-#include "net/api/offer_request.hpp"
-#include "net/report/check_row.hpp"
+#include "core/offer_request.hpp"
+#include "core/check_row.hpp"
 #include "net/report/join_reply.hpp"
-#include "net/report/clients.hpp"
-#include "net/report/verdict.hpp"
+#include "core/clients.hpp"
+#include "core/verdict.hpp"
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 namespace report = net::report;
 
 namespace {
@@ -22,10 +21,10 @@ namespace {
 using front_pointer = actors::front_actor::pointer;
 
 /// The verdict once every reply is in (or the offer was not made).
-void answer(const api::api_call& call, const api::quota_verdict& verdict, api::info_reply info,
-            api::raknet_reply raknet, api::offer_reply offer, bool offer_tried,
-            const api::join_result* join = nullptr) {
-  report::check_replies replies;
+void answer(const core::api_call& call, const core::quota_verdict& verdict, core::info_reply info,
+            core::raknet_reply raknet, core::offer_reply offer, bool offer_tried,
+            const core::join_result* join = nullptr) {
+  core::check_replies replies;
   replies.info = std::move(info);
   replies.raknet = std::move(raknet);
   replies.offer = std::move(offer);
@@ -33,10 +32,10 @@ void answer(const api::api_call& call, const api::quota_verdict& verdict, api::i
   // A join that ended at signalling has no more to say than its offer's error.
   if (join != nullptr && join->offer.error.ok())
     replies.join = join->body;
-  auto facts = report::facts_of_check(call.where, replies);
-  auto decided = report::decide(facts);
-  api::api_outcome outcome;
-  outcome.body = report::render_check(facts, decided, replies.info, replies.offer,
+  auto facts = core::facts_of_check(call.where, replies);
+  auto decided = core::decide(facts);
+  core::api_outcome outcome;
+  outcome.body = core::render_check(facts, decided, replies.info, replies.offer,
                                       replies.join ? &*replies.join : nullptr);
   call.reply(with_quota(std::move(outcome), verdict));
 }
@@ -44,18 +43,18 @@ void answer(const api::api_call& call, const api::quota_verdict& verdict, api::i
 /// The join, once the status call answered (or failed in a way the verdict reports): its own
 /// fresh offer is the check's offer, and the join decides whether players get in.
 void check_join(front_pointer self, const front_peers& peers, const front_settings& settings,
-                const api::api_call& call, const api::quota_verdict& verdict, api::info_reply info,
-                api::raknet_reply raknet) {
-  auto order = report::join_order_for(report::seen_from(info, raknet), 0,
-                                      api::random_network_id());
+                const core::api_call& call, const core::quota_verdict& verdict, core::info_reply info,
+                core::raknet_reply raknet) {
+  auto order = report::join_order_for(core::seen_from(info, raknet), 0,
+                                      core::random_network_id());
   self->request(peers.registry, settings.join_deadline, join_atom::value, call.where, order)
     .then(
-      [=](api::join_result& join) {
-        if (join.error.code == api::error_code::target_rate_limited
-            || join.error.code == api::error_code::unavailable) {
+      [=](core::join_result& join) {
+        if (join.error.code == core::error_code::target_rate_limited
+            || join.error.code == core::error_code::unavailable) {
           // The per-target limit or no free worker refused it after it was counted: give
           // the offer call back.
-          give_back(self, peers, settings, api::endpoint::offer, call, verdict,
+          give_back(self, peers, settings, core::endpoint::offer, call, verdict,
                     with_quota(failed(join.error), verdict), true);
           return;
         }
@@ -63,7 +62,7 @@ void check_join(front_pointer self, const front_peers& peers, const front_settin
           call.reply(with_quota(failed(join.error), verdict));
           return;
         }
-        if (!report::is_target_failure(join.offer.error)) {
+        if (!core::is_target_failure(join.offer.error)) {
           call.reply(with_quota(failed(join.offer.error), verdict));
           return;
         }
@@ -75,10 +74,10 @@ void check_join(front_pointer self, const front_peers& peers, const front_settin
 /// The work of a call both charges let through: the status over both transports, then the
 /// offer when the signalling port answers.
 void run_check(front_pointer self, const front_peers& peers, const front_settings& settings,
-               const api::api_call& call, const api::quota_verdict& verdict) {
+               const core::api_call& call, const core::quota_verdict& verdict) {
   ask_status(self, peers, settings, call.where, call.raknet_port,
-             [=](api::info_reply&& info, api::raknet_reply&& raknet) {
-               if (!report::is_target_failure(info.error)) {
+             [=](core::info_reply&& info, core::raknet_reply&& raknet) {
+               if (!core::is_target_failure(info.error)) {
                  // A refused target (the address policy), or the service failing: not a
                  // verdict.
                  call.reply(with_quota(failed(info.error), verdict));
@@ -86,9 +85,9 @@ void run_check(front_pointer self, const front_peers& peers, const front_setting
                }
                // Nothing answers on the signalling port: an offer would only fail the same
                // way.
-               if (info.error.code == api::error_code::upstream_failure
-                   || info.error.code == api::error_code::upstream_timeout) {
-                 answer(call, verdict, info, raknet, api::offer_reply{}, false);
+               if (info.error.code == core::error_code::upstream_failure
+                   || info.error.code == core::error_code::upstream_timeout) {
+                 answer(call, verdict, info, raknet, core::offer_reply{}, false);
                  return;
                }
                check_join(self, peers, settings, call, verdict, std::move(info),
@@ -99,20 +98,20 @@ void run_check(front_pointer self, const front_peers& peers, const front_setting
 } // namespace
 
 void serve_check(front_pointer self, const front_peers& peers, const front_settings& settings,
-                 api::api_call& call) {
-  auto info_charge = api::quota_charge::count_call(api::endpoint::info, call.client, call.key_hash);
+                 core::api_call& call) {
+  auto info_charge = core::quota_charge::count_call(core::endpoint::info, call.client, call.key_hash);
   // Copied before the handlers are made: the first handler moves the call.
   auto reply = call.reply;
   // No timeout on the charges: the quota actor answers each after its commit (as for every
   // other call).
   self->request(peers.quotas, caf::infinite, charge_atom::value, std::move(info_charge))
     .then(
-      [=, call = std::move(call)](api::quota_verdict& info_verdict) mutable {
-        if (info_verdict.error.code == api::error_code::unavailable) {
+      [=, call = std::move(call)](core::quota_verdict& info_verdict) mutable {
+        if (info_verdict.error.code == core::error_code::unavailable) {
           // Nothing was counted. A check shows the offer quota: the same scope and month,
           // the offer's limit.
           auto shown = info_verdict;
-          shown.limit = settings.limits.of(api::endpoint::offer, shown.scope);
+          shown.limit = settings.limits.of(core::endpoint::offer, shown.scope);
           call.reply(with_quota(failed(info_verdict.error), shown));
           return;
         }
@@ -121,15 +120,15 @@ void serve_check(front_pointer self, const front_peers& peers, const front_setti
           call.reply(with_quota(failed(info_verdict.error), info_verdict));
           return;
         }
-        auto offer_charge = api::quota_charge::count_call(api::endpoint::offer, call.client,
+        auto offer_charge = core::quota_charge::count_call(core::endpoint::offer, call.client,
                                                      call.key_hash);
         self->request(peers.quotas, caf::infinite, charge_atom::value, std::move(offer_charge))
           .then(
-            [=](api::quota_verdict& verdict) {
+            [=](core::quota_verdict& verdict) {
               if (!verdict.error.ok()) {
                 // Refused by the offer quota, or its store failed: the info call it was
                 // counted for is not made.
-                give_back(self, peers, settings, api::endpoint::info, call, info_verdict,
+                give_back(self, peers, settings, core::endpoint::info, call, info_verdict,
                           with_quota(failed(verdict.error), verdict), false);
                 return;
               }

@@ -7,11 +7,10 @@
 
 #include "actors/edge_leases.hpp"
 #include "actors/quota_reservations.hpp"
-#include "net/api/offer_outcome.hpp"
+#include "core/offer_outcome.hpp"
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 
 namespace {
 
@@ -62,10 +61,10 @@ edge_link_ptr make_link(const std::shared_ptr<bridge_state>& state) {
 
 // Moves a verdict and a board hit into the offer's outcome and hands it to the reply; the
 // body is read on the connection's io thread (finish_offer).
-void reply_with_hit(api::reply_fn& reply, api::quota_verdict&& verdict,
+void reply_with_hit(core::reply_fn& reply, core::quota_verdict&& verdict,
                     std::shared_ptr<const std::string> body, std::int64_t age,
                     std::vector<std::uint16_t> expected) {
-  auto outcome = api::offer_outcome(std::move(verdict), {}, std::move(body), age,
+  auto outcome = core::offer_outcome(std::move(verdict), {}, std::move(body), age,
                                     std::move(expected));
   outcome.board_hit = true;
   reply(std::move(outcome));
@@ -75,17 +74,17 @@ void reply_with_hit(api::reply_fn& reply, api::quota_verdict&& verdict,
 // the caller's lease when this thread holds one, otherwise by sending the charge to the quota
 // actor, whose verdict then completes the reply. Leaves call untouched and returns false when
 // the board cannot answer.
-bool answer_from_board(bridge_state& state, api::api_call& call) {
+bool answer_from_board(bridge_state& state, core::api_call& call) {
   const auto& hits = state.hits;
   // Only a plain offer: a refresh (fresh), an edge error (peek, invalid) and every other kind
   // take the fronts' way.
-  if (!hits.board || call.kind != api::call_kind::offer || call.peek || !call.invalid.ok()
+  if (!hits.board || call.kind != core::call_kind::offer || call.peek || !call.invalid.ok()
       || call.fresh)
     return false;
   auto hit = hits.board->find(call.where, call.probe);
   if (!hit)
     return false;
-  auto charge = api::quota_charge::count_call(api::endpoint::offer, std::move(call.client),
+  auto charge = core::quota_charge::count_call(core::endpoint::offer, std::move(call.client),
                                               std::move(call.key_hash));
   if (state.link) {
     auto found = state.leases.answer(reservation_id(charge), std::chrono::steady_clock::now(),
@@ -102,7 +101,7 @@ bool answer_from_board(bridge_state& state, api::api_call& call) {
   // on to the reply, which takes it to the connection's io thread.
   actors::verdict_fn then = [reply = std::move(call.reply), body = std::move(hit->body),
                              age = hit->age, expected = std::move(call.expect_ports)](
-                              api::quota_verdict&& verdict) mutable {
+                              core::quota_verdict&& verdict) mutable {
     reply_with_hit(reply, std::move(verdict), std::move(body), age, std::move(expected));
   };
   if (state.link)
@@ -115,13 +114,13 @@ bool answer_from_board(bridge_state& state, api::api_call& call) {
 
 } // namespace
 
-api::call_sink make_edge_bridge(std::vector<front_actor> fronts, hit_path hits) {
+core::call_sink make_edge_bridge(std::vector<front_actor> fronts, hit_path hits) {
   auto state = std::make_shared<bridge_state>();
   state->fronts = std::move(fronts);
   state->hits = std::move(hits);
   if (state->hits.post && state->hits.now_unix)
     state->link = make_link(state);
-  return [state](api::api_call&& call) {
+  return [state](core::api_call&& call) {
     if (answer_from_board(*state, call))
       return;
     if (state->fronts.empty())

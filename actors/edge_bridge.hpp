@@ -1,6 +1,6 @@
 // The bridge from the HTTP edge into the actors.
 //
-// The edge hands each validated call to a call_sink (net/api/call.hpp). This makes the sinks
+// The edge hands each validated call to a call_sink (core/call.hpp). This makes the sinks
 // that deal calls round robin to the front actors, so the edge never names an actor type.
 // There is one sink per io_context, called only on that context's one thread: a cached offer
 // takes a shorter way through the hit board that thread owns (actors/hit_board.hpp), and only
@@ -16,11 +16,10 @@
 
 #include "actors/hit_board.hpp"
 #include "actors/messages.hpp"
-#include "net/api/call.hpp"
+#include "core/call.hpp"
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 
 /// What the cache-hit path needs: the hit board of the io thread the sink serves, and the
 /// quota actor. Without a board every call goes to the fronts.
@@ -41,7 +40,7 @@ struct hit_path {
 /// the call's own callback. Call it on that io thread only. The sink holds the actor handles
 /// until it is destroyed; then its leases end, and what they did not use goes back to the
 /// quota actor, so destroy the sinks before stopping it.
-api::call_sink make_edge_bridge(std::vector<front_actor> fronts, hit_path hits = {});
+core::call_sink make_edge_bridge(std::vector<front_actor> fronts, hit_path hits = {});
 
 
 } // namespace netherscope::actors

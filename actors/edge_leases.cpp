@@ -1,10 +1,9 @@
 #include "actors/edge_leases.hpp"
 
-#include "net/api/telemetry.hpp"
+#include "core/telemetry.hpp"
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 
 edge_leases::lookup edge_leases::answer(const std::string& id, clock_type::time_point now,
                                         std::int64_t now_unix) {
@@ -20,7 +19,7 @@ edge_leases::lookup edge_leases::answer(const std::string& id, clock_type::time_
   }
   --l.left;
   ++l.made;
-  api::process_telemetry().count_reserved_call();
+  core::process_telemetry().count_reserved_call();
   auto verdict = l.verdict;
   verdict.remaining = l.made >= verdict.limit ? 0 : verdict.limit - l.made;
   out.verdict = std::move(verdict);

@@ -36,12 +36,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "net/api/quota.hpp"
+#include "core/quota.hpp"
 #include "storage/store.hpp"
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 
 /// Calls of one reservation given to an edge.
 struct edge_grant {
@@ -51,7 +50,7 @@ struct edge_grant {
   /// The calls the caller had made, as the quota actor knew them, when it gave the lease.
   std::uint64_t made = 0;
   /// The verdict the store last gave the caller (scope, limit, reset, user id).
-  api::quota_verdict verdict;
+  core::quota_verdict verdict;
   /// The counter the calls were counted on, for giving back what is not used.
   storage::counter_op counter;
   std::chrono::steady_clock::time_point expires;
@@ -84,7 +83,7 @@ public:
   /// What a call found: a verdict when a lease answered it, and the rest of a lease that
   /// ended, to send back.
   struct lookup {
-    std::optional<api::quota_verdict> verdict;
+    std::optional<core::quota_verdict> verdict;
     std::optional<edge_return> ended;
   };
 
@@ -109,7 +108,7 @@ private:
   struct lease {
     std::uint64_t left = 0;
     std::uint64_t made = 0;
-    api::quota_verdict verdict;
+    core::quota_verdict verdict;
     storage::counter_op counter;
     clock_type::time_point expires;
   };

@@ -11,20 +11,20 @@ namespace {
 /// The refunds still to send, and what the last one answers with.
 struct refund_run {
   unsigned left = 0;
-  api::api_outcome outcome;
+  core::api_outcome outcome;
   bool show_after = false;
-  api::reply_fn reply;
+  core::reply_fn reply;
 };
 
 void refund_next(front_actor::pointer self, const front_peers& peers,
-                 const front_settings& settings, api::quota_charge refund,
+                 const front_settings& settings, core::quota_charge refund,
                  std::shared_ptr<refund_run> run) {
   self->request(peers.quotas, settings.store_deadline, charge_atom::value, refund)
     .then(
-      [=](api::quota_verdict& after) {
-        if (--run->left > 0 && after.error.code != api::error_code::unavailable)
+      [=](core::quota_verdict& after) {
+        if (--run->left > 0 && after.error.code != core::error_code::unavailable)
           return refund_next(self, peers, settings, refund, run);
-        if (run->show_after && after.error.code != api::error_code::unavailable)
+        if (run->show_after && after.error.code != core::error_code::unavailable)
           run->outcome.quota = after;
         run->reply(std::move(run->outcome));
       },
@@ -34,11 +34,11 @@ void refund_next(front_actor::pointer self, const front_peers& peers,
 } // namespace
 
 void give_back(front_actor::pointer self, const front_peers& peers,
-               const front_settings& settings, api::endpoint what, const api::api_call& call,
-               const api::quota_verdict& charged, api::api_outcome outcome, bool show_after,
+               const front_settings& settings, core::endpoint what, const core::api_call& call,
+               const core::quota_verdict& charged, core::api_outcome outcome, bool show_after,
                unsigned calls) {
   // The counter the call was charged to, as for POST /api/offer (front_actor.cpp).
-  auto refund = api::quota_charge::refund_call(what, call.client, call.key_hash, charged);
+  auto refund = core::quota_charge::refund_call(what, call.client, call.key_hash, charged);
   auto run = std::make_shared<refund_run>();
   run->left = calls == 0 ? 1 : calls;
   run->outcome = std::move(outcome);

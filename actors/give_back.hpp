@@ -7,13 +7,12 @@
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 
 /// Gives back `calls` counted calls of `what`, then replies with outcome. With show_after the
 /// reply shows the quota as it stands after the refunds (when the store could be written).
 void give_back(front_actor::pointer self, const front_peers& peers,
-               const front_settings& settings, api::endpoint what, const api::api_call& call,
-               const api::quota_verdict& charged, api::api_outcome outcome, bool show_after,
+               const front_settings& settings, core::endpoint what, const core::api_call& call,
+               const core::quota_verdict& charged, core::api_outcome outcome, bool show_after,
                unsigned calls = 1);
 
 } // namespace netherscope::actors

@@ -3,15 +3,13 @@
 #include <caf/all.hpp>
 
 #include "actors/watch_caller.hpp"
-#include "net/api/host_port.hpp"
-#include "net/api/watch_alert.hpp"
-#include "net/api/watch_change.hpp"
-#include "net/base/log.hpp"
+#include "core/host_port.hpp"
+#include "core/watch_alert.hpp"
+#include "core/watch_change.hpp"
+#include "base/log.hpp"
 
 namespace netherscope::actors {
 
-namespace api = net::api;
-namespace base = net::base;
 
 namespace {
 
@@ -24,7 +22,7 @@ void log_store_failure(std::string_view what, const caf::error& err) {
                            {{"during", std::string{what}}, {"error", caf::to_string(err)}});
 }
 
-history_answer history_refused(api::failure error) {
+history_answer history_refused(core::failure error) {
   history_answer answer;
   answer.error = std::move(error);
   return answer;
@@ -92,7 +90,7 @@ std::size_t sync_targets(history_pointer self) {
   scheduled.reserve(listed.size());
   decltype(st.targets) targets;
   for (auto& x : listed) {
-    auto key = api::schedule_key(x.host, x.port);
+    auto key = core::schedule_key(x.host, x.port);
     scheduled.push_back({key, static_cast<std::int64_t>(x.period_seconds) * 1000});
     targets.emplace(std::move(key), std::move(x));
   }
@@ -112,7 +110,7 @@ std::size_t sync_targets(history_pointer self) {
 
 /// Completes a claimed check and stores its row: nothing is stored for a check whose lease
 /// another replica took over, since that replica checks the slot again.
-std::string record(history_pointer self, const api::schedule_claim& claim,
+std::string record(history_pointer self, const core::schedule_claim& claim,
                    const std::string& owner, const std::string& encoded) {
   auto& st = self->state;
   auto completed = st.watching->complete_check(claim.key, owner, claim.due_ms, st.now_ms());
@@ -122,14 +120,14 @@ std::string record(history_pointer self, const api::schedule_claim& claim,
   }
   if (!*completed || encoded.empty())
     return {};
-  auto row = api::decode_history_row(encoded);
+  auto row = core::decode_history_row(encoded);
   if (!row)
     return {};
   auto found = st.targets.find(claim.key);
   auto period = found != st.targets.end()
                   ? static_cast<std::int64_t>(found->second.period_seconds)
-                  : api::budget_period_seconds;
-  auto previous = st.watching->record_check(claim.key, *row, api::budget_for(period));
+                  : core::budget_period_seconds;
+  auto previous = st.watching->record_check(claim.key, *row, core::budget_for(period));
   if (!previous) {
     log_store_failure("record", previous.error());
     return {};
@@ -140,17 +138,17 @@ std::string record(history_pointer self, const api::schedule_claim& claim,
     held->second = *row;
   if (!*previous)
     return {};
-  if (auto changes = api::change_between(*previous, *row);
+  if (auto changes = core::change_between(*previous, *row);
       changes && st.alerts && found != st.targets.end())
     self->send(st.alerts, alert_atom::value,
-               api::watch_alert{found->second.host, found->second.port, **previous, *row,
+               core::watch_alert{found->second.host, found->second.port, **previous, *row,
                                 *changes});
-  return api::encode(**previous);
+  return core::encode(**previous);
 }
 
 /// Whether the caller's account watches the server.
 caf::expected<bool> caller_watches(history_pointer self, const history_query& q,
-                                   api::failure& refusal) {
+                                   core::failure& refusal) {
   auto& st = self->state;
   bool watches = false;
   auto now = st.now_ms() / 1000;
@@ -176,15 +174,15 @@ caf::expected<bool> caller_watches(history_pointer self, const history_query& q,
 
 history_answer read_history(history_pointer self, const history_query& q) {
   auto& st = self->state;
-  auto key = api::schedule_key(q.host, q.port);
+  auto key = core::schedule_key(q.host, q.port);
   auto found = st.targets.find(key);
   bool visible = found != st.targets.end() && found->second.is_public;
   if (!visible && (!q.key_hash.empty() || !q.session_hash.empty())) {
-    api::failure refusal;
+    core::failure refusal;
     auto own = caller_watches(self, q, refusal);
     if (!own) {
       log_store_failure("history", own.error());
-      return history_refused(api::make_failure(api::error_code::unavailable,
+      return history_refused(core::make_failure(core::error_code::unavailable,
                                                "the store failed; try again shortly"));
     }
     if (!refusal.ok())
@@ -192,18 +190,18 @@ history_answer read_history(history_pointer self, const history_query& q) {
     visible = *own;
   }
   if (!visible)
-    return history_refused(api::make_failure(
-      api::error_code::unknown_watch,
-      "nobody watches " + api::host_for_url(q.host) + ":" + std::to_string(q.port)
+    return history_refused(core::make_failure(
+      core::error_code::unknown_watch,
+      "nobody watches " + core::host_for_url(q.host) + ":" + std::to_string(q.port)
         + " publicly; its owner can make the watch public, or read it with the account's API "
           "key"));
   auto slice = storage::read_slice(*st.watching, key, q.range, st.now_ms() / 1000);
   if (!slice) {
     log_store_failure("history", slice.error());
     return history_refused(
-      api::make_failure(api::error_code::unavailable, "the store failed; try again shortly"));
+      core::make_failure(core::error_code::unavailable, "the store failed; try again shortly"));
   }
-  auto view = std::make_shared<api::history_view>();
+  auto view = std::make_shared<core::history_view>();
   view->host = q.host;
   view->port = q.port;
   view->is_public = found != st.targets.end() && found->second.is_public;
@@ -240,7 +238,7 @@ bool read_latest(history_pointer self) {
 /// The latest check of each public watched server, as the last sync listed them.
 watched_checks latest_public(history_pointer self) {
   auto& st = self->state;
-  auto out = std::make_shared<std::vector<api::watched_check>>();
+  auto out = std::make_shared<std::vector<core::watched_check>>();
   if (st.latest_stale && !read_latest(self))
     return out;
   for (const auto& [key, target] : st.targets)
@@ -267,11 +265,11 @@ history_actor::behavior_type history(history_pointer self, std::shared_ptr<stora
                                                        lease_ms);
       if (!claims) {
         log_store_failure("claim", claims.error());
-        return std::vector<api::schedule_claim>{};
+        return std::vector<core::schedule_claim>{};
       }
       return std::move(*claims);
     },
-    [=](record_atom, const api::schedule_claim& claim, const std::string& owner,
+    [=](record_atom, const core::schedule_claim& claim, const std::string& owner,
         const std::string& encoded) { return record(self, claim, owner, encoded); },
     [=](history_atom, const history_query& q) { return read_history(self, q); },
     [=](latest_atom) { return latest_public(self); },

@@ -2,7 +2,7 @@
 // the schedule in line with the accounts' watches, hands due checks to the scheduler,
 // completes them and stores their rows (pruning each server's history as it writes), and
 // reads a server's history for whoever may see it. A stored check whose verdict changed in a
-// way owners are alerted about (net/api/watch_change) goes to the webhook actor. A sync whose
+// way owners are alerted about (core/watch_change) goes to the webhook actor. A sync whose
 // watches' generation is the one it last sent leaves the schedule alone, and /metrics reads
 // the latest checks from the store at most once per sync. It knows nothing of HTTP and runs
 // detached: every call blocks on the store.
@@ -49,7 +49,7 @@ struct history_state {
   /// the store by the first scrape after each sync, since on Redis other replicas store checks
   /// too, and kept up to date in between with the checks this actor stores. So scrapes read
   /// the store at most once per sync interval, and another replica's check shows within one.
-  std::map<std::string, net::api::history_row, std::less<>> latest;
+  std::map<std::string, core::history_row, std::less<>> latest;
   /// Whether latest must be read again (no scrape read it since the last sync).
   bool latest_stale = true;
 };

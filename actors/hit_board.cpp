@@ -2,7 +2,6 @@
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 
 hit_board::hit_board(offer_cache::limits lim, std::function<clock_type::time_point()> now)
   : limits_(lim), now_(std::move(now)) {
@@ -23,7 +22,7 @@ void hit_board::apply(const board_update& update) {
     erase(entries_.find(order_.front()));
 }
 
-std::optional<hit_board::hit> hit_board::find(const api::target& key, bool need_probe) const {
+std::optional<hit_board::hit> hit_board::find(const core::target& key, bool need_probe) const {
   auto i = entries_.find(key);
   if (i == entries_.end())
     return std::nullopt;
@@ -36,7 +35,7 @@ std::optional<hit_board::hit> hit_board::find(const api::target& key, bool need_
   return hit{i->second.body, age < 0 ? 0 : age};
 }
 
-void hit_board::erase(std::map<api::target, entry>::iterator i) {
+void hit_board::erase(std::map<core::target, entry>::iterator i) {
   bytes_ -= i->second.body->size();
   order_.erase(i->second.position);
   entries_.erase(i);

@@ -29,11 +29,10 @@
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 
 /// One change of what the cache holds for a target, as the boards learn it.
 struct board_update {
-  api::target key;
+  core::target key;
   /// The plain-hit body as served (with the cache's fields in it), shared by every board;
   /// null withdraws key (the cache no longer holds a fresh answer for it).
   std::shared_ptr<const std::string> body;
@@ -66,7 +65,7 @@ public:
   void apply(const board_update& update);
 
   /// The answer for key if it is still fresh now and, when need_probe, carries reachability.
-  std::optional<hit> find(const api::target& key, bool need_probe) const;
+  std::optional<hit> find(const core::target& key, bool need_probe) const;
 
   std::size_t size() const noexcept {
     return entries_.size();
@@ -77,16 +76,16 @@ private:
     std::shared_ptr<const std::string> body;
     clock_type::time_point stored;
     bool probed = false;
-    std::list<api::target>::iterator position;
+    std::list<core::target>::iterator position;
   };
 
-  void erase(std::map<api::target, entry>::iterator i);
+  void erase(std::map<core::target, entry>::iterator i);
 
   offer_cache::limits limits_;
   std::function<clock_type::time_point()> now_;
-  std::map<api::target, entry> entries_;
+  std::map<core::target, entry> entries_;
   /// Keys from oldest to newest publication.
-  std::list<api::target> order_;
+  std::list<core::target> order_;
   std::size_t bytes_ = 0;
 };
 

@@ -7,13 +7,12 @@
 
 #include "actors/give_back.hpp"
 #include "actors/outcomes.hpp"
-#include "net/api/offer_request.hpp"
-#include "net/report/clients.hpp"
+#include "core/offer_request.hpp"
+#include "core/clients.hpp"
 #include "net/report/join_reply.hpp"
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 namespace report = net::report;
 
 namespace {
@@ -22,29 +21,29 @@ using front_pointer = actors::front_actor::pointer;
 
 /// The players' results as they come in, in the players' order.
 struct join_run {
-  std::vector<api::join_result> results;
+  std::vector<core::join_result> results;
   unsigned left = 0;
 };
 
 /// Whether a call's error means the join was not made, so its counted calls go back.
-bool gives_back(const api::failure& error) {
-  return error.code == api::error_code::target_rate_limited
-         || error.code == api::error_code::unavailable;
+bool gives_back(const core::failure& error) {
+  return error.code == core::error_code::target_rate_limited
+         || error.code == core::error_code::unavailable;
 }
 
 /// The reply once every player's join has ended: the first call error, or the joins.
 void answer(front_pointer self, const front_peers& peers, const front_settings& settings,
-            const api::api_call& call, const api::quota_verdict& verdict, join_run& run) {
+            const core::api_call& call, const core::quota_verdict& verdict, join_run& run) {
   for (auto& r : run.results) {
     if (r.error.ok())
       continue;
     auto outcome = with_quota(failed(r.error), verdict);
     if (gives_back(r.error))
-      return give_back(self, peers, settings, api::endpoint::offer, call, verdict,
+      return give_back(self, peers, settings, core::endpoint::offer, call, verdict,
                        std::move(outcome), true, call.players);
     return call.reply(std::move(outcome));
   }
-  api::api_outcome outcome;
+  core::api_outcome outcome;
   outcome.body = report::render_join(run.results[0],
                                      run.results.size() > 1 ? &run.results[1] : nullptr);
   call.reply(with_quota(std::move(outcome), verdict));
@@ -53,8 +52,8 @@ void answer(front_pointer self, const front_peers& peers, const front_settings& 
 /// Asks the probe for each player's join at once: the players must be in flight together for
 /// a second player to meet the port the first one holds.
 void run_joins(front_pointer self, const front_peers& peers, const front_settings& settings,
-               const api::api_call& call, const api::quota_verdict& verdict,
-               api::join_order first) {
+               const core::api_call& call, const core::quota_verdict& verdict,
+               core::join_order first) {
   auto run = std::make_shared<join_run>();
   run->results.resize(call.players);
   run->left = call.players;
@@ -62,16 +61,16 @@ void run_joins(front_pointer self, const front_peers& peers, const front_setting
     auto order = first;
     // A second player is another client: its own network id.
     if (i > 0)
-      order.network_id = api::random_network_id();
-    auto settle = [=](api::join_result&& result) {
+      order.network_id = core::random_network_id();
+    auto settle = [=](core::join_result&& result) {
       run->results[i] = std::move(result);
       if (--run->left == 0)
         answer(self, peers, settings, call, verdict, *run);
     };
     self->request(peers.registry, settings.join_deadline, join_atom::value, call.where, order)
-      .then([settle](api::join_result& result) mutable { settle(std::move(result)); },
+      .then([settle](core::join_result& result) mutable { settle(std::move(result)); },
             [settle](caf::error& err) mutable {
-              api::join_result lost_join;
+              core::join_result lost_join;
               lost_join.error = lost(err);
               settle(std::move(lost_join));
             });
@@ -82,16 +81,16 @@ void run_joins(front_pointer self, const front_peers& peers, const front_setting
 /// failed about the target leaves the protocol to the call or to the newest we know; one the
 /// address policy refused is the call's answer.
 void learn_protocol(front_pointer self, const front_peers& peers, const front_settings& settings,
-                    const api::api_call& call, const api::quota_verdict& verdict) {
+                    const core::api_call& call, const core::quota_verdict& verdict) {
   self->request(peers.registry, settings.info_deadline, info_atom::value, call.where)
     .then(
-      [=](api::info_reply& info) {
-        if (info.error.code == api::error_code::forbidden_target
-            || info.error.code == api::error_code::invalid_input) {
+      [=](core::info_reply& info) {
+        if (info.error.code == core::error_code::forbidden_target
+            || info.error.code == core::error_code::invalid_input) {
           call.reply(with_quota(failed(info.error), verdict));
           return;
         }
-        auto order = report::join_order_for(report::seen_from(info, api::raknet_reply{}),
+        auto order = report::join_order_for(core::seen_from(info, core::raknet_reply{}),
                                             call.join_protocol, call.network_id);
         run_joins(self, peers, settings, call, verdict, std::move(order));
       },
@@ -100,16 +99,16 @@ void learn_protocol(front_pointer self, const front_peers& peers, const front_se
 
 /// Counts the players' offer calls one at a time; a refusal gives back those counted before.
 void charge_players(front_pointer self, const front_peers& peers, const front_settings& settings,
-                    const api::api_call& call, unsigned counted) {
-  auto charge = api::quota_charge::count_call(api::endpoint::offer, call.client, call.key_hash);
+                    const core::api_call& call, unsigned counted) {
+  auto charge = core::quota_charge::count_call(core::endpoint::offer, call.client, call.key_hash);
   self->request(peers.quotas, caf::infinite, charge_atom::value, std::move(charge))
     .then(
-      [=](api::quota_verdict& verdict) {
+      [=](core::quota_verdict& verdict) {
         if (!verdict.error.ok()) {
           auto outcome = with_quota(failed(verdict.error), verdict);
           if (counted == 0)
             return call.reply(std::move(outcome));
-          return give_back(self, peers, settings, api::endpoint::offer, call, verdict,
+          return give_back(self, peers, settings, core::endpoint::offer, call, verdict,
                            std::move(outcome), false, counted);
         }
         if (counted + 1 < call.players)
@@ -124,9 +123,9 @@ void charge_players(front_pointer self, const front_peers& peers, const front_se
 } // namespace
 
 void serve_join(front_pointer self, const front_peers& peers, const front_settings& settings,
-                api::api_call& call) {
+                core::api_call& call) {
   // An invalid call is counted once, as every other call with a bad body.
-  if (!call.invalid.ok() || call.players == 0 || call.players > api::max_join_players)
+  if (!call.invalid.ok() || call.players == 0 || call.players > core::max_join_players)
     call.players = 1;
   charge_players(self, peers, settings, call, 0);
 }

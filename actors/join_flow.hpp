@@ -7,12 +7,11 @@
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 
 /// Serves one join call; replies exactly once through call.reply, with the offer quota's
 /// headers. A call refused by the per-target offer limit, or by a service with no worker
 /// free, gives its counted calls back.
 void serve_join(actors::front_actor::pointer self, const front_peers& peers,
-                const front_settings& settings, api::api_call& call);
+                const front_settings& settings, core::api_call& call);
 
 } // namespace netherscope::actors

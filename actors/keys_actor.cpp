@@ -2,41 +2,39 @@
 
 #include <caf/all.hpp>
 
-#include "net/base/crypto.hpp"
-#include "net/base/log.hpp"
+#include "base/crypto.hpp"
+#include "base/log.hpp"
 #include "storage/accounts.hpp"
 #include "storage/auth_records.hpp"
 
 namespace netherscope::actors {
 
-namespace api = net::api;
-namespace base = net::base;
 
 namespace {
 
 using keys_pointer = actors::keys_actor::stateful_pointer<keys_state>;
 
-api::account_view account_failed(api::failure error) {
-  api::account_view view;
+core::account_view account_failed(core::failure error) {
+  core::account_view view;
   view.error = std::move(error);
   return view;
 }
 
-api::account_view account_failed(api::error_code code, std::string message) {
+core::account_view account_failed(core::error_code code, std::string message) {
   return account_failed(make_failure(code, std::move(message)));
 }
 
-api::account_view store_failed(const caf::error& err) {
+core::account_view store_failed(const caf::error& err) {
   base::log::write(base::log::level::error, "keys_store_failed", {{"error", caf::to_string(err)}});
-  return account_failed(api::error_code::unavailable, "the account store failed; try again shortly");
+  return account_failed(core::error_code::unavailable, "the account store failed; try again shortly");
 }
 
 // Describes an account and its limits; add_usage fills in its usage once the record
 // transaction is over (the counters live outside the record tables on Redis).
-api::account_view describe(const quota_limits& limits, const storage::account_record& account,
+core::account_view describe(const quota_limits& limits, const storage::account_record& account,
                       std::int64_t now) {
   auto window = storage::window_of(now);
-  api::account_view view;
+  core::account_view view;
   view.user_id = account.user_id;
   view.login = account.login;
   view.created = account.created_unix;
@@ -49,7 +47,7 @@ api::account_view describe(const quota_limits& limits, const storage::account_re
 }
 
 // Fills in this month's usage of a view that describes an account.
-api::account_view add_usage(storage::store& store, api::account_view view) {
+core::account_view add_usage(storage::store& store, core::account_view view) {
   if (!view.error.ok() || view.month.empty())
     return view;
   auto used = storage::usage_of(store, view.user_id, view.month);
@@ -73,8 +71,8 @@ api::account_view add_usage(storage::store& store, api::account_view view) {
 // limit, a wrong token) is an answer too, but nothing it may have written is kept. On Redis
 // fn may run again when another replica changed the records first.
 template <class F>
-api::account_view in_records(storage::store& store, bool write, F fn) {
-  api::account_view view;
+core::account_view in_records(storage::store& store, bool write, F fn) {
+  core::account_view view;
   auto err = store.with_records(write, [&](storage::record_txn& t) -> caf::expected<bool> {
     view = fn(t);
     return view.error.ok();
@@ -84,13 +82,13 @@ api::account_view in_records(storage::store& store, bool write, F fn) {
   return add_usage(store, std::move(view));
 }
 
-api::account_view unknown_key() {
-  return account_failed(api::error_code::unauthorized, "unknown or revoked API key");
+core::account_view unknown_key() {
+  return account_failed(core::error_code::unauthorized, "unknown or revoked API key");
 }
 
 // Runs fn(account) for the account whose active key has this hash, or says why not.
 template <class F>
-api::account_view with_account(storage::record_txn& t, const std::string& key_hash, F fn) {
+core::account_view with_account(storage::record_txn& t, const std::string& key_hash, F fn) {
   auto account = storage::account_by_key(t, key_hash);
   if (!account)
     return store_failed(account.error());
@@ -100,7 +98,7 @@ api::account_view with_account(storage::record_txn& t, const std::string& key_ha
 }
 
 // Issues a new key for an account within the hourly limit, and shows it once.
-api::account_view rotate(storage::record_txn& t, const keys_settings& cfg,
+core::account_view rotate(storage::record_txn& t, const keys_settings& cfg,
                     const storage::account_record& account, std::int64_t now) {
   auto allowed = storage::take_rotation(t, account.user_id, now, cfg.rotations_per_hour);
   if (!allowed)
@@ -115,7 +113,7 @@ api::account_view rotate(storage::record_txn& t, const keys_settings& cfg,
   return view;
 }
 
-api::account_view revoke(storage::record_txn& t, const keys_settings& cfg,
+core::account_view revoke(storage::record_txn& t, const keys_settings& cfg,
                     storage::account_record& account, std::int64_t now) {
   auto revoked = storage::revoke_active_key(t, account.user_id, now);
   if (!revoked)
@@ -124,7 +122,7 @@ api::account_view revoke(storage::record_txn& t, const keys_settings& cfg,
   return describe(cfg.limits, account, now);
 }
 
-api::account_view sign_in(storage::record_txn& t, const keys_settings& cfg, std::uint64_t user_id,
+core::account_view sign_in(storage::record_txn& t, const keys_settings& cfg, std::uint64_t user_id,
                      const std::string& login, const std::string& old_session_hash,
                      std::int64_t now) {
   auto result = storage::sign_in(t, user_id, login, now);
@@ -144,14 +142,14 @@ api::account_view sign_in(storage::record_txn& t, const keys_settings& cfg, std:
   return view;
 }
 
-api::account_view signed_out_page() {
-  return account_failed(api::error_code::unauthorized,
+core::account_view signed_out_page() {
+  return account_failed(core::error_code::unauthorized,
                 "you are not signed in, or your session expired; sign in to see your account");
 }
 
 // One request of the account page, in one write transaction: the session is looked up in the
 // same transaction that acts on it, so a sign-out and an action never cross.
-api::account_view serve_page(storage::record_txn& t, const keys_settings& cfg,
+core::account_view serve_page(storage::record_txn& t, const keys_settings& cfg,
                         const page_request& req, std::int64_t now) {
   auto session = storage::find_session(t, req.session_hash, now);
   if (!session)
@@ -160,20 +158,20 @@ api::account_view serve_page(storage::record_txn& t, const keys_settings& cfg,
     return signed_out_page();
   // The token is checked in constant time: it is a secret of the page, like a password.
   if (req.action != page_action::view && !base::same_secret(req.csrf, (*session)->csrf))
-    return account_failed(api::error_code::csrf_rejected,
+    return account_failed(core::error_code::csrf_rejected,
                   "this form is not from your current account page; reload the page and try "
                   "again");
   if (req.action == page_action::sign_out) {
     if (auto err = storage::end_session(t, req.session_hash))
       return store_failed(err);
-    return api::account_view{};
+    return core::account_view{};
   }
   auto account = storage::get_account(t, (*session)->user_id);
   if (!account)
     return store_failed(account.error());
   if (!*account)
     return signed_out_page();
-  api::account_view view;
+  core::account_view view;
   switch (req.action) {
     case page_action::new_key:
       view = rotate(t, cfg, **account, now);
@@ -237,17 +235,17 @@ actors::keys_actor::behavior_type keys(keys_pointer self, std::shared_ptr<storag
         return sign_in(t, st.settings, user_id, login, old_session_hash, st.settings.now());
       });
     },
-    [=](claim_atom, const std::string& canonical_state, std::int64_t expires) -> api::failure {
+    [=](claim_atom, const std::string& canonical_state, std::int64_t expires) -> core::failure {
       auto& st = self->state;
-      api::failure answer;
+      core::failure answer;
       // Committed before the code goes to the provider: a replica or a restarted service
       // that sees the same callback finds the state used.
       auto err = st.store->with_records(true, [&](storage::record_txn& t) -> caf::expected<bool> {
         auto claimed = storage::claim_state(t, canonical_state, expires, st.settings.now());
         if (!claimed)
           return claimed.error();
-        answer = *claimed ? api::failure{}
-                          : api::make_failure(api::error_code::invalid_input,
+        answer = *claimed ? core::failure{}
+                          : core::make_failure(core::error_code::invalid_input,
                                          "this sign-in was completed already; start again");
         return *claimed;
       });

@@ -1,7 +1,7 @@
 // The vocabulary of the actor system: atoms, how each message type is inspected, and the
 // typed actor interfaces.
 //
-// The message types themselves are plain structs in net/api/, shared with the HTTP edge and
+// The message types themselves are plain structs in core/, shared with the HTTP edge and
 // the store; this header adds only what CAF needs, so the whole protocol between actors can
 // be read in one place. Nothing here knows about HTTP: the edge maps these values to statuses.
 #pragma once
@@ -20,19 +20,18 @@
 #include <caf/typed_actor.hpp>
 
 #include "actors/edge_leases.hpp"
-#include "net/api/call.hpp"
-#include "net/api/inspect.hpp"
-#include "net/api/failure.hpp"
-#include "net/api/quota.hpp"
-#include "net/api/reachability.hpp"
-#include "net/api/results.hpp"
-#include "net/api/target.hpp"
-#include "net/api/target_memory.hpp"
+#include "core/call.hpp"
+#include "actors/inspect.hpp"
+#include "core/failure.hpp"
+#include "core/quota.hpp"
+#include "core/reachability.hpp"
+#include "core/results.hpp"
+#include "core/target.hpp"
+#include "core/target_memory.hpp"
 #include "net/upstream/xbox_chain.hpp"
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 
 // -- atoms --------------------------------------------------------------------
 
@@ -82,7 +81,7 @@ using joined_atom = caf::atom_constant<caf::atom("joined")>;
 
 /// Who signed in, or why it failed.
 struct signin_result {
-  api::failure error;
+  core::failure error;
   std::uint64_t user_id = 0;
   std::string login;
 };
@@ -136,11 +135,11 @@ struct watch_command {
   bool from_form = false;
   std::string csrf;
   /// For create.
-  api::watch_spec spec;
+  core::watch_spec spec;
   /// For remove and the webhook actions: the watch.
   std::string id;
   /// For add_webhook.
-  api::webhook_spec webhook;
+  core::webhook_spec webhook;
   /// For remove_webhook and find_webhook.
   std::string webhook_id;
 };
@@ -163,7 +162,7 @@ struct offer_identity {
 };
 
 /// The public watched servers' latest checks, shared read-only with the edge.
-using watched_checks = std::shared_ptr<const std::vector<api::watched_check>>;
+using watched_checks = std::shared_ptr<const std::vector<core::watched_check>>;
 
 /// One read of a watched server's history (GET /api/history, /chart.svg): the server, the
 /// range, and who asks (an API key's SHA-256 or the session's, both empty for an anonymous
@@ -171,20 +170,20 @@ using watched_checks = std::shared_ptr<const std::vector<api::watched_check>>;
 struct history_query {
   std::string host;
   std::uint16_t port = 0;
-  api::history_range range = api::history_range::day;
+  core::history_range range = core::history_range::day;
   std::string key_hash;
   std::string session_hash;
 };
 
 /// The history asked for, or why not.
 struct history_answer {
-  api::failure error;
-  std::shared_ptr<const api::history_view> view;
+  core::failure error;
+  std::shared_ptr<const core::history_view> view;
 };
 
 // -- inspection ---------------------------------------------------------------
 
-// The vocabulary's types are inspected in net/api/inspect.hpp, beside them, where
+// The vocabulary's types are inspected in actors/inspect.hpp, beside them, where
 // argument-dependent lookup finds them; these are the types only actors exchange.
 
 template <class Inspector>
@@ -212,7 +211,7 @@ typename Inspector::result_type inspect(Inspector& f, page_request& x) {
 // -- actor interfaces ---------------------------------------------------------
 
 /// Serves the public API; one per CAF worker, chosen round robin by the edge.
-using front_actor = caf::typed_actor<caf::reacts_to<api::api_call>>;
+using front_actor = caf::typed_actor<caf::reacts_to<core::api_call>>;
 
 /// Talks to one target (host, port, TLS mode); spawned on demand by the registry. An offer
 /// takes the network id and whether to check the answer's candidates (probe); a RakNet
@@ -222,24 +221,24 @@ using front_actor = caf::typed_actor<caf::reacts_to<api::api_call>>;
 /// player: its own fresh offer, then the worker) ends with joined_atom, the join's number
 /// and its result.
 using probe_actor
-  = caf::typed_actor<caf::replies_to<info_atom, api::target>::with<api::info_reply>,
-                     caf::replies_to<raknet_atom, api::target, std::uint16_t>::with<api::raknet_reply>,
-                     caf::reacts_to<raknet_atom, std::uint16_t, api::raknet_reply>,
-                     caf::replies_to<offer_atom, api::target, std::string, bool>::with<api::offer_reply>,
-                     caf::reacts_to<done_atom, api::info_reply>,
-                     caf::reacts_to<answer_atom, api::offer_reply, api::reach_plan>,
-                     caf::reacts_to<reached_atom, api::offer_reply>,
-                     caf::replies_to<join_atom, api::target, api::join_order>::with<api::join_result>,
-                     caf::reacts_to<joined_atom, std::uint64_t, api::join_result>,
+  = caf::typed_actor<caf::replies_to<info_atom, core::target>::with<core::info_reply>,
+                     caf::replies_to<raknet_atom, core::target, std::uint16_t>::with<core::raknet_reply>,
+                     caf::reacts_to<raknet_atom, std::uint16_t, core::raknet_reply>,
+                     caf::replies_to<offer_atom, core::target, std::string, bool>::with<core::offer_reply>,
+                     caf::reacts_to<done_atom, core::info_reply>,
+                     caf::reacts_to<answer_atom, core::offer_reply, core::reach_plan>,
+                     caf::reacts_to<reached_atom, core::offer_reply>,
+                     caf::replies_to<join_atom, core::target, core::join_order>::with<core::join_result>,
+                     caf::reacts_to<joined_atom, std::uint64_t, core::join_result>,
                      caf::reacts_to<idle_atom>,
                      caf::reacts_to<stop_atom>>;
 
 /// Routes each request to the probe actor of its target and retires idle ones.
 using probe_registry_actor
-  = caf::typed_actor<caf::replies_to<info_atom, api::target>::with<api::info_reply>,
-                     caf::replies_to<raknet_atom, api::target, std::uint16_t>::with<api::raknet_reply>,
-                     caf::replies_to<offer_atom, api::target, std::string, bool>::with<api::offer_reply>,
-                     caf::replies_to<join_atom, api::target, api::join_order>::with<api::join_result>,
+  = caf::typed_actor<caf::replies_to<info_atom, core::target>::with<core::info_reply>,
+                     caf::replies_to<raknet_atom, core::target, std::uint16_t>::with<core::raknet_reply>,
+                     caf::replies_to<offer_atom, core::target, std::string, bool>::with<core::offer_reply>,
+                     caf::replies_to<join_atom, core::target, core::join_order>::with<core::join_result>,
                      caf::reacts_to<idle_atom, actors::probe_actor, std::uint64_t>,
                      caf::replies_to<count_atom>::with<std::uint64_t>>;
 
@@ -249,16 +248,16 @@ using probe_registry_actor
 /// ("hit", "fetch", "busy": look again later, or "owned": fetch holding the lock), and for a
 /// hit its body, retrieval time and probe flag (for "owned", the lock token).
 using cache_actor
-  = caf::typed_actor<caf::replies_to<offer_atom, api::offer_request>::with<api::offer_reply>,
+  = caf::typed_actor<caf::replies_to<offer_atom, core::offer_request>::with<core::offer_reply>,
                      caf::replies_to<count_atom>::with<std::uint64_t>,
-                     caf::reacts_to<shared_atom, api::target, bool, std::string, std::string,
+                     caf::reacts_to<shared_atom, core::target, bool, std::string, std::string,
                                     std::int64_t, bool>>;
 
 /// Hands a charge's verdict to an io thread where no actor waits for it: called on the quota
 /// actor's thread once the charge is durable, it only moves the verdict into the call's
 /// outcome and hands that on to the connection's io thread, which builds the reply. It never
 /// blocks and does no other work.
-using verdict_fn = std::function<void(api::quota_verdict&&)>;
+using verdict_fn = std::function<void(core::quota_verdict&&)>;
 
 /// Counts a call or reports where a caller stands. A charge with a verdict_fn is answered by
 /// calling it instead of with a reply message (the cache-hit path of actors/edge_bridge); with
@@ -266,9 +265,9 @@ using verdict_fn = std::function<void(api::quota_verdict&&)>;
 /// give_back_atom brings back what a lease did not use (actors/edge_leases.hpp). It sends
 /// itself flush_atom to commit a batch and sweep_atom to give back idle reservations.
 using quota_actor
-  = caf::typed_actor<caf::replies_to<charge_atom, api::quota_charge>::with<api::quota_verdict>,
-                     caf::reacts_to<charge_atom, api::quota_charge, verdict_fn>,
-                     caf::reacts_to<charge_atom, api::quota_charge, verdict_fn, edge_link_ptr>,
+  = caf::typed_actor<caf::replies_to<charge_atom, core::quota_charge>::with<core::quota_verdict>,
+                     caf::reacts_to<charge_atom, core::quota_charge, verdict_fn>,
+                     caf::reacts_to<charge_atom, core::quota_charge, verdict_fn, edge_link_ptr>,
                      caf::reacts_to<give_back_atom, edge_return>,
                      caf::reacts_to<flush_atom>, caf::reacts_to<sweep_atom>>;
 
@@ -291,18 +290,18 @@ using offer_gate_actor
 /// claim (decoded state, expiry) answers invalid_input for a state used before. It prunes
 /// what expired when it sends itself sweep_atom.
 using keys_actor = caf::typed_actor<
-  caf::replies_to<signin_atom, std::uint64_t, std::string, std::string>::with<api::account_view>,
-  caf::replies_to<claim_atom, std::string, std::int64_t>::with<api::failure>,
-  caf::replies_to<account_atom, std::string>::with<api::account_view>,
-  caf::replies_to<rotate_atom, std::string>::with<api::account_view>,
-  caf::replies_to<revoke_atom, std::string>::with<api::account_view>,
-  caf::replies_to<page_atom, page_request>::with<api::account_view>,
+  caf::replies_to<signin_atom, std::uint64_t, std::string, std::string>::with<core::account_view>,
+  caf::replies_to<claim_atom, std::string, std::int64_t>::with<core::failure>,
+  caf::replies_to<account_atom, std::string>::with<core::account_view>,
+  caf::replies_to<rotate_atom, std::string>::with<core::account_view>,
+  caf::replies_to<revoke_atom, std::string>::with<core::account_view>,
+  caf::replies_to<page_atom, page_request>::with<core::account_view>,
   caf::reacts_to<sweep_atom>>;
 
 /// Keeps the accounts' watches (actors/watch_actor.hpp): adds, lists and deletes them for the
 /// account an API key or a session names, within the operator's limits.
 using watch_actor
-  = caf::typed_actor<caf::replies_to<watch_atom, watch_command>::with<api::watch_answer>>;
+  = caf::typed_actor<caf::replies_to<watch_atom, watch_command>::with<core::watch_answer>>;
 
 /// Keeps the watch schedule and the watched servers' history (actors/history_actor.hpp):
 /// brings the schedule in line with the watches (sync_atom, answering how many servers are
@@ -314,15 +313,15 @@ using watch_actor
 using history_actor = caf::typed_actor<
   caf::replies_to<sync_atom>::with<std::size_t>,
   caf::replies_to<claim_atom, std::string, std::size_t, std::int64_t>::with<
-    std::vector<api::schedule_claim>>,
-  caf::replies_to<record_atom, api::schedule_claim, std::string, std::string>::with<std::string>,
+    std::vector<core::schedule_claim>>,
+  caf::replies_to<record_atom, core::schedule_claim, std::string, std::string>::with<std::string>,
   caf::replies_to<history_atom, history_query>::with<history_answer>,
   caf::replies_to<latest_atom>::with<watched_checks>>;
 
 /// Runs the watched servers' checks (actors/watch_scheduler.hpp) on its own timers.
 using watch_scheduler_actor
   = caf::typed_actor<caf::reacts_to<tick_atom>, caf::reacts_to<sync_atom>,
-                     caf::reacts_to<claim_atom, api::schedule_claim>>;
+                     caf::reacts_to<claim_atom, core::schedule_claim>>;
 
 /// Delivers the webhooks' events (actors/webhook_actor.hpp): an alert of a watched target
 /// (from the history actor, after it stored a check that change_between says alerts) goes
@@ -331,9 +330,9 @@ using watch_scheduler_actor
 /// (delivered_atom, the try's number), and a retry's time comes as retry_atom (the webhook's
 /// lane, the delivery's number).
 using webhook_actor
-  = caf::typed_actor<caf::reacts_to<alert_atom, api::watch_alert>,
-                     caf::replies_to<test_atom, std::string, std::string>::with<api::webhook_delivery>,
-                     caf::reacts_to<delivered_atom, std::uint64_t, api::webhook_delivery>,
+  = caf::typed_actor<caf::reacts_to<alert_atom, core::watch_alert>,
+                     caf::replies_to<test_atom, std::string, std::string>::with<core::webhook_delivery>,
+                     caf::reacts_to<delivered_atom, std::uint64_t, core::webhook_delivery>,
                      caf::reacts_to<retry_atom, std::string, std::uint64_t>>;
 
 /// Runs the two provider requests of a sign-in (code, PKCE verifier); it reports their end to
@@ -346,8 +345,8 @@ using auth_actor
 /// Remembers per target (host, port), in the store, the scheme that answered and the identity
 /// key last verified; it sweeps expired scheme records when it sends itself sweep_atom.
 using memory_actor
-  = caf::typed_actor<caf::replies_to<recall_atom, std::string, std::uint16_t>::with<api::target_memory>,
-                     caf::reacts_to<remember_atom, std::string, std::uint16_t, api::target_memory_update>,
+  = caf::typed_actor<caf::replies_to<recall_atom, std::string, std::uint16_t>::with<core::target_memory>,
+                     caf::reacts_to<remember_atom, std::string, std::uint16_t, core::target_memory_update>,
                      caf::reacts_to<sweep_atom>>;
 
 /// Hands out the linked Xbox account's GameServerToken for offers (actors/xbox_token_actor.hpp);
@@ -361,10 +360,10 @@ using xbox_token_actor
 } // namespace netherscope::actors
 
 // These messages hold callbacks and never leave the process, so they need no serialization.
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::net::api::api_call)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::net::api::api_outcome)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::core::api_call)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::core::api_outcome)
 // A join's result holds its JSON object, built once on the io thread that ended the join.
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::net::api::join_result)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::core::join_result)
 // A read-only history shared with the edge, which renders it; never inspected.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::actors::history_answer)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(netherscope::actors::watched_checks)

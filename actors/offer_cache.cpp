@@ -1,10 +1,9 @@
 #include "actors/offer_cache.hpp"
 
-#include "net/api/api_json.hpp"
+#include "core/api_json.hpp"
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 
 namespace {
 
@@ -19,7 +18,7 @@ std::int64_t offer_cache::age_of(const entry& e, clock_type::time_point now) {
   return age < 0 ? 0 : age;
 }
 
-std::optional<offer_cache::hit> offer_cache::fresh(const api::target& key, clock_type::time_point now,
+std::optional<offer_cache::hit> offer_cache::fresh(const core::target& key, clock_type::time_point now,
                                                    bool need_probe) const {
   auto i = entries_.find(key);
   if (i == entries_.end() || now - i->second.stored >= limits_.ttl
@@ -28,7 +27,7 @@ std::optional<offer_cache::hit> offer_cache::fresh(const api::target& key, clock
   return hit{&i->second.hit_body, age_of(i->second, now)};
 }
 
-std::optional<offer_cache::fallback> offer_cache::usable(const api::target& key,
+std::optional<offer_cache::fallback> offer_cache::usable(const core::target& key,
                                                          clock_type::time_point now,
                                                          bool refresh_failed,
                                                          bool need_probe) const {
@@ -39,11 +38,11 @@ std::optional<offer_cache::fallback> offer_cache::usable(const api::target& key,
   if (now - e.stored >= limits_.stale_for)
     return std::nullopt;
   auto stale = refresh_failed || now - e.stored >= limits_.ttl;
-  api::cache_fields fields{true, stale, e.retrieved_at, e.retrieved_at + limits_.ttl.count()};
-  return fallback{api::with_cache_fields(e.body, fields), stale, age_of(e, now)};
+  core::cache_fields fields{true, stale, e.retrieved_at, e.retrieved_at + limits_.ttl.count()};
+  return fallback{core::with_cache_fields(e.body, fields), stale, age_of(e, now)};
 }
 
-void offer_cache::put(const api::target& key, std::string body, clock_type::time_point now,
+void offer_cache::put(const core::target& key, std::string body, clock_type::time_point now,
                       wall_clock::time_point retrieved_at, bool probed) {
   if (auto i = entries_.find(key); i != entries_.end())
     erase(i);
@@ -54,8 +53,8 @@ void offer_cache::put(const api::target& key, std::string body, clock_type::time
   auto retrieved
     = std::chrono::duration_cast<std::chrono::seconds>(retrieved_at.time_since_epoch()).count();
   // retrievedAt and expiresAt are the same for every hit on this entry: rendered once here.
-  auto hit_body = api::with_cache_fields(
-    body, api::cache_fields{true, false, retrieved, retrieved + limits_.ttl.count()});
+  auto hit_body = core::with_cache_fields(
+    body, core::cache_fields{true, false, retrieved, retrieved + limits_.ttl.count()});
   bytes_ += body.size() + hit_body.size();
   order_.push_back(key);
   entries_.emplace(key, entry{std::move(body), std::move(hit_body), now, retrieved, probed,
@@ -75,7 +74,7 @@ void offer_cache::expire(clock_type::time_point now) {
   }
 }
 
-void offer_cache::erase(std::map<api::target, entry>::iterator i) {
+void offer_cache::erase(std::map<core::target, entry>::iterator i) {
   bytes_ -= i->second.body.size() + i->second.hit_body.size();
   order_.erase(i->second.position);
   entries_.erase(i);

@@ -13,7 +13,6 @@
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 
 /// Rendered offer results per target, with a lifetime, a stale window and size bounds.
 class offer_cache {
@@ -55,18 +54,18 @@ public:
   }
 
   /// The entry if it is younger than ttl and, when need_probe, carries reachability.
-  std::optional<hit> fresh(const api::target& key, clock_type::time_point now,
+  std::optional<hit> fresh(const core::target& key, clock_type::time_point now,
                            bool need_probe = false) const;
 
   /// The entry if it is younger than stale_for, rendered with "stale":true when it is past
   /// ttl or when refresh_failed (a refresh was tried and failed, so it is not the answer the
   /// caller asked for). When need_probe, only an entry that carries reachability.
-  std::optional<fallback> usable(const api::target& key, clock_type::time_point now,
+  std::optional<fallback> usable(const core::target& key, clock_type::time_point now,
                                  bool refresh_failed, bool need_probe = false) const;
 
   /// Stores (or replaces) an entry for an answer the target gave at retrieved_at, then evicts
   /// the oldest entries beyond the bounds. probed says whether the body carries reachability.
-  void put(const api::target& key, std::string body, clock_type::time_point now,
+  void put(const core::target& key, std::string body, clock_type::time_point now,
            wall_clock::time_point retrieved_at, bool probed = false);
 
   /// Drops entries older than stale_for.
@@ -90,16 +89,16 @@ private:
     std::int64_t retrieved_at;
     /// Whether the body carries the reachability of its candidates.
     bool probed;
-    std::list<api::target>::iterator position;
+    std::list<core::target>::iterator position;
   };
 
   static std::int64_t age_of(const entry& e, clock_type::time_point now);
-  void erase(std::map<api::target, entry>::iterator i);
+  void erase(std::map<core::target, entry>::iterator i);
 
   limits limits_;
-  std::map<api::target, entry> entries_;
+  std::map<core::target, entry> entries_;
   /// Keys from oldest to newest store time.
-  std::list<api::target> order_;
+  std::list<core::target> order_;
   std::size_t bytes_ = 0;
 };
 

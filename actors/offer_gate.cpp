@@ -2,11 +2,10 @@
 
 #include <caf/all.hpp>
 
-#include "net/base/log.hpp"
+#include "base/log.hpp"
 
 namespace netherscope::actors {
 
-namespace base = net::base;
 namespace upstream = net::upstream;
 
 offer_gate_actor::behavior_type offer_gate(std::shared_ptr<storage::shared_store> store,

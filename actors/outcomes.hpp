@@ -4,23 +4,22 @@
 
 #include <caf/error.hpp>
 
-#include "net/api/call.hpp"
+#include "core/call.hpp"
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 
 /// An outcome that is only error.
-api::api_outcome failed(api::failure error);
+core::api_outcome failed(core::failure error);
 
 /// outcome, showing where the caller stands.
-api::api_outcome with_quota(api::api_outcome outcome, const api::quota_verdict& verdict);
+core::api_outcome with_quota(core::api_outcome outcome, const core::quota_verdict& verdict);
 
 /// A request the actors lost (an actor gone, a deadline missed): the caller learns only that
 /// it failed, as an internal error; the cause goes to the log.
-api::failure lost(const caf::error& err);
+core::failure lost(const caf::error& err);
 
 /// The same as a whole outcome.
-api::api_outcome lost_reply(const caf::error& err);
+core::api_outcome lost_reply(const caf::error& err);
 
 } // namespace netherscope::actors

@@ -7,9 +7,9 @@
 
 #include <boost/json/parse.hpp>
 
-#include "net/api/api_json.hpp"
-#include "net/api/offer_request.hpp"
-#include "net/api/telemetry.hpp"
+#include "core/api_json.hpp"
+#include "core/offer_request.hpp"
+#include "core/telemetry.hpp"
 #include "net/nethernet/identity_check.hpp"
 #include "net/nethernet/sdp_offer.hpp"
 #include "net/join/answer_terms.hpp"
@@ -18,12 +18,11 @@
 #include "net/report/raknet_status.hpp"
 #include "net/report/reachability.hpp"
 #include "net/report/replies.hpp"
-#include "net/report/verdict.hpp"
+#include "core/verdict.hpp"
 #include "storage/target_records.hpp"
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 namespace nethernet = net::nethernet;
 namespace join = net::join;
 namespace report = net::report;
@@ -39,20 +38,20 @@ std::int64_t unix_now() {
 
 bool scheme_memory_on(const probe_state& st) {
   return st.deps.memory && st.deps.settings.scheme_lifetime.count() > 0
-         && st.where.tls == api::tls_mode::auto_detect;
+         && st.where.tls == core::tls_mode::auto_detect;
 }
 
 /// What the fetch is told about the target's scheme: only auto-detected calls use the memory,
 /// and only while it is on (records written before it was turned off are ignored).
-upstream::scheme_hint hint_for(const probe_state& st, const api::target_memory& recalled) {
+upstream::scheme_hint hint_for(const probe_state& st, const core::target_memory& recalled) {
   if (!scheme_memory_on(st))
     return upstream::scheme_hint::unknown;
   switch (recalled.scheme) {
-    case api::remembered_scheme::tls:
+    case core::remembered_scheme::tls:
       return upstream::scheme_hint::tls;
-    case api::remembered_scheme::plain:
+    case core::remembered_scheme::plain:
       return upstream::scheme_hint::plain;
-    case api::remembered_scheme::unknown:
+    case core::remembered_scheme::unknown:
       break;
   }
   return upstream::scheme_hint::unknown;
@@ -69,8 +68,8 @@ storage::fetch_outcome outcome_of(const upstream::fetch_result& fetched) {
       return storage::fetch_outcome::unanswered;
     return storage::fetch_outcome::answered;
   }
-  if (fetched.error.code == api::error_code::upstream_failure
-      || fetched.error.code == api::error_code::upstream_timeout)
+  if (fetched.error.code == core::error_code::upstream_failure
+      || fetched.error.code == core::error_code::upstream_timeout)
     return storage::fetch_outcome::unanswered;
   return storage::fetch_outcome::not_tried;
 }
@@ -82,12 +81,12 @@ template <class F>
 void with_memory(probe_pointer self, bool needed, F next) {
   auto& st = self->state;
   if (!needed || !st.deps.memory)
-    return next(api::target_memory{}, true);
+    return next(core::target_memory{}, true);
   self
     ->request(st.deps.memory, st.deps.settings.recall_deadline, recall_atom::value,
               st.where.host, st.where.port)
-    .then([=](api::target_memory& recalled) { next(std::move(recalled), true); },
-          [=](caf::error&) { next(api::target_memory{}, false); });
+    .then([=](core::target_memory& recalled) { next(std::move(recalled), true); },
+          [=](caf::error&) { next(core::target_memory{}, false); });
 }
 
 /// Asks the token actor for the identity the offer carries, then calls next with it. Without a
@@ -107,7 +106,7 @@ void with_offer_identity(probe_pointer self, F next) {
 }
 
 /// The parts every fetch of this probe shares.
-upstream::fetch_request base_request(const probe_state& st, const api::target_memory& recalled) {
+upstream::fetch_request base_request(const probe_state& st, const core::target_memory& recalled) {
   upstream::fetch_request req;
   req.where = st.where;
   req.connect_timeout = st.deps.settings.connect_timeout;
@@ -125,18 +124,18 @@ struct lesson {
   /// A weak reference: a fetch still pending in the io_context when the service stops must not
   /// keep the detached memory actor alive, or the actor system would wait for it forever.
   caf::actor_addr memory;
-  api::target where;
-  api::target_memory recalled;
+  core::target where;
+  core::target_memory recalled;
   std::int64_t lifetime_s = 0;
 
   /// The scheme part of the update for this fetch.
-  api::target_memory_update plan(const upstream::fetch_result& fetched, std::int64_t now) const {
+  core::target_memory_update plan(const upstream::fetch_result& fetched, std::int64_t now) const {
     return storage::plan_scheme_update(where.tls, recalled, outcome_of(fetched), fetched.tls, now,
                                        lifetime_s);
   }
 
   /// Sends the update; anon_send only enqueues, so this is safe on an io thread.
-  void teach(api::target_memory_update update) const {
+  void teach(core::target_memory_update update) const {
     if (update.empty())
       return;
     if (auto strong = caf::actor_cast<actors::memory_actor>(memory))
@@ -144,12 +143,12 @@ struct lesson {
   }
 };
 
-lesson lesson_of(const probe_state& st, api::target_memory recalled) {
+lesson lesson_of(const probe_state& st, core::target_memory recalled) {
   return {caf::actor_cast<caf::actor_addr>(st.deps.memory), st.where, std::move(recalled),
           static_cast<std::int64_t>(st.deps.settings.scheme_lifetime.count())};
 }
 
-void start_info(probe_pointer self, api::target_memory recalled) {
+void start_info(probe_pointer self, core::target_memory recalled) {
   auto& st = self->state;
   auto req = base_request(st, recalled);
   req.method = "GET";
@@ -163,7 +162,7 @@ void start_info(probe_pointer self, api::target_memory recalled) {
     // actor's state is only ever touched by the actor.
     learnt.teach(learnt.plan(r, unix_now()));
     auto reply = report::make_info_reply(std::move(r));
-    api::process_telemetry().count_probe(api::probe_call::info, api::probe_outcome_of(reply.error.code));
+    core::process_telemetry().count_probe(core::probe_call::info, core::probe_outcome_of(reply.error.code));
     caf::anon_send(handle, done_atom::value, std::move(reply));
   });
 }
@@ -177,14 +176,14 @@ void start_raknet(probe_pointer self, std::uint16_t port) {
   st.deps.pinger->run(report::raknet_exchange(st.where.host, port, pings),
                       [handle, port, pings](upstream::udp_exchange_result&& r) {
                         auto reply = report::make_raknet_reply(r, port, pings);
-                        api::process_telemetry().count_probe(
-                          api::probe_call::raknet, api::probe_outcome_of_raknet(reply.code));
+                        core::process_telemetry().count_probe(
+                          core::probe_call::raknet, core::probe_outcome_of_raknet(reply.code));
                         caf::anon_send(handle, raknet_atom::value, port, std::move(reply));
                       });
 }
 
 /// Answers every caller of the offer in flight with reply, checks or not (a failed offer).
-void deliver_offer(probe_pointer self, const api::offer_reply& reply) {
+void deliver_offer(probe_pointer self, const core::offer_reply& reply) {
   auto waiters = std::move(self->state.offer_waiters);
   self->state.offer_waiters.clear();
   for (auto& waiter : waiters)
@@ -193,7 +192,7 @@ void deliver_offer(probe_pointer self, const api::offer_reply& reply) {
 
 /// Sends the connectivity checks of an answer; their end comes back as reached_atom with the
 /// reply's body completed on the io thread.
-void start_checks(probe_pointer self, api::offer_reply reply, api::reach_plan plan) {
+void start_checks(probe_pointer self, core::offer_reply reply, core::reach_plan plan) {
   auto& st = self->state;
   st.checking = true;
   auto run = report::make_checks(plan, report::random_tie_breaker());
@@ -213,11 +212,11 @@ void start_checks(probe_pointer self, api::offer_reply reply, api::reach_plan pl
 
 /// The answer of the offer in flight: callers that asked for no checks get it now; the others
 /// when the checks end (at once when there is nothing to check).
-void on_answer(probe_pointer self, api::offer_reply reply, api::reach_plan plan) {
+void on_answer(probe_pointer self, core::offer_reply reply, core::reach_plan plan) {
   auto& st = self->state;
   auto waiters = std::move(st.offer_waiters);
   st.offer_waiters.clear();
-  std::vector<caf::typed_response_promise<api::offer_reply>> probing;
+  std::vector<caf::typed_response_promise<core::offer_reply>> probing;
   for (auto& waiter : waiters) {
     if (waiter.probe)
       probing.push_back(std::move(waiter.promise));
@@ -248,7 +247,7 @@ std::optional<nethernet::offer_parameters> offer_parameters_for(const probe_stat
 }
 
 /// POST /v1/join/{network_id} with the offer of params, under the per-target offer limit.
-upstream::fetch_request offer_fetch(const probe_state& st, const api::target_memory& recalled,
+upstream::fetch_request offer_fetch(const probe_state& st, const core::target_memory& recalled,
                                     const std::string& network_id,
                                     const nethernet::offer_parameters& params) {
   auto req = base_request(st, recalled);
@@ -265,7 +264,7 @@ upstream::fetch_request offer_fetch(const probe_state& st, const api::target_mem
 }
 
 /// What the reply of an offer says besides its answer.
-report::offer_context offer_context_of(const probe_state& st, const api::target_memory& recalled,
+report::offer_context offer_context_of(const probe_state& st, const core::target_memory& recalled,
                                        const std::string& network_id, const offer_identity& as) {
   report::offer_context context;
   context.network_id = network_id;
@@ -281,7 +280,7 @@ report::offer_context offer_context_of(const probe_state& st, const api::target_
 /// The offer's reply, made on the io thread once the answer came: the scheme and identity
 /// key it taught go to the memory (the key only when recalled_ok: an unknown previous key
 /// must not be overwritten by the new one, or a change would go unreported).
-api::offer_reply offer_reply_of(upstream::fetch_result&& r, report::offer_context context,
+core::offer_reply offer_reply_of(upstream::fetch_result&& r, report::offer_context context,
                                 bool recalled_ok, const lesson& learnt) {
   auto now = unix_now();
   auto update = learnt.plan(r, now);
@@ -292,7 +291,7 @@ api::offer_reply offer_reply_of(upstream::fetch_result&& r, report::offer_contex
   auto reply = report::make_offer_reply(std::move(r), context, &identity);
   reply.offered_as = context.offered_as;
   reply.link_failing = context.link_failing;
-  api::process_telemetry().count_probe(api::probe_call::offer, api::probe_outcome_of(reply.error.code));
+  core::process_telemetry().count_probe(core::probe_call::offer, core::probe_outcome_of(reply.error.code));
   if (reply.error.ok() && recalled_ok)
     update.key_sha256
       = report::compare_identity_key(identity, learnt.recalled.key_sha256).key_to_store;
@@ -301,13 +300,13 @@ api::offer_reply offer_reply_of(upstream::fetch_result&& r, report::offer_contex
 }
 
 /// Sends an offer; recalled_ok is false when the memory could not be asked (slow or failed).
-void start_offer(probe_pointer self, api::target_memory recalled, bool recalled_ok,
+void start_offer(probe_pointer self, core::target_memory recalled, bool recalled_ok,
                  std::string network_id, offer_identity as) {
   auto& st = self->state;
   auto params = offer_parameters_for(st, as);
   if (!params) {
-    api::offer_reply reply;
-    reply.error = api::make_failure(api::error_code::internal, "cannot build an offer");
+    core::offer_reply reply;
+    reply.error = core::make_failure(core::error_code::internal, "cannot build an offer");
     return deliver_offer(self, reply);
   }
   auto req = offer_fetch(st, recalled, network_id, *params);
@@ -319,7 +318,7 @@ void start_offer(probe_pointer self, api::target_memory recalled, bool recalled_
                                           upstream::fetch_result&& r) mutable {
     // What a probe:true caller needs checked, planned here while the answer is at hand: the
     // reply below keeps only its rendered form.
-    api::reach_plan plan;
+    core::reach_plan plan;
     if (r.error.ok() && r.status >= 200 && r.status <= 299)
       plan = report::plan_reach(r.body, offer_ufrag);
     auto reply = offer_reply_of(std::move(r), std::move(context), recalled_ok, learnt);
@@ -329,7 +328,7 @@ void start_offer(probe_pointer self, api::target_memory recalled, bool recalled_
 
 /// Everything the io thread needs to turn one player's answer into a join.
 struct join_plan {
-  api::join_order order;
+  core::join_order order;
   std::string local_ufrag;
   std::string local_pwd;
   std::shared_ptr<const nethernet::local_identity> identity;
@@ -342,7 +341,7 @@ struct join_plan {
 /// Why an answer's job cannot run, or nullopt when it can: no job (the answer lacks what a
 /// join needs), or no candidate, told apart as an answer that names none and one whose every
 /// candidate the policy refuses.
-std::optional<api::join_result> cannot_run(const std::optional<join::join_job>& job,
+std::optional<core::join_result> cannot_run(const std::optional<join::join_job>& job,
                                            const std::string& answer,
                                            const join::job_inputs& inputs,
                                            const report::join_context& jc, const std::string& why) {
@@ -361,7 +360,7 @@ std::optional<api::join_result> cannot_run(const std::optional<join::join_job>& 
 /// worker whose report finishes the join.
 void join_after_answer(upstream::fetch_result&& r, report::offer_context context,
                        bool recalled_ok, const lesson& learnt, const join_plan& plan,
-                       std::function<void(api::join_result&&)> finish) {
+                       std::function<void(core::join_result&&)> finish) {
   std::chrono::duration<double, std::milli> signalling = std::chrono::steady_clock::now()
                                                          - plan.started;
   auto answered = r.error.ok() && r.status >= 200 && r.status <= 299;
@@ -369,7 +368,7 @@ void join_after_answer(upstream::fetch_result&& r, report::offer_context context
   auto signed_in = !context.offered_as.empty();
   auto reply = offer_reply_of(std::move(r), context, recalled_ok, learnt);
   // Every join of the target carries its offer, for a check's verdict to read.
-  finish = [finish, offer = reply](api::join_result&& result) {
+  finish = [finish, offer = reply](core::join_result&& result) {
     result.offer = offer;
     finish(std::move(result));
   };
@@ -380,12 +379,12 @@ void join_after_answer(upstream::fetch_result&& r, report::offer_context context
   jc.offer = nullptr;
   jc.offer_error = nullptr;
   if (!reply.error.ok()) {
-    if (!report::is_target_failure(reply.error)) {
-      api::join_result refused;
+    if (!core::is_target_failure(reply.error)) {
+      core::join_result refused;
       refused.error = std::move(reply.error);
       return finish(std::move(refused));
     }
-    jc.offer_error = boost::json::parse(api::render_error(reply.error));
+    jc.offer_error = boost::json::parse(core::render_error(reply.error));
     return finish(report::unjoined(
       "signalling", report::signalling_outcome(reply.error, signed_in), {}, jc));
   }
@@ -408,8 +407,8 @@ void join_after_answer(upstream::fetch_result&& r, report::offer_context context
     finish(report::describe_join(report, jc));
   });
   if (!ran) {
-    api::join_result busy;
-    busy.error = api::make_failure(api::error_code::unavailable,
+    core::join_result busy;
+    busy.error = core::make_failure(core::error_code::unavailable,
                                    "the service is running as many joins as it may; try again "
                                    "in a few seconds");
     finish(std::move(busy));
@@ -418,24 +417,24 @@ void join_after_answer(upstream::fetch_result&& r, report::offer_context context
 
 /// Makes one player's offer and join; its end comes back as joined_atom with the join's
 /// number.
-void start_join(probe_pointer self, std::uint64_t id, api::target_memory recalled,
-                bool recalled_ok, api::join_order order, offer_identity as) {
+void start_join(probe_pointer self, std::uint64_t id, core::target_memory recalled,
+                bool recalled_ok, core::join_order order, offer_identity as) {
   auto& st = self->state;
   auto handle = caf::actor_cast<probe_actor>(self);
-  auto finish = [handle, id](api::join_result&& result) {
+  auto finish = [handle, id](core::join_result&& result) {
     caf::anon_send(handle, joined_atom::value, id, std::move(result));
   };
   auto params = offer_parameters_for(st, as);
   if (!params || !st.deps.joiner) {
-    api::join_result failed;
-    failed.error = params ? api::make_failure(api::error_code::unavailable,
+    core::join_result failed;
+    failed.error = params ? core::make_failure(core::error_code::unavailable,
                                               "joins are not set up on this service")
-                          : api::make_failure(api::error_code::internal, "cannot build an offer");
+                          : core::make_failure(core::error_code::internal, "cannot build an offer");
     return finish(std::move(failed));
   }
   auto req = offer_fetch(st, recalled, order.network_id, *params);
   // A join's players meet the server together (a one-port pool shows only then).
-  req.in_flight_limit = api::max_join_players;
+  req.in_flight_limit = core::max_join_players;
   auto context = offer_context_of(st, recalled, order.network_id, as);
   join_plan plan{std::move(order),  params->ice_ufrag,  params->ice_pwd,
                  st.deps.identity,  st.deps.joiner,     st.deps.join_policy,
@@ -449,7 +448,7 @@ void start_join(probe_pointer self, std::uint64_t id, api::target_memory recalle
 
 } // namespace
 
-actors::probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self, api::target where,
+actors::probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self, core::target where,
                                  probe_deps deps, probe_registry_actor registry) {
   auto& st = self->state;
   st.where = std::move(where);
@@ -457,27 +456,27 @@ actors::probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_sta
   st.registry = std::move(registry);
   self->delayed_send(self, st.deps.settings.idle, idle_atom::value);
   return {
-    [=](info_atom, const api::target&) -> caf::typed_response_promise<api::info_reply> {
+    [=](info_atom, const core::target&) -> caf::typed_response_promise<core::info_reply> {
       auto& st = self->state;
       ++st.seen;
       st.active = true;
-      auto promise = self->make_response_promise<api::info_reply>();
+      auto promise = self->make_response_promise<core::info_reply>();
       st.info_waiters.push_back(promise);
       // Callers asking while a GET is in flight share its answer: one request per target at
       // a time, however many callers ask.
       if (st.info_waiters.size() == 1)
         with_memory(self, scheme_memory_on(st),
-                    [=](api::target_memory recalled, bool) { start_info(self, std::move(recalled)); });
+                    [=](core::target_memory recalled, bool) { start_info(self, std::move(recalled)); });
       return promise;
     },
-    [=](raknet_atom, const api::target&,
-        std::uint16_t port) -> caf::typed_response_promise<api::raknet_reply> {
+    [=](raknet_atom, const core::target&,
+        std::uint16_t port) -> caf::typed_response_promise<core::raknet_reply> {
       auto& st = self->state;
       ++st.seen;
       st.active = true;
-      auto promise = self->make_response_promise<api::raknet_reply>();
+      auto promise = self->make_response_promise<core::raknet_reply>();
       if (!st.deps.pinger) {
-        promise.deliver(api::raknet_reply{});
+        promise.deliver(core::raknet_reply{});
         return promise;
       }
       // Callers asking while a ping to the port is in flight share its answer.
@@ -487,7 +486,7 @@ actors::probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_sta
         start_raknet(self, port);
       return promise;
     },
-    [=](raknet_atom, std::uint16_t port, api::raknet_reply& reply) {
+    [=](raknet_atom, std::uint16_t port, core::raknet_reply& reply) {
       auto& st = self->state;
       auto i = st.raknet_waiters.find(port);
       if (i == st.raknet_waiters.end())
@@ -497,18 +496,18 @@ actors::probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_sta
       for (auto& waiter : waiters)
         waiter.deliver(reply);
     },
-    [=](done_atom, api::info_reply& reply) {
+    [=](done_atom, core::info_reply& reply) {
       auto waiters = std::move(self->state.info_waiters);
       self->state.info_waiters.clear();
       for (auto& waiter : waiters)
         waiter.deliver(reply);
     },
-    [=](offer_atom, const api::target&, std::string& network_id,
-        bool probe) -> caf::typed_response_promise<api::offer_reply> {
+    [=](offer_atom, const core::target&, std::string& network_id,
+        bool probe) -> caf::typed_response_promise<core::offer_reply> {
       auto& st = self->state;
       ++st.seen;
       st.active = true;
-      auto promise = self->make_response_promise<api::offer_reply>();
+      auto promise = self->make_response_promise<core::offer_reply>();
       // With checks in progress and no offer in flight, their answer is as fresh as any.
       if (probe && st.checking && st.offer_waiters.empty()) {
         st.reach_waiters.push_back(promise);
@@ -518,20 +517,20 @@ actors::probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_sta
       if (st.offer_waiters.size() > 1)
         return promise;
       if (network_id.empty())
-        network_id = api::random_network_id();
+        network_id = core::random_network_id();
       // Offers always ask the memory: the identity key last seen is compared with the
       // answer's whatever the scheme.
-      with_memory(self, true, [=](api::target_memory recalled, bool recalled_ok) {
+      with_memory(self, true, [=](core::target_memory recalled, bool recalled_ok) {
         with_offer_identity(self, [=](offer_identity as) {
           start_offer(self, recalled, recalled_ok, network_id, std::move(as));
         });
       });
       return promise;
     },
-    [=](answer_atom, api::offer_reply& reply, api::reach_plan& plan) {
+    [=](answer_atom, core::offer_reply& reply, core::reach_plan& plan) {
       on_answer(self, std::move(reply), std::move(plan));
     },
-    [=](reached_atom, api::offer_reply& reply) {
+    [=](reached_atom, core::offer_reply& reply) {
       auto& st = self->state;
       st.checking = false;
       auto waiters = std::move(st.reach_waiters);
@@ -539,24 +538,24 @@ actors::probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_sta
       for (auto& waiter : waiters)
         waiter.deliver(reply);
     },
-    [=](join_atom, const api::target&,
-        api::join_order& order) -> caf::typed_response_promise<api::join_result> {
+    [=](join_atom, const core::target&,
+        core::join_order& order) -> caf::typed_response_promise<core::join_result> {
       auto& st = self->state;
       ++st.seen;
       st.active = true;
-      auto promise = self->make_response_promise<api::join_result>();
+      auto promise = self->make_response_promise<core::join_result>();
       auto id = ++st.next_join;
       st.join_waiters.emplace(id, promise);
       if (order.network_id.empty())
-        order.network_id = api::random_network_id();
-      with_memory(self, true, [=](api::target_memory recalled, bool recalled_ok) {
+        order.network_id = core::random_network_id();
+      with_memory(self, true, [=](core::target_memory recalled, bool recalled_ok) {
         with_offer_identity(self, [=](offer_identity as) {
           start_join(self, id, recalled, recalled_ok, order, std::move(as));
         });
       });
       return promise;
     },
-    [=](joined_atom, std::uint64_t id, api::join_result& result) {
+    [=](joined_atom, std::uint64_t id, core::join_result& result) {
       auto& waiters = self->state.join_waiters;
       auto i = waiters.find(id);
       if (i == waiters.end())
@@ -564,8 +563,8 @@ actors::probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_sta
       auto promise = std::move(i->second);
       waiters.erase(i);
       if (result.error.ok())
-        if (auto outcome = api::join_outcome_from_name(result.outcome))
-          api::process_telemetry().count_join(*outcome, report::join_timing_ms(result.body, "totalMs"));
+        if (auto outcome = core::join_outcome_from_name(result.outcome))
+          core::process_telemetry().count_join(*outcome, report::join_timing_ms(result.body, "totalMs"));
       promise.deliver(std::move(result));
     },
     [=](idle_atom) {

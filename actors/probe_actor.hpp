@@ -17,7 +17,6 @@
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 namespace nethernet = net::nethernet;
 namespace upstream = net::upstream;
 
@@ -73,15 +72,15 @@ struct probe_deps {
 /// State of one probe actor.
 struct probe_state {
   static inline const char* name = "probe";
-  api::target where;
+  core::target where;
   probe_deps deps;
   actors::probe_registry_actor registry;
   /// Callers waiting for the GET /v1/join in flight; they all get its answer.
-  std::vector<caf::typed_response_promise<api::info_reply>> info_waiters;
+  std::vector<caf::typed_response_promise<core::info_reply>> info_waiters;
   /// A caller waiting for the offer in flight, and whether it asked for the candidates to be
   /// checked.
   struct offer_waiter {
-    caf::typed_response_promise<api::offer_reply> promise;
+    caf::typed_response_promise<core::offer_reply> promise;
     bool probe = false;
   };
   /// Callers waiting for the offer in flight: never two offers at once to one target, since
@@ -90,13 +89,13 @@ struct probe_state {
   std::vector<offer_waiter> offer_waiters;
   /// Callers waiting for the RakNet ping in flight to each UDP port: one exchange per port at
   /// a time, however many callers ask.
-  std::map<std::uint16_t, std::vector<caf::typed_response_promise<api::raknet_reply>>>
+  std::map<std::uint16_t, std::vector<caf::typed_response_promise<core::raknet_reply>>>
     raknet_waiters;
   /// Callers waiting for the connectivity checks in progress.
-  std::vector<caf::typed_response_promise<api::offer_reply>> reach_waiters;
+  std::vector<caf::typed_response_promise<core::offer_reply>> reach_waiters;
   /// Callers waiting for their joins, by the join's number. Each join makes its own offer,
   /// never shared: its ICE credentials and certificate belong to that join.
-  std::map<std::uint64_t, caf::typed_response_promise<api::join_result>> join_waiters;
+  std::map<std::uint64_t, caf::typed_response_promise<core::join_result>> join_waiters;
   std::uint64_t next_join = 0;
   /// Whether connectivity checks are in progress; a probe:true caller arriving meanwhile, with
   /// no offer in flight, shares their result.
@@ -108,7 +107,7 @@ struct probe_state {
 };
 
 /// Implements probe_actor for one target.
-actors::probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self, api::target where,
+actors::probe_actor::behavior_type probe(probe_actor::stateful_pointer<probe_state> self, core::target where,
                                  probe_deps deps, probe_registry_actor registry);
 
 } // namespace netherscope::actors

@@ -4,12 +4,11 @@
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 
 namespace {
 
 actors::probe_actor& probe_for(probe_registry_actor::stateful_pointer<probe_registry_state> self,
-                       const api::target& where) {
+                       const core::target& where) {
   auto& st = self->state;
   auto i = st.probes.find(where);
   if (i == st.probes.end()) {
@@ -34,17 +33,17 @@ probe_registry(probe_registry_actor::stateful_pointer<probe_registry_state> self
       self->quit(msg.reason);
   });
   return {
-    [=](info_atom, const api::target& where) {
+    [=](info_atom, const core::target& where) {
       return self->delegate(probe_for(self, where), info_atom::value, where);
     },
-    [=](raknet_atom, const api::target& where, std::uint16_t port) {
+    [=](raknet_atom, const core::target& where, std::uint16_t port) {
       return self->delegate(probe_for(self, where), raknet_atom::value, where, port);
     },
-    [=](offer_atom, const api::target& where, const std::string& network_id, bool probe) {
+    [=](offer_atom, const core::target& where, const std::string& network_id, bool probe) {
       return self->delegate(probe_for(self, where), offer_atom::value, where, network_id,
                             probe);
     },
-    [=](join_atom, const api::target& where, const api::join_order& order) {
+    [=](join_atom, const core::target& where, const core::join_order& order) {
       return self->delegate(probe_for(self, where), join_atom::value, where, order);
     },
     [=](idle_atom, const probe_actor& handle, std::uint64_t seen) {

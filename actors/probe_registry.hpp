@@ -9,7 +9,6 @@
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 
 /// State of the registry.
 struct probe_registry_state {
@@ -22,7 +21,7 @@ struct probe_registry_state {
   };
 
   probe_deps deps;
-  std::map<api::target, entry> probes;
+  std::map<core::target, entry> probes;
 };
 
 /// Implements probe_registry_actor.

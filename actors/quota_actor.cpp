@@ -4,23 +4,22 @@
 
 #include <caf/all.hpp>
 
-#include "net/api/telemetry.hpp"
+#include "core/telemetry.hpp"
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 
 namespace {
 
 using quota_pointer = actors::quota_actor::stateful_pointer<quota_state>;
 
 // Counts a verdict that refused its call, by the quota that refused it.
-void count_refusal(api::telemetry& counters, const api::quota_verdict& verdict) {
-  if (verdict.error.code == api::error_code::quota_exhausted)
-    counters.count_refusal(verdict.scope == api::quota_scope::key ? api::refusal_scope::key
-                                                             : api::refusal_scope::ip);
-  else if (verdict.error.code == api::error_code::signin_rate_limited)
-    counters.count_refusal(api::refusal_scope::signin);
+void count_refusal(core::telemetry& counters, const core::quota_verdict& verdict) {
+  if (verdict.error.code == core::error_code::quota_exhausted)
+    counters.count_refusal(verdict.scope == core::quota_scope::key ? core::refusal_scope::key
+                                                             : core::refusal_scope::ip);
+  else if (verdict.error.code == core::error_code::signin_rate_limited)
+    counters.count_refusal(core::refusal_scope::signin);
 }
 
 void schedule_flush(quota_pointer self) {
@@ -48,7 +47,7 @@ void send_recalls(quota_pointer self) {
 }
 
 // Hands one verdict to whoever waits for it; a refill has nobody.
-void answer(quota_state::waiting& entry, api::quota_verdict&& verdict) {
+void answer(quota_state::waiting& entry, core::quota_verdict&& verdict) {
   if (entry.then)
     entry.then(std::move(verdict));
   else if (entry.promise.pending())
@@ -106,7 +105,7 @@ void flush(quota_pointer self) {
     release_held(self, false);
     return;
   }
-  std::vector<api::quota_charge> charges;
+  std::vector<core::quota_charge> charges;
   std::vector<std::uint64_t> reserve;
   std::vector<bool> with_caller;
   charges.reserve(batch.size());
@@ -121,7 +120,7 @@ void flush(quota_pointer self) {
                                returned, st.settings.now());
   // The batch is one store operation (one transaction or one script call); a failed one
   // answered every charge unavailable and counted nothing.
-  auto& counters = api::process_telemetry();
+  auto& counters = core::process_telemetry();
   bool failed = charged.failed;
   counters.count_store(st.store->backend(), failed);
   if (!failed)
@@ -148,7 +147,7 @@ void enqueue(quota_pointer self, quota_state::waiting&& entry) {
   auto& book = st.reservations;
   // A look-up (peek) has a reservation too: deliver shows its unused calls as remaining.
   entry.reservation = book.id_of(entry.charge);
-  auto* r = entry.reservation.empty() || entry.charge.mode == api::charge_mode::peek
+  auto* r = entry.reservation.empty() || entry.charge.mode == core::charge_mode::peek
               ? nullptr
               : book.find(entry.reservation);
   if (r != nullptr) {
@@ -222,15 +221,15 @@ actors::quota_actor::behavior_type quota_on(quota_pointer self, std::shared_ptr<
     self->quit(msg.reason);
   });
   return {
-    [=](charge_atom, api::quota_charge& charge) -> caf::typed_response_promise<api::quota_verdict> {
-      auto promise = self->make_response_promise<api::quota_verdict>();
+    [=](charge_atom, core::quota_charge& charge) -> caf::typed_response_promise<core::quota_verdict> {
+      auto promise = self->make_response_promise<core::quota_verdict>();
       enqueue(self, {std::move(charge), promise, nullptr, {}, 0, {}});
       return promise;
     },
-    [=](charge_atom, api::quota_charge& charge, verdict_fn& then) {
+    [=](charge_atom, core::quota_charge& charge, verdict_fn& then) {
       enqueue(self, {std::move(charge), {}, std::move(then), {}, 0, {}});
     },
-    [=](charge_atom, api::quota_charge& charge, verdict_fn& then, edge_link_ptr& edge) {
+    [=](charge_atom, core::quota_charge& charge, verdict_fn& then, edge_link_ptr& edge) {
       enqueue(self, {std::move(charge), {}, std::move(then), {}, 0, std::move(edge)});
     },
     [=](give_back_atom, edge_return& rest) {

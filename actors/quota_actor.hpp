@@ -43,7 +43,6 @@
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 
 /// Settings of the quota actor.
 struct quota_settings {
@@ -66,8 +65,8 @@ struct quota_state {
   /// (promise) or, when set, a callback (then). A charge with neither only refills a
   /// reservation.
   struct waiting {
-    api::quota_charge charge;
-    caf::typed_response_promise<api::quota_verdict> promise;
+    core::quota_charge charge;
+    caf::typed_response_promise<core::quota_verdict> promise;
     actors::verdict_fn then;
     /// The caller's reservation (quota_reservations::id_of), when its calls may be counted
     /// ahead.
@@ -86,7 +85,7 @@ struct quota_state {
   /// answered after the next batch's commit or an explicit flush.
   struct held_batch {
     std::vector<waiting> callers;
-    std::vector<api::quota_charge> charges;
+    std::vector<core::quota_charge> charges;
     charged_batch charged;
   };
   held_batch held;

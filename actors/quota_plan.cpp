@@ -3,21 +3,19 @@
 #include <algorithm>
 #include <chrono>
 
-#include "net/base/log.hpp"
+#include "base/log.hpp"
 
 namespace netherscope::actors {
 
-namespace api = net::api;
-namespace base = net::base;
 
 namespace {
 
-storage::counter_op counter(std::string_view endpoint, api::quota_scope scope, std::string subject,
+storage::counter_op counter(std::string_view endpoint, core::quota_scope scope, std::string subject,
                             std::string window, std::int64_t reset, std::uint64_t limit,
-                            api::charge_mode mode) {
+                            core::charge_mode mode) {
   storage::counter_op op;
   op.endpoint = std::string{endpoint};
-  op.scope = scope == api::quota_scope::key ? "key" : "ip";
+  op.scope = scope == core::quota_scope::key ? "key" : "ip";
   op.subject = std::move(subject);
   op.window = std::move(window);
   op.expires_unix = reset;
@@ -28,28 +26,28 @@ storage::counter_op counter(std::string_view endpoint, api::quota_scope scope, s
 
 } // namespace
 
-std::string_view endpoint_name(api::endpoint what) {
+std::string_view endpoint_name(core::endpoint what) {
   switch (what) {
-    case api::endpoint::info:
+    case core::endpoint::info:
       return "info";
-    case api::endpoint::offer:
+    case core::endpoint::offer:
       return "offer";
-    case api::endpoint::signin:
+    case core::endpoint::signin:
       return "signin";
   }
   return "info";
 }
 
-planned_charge plan_charge(const quota_limits& limits, const api::quota_charge& charge,
+planned_charge plan_charge(const quota_limits& limits, const core::quota_charge& charge,
                            const std::optional<storage::key_record>* key, std::int64_t now_unix,
                            const storage::month_window& month) {
-  auto mode = charge.counts() ? api::charge_mode::count : api::charge_mode::peek;
+  auto mode = charge.counts() ? core::charge_mode::count : core::charge_mode::peek;
   planned_charge out;
-  if (charge.what == api::endpoint::signin) {
+  if (charge.what == core::endpoint::signin) {
     // Sign-in callbacks: per address and clock hour, with a code of their own, so a shared
     // address that spent its monthly info quota can still sign in.
     auto hour = storage::hour_of(now_unix);
-    out.op = counter("signin", api::quota_scope::ip, charge.client, hour.label, hour.reset_unix,
+    out.op = counter("signin", core::quota_scope::ip, charge.client, hour.label, hour.reset_unix,
                      limits.signin_ip, mode);
     return out;
   }
@@ -58,13 +56,13 @@ planned_charge plan_charge(const quota_limits& limits, const api::quota_charge& 
     // the charge, which its verdict's reset names; the key is not looked up again.
     auto window = storage::window_of(charge.charged_reset > 0 ? charge.charged_reset - 1
                                                               : now_unix);
-    auto key_scope = charge.charged_scope == api::quota_scope::key;
+    auto key_scope = charge.charged_scope == core::quota_scope::key;
     out.scope = charge.charged_scope;
     out.user_id = key_scope ? charge.charged_user_id : 0;
     out.op = counter(endpoint_name(charge.what), charge.charged_scope,
                      key_scope ? std::to_string(charge.charged_user_id) : charge.client,
                      window.label, window.reset_unix,
-                     limits.of(charge.what, charge.charged_scope), api::charge_mode::refund);
+                     limits.of(charge.what, charge.charged_scope), core::charge_mode::refund);
     return out;
   }
   auto name = endpoint_name(charge.what);
@@ -74,20 +72,20 @@ planned_charge plan_charge(const quota_limits& limits, const api::quota_charge& 
     out.key_refusal = *key ? "this API key was revoked" : "unknown API key";
   }
   if (!key || !out.key_refusal.empty()) {
-    out.op = counter(name, api::quota_scope::ip, charge.client, month.label, month.reset_unix,
-                     limits.of(charge.what, api::quota_scope::ip), mode);
+    out.op = counter(name, core::quota_scope::ip, charge.client, month.label, month.reset_unix,
+                     limits.of(charge.what, core::quota_scope::ip), mode);
     return out;
   }
-  out.scope = api::quota_scope::key;
+  out.scope = core::quota_scope::key;
   out.user_id = (*key)->user_id;
-  out.op = counter(name, api::quota_scope::key, std::to_string(out.user_id), month.label,
-                   month.reset_unix, limits.of(charge.what, api::quota_scope::key), mode);
+  out.op = counter(name, core::quota_scope::key, std::to_string(out.user_id), month.label,
+                   month.reset_unix, limits.of(charge.what, core::quota_scope::key), mode);
   return out;
 }
 
-api::quota_verdict verdict_of(const api::quota_charge& charge, const planned_charge& planned,
+core::quota_verdict verdict_of(const core::quota_charge& charge, const planned_charge& planned,
                          const storage::counter_result& result, std::int64_t now_unix) {
-  api::quota_verdict verdict;
+  core::quota_verdict verdict;
   verdict.scope = planned.scope;
   verdict.user_id = planned.user_id;
   verdict.limit = planned.op.limit;
@@ -96,41 +94,41 @@ api::quota_verdict verdict_of(const api::quota_charge& charge, const planned_cha
   if (result.refused) {
     verdict.remaining = 0;
     auto retry = static_cast<std::uint32_t>(std::max<std::int64_t>(1, verdict.reset - now_unix));
-    if (charge.what == api::endpoint::signin)
-      verdict.error = api::make_failure(api::error_code::signin_rate_limited,
+    if (charge.what == core::endpoint::signin)
+      verdict.error = core::make_failure(core::error_code::signin_rate_limited,
                                    "at most " + std::to_string(verdict.limit)
                                      + " sign-in attempts per address per hour; try again "
                                        "after the hour");
     else
-      verdict.error = api::make_failure(api::error_code::quota_exhausted,
+      verdict.error = core::make_failure(core::error_code::quota_exhausted,
                                    "monthly quota of " + std::to_string(verdict.limit)
                                      + " calls exhausted; it resets at the start of next "
                                        "month (UTC)");
     verdict.error.retry_after = retry;
   }
   if (!planned.key_refusal.empty())
-    verdict.error = api::make_failure(api::error_code::unauthorized, planned.key_refusal);
+    verdict.error = core::make_failure(core::error_code::unauthorized, planned.key_refusal);
   return verdict;
 }
 
-api::quota_verdict store_failed(const api::quota_charge& charge, const quota_limits& limits,
+core::quota_verdict store_failed(const core::quota_charge& charge, const quota_limits& limits,
                            std::int64_t now_unix) {
   // The scope is key when the call sent one: whether the key is good may be what could not
   // be read.
-  api::quota_verdict verdict;
-  verdict.error = api::make_failure(api::error_code::unavailable,
+  core::quota_verdict verdict;
+  verdict.error = core::make_failure(core::error_code::unavailable,
                                "usage could not be recorded; try again shortly");
-  verdict.scope = charge.key_hash.empty() ? api::quota_scope::ip : api::quota_scope::key;
+  verdict.scope = charge.key_hash.empty() ? core::quota_scope::ip : core::quota_scope::key;
   verdict.limit = limits.of(charge.what, verdict.scope);
   verdict.reset = storage::window_of(now_unix).reset_unix;
   return verdict;
 }
 
-key_lookups keys_to_find(const std::vector<api::quota_charge>& charges) {
+key_lookups keys_to_find(const std::vector<core::quota_charge>& charges) {
   key_lookups out;
   out.index.reserve(charges.size());
   for (auto& c : charges) {
-    if (c.what != api::endpoint::signin && !c.refunds() && !c.key_hash.empty()) {
+    if (c.what != core::endpoint::signin && !c.refunds() && !c.key_hash.empty()) {
       out.index.emplace_back(out.hashes.size());
       out.hashes.push_back(c.key_hash);
     } else {
@@ -140,7 +138,7 @@ key_lookups keys_to_find(const std::vector<api::quota_charge>& charges) {
   return out;
 }
 
-batch_plan plan_batch(const quota_limits& limits, const std::vector<api::quota_charge>& charges,
+batch_plan plan_batch(const quota_limits& limits, const std::vector<core::quota_charge>& charges,
                       const std::vector<std::uint64_t>& reserve,
                       const std::vector<bool>& with_caller,
                       std::vector<storage::counter_op> give_backs, const key_lookups& lookups,
@@ -159,7 +157,7 @@ batch_plan plan_batch(const quota_limits& limits, const std::vector<api::quota_c
     out.charges.push_back(plan_charge(limits, charges[i], key, now_unix, month));
     auto& planned = out.charges.back();
     auto& op = planned.op;
-    if (op.mode == api::charge_mode::count) {
+    if (op.mode == core::charge_mode::count) {
       // Calls counted ahead, never more than the limit's share; a charge without a caller
       // counts only those, and nothing at all against an address its key fell back to.
       auto ahead = i < reserve.size() ? std::min(reserve[i], op.limit / reserve_share) : 0;
@@ -167,14 +165,14 @@ batch_plan plan_batch(const quota_limits& limits, const std::vector<api::quota_c
         ahead = 0;
       op.amount = (with_caller[i] ? 1 : 0) + ahead;
       if (op.amount == 0)
-        op.mode = api::charge_mode::peek;
+        op.mode = core::charge_mode::peek;
     }
     out.ops.push_back(op);
   }
   return out;
 }
 
-charged_batch read_batch(batch_plan&& plan, const std::vector<api::quota_charge>& charges,
+charged_batch read_batch(batch_plan&& plan, const std::vector<core::quota_charge>& charges,
                          const std::vector<bool>& with_caller,
                          const std::vector<storage::counter_result>& results,
                          std::int64_t now_unix) {
@@ -187,7 +185,7 @@ charged_batch read_batch(batch_plan&& plan, const std::vector<api::quota_charge>
   for (std::size_t i = 0; i < charges.size(); ++i) {
     auto& result = out.results[i];
     auto own = with_caller[i] && result.granted > 0 ? 1 : 0;
-    auto reserved = out.counters[i].mode == api::charge_mode::count ? result.granted - own : 0;
+    auto reserved = out.counters[i].mode == core::charge_mode::count ? result.granted - own : 0;
     out.reserved.push_back(reserved);
     auto made = result;
     made.used -= std::min(made.used, reserved);
@@ -196,7 +194,7 @@ charged_batch read_batch(batch_plan&& plan, const std::vector<api::quota_charge>
   return out;
 }
 
-charged_batch failed_batch(const std::vector<api::quota_charge>& charges, const quota_limits& limits,
+charged_batch failed_batch(const std::vector<core::quota_charge>& charges, const quota_limits& limits,
                            std::int64_t now_unix) {
   charged_batch out;
   out.verdicts.reserve(charges.size());
@@ -207,8 +205,8 @@ charged_batch failed_batch(const std::vector<api::quota_charge>& charges, const 
   return out;
 }
 
-std::vector<api::quota_verdict> apply_charges(storage::store& store, const quota_limits& limits,
-                                         const std::vector<api::quota_charge>& charges,
+std::vector<core::quota_verdict> apply_charges(storage::store& store, const quota_limits& limits,
+                                         const std::vector<core::quota_charge>& charges,
                                          std::int64_t now_unix) {
   return apply_charges(store, limits, charges, {}, std::vector<bool>(charges.size(), true), {},
                        now_unix)
@@ -216,7 +214,7 @@ std::vector<api::quota_verdict> apply_charges(storage::store& store, const quota
 }
 
 charged_batch apply_charges(storage::store& store, const quota_limits& limits,
-                            const std::vector<api::quota_charge>& charges,
+                            const std::vector<core::quota_charge>& charges,
                             const std::vector<std::uint64_t>& reserve,
                             const std::vector<bool>& with_caller,
                             const std::vector<storage::counter_op>& extra,

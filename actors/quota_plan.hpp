@@ -11,13 +11,12 @@
 #include <string_view>
 #include <vector>
 
-#include "net/api/quota.hpp"
+#include "core/quota.hpp"
 #include "storage/records.hpp"
 #include "storage/store.hpp"
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 
 /// Monthly limits per endpoint and scope (SPEC 8.1).
 struct quota_limits {
@@ -28,12 +27,12 @@ struct quota_limits {
   /// Sign-in callbacks per client address and hour (never per key: a sign-in has none).
   std::uint64_t signin_ip = 20;
 
-  std::uint64_t of(api::endpoint what, api::quota_scope scope) const {
-    if (what == api::endpoint::signin)
+  std::uint64_t of(core::endpoint what, core::quota_scope scope) const {
+    if (what == core::endpoint::signin)
       return signin_ip;
-    if (what == api::endpoint::info)
-      return scope == api::quota_scope::ip ? info_ip : info_key;
-    return scope == api::quota_scope::ip ? offer_ip : offer_key;
+    if (what == core::endpoint::info)
+      return scope == core::quota_scope::ip ? info_ip : info_key;
+    return scope == core::quota_scope::ip ? offer_ip : offer_key;
   }
 };
 
@@ -42,12 +41,12 @@ struct quota_limits {
 constexpr std::uint64_t reserve_share = 64;
 
 /// The name of an endpoint in storage keys and messages.
-std::string_view endpoint_name(api::endpoint what);
+std::string_view endpoint_name(core::endpoint what);
 
 /// One charge as a counter operation, with what its verdict needs besides the count.
 struct planned_charge {
   storage::counter_op op;
-  api::quota_scope scope = api::quota_scope::ip;
+  core::quota_scope scope = core::quota_scope::ip;
   std::uint64_t user_id = 0;
   /// Set for a key that is unknown or revoked: the call counts against the address and is
   /// refused with this.
@@ -57,17 +56,17 @@ struct planned_charge {
 /// What to count for one charge at now_unix, in month (storage::window_of(now_unix)), given
 /// its key record when it sent a key (null when it sent none, or for a refund, which names
 /// its counter itself).
-planned_charge plan_charge(const quota_limits& limits, const api::quota_charge& charge,
+planned_charge plan_charge(const quota_limits& limits, const core::quota_charge& charge,
                            const std::optional<storage::key_record>* key, std::int64_t now_unix,
                            const storage::month_window& month);
 
 /// The verdict of one planned charge once the store counted it.
-api::quota_verdict verdict_of(const api::quota_charge& charge, const planned_charge& planned,
+core::quota_verdict verdict_of(const core::quota_charge& charge, const planned_charge& planned,
                          const storage::counter_result& result, std::int64_t now_unix);
 
 /// The verdict of a charge whose store failed, with what is still known: the scope the call
 /// asked for, its limit and the reset; how many calls are left is not known.
-api::quota_verdict store_failed(const api::quota_charge& charge, const quota_limits& limits,
+core::quota_verdict store_failed(const core::quota_charge& charge, const quota_limits& limits,
                            std::int64_t now_unix);
 
 /// The key lookups of a batch, made in one store call.
@@ -79,7 +78,7 @@ struct key_lookups {
 };
 
 /// The keys a batch of charges must look up.
-key_lookups keys_to_find(const std::vector<api::quota_charge>& charges);
+key_lookups keys_to_find(const std::vector<core::quota_charge>& charges);
 
 /// The counter operations of a batch: the give-backs first, so a charge behind them may use
 /// what they free, then one per charge.
@@ -93,7 +92,7 @@ struct batch_plan {
 /// Plans a batch: charges with the calls to count ahead for each (reserve[i], capped at the
 /// limit's reserve_share; empty for none), with_caller[i] false for a charge that only
 /// reserves, the give-backs to send with it, and the key records found for lookups.
-batch_plan plan_batch(const quota_limits& limits, const std::vector<api::quota_charge>& charges,
+batch_plan plan_batch(const quota_limits& limits, const std::vector<core::quota_charge>& charges,
                       const std::vector<std::uint64_t>& reserve,
                       const std::vector<bool>& with_caller,
                       std::vector<storage::counter_op> give_backs, const key_lookups& lookups,
@@ -102,7 +101,7 @@ batch_plan plan_batch(const quota_limits& limits, const std::vector<api::quota_c
 
 /// What a batch of charges did in the store.
 struct charged_batch {
-  std::vector<api::quota_verdict> verdicts;
+  std::vector<core::quota_verdict> verdicts;
   /// Per charge: its counter and what the store answered for it (empty when the store
   /// failed).
   std::vector<storage::counter_op> counters;
@@ -115,26 +114,26 @@ struct charged_batch {
 
 /// The verdicts of a planned batch from what the store answered, one result per operation
 /// (give-backs included). A verdict shows the calls made, not the ones counted ahead.
-charged_batch read_batch(batch_plan&& plan, const std::vector<api::quota_charge>& charges,
+charged_batch read_batch(batch_plan&& plan, const std::vector<core::quota_charge>& charges,
                          const std::vector<bool>& with_caller,
                          const std::vector<storage::counter_result>& results,
                          std::int64_t now_unix);
 
 /// A batch whose store failed: every charge unavailable, nothing counted.
-charged_batch failed_batch(const std::vector<api::quota_charge>& charges, const quota_limits& limits,
+charged_batch failed_batch(const std::vector<core::quota_charge>& charges, const quota_limits& limits,
                            std::int64_t now_unix);
 
 /// Answers a batch of charges with one key lookup and one counter batch on the store; a
 /// store that fails answers every charge unavailable and counts none.
-std::vector<api::quota_verdict> apply_charges(storage::store& store, const quota_limits& limits,
-                                         const std::vector<api::quota_charge>& charges,
+std::vector<core::quota_verdict> apply_charges(storage::store& store, const quota_limits& limits,
+                                         const std::vector<core::quota_charge>& charges,
                                          std::int64_t now_unix);
 
 /// apply_charges, with calls counted ahead (reserve[i] for charge i, capped at the limit's
 /// reserve_share; empty for none), with_caller[i] false for a charge that only reserves, and
 /// extra counter operations (give-backs) in the same store batch.
 charged_batch apply_charges(storage::store& store, const quota_limits& limits,
-                            const std::vector<api::quota_charge>& charges,
+                            const std::vector<core::quota_charge>& charges,
                             const std::vector<std::uint64_t>& reserve,
                             const std::vector<bool>& with_caller,
                             const std::vector<storage::counter_op>& extra,

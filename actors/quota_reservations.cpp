@@ -2,11 +2,10 @@
 
 #include <algorithm>
 
-#include "net/api/telemetry.hpp"
+#include "core/telemetry.hpp"
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 
 namespace {
 
@@ -17,7 +16,7 @@ std::uint64_t made_calls(const reservation& r) {
 }
 
 // A verdict answered from a reservation: the last one the store gave, with the calls made.
-api::quota_verdict reserved_verdict(const reservation& r) {
+core::quota_verdict reserved_verdict(const reservation& r) {
   auto verdict = r.verdict;
   auto used = made_calls(r);
   verdict.remaining = used >= verdict.limit ? 0 : verdict.limit - used;
@@ -25,18 +24,18 @@ api::quota_verdict reserved_verdict(const reservation& r) {
 }
 
 // Uses one unused call of r for a reply.
-api::quota_verdict use_one(reservation& r) {
+core::quota_verdict use_one(reservation& r) {
   --r.unused;
-  api::process_telemetry().count_reserved_call();
+  core::process_telemetry().count_reserved_call();
   return reserved_verdict(r);
 }
 
 } // namespace
 
-std::string reservation_id(const api::quota_charge& charge) {
+std::string reservation_id(const core::quota_charge& charge) {
   // A refund goes to the counter its call was charged to, which is the address's when the
   // key was refused.
-  auto by_key = charge.refunds() ? charge.charged_scope == api::quota_scope::key
+  auto by_key = charge.refunds() ? charge.charged_scope == core::quota_scope::key
                                  : !charge.key_hash.empty();
   auto name = endpoint_name(charge.what);
   std::string id;
@@ -46,8 +45,8 @@ std::string reservation_id(const api::quota_charge& charge) {
   return id;
 }
 
-std::string quota_reservations::id_of(const api::quota_charge& charge) const {
-  if (reserve_max_ == 0 || charge.what == api::endpoint::signin)
+std::string quota_reservations::id_of(const core::quota_charge& charge) const {
+  if (reserve_max_ == 0 || charge.what == core::endpoint::signin)
     return {};
   return reservation_id(charge);
 }
@@ -93,7 +92,7 @@ void quota_reservations::take_back(const edge_return& rest, clock_type::time_poi
     return;
   }
   auto op = rest.counter;
-  op.mode = api::charge_mode::refund;
+  op.mode = core::charge_mode::refund;
   op.amount = rest.calls;
   give_backs_.push_back(std::move(op));
 }
@@ -110,10 +109,10 @@ std::vector<quota_reservations::recall> quota_reservations::take_recalls() {
   return out;
 }
 
-std::optional<api::quota_verdict> quota_reservations::take_refund(reservation& r,
-                                                             const api::quota_charge& refund) {
+std::optional<core::quota_verdict> quota_reservations::take_refund(reservation& r,
+                                                             const core::quota_charge& refund) {
   if (r.verdict.reset != refund.charged_reset || r.verdict.scope != refund.charged_scope
-      || (refund.charged_scope == api::quota_scope::key && r.verdict.user_id != refund.charged_user_id)
+      || (refund.charged_scope == core::quota_scope::key && r.verdict.user_id != refund.charged_user_id)
       || made_calls(r) == 0 || r.unused + r.in_flight >= most_ahead(r))
     return std::nullopt;
   ++r.unused;
@@ -142,24 +141,24 @@ void quota_reservations::give_back(reservation& r) {
   if (r.unused == 0)
     return;
   auto op = r.counter;
-  op.mode = api::charge_mode::refund;
+  op.mode = core::charge_mode::refund;
   op.amount = r.unused;
   give_backs_.push_back(std::move(op));
   r.counted -= std::min(r.counted, r.unused);
   r.unused = 0;
 }
 
-void quota_reservations::credit(const std::string& id, const api::quota_charge& charge,
-                                std::uint64_t asked, const api::quota_verdict& verdict,
+void quota_reservations::credit(const std::string& id, const core::quota_charge& charge,
+                                std::uint64_t asked, const core::quota_verdict& verdict,
                                 const charged_batch& charged, std::size_t i,
                                 clock_type::time_point now) {
   auto it = reservations_.find(id);
   if (it != reservations_.end())
     it->second.in_flight -= std::min(it->second.in_flight, asked);
-  if (verdict.error.code != api::error_code::none || charged.failed) {
+  if (verdict.error.code != core::error_code::none || charged.failed) {
     // Refused or not counted: nothing was reserved. A key that no longer works loses what it
     // had reserved, so a revoked key stops at once.
-    if (it != reservations_.end() && verdict.error.code == api::error_code::unauthorized) {
+    if (it != reservations_.end() && verdict.error.code == core::error_code::unauthorized) {
       give_back(it->second);
       recall_leases(id, it->second);
       reservations_.erase(it);
@@ -186,8 +185,8 @@ void quota_reservations::credit(const std::string& id, const api::quota_charge& 
   r.expires = now + ttl_;
 }
 
-void quota_reservations::settle(const std::string& id, const api::quota_charge& charge,
-                                std::uint64_t asked, bool with_caller, api::quota_verdict& verdict,
+void quota_reservations::settle(const std::string& id, const core::quota_charge& charge,
+                                std::uint64_t asked, bool with_caller, core::quota_verdict& verdict,
                                 const charged_batch& charged, std::size_t i,
                                 clock_type::time_point now, std::int64_t now_unix) {
   if (charge.counts())
@@ -197,7 +196,7 @@ void quota_reservations::settle(const std::string& id, const api::quota_charge& 
     return;
   // A caller with calls counted ahead has used only what it was answered: the unused part of
   // its reservation still counts as remaining.
-  if (verdict.error.code == api::error_code::none && r->verdict.reset == verdict.reset) {
+  if (verdict.error.code == core::error_code::none && r->verdict.reset == verdict.reset) {
     // A refund the store took (the reservation had no room for it) lowered the counter this
     // reservation counts on.
     if (charge.refunds() && !charged.failed && r->verdict.scope == verdict.scope)
@@ -211,7 +210,7 @@ void quota_reservations::settle(const std::string& id, const api::quota_charge& 
   }
   // The counter is full, but partly with this caller's own calls counted ahead (a refill
   // ahead of it in the batch took the last ones): the call is one of those.
-  if (with_caller && verdict.error.code == api::error_code::quota_exhausted && r->unused > 0
+  if (with_caller && verdict.error.code == core::error_code::quota_exhausted && r->unused > 0
       && usable(*r, now, now_unix))
     verdict = use_one(*r);
 }

@@ -14,17 +14,16 @@
 
 #include "actors/edge_leases.hpp"
 #include "actors/quota_plan.hpp"
-#include "net/api/quota.hpp"
+#include "core/quota.hpp"
 #include "storage/store.hpp"
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 
 /// The reservation a charge may use, refill or give a call back to: one per endpoint and
 /// caller (an address, or a key by its hash). Sign-ins, which are never counted ahead, have
 /// one too; quota_reservations::id_of leaves them out.
-std::string reservation_id(const api::quota_charge& charge);
+std::string reservation_id(const core::quota_charge& charge);
 
 /// Calls counted ahead for one caller (one endpoint, and one address or one key).
 struct reservation {
@@ -37,11 +36,11 @@ struct reservation {
   /// The size of the last reservation asked, which the next one doubles.
   std::uint64_t last_size = 0;
   /// The verdict of the call the store last counted (scope, limit, reset, user id).
-  api::quota_verdict verdict;
+  core::quota_verdict verdict;
   /// That call's counter, to give the unused part back.
   storage::counter_op counter;
   /// The call that refills the reservation.
-  api::quota_charge charge;
+  core::quota_charge charge;
   std::chrono::steady_clock::time_point expires;
   /// The edges holding a lease of this reservation, to recall when it ends.
   std::vector<edge_link_ptr> holders;
@@ -64,7 +63,7 @@ public:
 
   /// The reservation_id of a charge; empty for sign-ins, which are never counted ahead, and
   /// when reservations are off.
-  std::string id_of(const api::quota_charge& charge) const;
+  std::string id_of(const core::quota_charge& charge) const;
 
   /// The reservation of id, or null.
   reservation* find(const std::string& id);
@@ -76,7 +75,7 @@ public:
   /// the next one is asked when half is used, so a busy caller rarely waits; and a lease for
   /// the edge that sent the call, if it gets one.
   struct answered_call {
-    api::quota_verdict verdict;
+    core::quota_verdict verdict;
     std::uint64_t refill = 0;
     std::optional<edge_grant> lease;
   };
@@ -95,7 +94,7 @@ public:
   /// Takes a refunded call back into r when the refund names the counter r counts ahead on
   /// and r has room: the store keeps the call counted, and the next call uses it. Returns the
   /// verdict to answer the refund with; nothing when the refund must go to the store.
-  std::optional<api::quota_verdict> take_refund(reservation& r, const api::quota_charge& refund);
+  std::optional<core::quota_verdict> take_refund(reservation& r, const core::quota_charge& refund);
 
   /// The size of the next reservation for r: twice the last, from 4, such that no more than
   /// reserve_max calls (and the limit's share) are counted ahead at once; none while one is
@@ -111,8 +110,8 @@ public:
   /// verdict show the calls made rather than those counted ahead. A counted call refused
   /// because the counter is full of the caller's own calls counted ahead is answered from
   /// them (with_caller: the charge has a caller to answer).
-  void settle(const std::string& id, const api::quota_charge& charge, std::uint64_t asked,
-              bool with_caller, api::quota_verdict& verdict, const charged_batch& charged,
+  void settle(const std::string& id, const core::quota_charge& charge, std::uint64_t asked,
+              bool with_caller, core::quota_verdict& verdict, const charged_batch& charged,
               std::size_t i, clock_type::time_point now, std::int64_t now_unix);
 
   /// Gives back and forgets the reservations nobody used within the ttl.
@@ -147,8 +146,8 @@ public:
 
 private:
   /// Adds what the store counted ahead for a caller to its reservation.
-  void credit(const std::string& id, const api::quota_charge& charge, std::uint64_t asked,
-              const api::quota_verdict& verdict, const charged_batch& charged, std::size_t i,
+  void credit(const std::string& id, const core::quota_charge& charge, std::uint64_t asked,
+              const core::quota_verdict& verdict, const charged_batch& charged, std::size_t i,
               clock_type::time_point now);
 
   /// The most calls counted ahead for r's caller at once.

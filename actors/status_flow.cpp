@@ -8,12 +8,11 @@
 
 #include <caf/all.hpp>
 
-#include "net/report/status.hpp"
-#include "net/report/verdict.hpp"
+#include "core/status.hpp"
+#include "core/verdict.hpp"
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 namespace report = net::report;
 
 namespace {
@@ -22,13 +21,13 @@ using front_pointer = front_actor::pointer;
 
 /// One POST /api/status while it runs; only self's handlers touch it.
 struct batch_run {
-  api::api_call call;
+  core::api_call call;
   /// The next target to start, and how many are running or done.
   std::size_t next = 0;
   std::size_t running = 0;
   std::size_t done = 0;
   /// The refusal of the first charge a quota refused: every later target gets it too.
-  std::optional<api::failure> refused;
+  std::optional<core::failure> refused;
 };
 
 void start_next(front_pointer self, const front_peers& peers, const front_settings& settings,
@@ -45,41 +44,41 @@ void emit(front_pointer self, const front_peers& peers, const front_settings& se
 
 /// Checks one counted target.
 void check_item(front_pointer self, const front_peers& peers, const front_settings& settings,
-                const std::shared_ptr<batch_run>& run, const api::status_item& item) {
+                const std::shared_ptr<batch_run>& run, const core::status_item& item) {
   ask_status(self, peers, settings, item.where, item.raknet_port,
-             [=, where = item.where](api::info_reply&& info, api::raknet_reply&& raknet) {
+             [=, where = item.where](core::info_reply&& info, core::raknet_reply&& raknet) {
                // A refused target (the address policy) or the service failing is the line's
                // error; anything the target did is its status.
-               auto line = report::is_target_failure(info.error)
-                             ? report::render_status_line(where, info, raknet)
-                             : report::render_status_error_line(where, info.error);
+               auto line = core::is_target_failure(info.error)
+                             ? core::render_status_line(where, info, raknet)
+                             : core::render_status_error_line(where, info.error);
                emit(self, peers, settings, run, std::move(line));
              });
 }
 
 /// Starts one target: its error when it cannot be checked, or its charge, then its check.
 void start_item(front_pointer self, const front_peers& peers, const front_settings& settings,
-                const std::shared_ptr<batch_run>& run, const api::status_item& item) {
+                const std::shared_ptr<batch_run>& run, const core::status_item& item) {
   ++run->running;
   if (!item.invalid.ok())
     return emit(self, peers, settings, run,
-                report::render_status_error_line(item.where, item.invalid));
+                core::render_status_error_line(item.where, item.invalid));
   if (run->refused)
     return emit(self, peers, settings, run,
-                report::render_status_error_line(item.where, *run->refused));
-  auto charge = api::quota_charge::count_call(api::endpoint::info, run->call.client,
+                core::render_status_error_line(item.where, *run->refused));
+  auto charge = core::quota_charge::count_call(core::endpoint::info, run->call.client,
                                               run->call.key_hash);
   self->request(peers.quotas, caf::infinite, charge_atom::value, std::move(charge))
     .then(
-      [=, where = item.where](api::quota_verdict& verdict) {
+      [=, where = item.where](core::quota_verdict& verdict) {
         if (verdict.error.ok())
           return check_item(self, peers, settings, run, item);
         if (!run->refused)
           run->refused = verdict.error;
-        emit(self, peers, settings, run, report::render_status_error_line(where, verdict.error));
+        emit(self, peers, settings, run, core::render_status_error_line(where, verdict.error));
       },
       [=, where = item.where](caf::error& err) {
-        emit(self, peers, settings, run, report::render_status_error_line(where, lost(err)));
+        emit(self, peers, settings, run, core::render_status_error_line(where, lost(err)));
       });
 }
 
@@ -103,39 +102,39 @@ std::int64_t unix_now_seconds() {
 } // namespace
 
 void ask_status(front_pointer self, const front_peers& peers, const front_settings& settings,
-                const api::target& where, std::uint16_t raknet_port, status_fn done) {
+                const core::target& where, std::uint16_t raknet_port, status_fn done) {
   ask_both_transports(self, peers.registry, settings.info_deadline, where, raknet_port,
                       std::move(done));
 }
 
 void serve_status(front_pointer self, const front_peers& peers, const front_settings& settings,
-                  api::api_call& call, api::quota_verdict verdict) {
+                  core::api_call& call, core::quota_verdict verdict) {
   ask_status(self, peers, settings, call.where, call.raknet_port,
-             [reply = call.reply, verdict](api::info_reply&& info, api::raknet_reply&& raknet) {
-               if (!report::is_target_failure(info.error)) {
+             [reply = call.reply, verdict](core::info_reply&& info, core::raknet_reply&& raknet) {
+               if (!core::is_target_failure(info.error)) {
                  // A refused target (the address policy), or the service failing.
                  reply(with_quota(failed(std::move(info.error)), verdict));
                  return;
                }
                auto outcome = with_quota({}, verdict);
-               outcome.body = report::render_status(info, raknet);
+               outcome.body = core::render_status(info, raknet);
                reply(std::move(outcome));
              });
 }
 
 void serve_badge(front_pointer self, const front_peers& peers, const front_settings& settings,
-                 api::api_call& call, api::quota_verdict verdict) {
+                 core::api_call& call, core::quota_verdict verdict) {
   auto where = call.where;
   auto history = peers.history;
   ask_status(self, peers, settings, call.where, call.raknet_port,
-             [=, reply = call.reply](api::info_reply&& info, api::raknet_reply&& raknet) {
-               if (!report::is_target_failure(info.error)) {
+             [=, reply = call.reply](core::info_reply&& info, core::raknet_reply&& raknet) {
+               if (!core::is_target_failure(info.error)) {
                  reply(with_quota(failed(std::move(info.error)), verdict));
                  return;
                }
-               auto draw = [=](const std::optional<api::history_row>& latest) {
+               auto draw = [=](const std::optional<core::history_row>& latest) {
                  auto outcome = with_quota({}, verdict);
-                 outcome.body = report::render_badge_status(info, raknet, latest);
+                 outcome.body = core::render_badge_status(info, raknet, latest);
                  reply(std::move(outcome));
                };
                // No timeout: the history actor answers from memory, reading the store only
@@ -143,7 +142,7 @@ void serve_badge(front_pointer self, const front_peers& peers, const front_setti
                self->request(history, caf::infinite, latest_atom::value)
                  .then(
                    [=](watched_checks& checks) {
-                     draw(checks ? report::recent_check(*checks, where, unix_now_seconds())
+                     draw(checks ? core::recent_check(*checks, where, unix_now_seconds())
                                  : std::nullopt);
                    },
                    [=](caf::error&) { draw(std::nullopt); });
@@ -151,14 +150,14 @@ void serve_badge(front_pointer self, const front_peers& peers, const front_setti
 }
 
 void serve_status_batch(front_pointer self, const front_peers& peers,
-                        const front_settings& settings, api::api_call& call) {
+                        const front_settings& settings, core::api_call& call) {
   // The head shows the quota as it stands when the call begins; each target is counted as
   // its turn comes.
-  auto look_up = api::quota_charge::look_up(api::endpoint::info, call.client, call.key_hash);
+  auto look_up = core::quota_charge::look_up(core::endpoint::info, call.client, call.key_hash);
   auto reply = call.reply;
   self->request(peers.quotas, caf::infinite, charge_atom::value, std::move(look_up))
     .then(
-      [=, call = std::move(call)](api::quota_verdict& verdict) mutable {
+      [=, call = std::move(call)](core::quota_verdict& verdict) mutable {
         if (!verdict.error.ok()) {
           // An unknown key, a quota already spent or a store that does not answer: no target
           // could be counted, so the call is one error.
@@ -167,7 +166,7 @@ void serve_status_batch(front_pointer self, const front_peers& peers,
         }
         if (!call.invalid.ok() || call.batch.empty()) {
           auto error = call.invalid.ok()
-                         ? api::make_failure(api::error_code::invalid_input, "no targets")
+                         ? core::make_failure(core::error_code::invalid_input, "no targets")
                          : call.invalid;
           call.reply(with_quota(failed(std::move(error)), verdict));
           return;

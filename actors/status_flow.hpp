@@ -17,7 +17,7 @@
 namespace netherscope::actors {
 
 /// Both replies of a status, handed on together.
-using status_fn = std::function<void(api::info_reply&&, api::raknet_reply&&)>;
+using status_fn = std::function<void(core::info_reply&&, core::raknet_reply&&)>;
 
 /// Asks the registry for where's status over both transports at once, the RakNet ping to
 /// raknet_port (0: the target's own port); done runs on self's thread once both replies are
@@ -25,11 +25,11 @@ using status_fn = std::function<void(api::info_reply&&, api::raknet_reply&&)>;
 /// NetherNet, and no RakNet status.
 template <class Self>
 void ask_both_transports(Self* self, const probe_registry_actor& registry,
-                         std::chrono::milliseconds deadline, const api::target& where,
+                         std::chrono::milliseconds deadline, const core::target& where,
                          std::uint16_t raknet_port, status_fn done) {
   struct joined {
-    std::optional<api::info_reply> info;
-    std::optional<api::raknet_reply> raknet;
+    std::optional<core::info_reply> info;
+    std::optional<core::raknet_reply> raknet;
     status_fn done;
     void settle() {
       if (info && raknet)
@@ -41,24 +41,24 @@ void ask_both_transports(Self* self, const probe_registry_actor& registry,
   auto port = raknet_port != 0 ? raknet_port : where.port;
   self->request(registry, deadline, info_atom::value, where)
     .then(
-      [join](api::info_reply& info) {
+      [join](core::info_reply& info) {
         join->info = std::move(info);
         join->settle();
       },
       [join](caf::error& err) {
-        join->info = api::info_reply{};
+        join->info = core::info_reply{};
         join->info->error = lost(err);
         join->settle();
       });
   self->request(registry, deadline, raknet_atom::value, where, port)
     .then(
-      [join](api::raknet_reply& raknet) {
+      [join](core::raknet_reply& raknet) {
         join->raknet = std::move(raknet);
         join->settle();
       },
       [join](caf::error& err) {
         lost(err);
-        join->raknet = api::raknet_reply{};
+        join->raknet = core::raknet_reply{};
         join->settle();
       });
 }
@@ -67,19 +67,19 @@ void ask_both_transports(Self* self, const probe_registry_actor& registry,
 /// the target's own port); done runs on self's thread once both replies are in. A reply the
 /// actors lost is an internal error for NetherNet, and no RakNet status.
 void ask_status(front_actor::pointer self, const front_peers& peers,
-                const front_settings& settings, const api::target& where,
+                const front_settings& settings, const core::target& where,
                 std::uint16_t raknet_port, status_fn done);
 
 /// Serves GET /api/status once its info call is counted; replies exactly once.
 void serve_status(front_actor::pointer self, const front_peers& peers,
-                  const front_settings& settings, api::api_call& call,
-                  api::quota_verdict verdict);
+                  const front_settings& settings, core::api_call& call,
+                  core::quota_verdict verdict);
 
 /// Serves GET /badge once its info call is counted: the status as GET /api/status, with the
 /// latest check of the server when a public watch checked it recently (the history actor's
 /// latest checks, held in memory); replies exactly once.
 void serve_badge(front_actor::pointer self, const front_peers& peers,
-                 const front_settings& settings, api::api_call& call, api::quota_verdict verdict);
+                 const front_settings& settings, core::api_call& call, core::quota_verdict verdict);
 
 /// Serves POST /api/status: looks up where the caller stands and replies with the stream's
 /// head (or the error that ends the call), then counts each target as one info call as its
@@ -87,7 +87,7 @@ void serve_badge(front_actor::pointer self, const front_peers& peers,
 /// call.lines as each completes. Once a target's charge is refused, it and every target
 /// after it get the refusal as their line, uncounted.
 void serve_status_batch(front_actor::pointer self, const front_peers& peers,
-                        const front_settings& settings, api::api_call& call);
+                        const front_settings& settings, core::api_call& call);
 
 /// How many targets of one POST /api/status are checked at a time.
 inline constexpr std::size_t status_batch_parallel = 16;

@@ -2,12 +2,10 @@
 
 #include <caf/all.hpp>
 
-#include "net/base/log.hpp"
+#include "base/log.hpp"
 
 namespace netherscope::actors {
 
-namespace api = net::api;
-namespace base = net::base;
 
 namespace {
 
@@ -31,7 +29,7 @@ actors::memory_actor::behavior_type memory(memory_actor::stateful_pointer<memory
   schedule_sweep(self);
   return {
     [=](recall_atom, const std::string& host,
-        std::uint16_t port) -> caf::result<api::target_memory> {
+        std::uint16_t port) -> caf::result<core::target_memory> {
       auto& cfg = self->state.settings;
       auto recalled = cfg.store->recall_target(host, port, cfg.now());
       if (!recalled) {
@@ -41,7 +39,7 @@ actors::memory_actor::behavior_type memory(memory_actor::stateful_pointer<memory
       return std::move(*recalled);
     },
     [=](remember_atom, const std::string& host, std::uint16_t port,
-        const api::target_memory_update& update) {
+        const core::target_memory_update& update) {
       auto& cfg = self->state.settings;
       if (update.empty())
         return;

@@ -4,37 +4,35 @@
 
 #include "actors/watch_caller.hpp"
 #include "actors/watch_webhooks.hpp"
-#include "net/api/host_port.hpp"
-#include "net/api/watch_request.hpp"
-#include "net/base/crypto.hpp"
-#include "net/base/log.hpp"
+#include "core/host_port.hpp"
+#include "core/watch_request.hpp"
+#include "base/crypto.hpp"
+#include "base/log.hpp"
 #include "storage/watch_records.hpp"
 
 namespace netherscope::actors {
 
-namespace api = net::api;
-namespace base = net::base;
 
 namespace {
 
 using watch_pointer = actors::watch_actor::stateful_pointer<watch_state>;
 
-api::watch_answer watch_refused(api::failure error) {
-  api::watch_answer answer;
+core::watch_answer watch_refused(core::failure error) {
+  core::watch_answer answer;
   answer.error = std::move(error);
   return answer;
 }
 
-api::watch_answer watch_store_failed(const caf::error& err) {
+core::watch_answer watch_store_failed(const caf::error& err) {
   base::log::write(base::log::level::error, "watch_store_failed", {{"error", caf::to_string(err)}});
   return watch_refused(
-    api::make_failure(api::error_code::unavailable, "the account store failed; try again shortly"));
+    core::make_failure(core::error_code::unavailable, "the account store failed; try again shortly"));
 }
 
 // The account a watch call names: its API key's, or its session's. Nullopt with answer set
 // when there is none (or the store failed).
 std::optional<std::uint64_t> watch_owner(storage::record_txn& t, const watch_command& cmd,
-                                         std::int64_t now, api::watch_answer& answer) {
+                                         std::int64_t now, core::watch_answer& answer) {
   auto caller = find_watch_caller(t, cmd.key_hash, cmd.session_hash, now);
   if (!caller) {
     answer = watch_store_failed(caller.error());
@@ -47,16 +45,16 @@ std::optional<std::uint64_t> watch_owner(storage::record_txn& t, const watch_com
   // A form of the account page proves it came from that page with the session's token, as
   // the keys actor checks the key forms, in constant time. A key has no token to match.
   if (cmd.from_form && (caller->csrf.empty() || !base::same_secret(cmd.csrf, caller->csrf))) {
-    answer = watch_refused(api::make_failure(
-      api::error_code::csrf_rejected,
+    answer = watch_refused(core::make_failure(
+      core::error_code::csrf_rejected,
       "this form is not from your current account page; reload the page and try again"));
     return std::nullopt;
   }
   return caller->user_id;
 }
 
-api::watch_answer create_watch(storage::record_txn& t, const watch_settings& cfg,
-                               std::uint64_t owner, const api::watch_spec& spec,
+core::watch_answer create_watch(storage::record_txn& t, const watch_settings& cfg,
+                               std::uint64_t owner, const core::watch_spec& spec,
                                const std::string& id, std::int64_t now) {
   storage::watch_record record;
   record.owner = owner;
@@ -71,17 +69,17 @@ api::watch_answer create_watch(storage::record_txn& t, const watch_settings& cfg
     return watch_store_failed(added.error());
   if (!added->ok())
     return watch_refused(std::move(*added));
-  api::watch_answer answer;
+  core::watch_answer answer;
   answer.watches.push_back(std::move(record.watch));
   return answer;
 }
 
-api::watch_answer list_account_watches(storage::record_txn& t, const watch_settings& cfg,
+core::watch_answer list_account_watches(storage::record_txn& t, const watch_settings& cfg,
                                        std::uint64_t owner) {
   auto held = storage::list_watches(t, owner);
   if (!held)
     return watch_store_failed(held.error());
-  api::watch_answer answer;
+  core::watch_answer answer;
   answer.limit = cfg.bounds.max_per_account;
   for (auto& record : *held)
     answer.watches.push_back(std::move(record.watch));
@@ -91,24 +89,24 @@ api::watch_answer list_account_watches(storage::record_txn& t, const watch_setti
 }
 
 // A webhook action's answer, or the store's failure as one.
-api::watch_answer webhook_answer_of(caf::expected<api::watch_answer> done) {
+core::watch_answer webhook_answer_of(caf::expected<core::watch_answer> done) {
   if (!done)
     return watch_store_failed(done.error());
   return std::move(*done);
 }
 
-api::watch_answer remove_watch(storage::record_txn& t, std::uint64_t owner, const std::string& id) {
+core::watch_answer remove_watch(storage::record_txn& t, std::uint64_t owner, const std::string& id) {
   auto deleted = storage::delete_watch(t, owner, id);
   if (!deleted)
     return watch_store_failed(deleted.error());
   if (!*deleted)
-    return watch_refused(api::make_failure(api::error_code::unknown_watch,
+    return watch_refused(core::make_failure(core::error_code::unknown_watch,
                                            "this account has no watch " + id
                                              + "; GET /api/watch lists its watches"));
   return {};
 }
 
-api::watch_answer act_on_watch(watch_pointer self, const watch_command& cmd) {
+core::watch_answer act_on_watch(watch_pointer self, const watch_command& cmd) {
   auto& st = self->state;
   if (cmd.action == watch_action::create)
     if (auto refused = refuse_watch(cmd.spec, st.settings); !refused.ok())
@@ -123,7 +121,7 @@ api::watch_answer act_on_watch(watch_pointer self, const watch_command& cmd) {
     auto drawn = storage::new_watch_id();
     if (!drawn)
       return watch_refused(
-        api::make_failure(api::error_code::internal, "cannot draw random bytes"));
+        core::make_failure(core::error_code::internal, "cannot draw random bytes"));
     id = std::move(*drawn);
   }
   auto now = st.settings.now();
@@ -132,10 +130,10 @@ api::watch_answer act_on_watch(watch_pointer self, const watch_command& cmd) {
   if (cmd.action == watch_action::add_webhook) {
     webhook = prepare_webhook(cmd.webhook, st.settings, now);
     if (!webhook)
-      return watch_refused(api::make_failure(api::error_code::internal,
+      return watch_refused(core::make_failure(core::error_code::internal,
                                              "cannot draw or seal a webhook secret"));
   }
-  api::watch_answer answer;
+  core::watch_answer answer;
   auto writes = cmd.action != watch_action::list && cmd.action != watch_action::find_webhook;
   auto err = st.store->with_records(writes,
                                     [&](storage::record_txn& t) -> caf::expected<bool> {
@@ -176,13 +174,13 @@ api::watch_answer act_on_watch(watch_pointer self, const watch_command& cmd) {
 
 } // namespace
 
-api::failure refuse_watch(const api::watch_spec& spec, const watch_settings& settings) {
-  if (auto period = api::check_watch_period(spec.period_seconds, settings.bounds); !period.ok())
+core::failure refuse_watch(const core::watch_spec& spec, const watch_settings& settings) {
+  if (auto period = core::check_watch_period(spec.period_seconds, settings.bounds); !period.ok())
     return period;
   auto verdict = settings.policy.check_without_lookup(spec.host);
   if (verdict && !verdict->allowed)
-    return api::make_failure(api::error_code::forbidden_target,
-                             "target " + api::host_for_url(spec.host) + ":"
+    return core::make_failure(core::error_code::forbidden_target,
+                             "target " + core::host_for_url(spec.host) + ":"
                                + std::to_string(spec.port) + " refused: " + verdict->reason);
   return {};
 }

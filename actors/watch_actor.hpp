@@ -14,8 +14,8 @@
 #include <optional>
 
 #include "actors/messages.hpp"
-#include "net/api/watch.hpp"
-#include "net/base/sealed.hpp"
+#include "core/watch.hpp"
+#include "base/sealed.hpp"
 #include "net/upstream/address_policy.hpp"
 #include "storage/store.hpp"
 
@@ -24,14 +24,14 @@ namespace netherscope::actors {
 /// What the watch actor needs besides the store.
 struct watch_settings {
   /// The operator's limits: the shortest and longest period, watches per account.
-  api::watch_bounds bounds;
+  core::watch_bounds bounds;
   /// The targets' address policy: a watch of a server no check may reach is refused when it
   /// is made, with the code a check gives (forbidden_target).
   net::upstream::address_policy policy;
   /// Unix time now; tests set it.
   std::function<std::int64_t()> now;
   /// The operator's secrets key, which seals webhook secrets; without it no webhook is made.
-  std::optional<net::base::secrets_key> secrets;
+  std::optional<base::secrets_key> secrets;
   /// Whether a webhook may be plain http to loopback (--allow-loopback).
   bool allow_loopback = false;
 };
@@ -46,7 +46,7 @@ struct watch_state {
 /// Refuses a watch before the store is asked: a period outside the bounds (invalid_input) or
 /// a target the policy refuses without a lookup (forbidden_target). No failure when it may
 /// be made.
-api::failure refuse_watch(const api::watch_spec& spec, const watch_settings& settings);
+core::failure refuse_watch(const core::watch_spec& spec, const watch_settings& settings);
 
 /// Implements watch_actor over the store; spawn it detached.
 actors::watch_actor::behavior_type watches(watch_actor::stateful_pointer<watch_state> self,

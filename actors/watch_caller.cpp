@@ -5,7 +5,6 @@
 
 namespace netherscope::actors {
 
-namespace api = net::api;
 
 caf::expected<watch_caller> find_watch_caller(storage::record_txn& t, const std::string& key_hash,
                                               const std::string& session_hash, std::int64_t now) {
@@ -17,7 +16,7 @@ caf::expected<watch_caller> find_watch_caller(storage::record_txn& t, const std:
     if (*account)
       out.user_id = (*account)->user_id;
     else
-      out.refusal = api::make_failure(api::error_code::unauthorized, "unknown or revoked API key");
+      out.refusal = core::make_failure(core::error_code::unauthorized, "unknown or revoked API key");
     return out;
   }
   auto session = storage::find_session(t, session_hash, now);
@@ -27,8 +26,8 @@ caf::expected<watch_caller> find_watch_caller(storage::record_txn& t, const std:
     out.user_id = (*session)->user_id;
     out.csrf = (*session)->csrf;
   } else
-    out.refusal = api::make_failure(
-      api::error_code::unauthorized,
+    out.refusal = core::make_failure(
+      core::error_code::unauthorized,
       "you are not signed in, or your session expired; sign in or send an API key");
   return out;
 }

@@ -8,7 +8,7 @@
 
 #include <caf/expected.hpp>
 
-#include "net/api/failure.hpp"
+#include "core/failure.hpp"
 #include "storage/record_txn.hpp"
 
 namespace netherscope::actors {
@@ -17,7 +17,7 @@ namespace netherscope::actors {
 struct watch_caller {
   std::optional<std::uint64_t> user_id;
   /// unauthorized for an unknown or revoked key and for a missing or expired session.
-  net::api::failure refusal;
+  core::failure refusal;
   /// The session's form token when the caller was found by its session; empty for a key.
   std::string csrf;
 };

@@ -3,19 +3,17 @@
 #include <caf/all.hpp>
 
 #include "actors/status_flow.hpp"
-#include "net/api/offer_request.hpp"
-#include "net/api/telemetry.hpp"
-#include "net/base/crypto.hpp"
-#include "net/base/log.hpp"
-#include "net/report/check_row.hpp"
-#include "net/report/clients.hpp"
+#include "core/offer_request.hpp"
+#include "core/telemetry.hpp"
+#include "base/crypto.hpp"
+#include "base/log.hpp"
+#include "core/check_row.hpp"
+#include "core/clients.hpp"
 #include "net/report/join_reply.hpp"
-#include "net/report/verdict.hpp"
+#include "core/verdict.hpp"
 
 namespace netherscope::actors {
 
-namespace api = net::api;
-namespace base = net::base;
 namespace report = net::report;
 
 namespace {
@@ -28,7 +26,7 @@ double ms_since(steady::time_point t0) {
 }
 
 /// The server a schedule key names ("<host>|<port>"); nullopt for a key no watch could make.
-std::optional<api::target> target_of(std::string_view key) {
+std::optional<core::target> target_of(std::string_view key) {
   auto bar = key.rfind('|');
   if (bar == std::string_view::npos || bar == 0)
     return std::nullopt;
@@ -43,7 +41,7 @@ std::optional<api::target> target_of(std::string_view key) {
   }
   if (port == 0 || port > 65535)
     return std::nullopt;
-  api::target where;
+  core::target where;
   where.host = std::string{key.substr(0, bar)};
   where.port = static_cast<std::uint16_t>(port);
   return where;
@@ -53,9 +51,9 @@ void poll(scheduler_pointer self);
 
 /// Hands the check's row (empty when the check gave none) to the history actor, which
 /// completes the claim and stores it.
-void finish(scheduler_pointer self, const api::schedule_claim& claim, std::string encoded) {
+void finish(scheduler_pointer self, const core::schedule_claim& claim, std::string encoded) {
   auto& st = self->state;
-  api::process_telemetry().count_watch_check(!encoded.empty());
+  core::process_telemetry().count_watch_check(!encoded.empty());
   self->request(st.peers.history, caf::infinite, record_atom::value, claim, st.settings.owner,
                 std::move(encoded))
     .then(
@@ -70,26 +68,26 @@ void finish(scheduler_pointer self, const api::schedule_claim& claim, std::strin
 }
 
 /// The verdict and the row once every reply is in (or the offer was not made).
-void conclude(scheduler_pointer self, const api::schedule_claim& claim,
-              const api::target& where, const report::check_replies& replies) {
-  auto facts = report::facts_of_check(where, replies);
-  auto verdict = report::decide(facts);
-  auto row = report::row_of_check(facts, verdict, replies, self->state.settings.now_ms() / 1000);
-  finish(self, claim, api::encode(row));
+void conclude(scheduler_pointer self, const core::schedule_claim& claim,
+              const core::target& where, const core::check_replies& replies) {
+  auto facts = core::facts_of_check(where, replies);
+  auto verdict = core::decide(facts);
+  auto row = core::row_of_check(facts, verdict, replies, self->state.settings.now_ms() / 1000);
+  finish(self, claim, core::encode(row));
 }
 
 /// The join, after the status answered: its own fresh offer is the check's offer, and the
 /// join decides whether players get in (as for GET /api/check).
-void check_join(scheduler_pointer self, const api::schedule_claim& claim,
-                const api::target& where, report::check_replies replies) {
-  auto order = report::join_order_for(report::seen_from(replies.info, replies.raknet), 0,
-                                      api::random_network_id());
+void check_join(scheduler_pointer self, const core::schedule_claim& claim,
+                const core::target& where, core::check_replies replies) {
+  auto order = report::join_order_for(core::seen_from(replies.info, replies.raknet), 0,
+                                      core::random_network_id());
   auto t0 = steady::now();
   self->request(self->state.peers.registry, self->state.settings.join_deadline, join_atom::value,
                 where, order)
     .then(
-      [=](api::join_result& join) mutable {
-        if (!join.error.ok() || !report::is_target_failure(join.offer.error)) {
+      [=](core::join_result& join) mutable {
+        if (!join.error.ok() || !core::is_target_failure(join.offer.error)) {
           // The per-target limit, no free worker, a refused address, or the service
           // failing: no verdict about the server, so no row; the next slot checks again.
           finish(self, claim, {});
@@ -107,30 +105,30 @@ void check_join(scheduler_pointer self, const api::schedule_claim& claim,
 }
 
 /// Runs one claimed check.
-void run_check(scheduler_pointer self, const api::schedule_claim& claim) {
+void run_check(scheduler_pointer self, const core::schedule_claim& claim) {
   auto& st = self->state;
   auto where = target_of(claim.key);
   if (!where) {
     finish(self, claim, {});
     return;
   }
-  api::process_telemetry().count_watch_lag(api::lag_ms(claim.due_ms, st.settings.now_ms()));
+  core::process_telemetry().count_watch_lag(core::lag_ms(claim.due_ms, st.settings.now_ms()));
   auto t0 = steady::now();
   ask_both_transports(self, st.peers.registry, st.settings.info_deadline, *where, 0,
-                      [=, where = *where](api::info_reply&& info, api::raknet_reply&& raknet) {
-                        report::check_replies replies;
+                      [=, where = *where](core::info_reply&& info, core::raknet_reply&& raknet) {
+                        core::check_replies replies;
                         replies.info_ms = ms_since(t0);
                         replies.info = std::move(info);
                         replies.raknet = std::move(raknet);
-                        if (!report::is_target_failure(replies.info.error)) {
+                        if (!core::is_target_failure(replies.info.error)) {
                           // A refused address (a name that now resolves inside) or the
                           // service failing: nothing to say about the server.
                           finish(self, claim, {});
                           return;
                         }
                         auto code = replies.info.error.code;
-                        if (code == api::error_code::upstream_failure
-                            || code == api::error_code::upstream_timeout) {
+                        if (code == core::error_code::upstream_failure
+                            || code == core::error_code::upstream_timeout) {
                           conclude(self, claim, where, replies);
                           return;
                         }
@@ -146,10 +144,10 @@ void poll(scheduler_pointer self) {
   st.claiming = true;
   auto room = st.settings.max_in_flight - st.in_flight;
   // A claim may wait up to one poll interval for its start (below).
-  auto lease = api::lease_for((st.settings.check_deadline + st.settings.poll_interval).count());
+  auto lease = core::lease_for((st.settings.check_deadline + st.settings.poll_interval).count());
   self->request(st.peers.history, caf::infinite, claim_atom::value, st.settings.owner, room, lease)
     .then(
-      [=](std::vector<api::schedule_claim>& claims) {
+      [=](std::vector<core::schedule_claim>& claims) {
         self->state.claiming = false;
         self->state.in_flight += claims.size();
         // The checks due since the last poll start spread over the next interval rather
@@ -189,7 +187,7 @@ watch_scheduler(watch_scheduler_actor::stateful_pointer<scheduler_state> self,
       poll(self);
       self->delayed_send(self, self->state.settings.poll_interval, tick_atom::value);
     },
-    [=](claim_atom, const api::schedule_claim& claim) { run_check(self, claim); },
+    [=](claim_atom, const core::schedule_claim& claim) { run_check(self, claim); },
     [=](sync_atom) {
       self->request(self->state.peers.history, caf::infinite, sync_atom::value)
         .then([=](std::size_t) { poll(self); }, [=](caf::error&) {});

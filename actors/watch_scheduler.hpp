@@ -14,7 +14,7 @@
 #include <string>
 
 #include "actors/messages.hpp"
-#include "net/api/watch_schedule.hpp"
+#include "core/watch_schedule.hpp"
 
 namespace netherscope::actors {
 

@@ -20,7 +20,7 @@ namespace netherscope::actors {
 /// (invalid_input, its sentence), one whose host the address policy refuses without a lookup
 /// (forbidden_target), or a service without a secrets key to seal its secret (unavailable).
 /// No failure when it may be made.
-api::failure refuse_webhook(const api::webhook_spec& spec, const watch_settings& settings);
+core::failure refuse_webhook(const core::webhook_spec& spec, const watch_settings& settings);
 
 /// A new webhook, ready to store: its record (the secret sealed) and the secret to show once.
 struct prepared_webhook {
@@ -30,26 +30,26 @@ struct prepared_webhook {
 
 /// Draws the webhook's id and secret and seals the secret; nullopt when no random bytes could
 /// be drawn or sealing failed (the settings' key is set: refuse_webhook passed).
-std::optional<prepared_webhook> prepare_webhook(const api::webhook_spec& spec,
+std::optional<prepared_webhook> prepare_webhook(const core::webhook_spec& spec,
                                                 const watch_settings& settings,
                                                 std::int64_t now);
 
 /// Adds the prepared webhook to the owner's watch watch_id: the watch and the webhook as
 /// made, and the secret; unknown_watch or webhook_limit_reached otherwise. An error when the
 /// store failed, as for every function here.
-caf::expected<api::watch_answer> create_webhook(storage::record_txn& t, std::uint64_t owner,
+caf::expected<core::watch_answer> create_webhook(storage::record_txn& t, std::uint64_t owner,
                                  const std::string& watch_id, const prepared_webhook& made);
 
 /// Deletes a webhook of the owner's watch; unknown_watch or unknown_webhook when there is none.
-caf::expected<api::watch_answer> remove_webhook(storage::record_txn& t, std::uint64_t owner,
+caf::expected<core::watch_answer> remove_webhook(storage::record_txn& t, std::uint64_t owner,
                                  const std::string& watch_id, const std::string& webhook_id);
 
 /// The owner's watch holding only the webhook asked for; unknown_watch or unknown_webhook
 /// when there is none.
-caf::expected<api::watch_answer> find_webhook(storage::record_txn& t, std::uint64_t owner,
+caf::expected<core::watch_answer> find_webhook(storage::record_txn& t, std::uint64_t owner,
                                const std::string& watch_id, const std::string& webhook_id);
 
 /// Fills each watch's webhooks, oldest first.
-caf::error attach_webhooks(storage::record_txn& t, std::vector<api::watch_view>& watches);
+caf::error attach_webhooks(storage::record_txn& t, std::vector<core::watch_view>& watches);
 
 } // namespace netherscope::actors

@@ -5,19 +5,17 @@
 
 #include <caf/all.hpp>
 
-#include "net/api/host_port.hpp"
-#include "net/api/webhook_body.hpp"
-#include "net/api/webhook_json.hpp"
-#include "net/api/webhook_signature.hpp"
-#include "net/api/webhook_url.hpp"
-#include "net/base/log.hpp"
+#include "core/host_port.hpp"
+#include "core/webhook_body.hpp"
+#include "core/webhook_json.hpp"
+#include "core/webhook_signature.hpp"
+#include "core/webhook_url.hpp"
+#include "base/log.hpp"
 #include "storage/watch_records.hpp"
 #include "storage/webhook_records.hpp"
 
 namespace netherscope::actors {
 
-namespace api = net::api;
-namespace base = net::base;
 namespace upstream = net::upstream;
 
 namespace {
@@ -30,8 +28,8 @@ std::string webhook_lane_of(const std::string& watch_id, const std::string& webh
 
 // All a log line shows of a webhook's URL: its path and query may hold a secret (a Discord
 // webhook's token is in its path).
-std::string shown_url_of(const api::webhook_target& target) {
-  return std::string{target.tls ? "https://" : "http://"} + api::host_for_url(target.host) + ":"
+std::string shown_url_of(const core::webhook_target& target) {
+  return std::string{target.tls ? "https://" : "http://"} + core::host_for_url(target.host) + ":"
          + std::to_string(target.port);
 }
 
@@ -40,9 +38,9 @@ void log_webhook_store_failed(const caf::error& err) {
                    {{"error", caf::to_string(err)}});
 }
 
-api::webhook_delivery failed_webhook_try(api::error_code code, std::string message) {
-  api::webhook_delivery outcome;
-  outcome.error = api::make_failure(code, std::move(message));
+core::webhook_delivery failed_webhook_try(core::error_code code, std::string message) {
+  core::webhook_delivery outcome;
+  outcome.error = core::make_failure(code, std::move(message));
   return outcome;
 }
 
@@ -70,14 +68,14 @@ void send_webhook_try(webhook_pointer self, std::uint64_t number, webhook_try en
               const storage::webhook_record& record, const std::string& body) {
   auto& st = self->state;
   entry.was_failing = record.webhook.failing;
-  auto checked = api::check_webhook_url(record.webhook.url, st.settings.allow_loopback);
+  auto checked = core::check_webhook_url(record.webhook.url, st.settings.allow_loopback);
   std::optional<std::string> secret;
-  api::webhook_delivery refused;
+  core::webhook_delivery refused;
   if (!checked.target) {
-    refused = failed_webhook_try(api::error_code::invalid_input,
+    refused = failed_webhook_try(core::error_code::invalid_input,
                               "the webhook's URL is no longer accepted: " + checked.error);
   } else if (!st.settings.secrets) {
-    refused = failed_webhook_try(api::error_code::unavailable,
+    refused = failed_webhook_try(core::error_code::unavailable,
                               "the service has no secrets key to open the webhook's secret: on "
                               "Redis every replica must be given the same --secrets-key-file");
   } else {
@@ -85,7 +83,7 @@ void send_webhook_try(webhook_pointer self, std::uint64_t number, webhook_try en
     secret = base::open_sealed(*st.settings.secrets, storage::webhook_secret_label(record.webhook.id),
                                record.sealed_secret, &why);
     if (!secret)
-      refused = failed_webhook_try(api::error_code::internal,
+      refused = failed_webhook_try(core::error_code::internal,
                                 "the webhook's secret does not open: "
                                   + std::string{base::describe(why)});
   }
@@ -100,13 +98,13 @@ void send_webhook_try(webhook_pointer self, std::uint64_t number, webhook_try en
   upstream::fetch_request req;
   req.where.host = target.host;
   req.where.port = target.port;
-  req.where.tls = target.tls ? api::tls_mode::on : api::tls_mode::off;
+  req.where.tls = target.tls ? core::tls_mode::on : core::tls_mode::off;
   req.method = "POST";
   req.path = target.target;
   req.content_type = "application/json";
   req.body = body;
-  req.headers.emplace_back(std::string{api::signature_header},
-                           api::signature_value(*secret, st.settings.now(), body));
+  req.headers.emplace_back(std::string{core::signature_header},
+                           core::signature_value(*secret, st.settings.now(), body));
   req.body_limit = st.settings.body_limit;
   req.connect_timeout = st.settings.timeout;
   req.total_timeout = st.settings.timeout;
@@ -114,9 +112,9 @@ void send_webhook_try(webhook_pointer self, std::uint64_t number, webhook_try en
   // detached actor alive.
   auto weak = caf::actor_cast<caf::actor_addr>(self);
   st.settings.client->fetch(std::move(req), [weak, number](upstream::fetch_result&& r) {
-    api::webhook_delivery outcome;
+    core::webhook_delivery outcome;
     if (!r.error.ok())
-      outcome.error = api::make_failure(r.error.code, std::move(r.error.message));
+      outcome.error = core::make_failure(r.error.code, std::move(r.error.message));
     else
       outcome.status = r.status;
     if (auto strong = caf::actor_cast<webhook_actor>(weak))
@@ -141,7 +139,7 @@ void try_lane_delivery(webhook_pointer self, const std::string& lane, queued_del
     log_webhook_store_failed(record.error());
     st.tries.emplace(number, std::move(entry));
     self->send(self, delivered_atom::value, number,
-               failed_webhook_try(api::error_code::unavailable, "the store failed"));
+               failed_webhook_try(core::error_code::unavailable, "the store failed"));
     return;
   }
   if (!*record) {
@@ -183,7 +181,7 @@ void record_webhook_state(webhook_pointer self, const webhook_try& entry, bool f
                    failing ? "webhook_failing" : "webhook_recovered", std::move(fields));
 }
 
-void on_webhook_try_done(webhook_pointer self, std::uint64_t number, api::webhook_delivery& outcome) {
+void on_webhook_try_done(webhook_pointer self, std::uint64_t number, core::webhook_delivery& outcome) {
   auto& st = self->state;
   auto i = st.tries.find(number);
   if (i == st.tries.end())
@@ -206,9 +204,9 @@ void on_webhook_try_done(webhook_pointer self, std::uint64_t number, api::webhoo
     return pump_lane(self, entry.lane);
   }
   ++d->failures;
-  auto reason = api::failure_reason(outcome);
-  auto next = api::next_retry(st.settings.retries, d->first_try, now, d->failures,
-                              api::jitter_draw(d->jitter_key, d->failures));
+  auto reason = core::failure_reason(outcome);
+  auto next = core::next_retry(st.settings.retries, d->first_try, now, d->failures,
+                              core::jitter_draw(d->jitter_key, d->failures));
   base::log::write(base::log::level::warn, "webhook_try_failed",
                    {{"watch", entry.watch_id},
                     {"webhook", entry.webhook_id},
@@ -230,10 +228,10 @@ void on_webhook_try_done(webhook_pointer self, std::uint64_t number, api::webhoo
 struct alerted_webhook {
   std::string watch_id;
   std::string webhook_id;
-  api::webhook_format format = api::webhook_format::json;
+  core::webhook_format format = core::webhook_format::json;
 };
 
-void deliver_alert(webhook_pointer self, const api::watch_alert& alert) {
+void deliver_alert(webhook_pointer self, const core::watch_alert& alert) {
   auto& st = self->state;
   if (!alert.changes.alerts())
     return;
@@ -264,15 +262,15 @@ void deliver_alert(webhook_pointer self, const api::watch_alert& alert) {
   if (err)
     return log_webhook_store_failed(err);
   for (auto& hook : found) {
-    auto event = api::change_event(hook.watch_id, alert.host, alert.port, alert.previous,
+    auto event = core::change_event(hook.watch_id, alert.host, alert.port, alert.previous,
                                    alert.current, alert.changes,
-                                   api::server_history_link(st.settings.public_base_url,
+                                   core::server_history_link(st.settings.public_base_url,
                                                             alert.host, alert.port));
     queued_delivery d;
     d.number = st.next_number++;
     d.watch_id = hook.watch_id;
     d.webhook_id = hook.webhook_id;
-    d.body = api::webhook_body(hook.format, event);
+    d.body = core::webhook_body(hook.format, event);
     d.jitter_key = hook.webhook_id + "|" + std::to_string(alert.current.at);
     auto lane = webhook_lane_of(hook.watch_id, hook.webhook_id);
     if (st.lanes.push(lane, std::move(d)) > 0)
@@ -287,7 +285,7 @@ void deliver_alert(webhook_pointer self, const api::watch_alert& alert) {
 
 /// The server's latest stored check for a test; none when it has none yet, or when the store
 /// fails (logged): a test still shows whether the webhook works.
-std::optional<api::history_row> latest_check(webhook_actor_state& st, const std::string& key) {
+std::optional<core::history_row> latest_check(webhook_actor_state& st, const std::string& key) {
   if (!st.settings.watching)
     return std::nullopt;
   auto latest = st.settings.watching->latest_checks({key});
@@ -298,10 +296,10 @@ std::optional<api::history_row> latest_check(webhook_actor_state& st, const std:
   return latest->empty() ? std::nullopt : std::move(latest->front());
 }
 
-caf::typed_response_promise<api::webhook_delivery>
+caf::typed_response_promise<core::webhook_delivery>
 deliver_test(webhook_pointer self, const std::string& watch_id, const std::string& webhook_id) {
   auto& st = self->state;
-  auto promise = self->make_response_promise<api::webhook_delivery>();
+  auto promise = self->make_response_promise<core::webhook_delivery>();
   std::optional<storage::watch_record> watch;
   std::optional<storage::webhook_record> webhook;
   auto err = st.settings.store->with_records(false, [&](storage::record_txn& t)
@@ -318,27 +316,27 @@ deliver_test(webhook_pointer self, const std::string& watch_id, const std::strin
   });
   if (err) {
     log_webhook_store_failed(err);
-    promise.deliver(failed_webhook_try(api::error_code::unavailable,
+    promise.deliver(failed_webhook_try(core::error_code::unavailable,
                                     "the account store failed; try again shortly"));
     return promise;
   }
   if (!watch || !webhook) {
-    promise.deliver(failed_webhook_try(api::error_code::unknown_webhook,
+    promise.deliver(failed_webhook_try(core::error_code::unknown_webhook,
                                     "watch " + watch_id + " has no webhook " + webhook_id));
     return promise;
   }
   const auto& where = watch->watch;
-  auto event = api::test_event(watch_id, where.host, where.port,
-                               latest_check(st, api::schedule_key(where.host, where.port)),
+  auto event = core::test_event(watch_id, where.host, where.port,
+                               latest_check(st, core::schedule_key(where.host, where.port)),
                                st.settings.now(),
-                               api::server_history_link(st.settings.public_base_url, where.host,
+                               core::server_history_link(st.settings.public_base_url, where.host,
                                                         where.port));
   webhook_try entry;
   entry.watch_id = watch_id;
   entry.webhook_id = webhook_id;
   entry.promise = promise;
   send_webhook_try(self, st.next_number++, std::move(entry), *webhook,
-           api::webhook_body(webhook->webhook.format, event));
+           core::webhook_body(webhook->webhook.format, event));
   return promise;
 }
 
@@ -348,11 +346,11 @@ webhook_actor::behavior_type webhooks(webhook_pointer self, webhook_settings set
   self->state.lanes = delivery_lanes{settings.lane_limit};
   self->state.settings = std::move(settings);
   return {
-    [=](alert_atom, const api::watch_alert& alert) { deliver_alert(self, alert); },
+    [=](alert_atom, const core::watch_alert& alert) { deliver_alert(self, alert); },
     [=](test_atom, const std::string& watch_id, const std::string& webhook_id) {
       return deliver_test(self, watch_id, webhook_id);
     },
-    [=](delivered_atom, std::uint64_t number, api::webhook_delivery& outcome) {
+    [=](delivered_atom, std::uint64_t number, core::webhook_delivery& outcome) {
       on_webhook_try_done(self, number, outcome);
     },
     [=](retry_atom, const std::string& lane, std::uint64_t number) {

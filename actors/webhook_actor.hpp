@@ -1,9 +1,9 @@
 // The webhook actor: delivers the watches' events to their webhooks (docs/WATCHES.md,
-// "Alerts"). An alert of a target (net/api/watch_alert.hpp) becomes one change event for each
+// "Alerts"). An alert of a target (core/watch_alert.hpp) becomes one change event for each
 // webhook of each watch of the target that existed before the previous check; each is POSTed
 // in the webhook's format, signed (X-Netherscope-Signature), through the HTTP client (HTTPS
 // with the certificate checked, the address policy at each try, no redirects, a 5 s deadline
-// for the whole try), and retried with backoff (net/api/webhook_retry) for the retry time;
+// for the whole try), and retried with backoff (core/webhook_retry) for the retry time;
 // then the webhook is marked failing in the store until a delivery succeeds. A test is tried
 // once and answered with its outcome.
 //
@@ -24,8 +24,8 @@
 
 #include "actors/messages.hpp"
 #include "actors/webhook_lanes.hpp"
-#include "net/api/webhook_retry.hpp"
-#include "net/base/sealed.hpp"
+#include "core/webhook_retry.hpp"
+#include "base/sealed.hpp"
 #include "net/upstream/http_client.hpp"
 #include "storage/store.hpp"
 #include "storage/watch_store.hpp"
@@ -48,9 +48,9 @@ struct webhook_settings {
   std::shared_ptr<net::upstream::http_client> client;
   /// The operator's secrets key, which opens the webhooks' secrets; without it nothing can be
   /// signed, and every try fails.
-  std::optional<net::base::secrets_key> secrets;
+  std::optional<base::secrets_key> secrets;
   /// When failed deliveries are tried again (retry_for is --webhook-retry-for).
-  api::retry_policy retries;
+  core::retry_policy retries;
   /// Whether a webhook may be plain http to loopback (--allow-loopback).
   bool allow_loopback = false;
   /// How long one try may take, connecting included.
@@ -70,7 +70,7 @@ struct webhook_try {
   std::string lane;
   std::uint64_t number = 0;
   /// For a test: the caller waiting for the outcome.
-  std::optional<caf::typed_response_promise<api::webhook_delivery>> promise;
+  std::optional<caf::typed_response_promise<core::webhook_delivery>> promise;
   /// scheme://host:port of the URL, all a log line may show of it.
   std::string shown_url;
   /// Whether the webhook was failing when the try began: only then does a success write.

@@ -5,16 +5,16 @@
 #include <boost/json/object.hpp>
 #include <caf/all.hpp>
 
-#include "net/base/crypto.hpp"
-#include "net/api/telemetry.hpp"
-#include "net/base/log.hpp"
+#include "base/crypto.hpp"
+#include "core/telemetry.hpp"
+#include "base/log.hpp"
 #include "storage/xbox_records.hpp"
 
 namespace netherscope::actors {
 
 namespace {
 
-namespace log = net::base::log;
+namespace log = base::log;
 
 using token_pointer = xbox_token_actor::stateful_pointer<xbox_token_state>;
 
@@ -59,14 +59,14 @@ void read_link(xbox_token_state& st, std::int64_t now) {
   if (*found == st.sealed)
     return;
   st.sealed = *found;
-  auto why = net::base::open_error::none;
-  auto opened = net::base::open_sealed(*st.settings.key, xbox::link_seal_label, *found, &why);
+  auto why = base::open_error::none;
+  auto opened = base::open_sealed(*st.settings.key, xbox::link_seal_label, *found, &why);
   auto link = opened ? xbox::decode_link(*opened) : std::nullopt;
   if (!link) {
     st.chain.reset();
     set_problem(st, opened ? "the stored Xbox link is unreadable; run admin xbox-logout, then "
                              "xbox-login"
-                           : std::string{net::base::describe(why)});
+                           : std::string{base::describe(why)});
     return;
   }
   if (st.chain && st.chain->account.device_id == link->device_id) {
@@ -82,7 +82,7 @@ void read_link(xbox_token_state& st, std::int64_t now) {
 // Seals and stores a rotated link, unless another writer changed the record since it was
 // read (an xbox-logout must not be undone by a renewal that was under way).
 void store_link(xbox_token_state& st) {
-  auto sealed = net::base::seal(*st.settings.key, xbox::link_seal_label,
+  auto sealed = base::seal(*st.settings.key, xbox::link_seal_label,
                                 xbox::encode_link(st.chain->account));
   if (!sealed) {
     set_problem(st, "could not seal the rotated Xbox link (OpenSSL)");
@@ -140,7 +140,7 @@ bool adopt_shared(xbox_token_state& st, std::int64_t now) {
   auto found = st.settings.shared->get_value(shared_tokens_name);
   if (!found || !*found)
     return false;
-  auto opened = net::base::open_sealed(*st.settings.key, shared_label(*st.chain), **found);
+  auto opened = base::open_sealed(*st.settings.key, shared_label(*st.chain), **found);
   auto candidate = *st.chain;
   if (!opened || !xbox::adopt_shared_tokens(candidate, *opened)
       || !identity_from(candidate, st.settings.identity_spki_der, now, {}).signed_in())
@@ -158,7 +158,7 @@ void share_tokens(xbox_token_state& st, std::int64_t now) {
   if (!record || !st.chain->game_server)
     return;
   auto ttl = xbox::renew_at_ms(st.chain->game_server->times) - now;
-  auto sealed = net::base::seal(*st.settings.key, shared_label(*st.chain), *record);
+  auto sealed = base::seal(*st.settings.key, shared_label(*st.chain), *record);
   if (ttl <= 0 || !sealed)
     return;
   if (auto err = st.settings.shared->put_value(shared_tokens_name, *sealed,
@@ -169,11 +169,11 @@ void share_tokens(xbox_token_state& st, std::int64_t now) {
 
 // Tells /metrics what offers get now.
 void publish_state(const xbox_token_state& st) {
-  using net::api::xbox_link_state;
+  using core::xbox_link_state;
   auto state = !st.problem.empty() ? xbox_link_state::failing
                : st.chain          ? xbox_link_state::signed_in
                                    : xbox_link_state::unlinked;
-  net::api::process_telemetry().set_xbox_link(state);
+  core::process_telemetry().set_xbox_link(state);
 }
 
 void answer_waiters(xbox_token_state& st, std::int64_t now) {
@@ -255,8 +255,8 @@ xbox_token_actor::behavior_type
 xbox_token(xbox_token_actor::stateful_pointer<xbox_token_state> self,
            xbox_token_settings settings) {
   self->state.settings = std::move(settings);
-  auto owner = net::base::random_bytes(16);
-  self->state.owner = net::base::base64url_encode(owner ? *owner : std::string{});
+  auto owner = base::random_bytes(16);
+  self->state.owner = base::base64url_encode(owner ? *owner : std::string{});
   if (self->state.settings.key && self->state.settings.chain && self->state.settings.store) {
     read_link(self->state, now_of(self->state));
     publish_state(self->state);
@@ -299,7 +299,7 @@ xbox_token(xbox_token_actor::stateful_pointer<xbox_token_state> self,
       auto now = now_of(st);
       // A renewal of a link that was replaced or removed meanwhile is dropped.
       if (r)
-        net::api::process_telemetry().count_xbox_renewal(r->error.has_value());
+        core::process_telemetry().count_xbox_renewal(r->error.has_value());
       if (r && st.chain && st.chain->account.device_id == r->state.account.device_id) {
         st.chain = std::move(r->state);
         if (r->link_rotated)

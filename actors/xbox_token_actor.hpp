@@ -35,7 +35,7 @@
 #include <caf/typed_response_promise.hpp>
 
 #include "actors/messages.hpp"
-#include "net/base/sealed.hpp"
+#include "base/sealed.hpp"
 #include "net/upstream/xbox_chain.hpp"
 #include "net/xbox/chain.hpp"
 #include "storage/shared_store.hpp"
@@ -50,7 +50,7 @@ namespace xbox = net::xbox;
 struct xbox_token_settings {
   std::shared_ptr<storage::store> store;
   /// The operator's secrets key; without one no link can be opened and offers go self-signed.
-  std::optional<net::base::secrets_key> key;
+  std::optional<base::secrets_key> key;
   /// Runs the chain's requests; without one offers go self-signed.
   std::shared_ptr<upstream::xbox_chain> chain;
   /// The DER SubjectPublicKeyInfo of our P-384 identity key, which the GameServerToken names.

@@ -442,7 +442,7 @@ int run_admin(int argc, const char* const* argv) {
                              "NETHERSCOPE_SECRETS_KEY_FILE), the same file every replica is "
                              "given; make one with: head -c 32 /dev/urandom | base64 > FILE";
     } else {
-      auto loaded = net::base::load_secrets_key(choice.path);
+      auto loaded = base::load_secrets_key(choice.path);
       if (!loaded.key)
         return usage_error((given.empty() ? "secrets key: " : "--secrets-key-file: ")
                            + loaded.error);

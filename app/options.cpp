@@ -10,13 +10,12 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/program_options.hpp>
 
-#include "net/base/sealed.hpp"
+#include "base/sealed.hpp"
 #include "net/xbox/endpoints.hpp"
 #include "storage/redis_url.hpp"
 
 namespace netherscope::app {
 
-namespace base = net::base;
 namespace upstream = net::upstream;
 
 namespace po = boost::program_options;

@@ -8,14 +8,13 @@
 #include <string_view>
 #include <vector>
 
-#include "net/base/log.hpp"
+#include "base/log.hpp"
 #include "net/upstream/address_policy.hpp"
 #include "net/upstream/dns.hpp"
 #include "net/xbox/endpoints.hpp"
 
 namespace netherscope::app {
 
-namespace base = net::base;
 namespace upstream = net::upstream;
 
 /// Every setting of the service, with the embedded defaults the README's quick start relies on.
@@ -81,7 +80,7 @@ struct config {
   /// PEM file of extra CAs trusted for HTTPS targets, besides the system store.
   std::string upstream_ca_file;
   std::string user_agent = "libhttpclient/1.0.0.0";
-  /// The operator's secrets key file (net/base/sealed), which seals the linked Xbox account
+  /// The operator's secrets key file (base/sealed), which seals the linked Xbox account
   /// and the webhooks' secrets; empty when none is given.
   std::string secrets_key_file;
   /// --xbox-endpoints: the file, and the base URLs it maps the Xbox chain's production hosts

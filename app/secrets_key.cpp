@@ -4,7 +4,7 @@
 
 #include <cerrno>
 
-#include "net/base/sealed.hpp"
+#include "base/sealed.hpp"
 
 namespace netherscope::app {
 
@@ -23,7 +23,7 @@ secrets_key_choice choose_secrets_key_file(const std::string& given, const std::
     choice.path.clear();
     return choice;
   }
-  choice.error = net::base::create_secrets_key_file(choice.path);
+  choice.error = base::create_secrets_key_file(choice.path);
   choice.created = choice.error.empty();
   return choice;
 }

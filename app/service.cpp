@@ -26,7 +26,7 @@
 #include "actors/target_memory_actor.hpp"
 #include "actors/webhook_actor.hpp"
 #include "actors/xbox_token_actor.hpp"
-#include "net/base/log.hpp"
+#include "base/log.hpp"
 #include "net/upstream/http_client.hpp"
 #include "net/upstream/udp_exchange.hpp"
 #include "net/upstream/ice_check.hpp"
@@ -39,14 +39,12 @@
 #include "app/identity.hpp"
 #include "app/secrets_key.hpp"
 #include "app/settings.hpp"
-#include "net/base/sealed.hpp"
+#include "base/sealed.hpp"
 #include "storage/open.hpp"
 #include "storage/redis_url.hpp"
 
 namespace netherscope::app {
 
-namespace api = net::api;
-namespace base = net::base;
 namespace http = net::http;
 namespace nethernet = net::nethernet;
 namespace upstream = net::upstream;
@@ -240,7 +238,7 @@ bool use_secrets_key_file(config& cfg) {
   }
   if (cfg.secrets_key_file.empty()) {
     // The data directory's key is read here, as options.cpp reads a given one.
-    auto loaded = net::base::load_secrets_key(choice.path);
+    auto loaded = base::load_secrets_key(choice.path);
     if (!loaded.key) {
       startup_failed("secrets key: " + loaded.error);
       return false;
@@ -473,7 +471,7 @@ service_actors spawn_actors(caf::actor_system& system, const config& cfg,
     tokens_cfg.shared = opened.shared;
     tokens_cfg.chain = clients.chain;
     tokens_cfg.identity_spki_der
-      = net::base::public_key_der(*secrets.identity->identity_key).value_or("");
+      = base::public_key_der(*secrets.identity->identity_key).value_or("");
     actors.tokens = system.spawn<caf::detached>(actors::xbox_token, std::move(tokens_cfg));
   }
   peers.registry = system.spawn(actors::probe_registry,
@@ -605,7 +603,7 @@ int run_service(const config& given) {
   auto actors = spawn_actors(system, cfg, *opened, *secrets, *clients, pool.all());
   // One sink per io_context, each with that context's board, as the listener deals
   // connections to them; the quota actor's leases reach each through its context's inbox.
-  std::vector<api::call_sink> sinks;
+  std::vector<core::call_sink> sinks;
   auto contexts = pool.all();
   for (std::size_t i = 0; i < actors.boards.size(); ++i) {
     auto* inbox = &asio::use_service<http::reply_inbox>(*contexts[i]);

@@ -5,9 +5,9 @@
 
 #include <boost/json/object.hpp>
 
-#include "net/base/cidr.hpp"
-#include "net/base/log.hpp"
-#include "net/base/sealed.hpp"
+#include "base/cidr.hpp"
+#include "base/log.hpp"
+#include "base/sealed.hpp"
 #include "net/http/signin.hpp"
 
 namespace netherscope::app {
@@ -88,7 +88,7 @@ upstream::client_settings target_client_settings_of(const config& cfg) {
 upstream::client_settings xbox_client_settings_of(const config& cfg) {
   upstream::client_settings client;
   client.policy = upstream::address_policy{
-    {*net::base::parse_cidr("0.0.0.0/0"), *net::base::parse_cidr("::/0")}, {}};
+    {*base::parse_cidr("0.0.0.0/0"), *base::parse_cidr("::/0")}, {}};
   client.ca_file = cfg.upstream_ca_file;
   client.dns = dns_settings_of(cfg);
   return client;
@@ -100,12 +100,12 @@ upstream::xbox_chain_settings xbox_chain_settings_of(const config& cfg) {
   return chain;
 }
 
-std::optional<net::base::secrets_key> secrets_key_of(const config& cfg) {
+std::optional<base::secrets_key> secrets_key_of(const config& cfg) {
   if (cfg.secrets_key_file.empty())
     return std::nullopt;
-  auto loaded = net::base::load_secrets_key(cfg.secrets_key_file);
+  auto loaded = base::load_secrets_key(cfg.secrets_key_file);
   if (!loaded.warning.empty())
-    net::base::log::write(net::base::log::level::warn, "secrets_key_file",
+    base::log::write(base::log::level::warn, "secrets_key_file",
                           boost::json::object{{"warning", loaded.warning}});
   return std::move(loaded.key);
 }
@@ -114,7 +114,7 @@ std::optional<net::base::secrets_key> secrets_key_of(const config& cfg) {
 upstream::client_settings provider_client_settings_of(const config& cfg) {
   upstream::client_settings provider;
   provider.policy = upstream::address_policy{
-    {*net::base::parse_cidr("0.0.0.0/0"), *net::base::parse_cidr("::/0")}, {}};
+    {*base::parse_cidr("0.0.0.0/0"), *base::parse_cidr("::/0")}, {}};
   provider.ca_file = cfg.upstream_ca_file;
   provider.user_agent = "netherscope";
   provider.dns = dns_settings_of(cfg);

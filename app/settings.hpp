@@ -38,7 +38,7 @@ net::upstream::xbox_chain_settings xbox_chain_settings_of(const config& cfg);
 /// The operator's secrets key, read from --secrets-key-file (already checked when the options
 /// were parsed), with a warning logged when the file is open to others; none without the
 /// option. Read once: it seals the Xbox link and the webhooks' secrets.
-std::optional<net::base::secrets_key> secrets_key_of(const config& cfg);
+std::optional<base::secrets_key> secrets_key_of(const config& cfg);
 
 
 /// The sign-in provider's settings.

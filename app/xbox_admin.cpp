@@ -8,9 +8,9 @@
 #include <boost/asio/io_context.hpp>
 
 #include "app/admin.hpp"
-#include "net/base/cidr.hpp"
-#include "net/base/crypto.hpp"
-#include "net/base/text.hpp"
+#include "base/cidr.hpp"
+#include "base/crypto.hpp"
+#include "base/text.hpp"
 #include "net/upstream/xbox_chain.hpp"
 #include "storage/xbox_records.hpp"
 
@@ -29,7 +29,7 @@ public:
     // The chain's hosts are the operator's (production, or what --xbox-endpoints names), not
     // a stranger's, so no address is refused.
     client.policy = upstream::address_policy{
-      {*net::base::parse_cidr("0.0.0.0/0"), *net::base::parse_cidr("::/0")}, {}};
+      {*base::parse_cidr("0.0.0.0/0"), *base::parse_cidr("::/0")}, {}};
     client_ = upstream::http_client::make(ioc_, client, problem_);
     if (!client_)
       return;
@@ -67,8 +67,8 @@ public:
   /// the account's gamertag, without touching the service's own key.
   upstream::xbox_renewal renew(xbox::chain_state state) {
     std::optional<upstream::xbox_renewal> result;
-    auto key = net::base::generate_ec_key(net::base::ec_curve::p384);
-    auto spki = key ? net::base::public_key_der(*key) : std::nullopt;
+    auto key = base::generate_ec_key(base::ec_curve::p384);
+    auto spki = key ? base::public_key_der(*key) : std::nullopt;
     if (!spki) {
       upstream::xbox_renewal failed;
       failed.state = std::move(state);
@@ -113,9 +113,9 @@ caf::error store_link(const storage::opened& s, const std::string& sealed) {
 }
 
 // Seals and stores the link in state; false with a message printed when either fails.
-bool keep_link(const storage::opened& s, const net::base::secrets_key& key,
+bool keep_link(const storage::opened& s, const base::secrets_key& key,
                const xbox::account_link& link) {
-  auto sealed = net::base::seal(key, xbox::link_seal_label, xbox::encode_link(link));
+  auto sealed = base::seal(key, xbox::link_seal_label, xbox::encode_link(link));
   if (!sealed) {
     admin_fail("could not seal the link (OpenSSL); nothing was stored");
     return false;
@@ -181,14 +181,14 @@ int xbox_status(const storage::opened& s, const xbox_admin_settings& settings) {
     return 1;
   }
   const auto& sealed = **existing;
-  auto sealed_by = net::base::sealed_key_id(sealed);
+  auto sealed_by = base::sealed_key_id(sealed);
   std::printf("linked: yes, sealed with key %s\n", sealed_by ? sealed_by->c_str() : "(unknown)");
   if (!settings.key)
     return admin_fail(settings.key_problem);
-  net::base::open_error why = net::base::open_error::none;
-  auto opened = net::base::open_sealed(*settings.key, xbox::link_seal_label, sealed, &why);
+  base::open_error why = base::open_error::none;
+  auto opened = base::open_sealed(*settings.key, xbox::link_seal_label, sealed, &why);
   if (!opened)
-    return admin_fail(std::string{net::base::describe(why)});
+    return admin_fail(std::string{base::describe(why)});
   auto link = xbox::decode_link(*opened);
   if (!link)
     return admin_fail("the stored link is unreadable; run xbox-logout, then xbox-login");
@@ -209,7 +209,7 @@ int xbox_status(const storage::opened& s, const xbox_admin_settings& settings) {
   print_account(renewal.state);
   if (renewal.state.game_server)
     std::printf("a GameServerToken was issued, valid until %s\n",
-                net::base::rfc3339_utc(renewal.state.game_server->times.expires_ms / 1000)
+                base::rfc3339_utc(renewal.state.game_server->times.expires_ms / 1000)
                   .value_or("(unknown)")
                   .c_str());
   return 0;

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "net/base/sealed.hpp"
+#include "base/sealed.hpp"
 #include "net/xbox/endpoints.hpp"
 #include "storage/open.hpp"
 
@@ -18,7 +18,7 @@ namespace netherscope::app {
 struct xbox_admin_settings {
   /// The operator's secrets key (--secrets-key-file); without it the link can be neither
   /// sealed nor opened.
-  std::optional<net::base::secrets_key> key;
+  std::optional<base::secrets_key> key;
   /// Why there is no key, with the fix; empty when key is set.
   std::string key_problem;
   /// Base URLs used instead of production hosts (--xbox-endpoints).

@@ -5,7 +5,7 @@
 
 #include <caf/sec.hpp>
 
-#include "net/api/api_key.hpp"
+#include "core/api_key.hpp"
 
 namespace netherscope::storage {
 
@@ -57,10 +57,10 @@ caf::expected<std::string> add_key(record_txn& t, account_record& account,
     if (auto err = mark_revoked(t, account, account.active_key_hash, now_unix))
       return err;
   }
-  auto key = net::api::make_api_key();
+  auto key = core::make_api_key();
   if (!key)
     return caf::make_error(caf::sec::runtime_error, "cannot draw random bytes for a key");
-  account.active_key_hash = net::api::hash_api_key(*key);
+  account.active_key_hash = core::hash_api_key(*key);
   key_record record;
   record.user_id = account.user_id;
   record.created_unix = now_unix;
@@ -122,7 +122,7 @@ caf::expected<bool> revoke_active_key(record_txn& t, std::uint64_t user_id,
   return true;
 }
 
-caf::expected<net::api::failure> take_rotation(record_txn& t, std::uint64_t user_id,
+caf::expected<core::failure> take_rotation(record_txn& t, std::uint64_t user_id,
                                      std::int64_t now_unix, std::uint64_t limit) {
   auto hour = hour_of(now_unix);
   auto key = usage_key("rotate", "key", std::to_string(user_id), hour.label);
@@ -130,7 +130,7 @@ caf::expected<net::api::failure> take_rotation(record_txn& t, std::uint64_t user
   if (!used)
     return used.error();
   if (*used >= limit) {
-    auto refused = net::api::make_failure(net::api::error_code::rotation_limited,
+    auto refused = core::make_failure(core::error_code::rotation_limited,
                                 "at most " + std::to_string(limit)
                                   + " new keys per account per hour; try again after the hour");
     refused.retry_after = static_cast<std::uint32_t>(std::max<std::int64_t>(
@@ -139,7 +139,7 @@ caf::expected<net::api::failure> take_rotation(record_txn& t, std::uint64_t user
   }
   if (auto err = write_count(t, key, *used + 1))
     return err;
-  return net::api::failure{};
+  return core::failure{};
 }
 
 caf::expected<std::size_t> prune_revoked_keys(record_txn& t, std::int64_t cutoff_unix,

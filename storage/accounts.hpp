@@ -9,7 +9,7 @@
 
 #include <caf/expected.hpp>
 
-#include "net/api/failure.hpp"
+#include "core/failure.hpp"
 #include "storage/record_txn.hpp"
 #include "storage/records.hpp"
 #include "storage/store.hpp"
@@ -47,7 +47,7 @@ caf::expected<signed_in> sign_in(record_txn& t, std::uint64_t user_id,
 /// Counts one key issued for the account this hour against limit (the counter lives in the
 /// usage database under "rotate"). Returns a rotation_limited failure with its Retry-After
 /// when the account already had limit keys this hour, and no failure when it may go ahead.
-caf::expected<net::api::failure> take_rotation(record_txn& t, std::uint64_t user_id,
+caf::expected<core::failure> take_rotation(record_txn& t, std::uint64_t user_id,
                                      std::int64_t now_unix, std::uint64_t limit);
 
 /// Deletes up to budget revoked key records revoked before cutoff_unix (records from before

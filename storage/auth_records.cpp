@@ -4,8 +4,8 @@
 
 #include <caf/sec.hpp>
 
-#include "net/base/bytes.hpp"
-#include "net/base/crypto.hpp"
+#include "base/bytes.hpp"
+#include "base/crypto.hpp"
 #include "storage/accounts.hpp"
 #include "storage/records.hpp"
 
@@ -29,7 +29,7 @@ std::string session_key(std::string_view id_hash) {
 std::string encode_expiry(std::int64_t expires_unix) {
   std::string out;
   out.push_back(static_cast<char>(used_state_version));
-  net::base::put_le(out, static_cast<std::uint64_t>(expires_unix));
+  base::put_le(out, static_cast<std::uint64_t>(expires_unix));
   return out;
 }
 
@@ -38,7 +38,7 @@ std::optional<std::int64_t> decode_expiry(std::string_view in) {
   if (in.empty() || static_cast<std::uint8_t>(in[0]) != used_state_version)
     return std::nullopt;
   in.remove_prefix(1);
-  if (!net::base::take_le(in, expires) || !in.empty())
+  if (!base::take_le(in, expires) || !in.empty())
     return std::nullopt;
   return static_cast<std::int64_t>(expires);
 }
@@ -90,10 +90,10 @@ caf::expected<bool> claim_state(record_txn& t, std::string_view canonical_state,
 std::string encode(const session_record& x) {
   std::string out;
   out.push_back(static_cast<char>(session_version));
-  net::base::put_le(out, x.user_id);
-  net::base::put_le(out, static_cast<std::uint64_t>(x.created_unix));
-  net::base::put_le(out, static_cast<std::uint64_t>(x.expires_unix));
-  net::base::put_le(out, static_cast<std::uint64_t>(x.csrf.size()));
+  base::put_le(out, x.user_id);
+  base::put_le(out, static_cast<std::uint64_t>(x.created_unix));
+  base::put_le(out, static_cast<std::uint64_t>(x.expires_unix));
+  base::put_le(out, static_cast<std::uint64_t>(x.csrf.size()));
   out += x.csrf;
   return out;
 }
@@ -106,8 +106,8 @@ std::optional<session_record> decode_session(std::string_view in) {
   if (in.empty() || static_cast<std::uint8_t>(in[0]) != session_version)
     return std::nullopt;
   in.remove_prefix(1);
-  if (!net::base::take_le(in, x.user_id) || !net::base::take_le(in, created) || !net::base::take_le(in, expires)
-      || !net::base::take_le(in, csrf_length) || in.size() != csrf_length)
+  if (!base::take_le(in, x.user_id) || !base::take_le(in, created) || !base::take_le(in, expires)
+      || !base::take_le(in, csrf_length) || in.size() != csrf_length)
     return std::nullopt;
   x.created_unix = static_cast<std::int64_t>(created);
   x.expires_unix = static_cast<std::int64_t>(expires);
@@ -116,19 +116,19 @@ std::optional<session_record> decode_session(std::string_view in) {
 }
 
 std::string session_id_hash(std::string_view id) {
-  return net::base::sha256(id);
+  return base::sha256(id);
 }
 
 caf::expected<opened_session> open_session(record_txn& t, std::uint64_t user_id,
                                            std::int64_t now_unix) {
-  auto id = net::base::random_bytes(session_id_bytes);
-  auto csrf = net::base::random_bytes(csrf_bytes);
+  auto id = base::random_bytes(session_id_bytes);
+  auto csrf = base::random_bytes(csrf_bytes);
   if (!id || !csrf)
     return caf::make_error(caf::sec::runtime_error, "cannot draw random bytes for a session");
   opened_session opened;
-  opened.id = net::base::base64url_encode(*id);
-  opened.csrf = net::base::base64url_encode(*csrf);
-  opened.expires_unix = now_unix + net::api::session_lifetime_seconds;
+  opened.id = base::base64url_encode(*id);
+  opened.csrf = base::base64url_encode(*csrf);
+  opened.expires_unix = now_unix + core::session_lifetime_seconds;
   auto hash = session_id_hash(opened.id);
   if (hash.empty())
     return caf::make_error(caf::sec::runtime_error, "cannot hash a session id");

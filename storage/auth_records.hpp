@@ -14,7 +14,7 @@
 
 #include <caf/expected.hpp>
 
-#include "net/api/signin_times.hpp"
+#include "core/signin_times.hpp"
 #include "storage/record_txn.hpp"
 
 namespace netherscope::storage {

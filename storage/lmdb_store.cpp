@@ -75,8 +75,8 @@ caf::expected<counter_result> apply_counter(record_txn& t, const counter_op& op)
 // -- the target memory's records in their environment --
 
 caf::error apply_target_update(txn& t, MDB_dbi db, std::string_view host, std::uint16_t port,
-                               const net::api::target_memory_update& update, std::int64_t now_unix) {
-  using change = net::api::target_memory_update::scheme_change;
+                               const core::target_memory_update& update, std::int64_t now_unix) {
+  using change = core::target_memory_update::scheme_change;
   if (update.change == change::store) {
     if (auto err = t.put(db, scheme_record_key(host, port),
                          encode(scheme_record{update.scheme, update.scheme_expires})))
@@ -212,7 +212,7 @@ lmdb_store::find_keys(const std::vector<std::string>& key_hashes) {
   return out;
 }
 
-caf::expected<net::api::target_memory> lmdb_store::recall_target(std::string_view host,
+caf::expected<core::target_memory> lmdb_store::recall_target(std::string_view host,
                                                        std::uint16_t port,
                                                        std::int64_t now_unix) {
   auto t = txn::begin(*parts_.targets_env, false);
@@ -228,7 +228,7 @@ caf::expected<net::api::target_memory> lmdb_store::recall_target(std::string_vie
 }
 
 caf::error lmdb_store::remember_target(std::string_view host, std::uint16_t port,
-                                       const net::api::target_memory_update& update,
+                                       const core::target_memory_update& update,
                                        std::int64_t now_unix) {
   auto t = txn::begin(*parts_.targets_env, true);
   if (!t)

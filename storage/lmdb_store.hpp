@@ -40,8 +40,8 @@ public:
 
   // -- store ------------------------------------------------------------------
 
-  net::api::store_backend backend() const noexcept override {
-    return net::api::store_backend::lmdb;
+  core::store_backend backend() const noexcept override {
+    return core::store_backend::lmdb;
   }
   caf::error ping() override;
   caf::expected<std::vector<counter_result>>
@@ -51,10 +51,10 @@ public:
   caf::error with_records(bool write, const record_work& work) override;
   caf::expected<std::vector<std::optional<key_record>>>
   find_keys(const std::vector<std::string>& key_hashes) override;
-  caf::expected<net::api::target_memory> recall_target(std::string_view host, std::uint16_t port,
+  caf::expected<core::target_memory> recall_target(std::string_view host, std::uint16_t port,
                                              std::int64_t now_unix) override;
   caf::error remember_target(std::string_view host, std::uint16_t port,
-                             const net::api::target_memory_update& update,
+                             const core::target_memory_update& update,
                              std::int64_t now_unix) override;
   caf::expected<std::size_t> sweep_targets(std::int64_t now_unix, std::size_t limit) override;
   caf::expected<std::string> load_or_replace_record(std::string_view name,

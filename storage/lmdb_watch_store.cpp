@@ -7,7 +7,6 @@
 
 namespace netherscope::storage {
 
-namespace api = net::api;
 
 namespace {
 
@@ -61,12 +60,12 @@ caf::expected<std::vector<timed_entry>> entries_under(txn& t, MDB_dbi db,
 
 /// Deletes the oldest entries the rule drops.
 caf::error prune(txn& t, MDB_dbi db, const std::vector<timed_entry>& entries,
-                 const api::prune_rule& rule) {
+                 const core::prune_rule& rule) {
   std::vector<std::int64_t> times;
   times.reserve(entries.size());
   for (const auto& e : entries)
     times.push_back(e.t);
-  auto drop = api::entries_to_drop(times, rule);
+  auto drop = core::entries_to_drop(times, rule);
   for (std::size_t i = 0; i < drop; ++i)
     if (auto err = t.del(db, entries[i].key))
       return err;
@@ -116,7 +115,7 @@ lmdb_watch_store::sync_schedule(const std::vector<scheduled_target>& targets,
   return gone;
 }
 
-caf::expected<std::vector<api::schedule_claim>>
+caf::expected<std::vector<core::schedule_claim>>
 lmdb_watch_store::claim_checks(const std::string& owner, std::int64_t now_ms, std::size_t max,
                                std::int64_t lease_ms) {
   std::lock_guard<std::mutex> guard{schedule_mutex_};
@@ -130,20 +129,20 @@ caf::expected<bool> lmdb_watch_store::complete_check(std::string_view key,
   return schedule_.complete(key, owner, due_ms, now_ms);
 }
 
-caf::expected<std::optional<api::history_row>>
-lmdb_watch_store::record_check(std::string_view key, const api::history_row& row,
-                               const api::history_budget& budget) {
+caf::expected<std::optional<core::history_row>>
+lmdb_watch_store::record_check(std::string_view key, const core::history_row& row,
+                               const core::history_budget& budget) {
   auto t = txn::begin(*main_, true);
   if (!t)
     return t.error();
   auto rows_prefix = history_prefix('r', key);
-  auto hour = api::hour_start(row.at);
+  auto hour = core::hour_start(row.at);
   // One walk of the server's rows finds what the prune needs (every row's key and time) and
   // what the check needs (the rows before it: the hour's to fold, the latest as the answer).
   // The values stay valid until the first write of the transaction, so they are decoded before.
   std::vector<timed_entry> rows;
   std::vector<std::string_view> values_before;
-  std::vector<api::history_row> hour_rows;
+  std::vector<core::history_row> hour_rows;
   auto err = t->for_each_prefix(history_, rows_prefix, [&](std::string_view k, std::string_view v) {
     if (k.size() != rows_prefix.size() + 8)
       return true;
@@ -156,33 +155,33 @@ lmdb_watch_store::record_check(std::string_view key, const api::history_row& row
   if (err)
     return err;
   // The check before is the latest earlier row that decodes.
-  std::optional<api::history_row> previous;
+  std::optional<core::history_row> previous;
   for (auto i = values_before.size(); i > 0 && !previous; --i)
-    previous = api::decode_history_row(values_before[i - 1]);
+    previous = core::decode_history_row(values_before[i - 1]);
   for (std::size_t i = 0; i < values_before.size(); ++i)
     if (rows[i].t >= hour)
-      if (auto decoded = api::decode_history_row(values_before[i]))
+      if (auto decoded = core::decode_history_row(values_before[i]))
         hour_rows.push_back(std::move(*decoded));
   auto row_key = timed_key(rows_prefix, row.at);
-  if (auto err = t->put(history_, row_key, api::encode(row)))
+  if (auto err = t->put(history_, row_key, core::encode(row)))
     return err;
   // The new row joins the walked ones in time order, unless it replaced a row of its time.
   auto at = std::lower_bound(rows.begin(), rows.end(), row.at,
                              [](const timed_entry& e, std::int64_t x) { return e.t < x; });
   if (at == rows.end() || at->t != row.at)
     rows.insert(at, {std::move(row_key), row.at});
-  if (auto err = prune(*t, history_, rows, api::rows_rule(row.at, budget)))
+  if (auto err = prune(*t, history_, rows, core::rows_rule(row.at, budget)))
     return err;
   hour_rows.push_back(row);
   auto hours_prefix = history_prefix('h', key);
-  for (const auto& folded : api::fold_hours(std::move(hour_rows)))
+  for (const auto& folded : core::fold_hours(std::move(hour_rows)))
     if (folded.start == hour)
-      if (auto err = t->put(history_, timed_key(hours_prefix, hour), api::encode(folded)))
+      if (auto err = t->put(history_, timed_key(hours_prefix, hour), core::encode(folded)))
         return err;
   auto hours = entries_under(*t, history_, hours_prefix);
   if (!hours)
     return hours.error();
-  if (auto err = prune(*t, history_, *hours, api::hours_rule(row.at, budget)))
+  if (auto err = prune(*t, history_, *hours, core::hours_rule(row.at, budget)))
     return err;
   if (auto err = t->commit())
     return err;
@@ -218,19 +217,19 @@ caf::expected<std::vector<Entry>> read_between(env& main, MDB_dbi db, const std:
 
 } // namespace
 
-caf::expected<std::vector<api::history_row>>
+caf::expected<std::vector<core::history_row>>
 lmdb_watch_store::read_rows(std::string_view key, std::int64_t from, std::int64_t to) {
-  return read_between<api::history_row>(*main_, history_, history_prefix('r', key), from, to,
-                                        api::decode_history_row);
+  return read_between<core::history_row>(*main_, history_, history_prefix('r', key), from, to,
+                                        core::decode_history_row);
 }
 
-caf::expected<std::vector<api::history_hour>>
+caf::expected<std::vector<core::history_hour>>
 lmdb_watch_store::read_hours(std::string_view key, std::int64_t from, std::int64_t to) {
-  return read_between<api::history_hour>(*main_, history_, history_prefix('h', key), from, to,
-                                         api::decode_history_hour);
+  return read_between<core::history_hour>(*main_, history_, history_prefix('h', key), from, to,
+                                         core::decode_history_hour);
 }
 
-caf::expected<std::vector<std::optional<api::history_row>>>
+caf::expected<std::vector<std::optional<core::history_row>>>
 lmdb_watch_store::latest_checks(const std::vector<std::string>& keys) {
   auto t = txn::begin(*main_, false);
   if (!t)
@@ -239,7 +238,7 @@ lmdb_watch_store::latest_checks(const std::vector<std::string>& keys) {
   if (auto rc = mdb_cursor_open(t->native(), history_, &cursor))
     return make_lmdb_error(rc, "mdb_cursor_open");
   std::unique_ptr<MDB_cursor, void (*)(MDB_cursor*)> guard{cursor, mdb_cursor_close};
-  std::vector<std::optional<api::history_row>> out;
+  std::vector<std::optional<core::history_row>> out;
   out.reserve(keys.size());
   for (const auto& key : keys) {
     // The server's last row is the entry just before the first key after its prefix.
@@ -251,11 +250,11 @@ lmdb_watch_store::latest_checks(const std::vector<std::string>& keys) {
     auto rc = mdb_cursor_get(cursor, &k, &v, MDB_SET_RANGE);
     rc = rc == 0 ? mdb_cursor_get(cursor, &k, &v, MDB_PREV)
                  : mdb_cursor_get(cursor, &k, &v, MDB_LAST);
-    std::optional<api::history_row> latest;
+    std::optional<core::history_row> latest;
     if (rc == 0) {
       std::string_view found{static_cast<const char*>(k.mv_data), k.mv_size};
       if (found.size() == prefix.size() + 8 && found.substr(0, prefix.size()) == prefix)
-        latest = api::decode_history_row(
+        latest = core::decode_history_row(
           std::string_view{static_cast<const char*>(v.mv_data), v.mv_size});
     } else if (rc != MDB_NOTFOUND) {
       return make_lmdb_error(rc, "mdb_cursor_get");

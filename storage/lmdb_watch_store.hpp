@@ -1,4 +1,4 @@
-// The watch store on LMDB: the one process runs the schedule itself (net/api/watch_schedule,
+// The watch store on LMDB: the one process runs the schedule itself (core/watch_schedule,
 // in memory: slots follow from the servers, so a restart loses nothing but the leases), and
 // each server's history lives in the history database of the main environment, its rows and
 // hours under keys ordered by time, so a prune deletes a prefix.
@@ -22,19 +22,19 @@ public:
 
   caf::expected<std::vector<std::string>>
   sync_schedule(const std::vector<scheduled_target>& targets, std::int64_t now_ms) override;
-  caf::expected<std::vector<net::api::schedule_claim>>
+  caf::expected<std::vector<core::schedule_claim>>
   claim_checks(const std::string& owner, std::int64_t now_ms, std::size_t max,
                std::int64_t lease_ms) override;
   caf::expected<bool> complete_check(std::string_view key, std::string_view owner,
                                      std::int64_t due_ms, std::int64_t now_ms) override;
-  caf::expected<std::optional<net::api::history_row>>
-  record_check(std::string_view key, const net::api::history_row& row,
-               const net::api::history_budget& budget) override;
-  caf::expected<std::vector<net::api::history_row>>
+  caf::expected<std::optional<core::history_row>>
+  record_check(std::string_view key, const core::history_row& row,
+               const core::history_budget& budget) override;
+  caf::expected<std::vector<core::history_row>>
   read_rows(std::string_view key, std::int64_t from, std::int64_t to) override;
-  caf::expected<std::vector<net::api::history_hour>>
+  caf::expected<std::vector<core::history_hour>>
   read_hours(std::string_view key, std::int64_t from, std::int64_t to) override;
-  caf::expected<std::vector<std::optional<net::api::history_row>>>
+  caf::expected<std::vector<std::optional<core::history_row>>>
   latest_checks(const std::vector<std::string>& keys) override;
 
 private:
@@ -42,7 +42,7 @@ private:
   MDB_dbi history_;
   /// The schedule; callers on several threads (a test's replicas) may share the store.
   std::mutex schedule_mutex_;
-  net::api::watch_schedule schedule_;
+  core::watch_schedule schedule_;
 };
 
 } // namespace netherscope::storage

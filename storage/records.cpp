@@ -4,7 +4,7 @@
 
 #include <caf/sec.hpp>
 
-#include "net/base/bytes.hpp"
+#include "base/bytes.hpp"
 
 namespace netherscope::storage {
 
@@ -20,11 +20,11 @@ constexpr std::uint8_t key_version = 2;
 
 // Every integer in these records is a u64, little-endian: the width is fixed here, once.
 void put_u64(std::string& out, std::uint64_t value) {
-  net::base::put_le(out, value);
+  base::put_le(out, value);
 }
 
 bool take_u64(std::string_view& in, std::uint64_t& value) {
-  return net::base::take_le(in, value);
+  return base::take_le(in, value);
 }
 
 void put_bytes(std::string& out, std::string_view bytes) {
@@ -103,7 +103,7 @@ caf::expected<std::uint64_t> count_of(caf::expected<std::optional<std::string_vi
     return std::uint64_t{0};
   auto in = **value;
   std::uint64_t count = 0;
-  if (!net::base::take_version(in, counter_version) || !take_u64(in, count) || !in.empty())
+  if (!base::take_version(in, counter_version) || !take_u64(in, count) || !in.empty())
     return corrupt("usage");
   return count;
 }

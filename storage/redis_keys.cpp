@@ -10,7 +10,7 @@ std::string prefixed(std::string_view rest) {
 }
 
 // The part of an offer's or a flight's key after the target: the TLS mode and the kind.
-std::string flight_suffix(const net::api::target& where, bool probe) {
+std::string flight_suffix(const core::target& where, bool probe) {
   return std::to_string(static_cast<int>(where.tls)) + (probe ? ":probed" : ":plain");
 }
 
@@ -24,11 +24,11 @@ std::string redis_target_tag(std::string_view host, std::uint16_t port) {
   return prefixed("t:{") + std::string{host} + ":" + std::to_string(port) + "}";
 }
 
-std::string redis_offer_key(const net::api::target& where, bool probe) {
+std::string redis_offer_key(const core::target& where, bool probe) {
   return redis_target_tag(where.host, where.port) + ":offer:" + flight_suffix(where, probe);
 }
 
-std::string redis_flight_key(const net::api::target& where, bool probe) {
+std::string redis_flight_key(const core::target& where, bool probe) {
   return redis_target_tag(where.host, where.port) + ":flight:" + flight_suffix(where, probe);
 }
 

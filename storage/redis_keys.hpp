@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "net/api/target.hpp"
+#include "core/target.hpp"
 #include "storage/record_txn.hpp"
 #include "storage/store.hpp"
 
@@ -26,10 +26,10 @@ std::string redis_target_tag(std::string_view host, std::uint16_t port);
 
 /// "<target tag>:offer:<tls>:<plain|probed>": a cached offer per target and TLS mode, with
 /// reachability (probe) or without.
-std::string redis_offer_key(const net::api::target& where, bool probe);
+std::string redis_offer_key(const core::target& where, bool probe);
 
 /// "<target tag>:flight:<tls>:<plain|probed>": the lock of one flight per target.
-std::string redis_flight_key(const net::api::target& where, bool probe);
+std::string redis_flight_key(const core::target& where, bool probe);
 
 /// "ns1:v:{<name>}": a named value every replica reads (shared_store::put_value).
 std::string redis_value_key(std::string_view name);

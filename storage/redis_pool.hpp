@@ -17,7 +17,7 @@
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
 
-#include "net/api/telemetry.hpp"
+#include "core/telemetry.hpp"
 #include "storage/redis_reply.hpp"
 #include "storage/redis_tls.hpp"
 #include "storage/redis_url.hpp"
@@ -148,7 +148,7 @@ caf::error redis_pool::with_slot(F fn) {
     drop(s);
   if (!s.ctx) {
     if (auto err = connect(s)) {
-      net::api::process_telemetry().set_redis_up(false);
+      core::process_telemetry().set_redis_up(false);
       return err;
     }
     fresh = true;
@@ -161,7 +161,7 @@ caf::error redis_pool::with_slot(F fn) {
     // Connected, then lost before any answer: back off as for a refused connect.
     back_off(s);
   }
-  net::api::process_telemetry().set_redis_up(s.ctx != nullptr);
+  core::process_telemetry().set_redis_up(s.ctx != nullptr);
   return err;
 }
 

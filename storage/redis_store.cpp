@@ -126,7 +126,7 @@ redis_store::find_keys(const std::vector<std::string>& key_hashes) {
   return out;
 }
 
-caf::expected<net::api::target_memory> redis_store::recall_target(std::string_view host,
+caf::expected<core::target_memory> redis_store::recall_target(std::string_view host,
                                                         std::uint16_t port,
                                                         std::int64_t now_unix) {
   auto tag = redis_target_tag(host, port);
@@ -146,9 +146,9 @@ caf::expected<net::api::target_memory> redis_store::recall_target(std::string_vi
 }
 
 caf::error redis_store::remember_target(std::string_view host, std::uint16_t port,
-                                        const net::api::target_memory_update& update,
+                                        const core::target_memory_update& update,
                                         std::int64_t now_unix) {
-  using change = net::api::target_memory_update::scheme_change;
+  using change = core::target_memory_update::scheme_change;
   auto tag = redis_target_tag(host, port);
   std::vector<redis_command> cmds;
   if (update.change == change::store && update.scheme_expires > now_unix)
@@ -210,7 +210,7 @@ caf::expected<std::string> redis_store::load_or_replace_record(std::string_view 
   return redis_error("the record '" + std::string{name} + "' kept changing under us");
 }
 
-caf::expected<std::optional<shared_offer>> redis_store::get_offer(const net::api::target& where,
+caf::expected<std::optional<shared_offer>> redis_store::get_offer(const core::target& where,
                                                                   bool probe) {
   // A call without probe is served by either entry, as the local cache does; the probed
   // one carries more.
@@ -233,7 +233,7 @@ caf::expected<std::optional<shared_offer>> redis_store::get_offer(const net::api
   return best;
 }
 
-caf::error redis_store::put_offer(const net::api::target& where, const shared_offer& offer,
+caf::error redis_store::put_offer(const core::target& where, const shared_offer& offer,
                                   std::chrono::seconds ttl) {
   auto r = pool_->exec_one({"SET", redis_offer_key(where, offer.probed), encode(offer), "EX",
                             std::to_string(std::max<std::int64_t>(1, ttl.count()))});
@@ -242,7 +242,7 @@ caf::error redis_store::put_offer(const net::api::target& where, const shared_of
   return {};
 }
 
-caf::expected<bool> redis_store::lock_flight(const net::api::target& where, bool probe,
+caf::expected<bool> redis_store::lock_flight(const core::target& where, bool probe,
                                              std::string_view owner,
                                              std::chrono::milliseconds ttl) {
   auto r = pool_->exec_one({"SET", redis_flight_key(where, probe), std::string{owner}, "NX", "PX",
@@ -252,7 +252,7 @@ caf::expected<bool> redis_store::lock_flight(const net::api::target& where, bool
   return (*r)->type == REDIS_REPLY_STATUS;
 }
 
-caf::error redis_store::unlock_flight(const net::api::target& where, bool probe, std::string_view owner) {
+caf::error redis_store::unlock_flight(const core::target& where, bool probe, std::string_view owner) {
   auto r = pool_->exec_one({"EVAL", std::string{redis_scripts::delete_if_owner}, "1",
                             redis_flight_key(where, probe), std::string{owner}});
   if (!r)

@@ -39,8 +39,8 @@ public:
 
   // -- store --------------------------------------------------------------------
 
-  net::api::store_backend backend() const noexcept override {
-    return net::api::store_backend::redis;
+  core::store_backend backend() const noexcept override {
+    return core::store_backend::redis;
   }
   caf::error ping() override;
   caf::expected<std::vector<counter_result>>
@@ -50,10 +50,10 @@ public:
   caf::error with_records(bool write, const record_work& work) override;
   caf::expected<std::vector<std::optional<key_record>>>
   find_keys(const std::vector<std::string>& key_hashes) override;
-  caf::expected<net::api::target_memory> recall_target(std::string_view host, std::uint16_t port,
+  caf::expected<core::target_memory> recall_target(std::string_view host, std::uint16_t port,
                                              std::int64_t now_unix) override;
   caf::error remember_target(std::string_view host, std::uint16_t port,
-                             const net::api::target_memory_update& update,
+                             const core::target_memory_update& update,
                              std::int64_t now_unix) override;
   caf::expected<std::size_t> sweep_targets(std::int64_t now_unix, std::size_t limit) override;
   caf::expected<std::string> load_or_replace_record(std::string_view name,
@@ -62,13 +62,13 @@ public:
 
   // -- shared_store -------------------------------------------------------------
 
-  caf::expected<std::optional<shared_offer>> get_offer(const net::api::target& where,
+  caf::expected<std::optional<shared_offer>> get_offer(const core::target& where,
                                                        bool probe) override;
-  caf::error put_offer(const net::api::target& where, const shared_offer& offer,
+  caf::error put_offer(const core::target& where, const shared_offer& offer,
                        std::chrono::seconds ttl) override;
-  caf::expected<bool> lock_flight(const net::api::target& where, bool probe, std::string_view owner,
+  caf::expected<bool> lock_flight(const core::target& where, bool probe, std::string_view owner,
                                   std::chrono::milliseconds ttl) override;
-  caf::error unlock_flight(const net::api::target& where, bool probe, std::string_view owner) override;
+  caf::error unlock_flight(const core::target& where, bool probe, std::string_view owner) override;
   caf::expected<std::chrono::seconds> take_offer_slot(const std::vector<std::string>& servers,
                                                       unsigned per_minute, std::string_view owner,
                                                       std::chrono::milliseconds in_flight_ttl,

@@ -9,7 +9,6 @@
 
 namespace netherscope::storage {
 
-namespace api = net::api;
 
 namespace {
 
@@ -52,10 +51,10 @@ std::optional<std::int64_t> integer_of(std::string_view text) {
 }
 
 /// The rows of a list of members, skipping any that do not decode.
-std::vector<api::history_row> rows_of(const std::vector<std::string_view>& members) {
-  std::vector<api::history_row> out;
+std::vector<core::history_row> rows_of(const std::vector<std::string_view>& members) {
+  std::vector<core::history_row> out;
   for (auto m : members)
-    if (auto row = api::decode_history_row(m))
+    if (auto row = core::decode_history_row(m))
       out.push_back(std::move(*row));
   return out;
 }
@@ -63,7 +62,7 @@ std::vector<api::history_row> rows_of(const std::vector<std::string_view>& membe
 /// The commands that prune one sorted set by a rule: older than its time, then beyond its
 /// count (the oldest first).
 void add_prune(std::vector<redis_command>& cmds, const std::string& key,
-               const api::prune_rule& rule) {
+               const core::prune_rule& rule) {
   cmds.push_back({"ZREMRANGEBYSCORE", key, "-inf", "(" + decimal(rule.drop_before)});
   cmds.push_back({"ZREMRANGEBYRANK", key, "0",
                   decimal(-static_cast<std::int64_t>(rule.keep_at_most) - 1)});
@@ -87,8 +86,8 @@ redis_watch_store::sync_schedule(const std::vector<scheduled_target>& targets,
       auto period = std::max<std::int64_t>(x.period_ms, 1);
       cmd.push_back(x.key);
       cmd.push_back(decimal(period));
-      cmd.push_back(decimal(api::slot_offset(x.key, period)));
-      cmd.push_back(decimal(api::next_due(x.key, period, now_ms)));
+      cmd.push_back(decimal(core::slot_offset(x.key, period)));
+      cmd.push_back(decimal(core::next_due(x.key, period, now_ms)));
     }
     if (auto r = pool_->exec_one(std::move(cmd)); !r)
       return r.error();
@@ -124,7 +123,7 @@ redis_watch_store::sync_schedule(const std::vector<scheduled_target>& targets,
   return gone;
 }
 
-caf::expected<std::vector<api::schedule_claim>>
+caf::expected<std::vector<core::schedule_claim>>
 redis_watch_store::claim_checks(const std::string& owner, std::int64_t now_ms, std::size_t max,
                                 std::int64_t lease_ms) {
   auto r = pool_->exec_one({"EVAL", std::string{redis_scripts::schedule_claim}, "2",
@@ -138,9 +137,9 @@ redis_watch_store::claim_checks(const std::string& owner, std::int64_t now_ms, s
     return values.error();
   if (values->size() % 4 != 0)
     return redis_error("the schedule's claim answered an odd list");
-  std::vector<api::schedule_claim> out;
+  std::vector<core::schedule_claim> out;
   for (std::size_t i = 0; i < values->size(); i += 4) {
-    api::schedule_claim c;
+    core::schedule_claim c;
     c.key = std::string{(*values)[i]};
     auto due = integer_of((*values)[i + 1]);
     auto until = integer_of((*values)[i + 2]);
@@ -168,13 +167,13 @@ caf::expected<bool> redis_watch_store::complete_check(std::string_view key,
   return (*r)->integer == 1;
 }
 
-caf::expected<std::optional<api::history_row>>
-redis_watch_store::record_check(std::string_view key, const api::history_row& row,
-                                const api::history_budget& budget) {
+caf::expected<std::optional<core::history_row>>
+redis_watch_store::record_check(std::string_view key, const core::history_row& row,
+                                const core::history_budget& budget) {
   auto rows_key = redis_history_rows_key(key);
   auto hours_key = redis_history_hours_key(key);
   auto at = decimal(row.at);
-  auto hour = api::hour_start(row.at);
+  auto hour = core::hour_start(row.at);
   auto read = pool_->exec({{"ZREVRANGEBYSCORE", rows_key, "(" + at, "-inf", "LIMIT", "0", "1"},
                            {"ZRANGEBYSCORE", rows_key, decimal(hour), "(" + at}});
   if (!read)
@@ -185,7 +184,7 @@ redis_watch_store::record_check(std::string_view key, const api::history_row& ro
     return latest.error();
   if (!hour_members)
     return hour_members.error();
-  std::optional<api::history_row> previous;
+  std::optional<core::history_row> previous;
   if (auto rows = rows_of(*latest); !rows.empty())
     previous = rows.back();
   auto hour_rows = rows_of(*hour_members);
@@ -193,14 +192,14 @@ redis_watch_store::record_check(std::string_view key, const api::history_row& ro
   std::vector<redis_command> cmds;
   cmds.push_back({"MULTI"});
   cmds.push_back({"ZREMRANGEBYSCORE", rows_key, at, at});
-  cmds.push_back({"ZADD", rows_key, at, api::encode(row)});
-  for (const auto& folded : api::fold_hours(std::move(hour_rows)))
+  cmds.push_back({"ZADD", rows_key, at, core::encode(row)});
+  for (const auto& folded : core::fold_hours(std::move(hour_rows)))
     if (folded.start == hour) {
       cmds.push_back({"ZREMRANGEBYSCORE", hours_key, decimal(hour), decimal(hour)});
-      cmds.push_back({"ZADD", hours_key, decimal(hour), api::encode(folded)});
+      cmds.push_back({"ZADD", hours_key, decimal(hour), core::encode(folded)});
     }
-  add_prune(cmds, rows_key, api::rows_rule(row.at, budget));
-  add_prune(cmds, hours_key, api::hours_rule(row.at, budget));
+  add_prune(cmds, rows_key, core::rows_rule(row.at, budget));
+  add_prune(cmds, hours_key, core::hours_rule(row.at, budget));
   cmds.push_back({"EXEC"});
   auto written = pool_->exec(cmds);
   if (!written)
@@ -215,7 +214,7 @@ redis_watch_store::record_check(std::string_view key, const api::history_row& ro
   return previous;
 }
 
-caf::expected<std::vector<api::history_row>>
+caf::expected<std::vector<core::history_row>>
 redis_watch_store::read_rows(std::string_view key, std::int64_t from, std::int64_t to) {
   auto r = pool_->exec_one(
     {"ZRANGEBYSCORE", redis_history_rows_key(key), decimal(from), "(" + decimal(to)});
@@ -227,7 +226,7 @@ redis_watch_store::read_rows(std::string_view key, std::int64_t from, std::int64
   return rows_of(*members);
 }
 
-caf::expected<std::vector<api::history_hour>>
+caf::expected<std::vector<core::history_hour>>
 redis_watch_store::read_hours(std::string_view key, std::int64_t from, std::int64_t to) {
   auto r = pool_->exec_one(
     {"ZRANGEBYSCORE", redis_history_hours_key(key), decimal(from), "(" + decimal(to)});
@@ -236,16 +235,16 @@ redis_watch_store::read_hours(std::string_view key, std::int64_t from, std::int6
   auto members = strings_of(r->get());
   if (!members)
     return members.error();
-  std::vector<api::history_hour> out;
+  std::vector<core::history_hour> out;
   for (auto m : *members)
-    if (auto hour = api::decode_history_hour(m))
+    if (auto hour = core::decode_history_hour(m))
       out.push_back(std::move(*hour));
   return out;
 }
 
-caf::expected<std::vector<std::optional<api::history_row>>>
+caf::expected<std::vector<std::optional<core::history_row>>>
 redis_watch_store::latest_checks(const std::vector<std::string>& keys) {
-  std::vector<std::optional<api::history_row>> out;
+  std::vector<std::optional<core::history_row>> out;
   out.reserve(keys.size());
   // Pipelined in batches, so one scrape of many servers is a few round trips.
   for (std::size_t i = 0; i < keys.size(); i += schedule_batch) {
@@ -260,7 +259,7 @@ redis_watch_store::latest_checks(const std::vector<std::string>& keys) {
       if (!members)
         return members.error();
       auto rows = rows_of(*members);
-      out.push_back(rows.empty() ? std::nullopt : std::optional<api::history_row>{rows.back()});
+      out.push_back(rows.empty() ? std::nullopt : std::optional<core::history_row>{rows.back()});
     }
   }
   return out;

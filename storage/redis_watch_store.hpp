@@ -19,19 +19,19 @@ public:
 
   caf::expected<std::vector<std::string>>
   sync_schedule(const std::vector<scheduled_target>& targets, std::int64_t now_ms) override;
-  caf::expected<std::vector<net::api::schedule_claim>>
+  caf::expected<std::vector<core::schedule_claim>>
   claim_checks(const std::string& owner, std::int64_t now_ms, std::size_t max,
                std::int64_t lease_ms) override;
   caf::expected<bool> complete_check(std::string_view key, std::string_view owner,
                                      std::int64_t due_ms, std::int64_t now_ms) override;
-  caf::expected<std::optional<net::api::history_row>>
-  record_check(std::string_view key, const net::api::history_row& row,
-               const net::api::history_budget& budget) override;
-  caf::expected<std::vector<net::api::history_row>>
+  caf::expected<std::optional<core::history_row>>
+  record_check(std::string_view key, const core::history_row& row,
+               const core::history_budget& budget) override;
+  caf::expected<std::vector<core::history_row>>
   read_rows(std::string_view key, std::int64_t from, std::int64_t to) override;
-  caf::expected<std::vector<net::api::history_hour>>
+  caf::expected<std::vector<core::history_hour>>
   read_hours(std::string_view key, std::int64_t from, std::int64_t to) override;
-  caf::expected<std::vector<std::optional<net::api::history_row>>>
+  caf::expected<std::vector<std::optional<core::history_row>>>
   latest_checks(const std::vector<std::string>& keys) override;
 
 private:

@@ -1,6 +1,6 @@
 #include "storage/shared_store.hpp"
 
-#include "net/base/bytes.hpp"
+#include "base/bytes.hpp"
 
 namespace netherscope::storage {
 
@@ -14,7 +14,7 @@ std::string encode(const shared_offer& x) {
   std::string out;
   out.push_back(static_cast<char>(shared_offer_version));
   out.push_back(x.probed ? 1 : 0);
-  net::base::put_le(out, static_cast<std::uint64_t>(x.retrieved_unix));
+  base::put_le(out, static_cast<std::uint64_t>(x.retrieved_unix));
   out += x.body;
   return out;
 }
@@ -26,7 +26,7 @@ std::optional<shared_offer> decode_shared_offer(std::string_view in) {
   out.probed = in[1] == 1;
   in.remove_prefix(2);
   std::uint64_t retrieved = 0;
-  if (!net::base::take_le(in, retrieved))
+  if (!base::take_le(in, retrieved))
     return std::nullopt;
   out.retrieved_unix = static_cast<std::int64_t>(retrieved);
   out.body = std::string{in};

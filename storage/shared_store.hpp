@@ -16,7 +16,7 @@
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
 
-#include "net/api/target.hpp"
+#include "core/target.hpp"
 
 namespace netherscope::storage {
 
@@ -42,21 +42,21 @@ public:
   virtual ~shared_store() = default;
 
   /// The offer cached for where (one that carries reachability when probe), if any is live.
-  virtual caf::expected<std::optional<shared_offer>> get_offer(const net::api::target& where,
+  virtual caf::expected<std::optional<shared_offer>> get_offer(const core::target& where,
                                                                bool probe) = 0;
 
   /// Caches an offer for every replica for ttl.
-  virtual caf::error put_offer(const net::api::target& where, const shared_offer& offer,
+  virtual caf::error put_offer(const core::target& where, const shared_offer& offer,
                                std::chrono::seconds ttl) = 0;
 
   /// Takes the short lock that lets one replica send where an offer; true when owner took
   /// it. It frees itself after ttl, so a replica that died holding it blocks no one for long.
-  virtual caf::expected<bool> lock_flight(const net::api::target& where, bool probe,
+  virtual caf::expected<bool> lock_flight(const core::target& where, bool probe,
                                           std::string_view owner,
                                           std::chrono::milliseconds ttl) = 0;
 
   /// Frees the lock if owner still holds it.
-  virtual caf::error unlock_flight(const net::api::target& where, bool probe, std::string_view owner) = 0;
+  virtual caf::error unlock_flight(const core::target& where, bool probe, std::string_view owner) = 0;
 
   /// Starts one offer to these servers ("address:port", as connected to) for every replica:
   /// when each of them has fewer than in_flight_limit offers in flight (1 for an offer, a

@@ -2,7 +2,7 @@
 
 #include <caf/sec.hpp>
 
-#include "net/base/crypto.hpp"
+#include "base/crypto.hpp"
 
 namespace netherscope::storage {
 
@@ -11,7 +11,7 @@ record_decision keep_or_draw_secret(std::size_t bytes) {
            -> caf::expected<std::optional<std::string>> {
     if (stored && stored->size() == bytes)
       return std::optional<std::string>{};
-    auto fresh = net::base::random_bytes(bytes);
+    auto fresh = base::random_bytes(bytes);
     if (!fresh)
       return caf::make_error(caf::sec::runtime_error, "cannot draw random bytes");
     return fresh;

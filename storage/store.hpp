@@ -23,9 +23,9 @@
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
 
-#include "net/api/quota.hpp"
-#include "net/api/target_memory.hpp"
-#include "net/api/telemetry.hpp"
+#include "core/quota.hpp"
+#include "core/target_memory.hpp"
+#include "core/telemetry.hpp"
 #include "storage/record_txn.hpp"
 #include "storage/records.hpp"
 
@@ -33,8 +33,8 @@ namespace netherscope::storage {
 
 // -- counters -------------------------------------------------------------------
 
-/// What one counter operation does: the charge's own mode (net/api/quota.hpp).
-using counter_mode = net::api::charge_mode;
+/// What one counter operation does: the charge's own mode (core/quota.hpp).
+using counter_mode = core::charge_mode;
 
 /// One counter of a window, as the quota actor names it.
 struct counter_op {
@@ -79,7 +79,7 @@ public:
   virtual ~store() = default;
 
   /// Which implementation this is, for logs and metrics (to_string gives "lmdb" or "redis").
-  virtual net::api::store_backend backend() const noexcept = 0;
+  virtual core::store_backend backend() const noexcept = 0;
 
   /// Answers when the store can serve; the error says why not (GET /readyz).
   virtual caf::error ping() = 0;
@@ -119,12 +119,12 @@ public:
   find_keys(const std::vector<std::string>& key_hashes) = 0;
 
   /// What is remembered about a target at now_unix (storage/target_records.hpp).
-  virtual caf::expected<net::api::target_memory> recall_target(std::string_view host, std::uint16_t port,
+  virtual caf::expected<core::target_memory> recall_target(std::string_view host, std::uint16_t port,
                                                      std::int64_t now_unix) = 0;
 
   /// Applies what a call taught about a target.
   virtual caf::error remember_target(std::string_view host, std::uint16_t port,
-                                     const net::api::target_memory_update& update,
+                                     const core::target_memory_update& update,
                                      std::int64_t now_unix) = 0;
 
   /// Deletes up to limit expired scheme records; returns how many went (a store whose records

@@ -1,6 +1,6 @@
 #include "storage/target_records.hpp"
 
-#include "net/base/bytes.hpp"
+#include "base/bytes.hpp"
 
 namespace netherscope::storage {
 
@@ -30,44 +30,44 @@ std::string encode(const scheme_record& x) {
   std::string out;
   out.push_back(static_cast<char>(scheme_version));
   out.push_back(static_cast<char>(x.scheme));
-  net::base::put_le(out, static_cast<std::uint64_t>(x.expires_unix));
+  base::put_le(out, static_cast<std::uint64_t>(x.expires_unix));
   return out;
 }
 
 std::optional<scheme_record> decode_scheme(std::string_view in) {
   std::uint64_t expires = 0;
-  if (!net::base::take_version(in, scheme_version) || in.empty())
+  if (!base::take_version(in, scheme_version) || in.empty())
     return std::nullopt;
   auto scheme = static_cast<std::uint8_t>(in[0]);
   in.remove_prefix(1);
-  if ((scheme != static_cast<std::uint8_t>(net::api::remembered_scheme::tls)
-       && scheme != static_cast<std::uint8_t>(net::api::remembered_scheme::plain))
-      || !net::base::take_le(in, expires) || !in.empty())
+  if ((scheme != static_cast<std::uint8_t>(core::remembered_scheme::tls)
+       && scheme != static_cast<std::uint8_t>(core::remembered_scheme::plain))
+      || !base::take_le(in, expires) || !in.empty())
     return std::nullopt;
-  return scheme_record{static_cast<net::api::remembered_scheme>(scheme),
+  return scheme_record{static_cast<core::remembered_scheme>(scheme),
                        static_cast<std::int64_t>(expires)};
 }
 
 std::string encode(const identity_key_record& x) {
   std::string out;
   out.push_back(static_cast<char>(identity_key_version));
-  net::base::put_le(out, static_cast<std::uint64_t>(x.since_unix));
+  base::put_le(out, static_cast<std::uint64_t>(x.since_unix));
   out += x.key_sha256;
   return out;
 }
 
 std::optional<identity_key_record> decode_identity_key(std::string_view in) {
   std::uint64_t since = 0;
-  if (!net::base::take_version(in, identity_key_version) || !net::base::take_le(in, since)
+  if (!base::take_version(in, identity_key_version) || !base::take_le(in, since)
       || in.size() != identity_key_hex_length)
     return std::nullopt;
   return identity_key_record{std::string{in}, static_cast<std::int64_t>(since)};
 }
 
-net::api::target_memory read_target_memory(std::optional<std::string_view> scheme_record,
+core::target_memory read_target_memory(std::optional<std::string_view> scheme_record,
                                  std::optional<std::string_view> key_record,
                                  std::int64_t now_unix) {
-  net::api::target_memory out;
+  core::target_memory out;
   if (scheme_record) {
     auto record = decode_scheme(*scheme_record);
     if (record && record->expires_unix > now_unix) {
@@ -87,19 +87,19 @@ bool scheme_record_stale(std::string_view record, std::int64_t now_unix) {
   return !scheme || scheme->expires_unix <= now_unix;
 }
 
-net::api::target_memory_update plan_scheme_update(net::api::tls_mode mode, const net::api::target_memory& recalled,
+core::target_memory_update plan_scheme_update(core::tls_mode mode, const core::target_memory& recalled,
                                         fetch_outcome outcome, bool used_tls,
                                         std::int64_t now_unix, std::int64_t lifetime_s) {
-  using change = net::api::target_memory_update::scheme_change;
-  net::api::target_memory_update out;
-  if (mode != net::api::tls_mode::auto_detect || lifetime_s <= 0 || outcome == fetch_outcome::not_tried)
+  using change = core::target_memory_update::scheme_change;
+  core::target_memory_update out;
+  if (mode != core::tls_mode::auto_detect || lifetime_s <= 0 || outcome == fetch_outcome::not_tried)
     return out;
   if (outcome == fetch_outcome::unanswered) {
-    if (recalled.scheme != net::api::remembered_scheme::unknown)
+    if (recalled.scheme != core::remembered_scheme::unknown)
       out.change = change::forget;
     return out;
   }
-  auto scheme = used_tls ? net::api::remembered_scheme::tls : net::api::remembered_scheme::plain;
+  auto scheme = used_tls ? core::remembered_scheme::tls : core::remembered_scheme::plain;
   if (scheme == recalled.scheme && recalled.scheme_expires - now_unix > lifetime_s / 2)
     return out;
   out.change = change::store;

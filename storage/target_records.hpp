@@ -13,8 +13,8 @@
 #include <string>
 #include <string_view>
 
-#include "net/api/target.hpp"
-#include "net/api/target_memory.hpp"
+#include "core/target.hpp"
+#include "core/target_memory.hpp"
 
 namespace netherscope::storage {
 
@@ -22,7 +22,7 @@ namespace netherscope::storage {
 
 /// The scheme a target answered with, believed until expires_unix.
 struct scheme_record {
-  net::api::remembered_scheme scheme = net::api::remembered_scheme::unknown;
+  core::remembered_scheme scheme = core::remembered_scheme::unknown;
   std::int64_t expires_unix = 0;
 };
 
@@ -53,7 +53,7 @@ std::optional<identity_key_record> decode_identity_key(std::string_view record);
 /// What a target's stored records say at now_unix, each given as its stored bytes or nullopt
 /// when absent. An expired or unreadable scheme record reads as unknown, an unreadable key
 /// record as no key: both are hints that the next answer rewrites. Both stores read so.
-net::api::target_memory read_target_memory(std::optional<std::string_view> scheme_record,
+core::target_memory read_target_memory(std::optional<std::string_view> scheme_record,
                                  std::optional<std::string_view> key_record,
                                  std::int64_t now_unix);
 
@@ -78,7 +78,7 @@ enum class fetch_outcome : std::uint8_t {
 /// has less than half its lifetime left (so a steady target costs a write per half lifetime,
 /// not one per call); an unanswered call forgets a remembered scheme, so the next call
 /// detects again.
-net::api::target_memory_update plan_scheme_update(net::api::tls_mode mode, const net::api::target_memory& recalled,
+core::target_memory_update plan_scheme_update(core::tls_mode mode, const core::target_memory& recalled,
                                         fetch_outcome outcome, bool used_tls,
                                         std::int64_t now_unix, std::int64_t lifetime_s);
 

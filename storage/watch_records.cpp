@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <map>
 
-#include "net/api/host_port.hpp"
-#include "net/api/watch_schedule.hpp"
-#include "net/base/bytes.hpp"
-#include "net/base/crypto.hpp"
+#include "core/host_port.hpp"
+#include "core/watch_schedule.hpp"
+#include "base/bytes.hpp"
+#include "base/crypto.hpp"
 #include "storage/records.hpp"
 #include "storage/webhook_records.hpp"
 
@@ -31,7 +31,7 @@ std::string owner_prefix(std::uint64_t owner) {
 } // namespace
 
 std::string encode(const watch_record& x) {
-  using net::base::put_le;
+  using base::put_le;
   std::string out;
   out.push_back(static_cast<char>(watch_version));
   put_le(out, x.owner);
@@ -45,12 +45,12 @@ std::string encode(const watch_record& x) {
 }
 
 std::optional<watch_record> decode_watch(std::string_view id, std::string_view in) {
-  using net::base::take_le;
+  using base::take_le;
   watch_record x;
   std::uint64_t created = 0;
   std::uint8_t flags = 0;
   std::uint16_t host_size = 0;
-  if (!net::base::take_version(in, watch_version) || !take_le(in, x.owner)
+  if (!base::take_version(in, watch_version) || !take_le(in, x.owner)
       || !take_le(in, created) || !take_le(in, x.watch.port)
       || !take_le(in, x.watch.period_seconds) || !take_le(in, flags) || !take_le(in, host_size))
     return std::nullopt;
@@ -73,10 +73,10 @@ std::string owner_watch_key(std::uint64_t owner, std::string_view id) {
 }
 
 std::optional<std::string> new_watch_id() {
-  auto bytes = net::base::random_bytes(watch_id_bytes);
+  auto bytes = base::random_bytes(watch_id_bytes);
   if (!bytes)
     return std::nullopt;
-  return net::base::base64url_encode(*bytes);
+  return base::base64url_encode(*bytes);
 }
 
 caf::expected<std::optional<watch_record>> get_watch(record_txn& t, std::string_view id) {
@@ -124,21 +124,21 @@ caf::expected<std::size_t> count_watches(record_txn& t, std::uint64_t owner) {
   return count;
 }
 
-caf::expected<net::api::failure> add_watch(record_txn& t, const watch_record& w,
+caf::expected<core::failure> add_watch(record_txn& t, const watch_record& w,
                                            std::uint32_t max_per_account) {
-  using net::api::error_code;
+  using core::error_code;
   auto held = list_watches(t, w.owner);
   if (!held)
     return held.error();
   for (auto& other : *held)
     if (other.watch.host == w.watch.host && other.watch.port == w.watch.port)
-      return net::api::make_failure(
+      return core::make_failure(
         error_code::watch_exists,
-        "this account already watches " + net::api::host_for_url(w.watch.host) + ":"
+        "this account already watches " + core::host_for_url(w.watch.host) + ":"
           + std::to_string(w.watch.port) + " (watch " + other.watch.id
           + "); delete that watch to change its period");
   if (held->size() >= max_per_account)
-    return net::api::make_failure(error_code::watch_limit_reached,
+    return core::make_failure(error_code::watch_limit_reached,
                                   "this account holds " + std::to_string(held->size())
                                     + " watches, the most this server allows; delete one "
                                       "first");
@@ -148,7 +148,7 @@ caf::expected<net::api::failure> add_watch(record_txn& t, const watch_record& w,
     return err;
   if (auto err = renew_watches_generation(t))
     return err;
-  return net::api::failure{};
+  return core::failure{};
 }
 
 caf::expected<bool> delete_watch(record_txn& t, std::uint64_t owner, std::string_view id) {
@@ -173,10 +173,10 @@ caf::expected<std::optional<std::string>> watches_generation(record_txn& t) {
 }
 
 caf::error renew_watches_generation(record_txn& t) {
-  auto bytes = net::base::random_bytes(generation_bytes);
+  auto bytes = base::random_bytes(generation_bytes);
   if (!bytes)
     return caf::make_error(caf::sec::runtime_error, "cannot draw random bytes");
-  return t.put(record_table::watches, generation_key, net::base::base64url_encode(*bytes));
+  return t.put(record_table::watches, generation_key, base::base64url_encode(*bytes));
 }
 
 caf::expected<std::vector<watched_target>> watched_targets(record_txn& t) {
@@ -190,7 +190,7 @@ caf::expected<std::vector<watched_target>> watched_targets(record_txn& t) {
         return false;
       }
       auto& w = record->watch;
-      auto& target = by_key[net::api::schedule_key(w.host, w.port)];
+      auto& target = by_key[core::schedule_key(w.host, w.port)];
       if (target.watches == 0) {
         target.host = w.host;
         target.port = w.port;

@@ -20,15 +20,15 @@
 
 #include <caf/expected.hpp>
 
-#include "net/api/failure.hpp"
-#include "net/api/watch.hpp"
+#include "core/failure.hpp"
+#include "core/watch.hpp"
 #include "storage/record_txn.hpp"
 
 namespace netherscope::storage {
 
 /// One watch: what the API shows, and whose it is.
 struct watch_record {
-  net::api::watch_view watch;
+  core::watch_view watch;
   /// The account's user id (storage/records.hpp account_record::user_id).
   std::uint64_t owner = 0;
 };
@@ -61,7 +61,7 @@ caf::expected<std::size_t> count_watches(record_txn& t, std::uint64_t owner);
 /// Stores a new watch for its owner unless the owner already watches that host and port
 /// (watch_exists) or holds max_per_account watches (watch_limit_reached): then the refusal,
 /// and nothing is written. No failure when it was stored.
-caf::expected<net::api::failure> add_watch(record_txn& t, const watch_record& w,
+caf::expected<core::failure> add_watch(record_txn& t, const watch_record& w,
                                            std::uint32_t max_per_account);
 
 /// Deletes the watch id, with its webhooks (storage/webhook_records.hpp), when owner holds it;
@@ -90,7 +90,7 @@ struct watched_target {
   std::size_t watches = 0;
 };
 
-/// Every watched server once, in schedule_key order (net/api/watch_schedule.hpp), with the
+/// Every watched server once, in schedule_key order (core/watch_schedule.hpp), with the
 /// shortest period of its watches: the seam the scheduler reads.
 caf::expected<std::vector<watched_target>> watched_targets(record_txn& t);
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "net/api/webhook_url.hpp"
-#include "net/base/bytes.hpp"
+#include "core/webhook_url.hpp"
+#include "base/bytes.hpp"
 #include "storage/records.hpp"
 
 namespace netherscope::storage {
@@ -28,13 +28,13 @@ std::string target_index_of(std::string_view host, std::uint16_t port) {
 
 // Texts in a webhook record carry a u16 length first.
 void put_webhook_text(std::string& out, std::string_view text) {
-  net::base::put_le(out, static_cast<std::uint16_t>(text.size()));
+  base::put_le(out, static_cast<std::uint16_t>(text.size()));
   out += text;
 }
 
 bool take_webhook_text(std::string_view& in, std::string& out, std::size_t longest) {
   std::uint16_t size = 0;
-  if (!net::base::take_le(in, size) || size > longest || in.size() < size)
+  if (!base::take_le(in, size) || size > longest || in.size() < size)
     return false;
   out.assign(in.substr(0, size));
   in.remove_prefix(size);
@@ -50,7 +50,7 @@ caf::expected<bool> store_webhook(record_txn& t, const webhook_record& w) {
 } // namespace
 
 std::string encode(const webhook_record& x) {
-  using net::base::put_le;
+  using base::put_le;
   const auto& w = x.webhook;
   std::string out;
   out.push_back(static_cast<char>(webhook_version));
@@ -67,7 +67,7 @@ std::string encode(const webhook_record& x) {
 
 std::optional<webhook_record> decode_webhook(std::string_view watch_id, std::string_view id,
                                              std::string_view in) {
-  using net::base::take_le;
+  using base::take_le;
   webhook_record x;
   auto& w = x.webhook;
   std::uint64_t created = 0;
@@ -75,22 +75,22 @@ std::optional<webhook_record> decode_webhook(std::string_view watch_id, std::str
   std::uint8_t flags = 0;
   std::uint64_t failing_since = 0;
   std::uint64_t last_failure_at = 0;
-  if (!net::base::take_version(in, webhook_version) || !take_le(in, created)
+  if (!base::take_version(in, webhook_version) || !take_le(in, created)
       || !take_le(in, format) || !take_le(in, flags) || !take_le(in, failing_since)
       || !take_le(in, last_failure_at)
-      || !take_webhook_text(in, w.url, net::api::longest_webhook_url)
-      || !take_webhook_text(in, w.last_failure, net::api::longest_failure_reason)
+      || !take_webhook_text(in, w.url, core::longest_webhook_url)
+      || !take_webhook_text(in, w.last_failure, core::longest_failure_reason)
       || !take_webhook_text(in, x.sealed_secret, longest_sealed_secret) || !in.empty())
     return std::nullopt;
   auto failing = (flags & webhook_failing_flag) != 0;
-  if (format > static_cast<std::uint8_t>(net::api::webhook_format::discord)
+  if (format > static_cast<std::uint8_t>(core::webhook_format::discord)
       || (flags & ~webhook_failing_flag) != 0 || w.url.empty() || x.sealed_secret.empty()
       || failing != (failing_since != 0))
     return std::nullopt;
   x.watch_id = std::string{watch_id};
   w.id = std::string{id};
   w.created = static_cast<std::int64_t>(created);
-  w.format = static_cast<net::api::webhook_format>(format);
+  w.format = static_cast<core::webhook_format>(format);
   w.failing = failing;
   w.failing_since = static_cast<std::int64_t>(failing_since);
   w.last_failure_at = static_cast<std::int64_t>(last_failure_at);
@@ -150,13 +150,13 @@ caf::expected<std::vector<webhook_record>> list_webhooks(record_txn& t,
   return out;
 }
 
-caf::expected<net::api::failure> add_webhook(record_txn& t, const watch_record& watch,
+caf::expected<core::failure> add_webhook(record_txn& t, const watch_record& watch,
                                              const webhook_record& w, std::size_t max_per_watch) {
   auto held = list_webhooks(t, watch.watch.id);
   if (!held)
     return held.error();
   if (held->size() >= max_per_watch)
-    return net::api::make_failure(net::api::error_code::webhook_limit_reached,
+    return core::make_failure(core::error_code::webhook_limit_reached,
                                   "watch " + watch.watch.id + " has "
                                     + std::to_string(held->size())
                                     + " webhooks, the most a watch may have; delete one first");
@@ -166,7 +166,7 @@ caf::expected<net::api::failure> add_webhook(record_txn& t, const watch_record& 
   auto index = target_watch_key(watch.watch.host, watch.watch.port, watch.watch.id);
   if (auto err = t.put(record_table::watches, index, {}))
     return err;
-  return net::api::failure{};
+  return core::failure{};
 }
 
 caf::expected<bool> delete_webhook(record_txn& t, const watch_record& watch, std::string_view id) {
@@ -218,7 +218,7 @@ caf::expected<bool> set_webhook_state(record_txn& t, std::string_view watch_id,
     if (!w.failing)
       w.failing_since = now;
     w.last_failure_at = now;
-    w.last_failure = std::string{reason.substr(0, net::api::longest_failure_reason)};
+    w.last_failure = std::string{reason.substr(0, core::longest_failure_reason)};
   } else {
     w.failing_since = 0;
   }

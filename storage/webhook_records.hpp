@@ -8,7 +8,7 @@
 //   t|<host>|<port>|<watch id>         → empty: the watch has webhooks, so alerts of that
 //                                        target reach it
 //
-// The secret is sealed by the operator's secrets key (net/base/sealed) before it reaches
+// The secret is sealed by the operator's secrets key (base/sealed) before it reaches
 // these functions, so the store alone never reveals it. The scheduler knows targets, not
 // watches: the index turns a target into the watches to alert with one prefix walk (a cursor
 // range on LMDB, an HSCAN whose MATCH filters on the server on Redis), rather than reading
@@ -24,8 +24,8 @@
 
 #include <caf/expected.hpp>
 
-#include "net/api/failure.hpp"
-#include "net/api/webhook.hpp"
+#include "core/failure.hpp"
+#include "core/webhook.hpp"
 #include "storage/record_txn.hpp"
 #include "storage/watch_records.hpp"
 
@@ -34,8 +34,8 @@ namespace netherscope::storage {
 /// One webhook: what the API shows, whose watch it serves, and its sealed secret.
 struct webhook_record {
   std::string watch_id;
-  net::api::webhook_view webhook;
-  /// The secret as net::base::seal made it, with the label webhook_secret_label gives.
+  core::webhook_view webhook;
+  /// The secret as base::seal made it, with the label webhook_secret_label gives.
   std::string sealed_secret;
 };
 
@@ -68,7 +68,7 @@ caf::expected<std::vector<webhook_record>> list_webhooks(record_txn& t,
 /// Stores a new webhook of watch unless the watch holds max_per_watch already
 /// (webhook_limit_reached: then nothing is written), and indexes the watch under its target.
 /// No failure when it was stored.
-caf::expected<net::api::failure> add_webhook(record_txn& t, const watch_record& watch,
+caf::expected<core::failure> add_webhook(record_txn& t, const watch_record& watch,
                                              const webhook_record& w, std::size_t max_per_watch);
 
 /// Deletes the webhook id of watch; false when it does not exist. The watch leaves its

@@ -1,5 +1,5 @@
 // The linked Xbox account as the store keeps it: one record, sealed by the operator's secrets
-// key (net/base/sealed) before it reaches the store, so the store alone reveals nothing of it.
+// key (base/sealed) before it reaches the store, so the store alone reveals nothing of it.
 //
 // One account is linked per deployment. The record sits in the accounts table of a record
 // transaction (storage/record_txn.hpp), so every replica on the store sees the same link and

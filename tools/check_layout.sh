@@ -8,19 +8,32 @@ cd "$(dirname "$0")/.."
 
 # room -> the rooms its files may include (besides system and third-party headers).
 declare -A allowed=(
-  [net/base]="net/base"
-  [net/api]="net/api net/base"
-  [net/nethernet]="net/nethernet net/base"
-  [net/raknet]="net/raknet net/base"
-  [net/xbox]="net/xbox net/base"
-  [net/join]="net/join net/nethernet net/base"
-  [net/upstream]="net/upstream net/join net/xbox net/api net/base"
-  [net/report]="net/report net/join net/upstream net/xbox net/nethernet net/raknet net/api net/base"
-  [net/http]="net/http net/api net/base"
-  [storage]="storage net/api net/base"
-  [actors]="actors net/join net/report net/upstream net/xbox net/nethernet net/raknet net/api net/base storage"
-  [app]="app actors net/http net/join net/report net/upstream net/xbox net/nethernet net/raknet net/api net/base storage"
+  [base]="base"
+  [core]="core base"
+  [net/nethernet]="net/nethernet base"
+  [net/raknet]="net/raknet base"
+  [net/xbox]="net/xbox base"
+  [net/join]="net/join net/nethernet base"
+  [net/upstream]="net/upstream net/join net/xbox core base"
+  [net/report]="net/report net/join net/upstream net/xbox net/nethernet net/raknet core base"
+  [net/http]="net/http core base"
+  [storage]="storage core base"
+  [actors]="actors net/join net/report net/upstream net/xbox net/nethernet net/raknet core base storage"
+  [app]="app actors net/http net/join net/report net/upstream net/xbox net/nethernet net/raknet core base storage"
   [tools]="tools"
+)
+
+# room -> the libraries whose headers its files must not include: the rules are plain C++17
+# and Boost.JSON, whatever runs them (actors) or carries them (the wire).
+declare -A refused=(
+  [core]="caf/ boost/asio boost/beast"
+)
+
+# Files that open a namespace of another room, and the one they open: CAF finds a type's
+# inspect overloads by argument-dependent lookup, so they must be in the type's namespace,
+# while CAF itself belongs to the runtime.
+declare -A adl_homes=(
+  [actors/inspect.hpp]="netherscope::core"
 )
 
 # The room of a path: the longest prefix named in the table.
@@ -55,13 +68,21 @@ while IFS= read -r file; do
   if [[ $room != tools ]]; then
     want=$(namespace_of "$room")
     while IFS=: read -r line name; do
-      if [[ $name != "$want" && $name != "$want"::* ]]; then
+      if [[ $name != "$want" && $name != "$want"::* && $name != "${adl_homes[$file]:-}" ]]; then
         echo "$file:$line: $room/ opens namespace $name, not $want" >&2
         misplaced=$((misplaced + 1))
       fi
     done < <(grep -n -oE '^namespace netherscope[A-Za-z0-9_:]*' "$file" \
                | sed -E 's/^([0-9]+):namespace /\1:/')
   fi
+  # Angle brackets name the system's and libraries' headers; some rooms refuse some of them.
+  for lib in ${refused[$room]:-}; do
+    while IFS=: read -r line target; do
+      echo "$file:$line: $room/ must not include <$target> (it needs no $lib)" >&2
+      violations=$((violations + 1))
+    done < <(grep -n -oE '^[[:space:]]*#[[:space:]]*include[[:space:]]+<'"$lib"'[^>]*>' "$file" \
+               | sed -E 's/^([0-9]+):.*<([^>]+)>$/\1:\2/')
+  done
   # Quoted includes name our own headers; angle brackets are the system's and libraries'.
   while IFS=: read -r line target; do
     [[ -z $target ]] && continue
@@ -80,7 +101,7 @@ while IFS= read -r file; do
     fi
   done < <(grep -n -oE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"[^"]+"' "$file" \
              | sed -E 's/^([0-9]+):.*"([^"]+)"$/\1:\2/')
-done < <(git ls-files -co --exclude-standard -- net actors storage app tools \
+done < <(git ls-files -co --exclude-standard -- base core net actors storage app tools \
            | grep -E '\.(hpp|cpp|h|cc|in)$')
 
 if [[ $violations -gt 0 || $strays -gt 0 || $misplaced -gt 0 ]]; then

@@ -26,7 +26,7 @@ clang=(clang-14 libclang-rt-14-dev)
 # machine already has them (some images ship their own build, which Debian's npm conflicts with).
 # The page's browser test drives Debian's chromium through playwright-core (tests/browser).
 # promtool (in Debian's prometheus package) checks the /metrics text in
-# tests/e2e/metrics_e2e_test.cpp; tools/cluster.sh puts haproxy in front of the replicas.
+# tests/e2e/edge/metrics_e2e_test.cpp; tools/cluster.sh puts haproxy in front of the replicas.
 # tools/check_kubernetes.sh renders deploy/kubernetes with kubectl (Debian's kubernetes-client,
 # unless the machine has a kubectl of its own, which that package's would conflict with).
 tests=(python3-aiortc python3-yaml chromium prometheus haproxy)

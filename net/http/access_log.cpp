@@ -6,8 +6,8 @@
 
 #include <boost/json/parse.hpp>
 
-#include "net/base/crypto.hpp"
-#include "net/base/text.hpp"
+#include "base/crypto.hpp"
+#include "base/text.hpp"
 
 namespace netherscope::net::http {
 

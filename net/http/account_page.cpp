@@ -4,9 +4,9 @@
 #include <boost/url/parse.hpp>
 #include <boost/url/url.hpp>
 
-#include "net/api/error_table.hpp"
-#include "net/api/host_port.hpp"
-#include "net/base/text.hpp"
+#include "core/error_table.hpp"
+#include "core/host_port.hpp"
+#include "base/text.hpp"
 
 namespace netherscope::net::http {
 
@@ -77,19 +77,19 @@ std::string time_element(std::int64_t unix_seconds) {
 
 // The address of a watched server's history, as /api/history or /chart.svg reads it: the
 // host is a query value, encoded as one.
-std::string history_link(std::string_view path, const api::watch_view& watch) {
+std::string history_link(std::string_view path, const core::watch_view& watch) {
   boost::urls::url link{path};
   link.params().append({"host", watch.host});
   link.params().append({"port", std::to_string(watch.port)});
   return base::html_escape(link.buffer());
 }
 
-std::string render_webhook(const api::webhook_view& hook, const api::watch_view& watch,
+std::string render_webhook(const core::webhook_view& hook, const core::watch_view& watch,
                            std::string_view csrf) {
   // The state is a word and a class, so a failing webhook reads as one without colour too.
   std::string item = "<li class=\"webhook\" id=\"webhook-" + base::html_escape(hook.id)
                      + "\"><code class=\"webhook-url\">" + base::html_escape(webhook_url_shown(hook.url))
-                     + "</code> <span class=\"webhook-format\">" + std::string{api::to_string(hook.format)}
+                     + "</code> <span class=\"webhook-format\">" + std::string{core::to_string(hook.format)}
                      + "</span> <span class=\"webhook-state" + (hook.failing ? " bad" : " good")
                      + "\">" + (hook.failing ? "failing" : "ok") + "</span>";
   if (hook.failing)
@@ -104,7 +104,7 @@ std::string render_webhook(const api::webhook_view& hook, const api::watch_view&
 }
 
 // A form of the account page that adds a webhook to a watch.
-std::string add_webhook_form(const api::watch_view& watch, std::string_view csrf) {
+std::string add_webhook_form(const core::watch_view& watch, std::string_view csrf) {
   auto field = "hook-url-" + base::html_escape(watch.id);
   return "<form class=\"webhook-form\" method=\"post\" action=\"/account/webhook\">"
          + hidden_field("csrf", csrf) + hidden_field("watch", watch.id) + "<label for=\"" + field
@@ -115,8 +115,8 @@ std::string add_webhook_form(const api::watch_view& watch, std::string_view csrf
            "class=\"button-secondary\">Add webhook</button></div></form>\n";
 }
 
-std::string render_watch(const api::watch_view& watch, std::string_view csrf) {
-  auto target = api::host_for_url(watch.host) + ":" + std::to_string(watch.port);
+std::string render_watch(const core::watch_view& watch, std::string_view csrf) {
+  auto target = core::host_for_url(watch.host) + ":" + std::to_string(watch.port);
   std::string item = "<li class=\"watch\" id=\"watch-" + base::html_escape(watch.id)
                      + "\">\n<p class=\"watch-head\"><strong class=\"watch-target\">"
                      + base::html_escape(target) + "</strong> <span class=\"scope"
@@ -138,7 +138,7 @@ std::string render_watch(const api::watch_view& watch, std::string_view csrf) {
     item += "</ul>\n";
   }
   if (!csrf.empty()) {
-    if (watch.webhooks.size() < api::max_webhooks_per_watch)
+    if (watch.webhooks.size() < core::max_webhooks_per_watch)
       item += add_webhook_form(watch, csrf);
     item += "<div class=\"actions\">"
             + post_button("/account/watch/delete", csrf, "Stop watching", "button-danger",
@@ -166,7 +166,7 @@ std::string add_watch_form(std::string_view csrf) {
            "Watch server</button></div></form>\n";
 }
 
-std::string render_watches(const api::api_outcome& outcome) {
+std::string render_watches(const core::api_outcome& outcome) {
   const auto& csrf = outcome.account.csrf;
   std::string section = "<section class=\"card\" aria-labelledby=\"watch-title\">\n"
                         "<h2 id=\"watch-title\">Watched servers</h2>\n";
@@ -200,7 +200,7 @@ std::string render_watches(const api::api_outcome& outcome) {
   return section + "</section>\n";
 }
 
-std::string error_body(std::string_view title, const api::failure& error, std::string_view link,
+std::string error_body(std::string_view title, const core::failure& error, std::string_view link,
                        std::string_view link_text) {
   std::string page = page_head(title);
   // The machine code is what a user can quote when asking for help, and what a script or
@@ -209,7 +209,7 @@ std::string error_body(std::string_view title, const api::failure& error, std::s
           "<div class=\"alert\" role=\"alert\"><p class=\"alert-detail\">"
           + base::html_escape(error.message)
           + "</p>\n<p class=\"alert-code\">Error code: <code id=\"error-code\">"
-          + std::string{api::lookup(error.code).machine_code} + "</code></p></div>\n"
+          + std::string{core::lookup(error.code).machine_code} + "</code></p></div>\n"
           "<div class=\"actions\"><a class=\"button\" href=\"" + std::string{link} + "\">"
           + std::string{link_text} + "</a></div>\n</section>\n";
   page += page_tail;
@@ -253,7 +253,7 @@ std::string webhook_url_shown(std::string_view url) {
   return shown;
 }
 
-std::string render_account_page(const api::api_outcome& outcome, std::string_view notice) {
+std::string render_account_page(const core::api_outcome& outcome, std::string_view notice) {
   const auto& account = outcome.account;
   std::string page = page_head("Your account");
   page += "<h1>Signed in as " + base::html_escape(account.login) + "</h1>\n";
@@ -308,12 +308,12 @@ std::string render_account_page(const api::api_outcome& outcome, std::string_vie
   return page;
 }
 
-std::string render_signin_error(const api::failure& error) {
+std::string render_signin_error(const core::failure& error) {
   return error_body("Sign-in did not complete", error, "/auth/github/login", "Try again");
 }
 
-std::string render_page_error(const api::failure& error) {
-  if (error.code == api::error_code::unauthorized)
+std::string render_page_error(const core::failure& error) {
+  if (error.code == core::error_code::unauthorized)
     return error_body("Not signed in", error, "/auth/github/login", "Sign in with GitHub");
   return error_body("That did not work", error, "/account", "Back to your account");
 }
@@ -329,7 +329,7 @@ std::string render_signed_out_page() {
   return page;
 }
 
-std::string render_session_json(const api::account_view& account, bool signed_in) {
+std::string render_session_json(const core::account_view& account, bool signed_in) {
   boost::json::object body;
   body["ok"] = true;
   body["signedIn"] = signed_in;

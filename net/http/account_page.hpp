@@ -11,7 +11,7 @@
 
 #include <boost/beast/http/fields.hpp>
 
-#include "net/api/call.hpp"
+#include "core/call.hpp"
 
 namespace netherscope::net::http {
 
@@ -33,13 +33,13 @@ std::string webhook_url_shown(std::string_view url);
 /// webhooks and each one's state, and a new webhook's secret (shown once); with the session's
 /// form token in account.csrf, the forms to get a new key, revoke the key, sign out, add and
 /// stop watches and add and remove webhooks. notice is a sentence shown above the key, if any.
-std::string render_account_page(const api::api_outcome& outcome, std::string_view notice = {});
+std::string render_account_page(const core::api_outcome& outcome, std::string_view notice = {});
 
 /// A page saying why sign-in failed, with the machine code, and how to try again.
-std::string render_signin_error(const api::failure& error);
+std::string render_signin_error(const core::failure& error);
 
 /// A page saying why an account page request failed, with the machine code.
-std::string render_page_error(const api::failure& error);
+std::string render_page_error(const core::failure& error);
 
 /// The page after signing out.
 std::string render_signed_out_page();
@@ -47,7 +47,7 @@ std::string render_signed_out_page();
 /// The JSON body of GET /account/session, which the page at / reads to show the account:
 /// {"ok":true,"signedIn":false} when signed_in is false, else the login, whether a key is
 /// active, the month and its usage. Never the form token or a key.
-std::string render_session_json(const api::account_view& account, bool signed_in);
+std::string render_session_json(const core::account_view& account, bool signed_in);
 
 /// The Content-Security-Policy of every page: nothing may load but this origin's stylesheet
 /// and images, nothing runs, forms post only to us, and no site may frame the page.

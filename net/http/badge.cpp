@@ -4,10 +4,10 @@
 
 #include <boost/json/value.hpp>
 
-#include "net/api/api_json.hpp"
-#include "net/api/error_table.hpp"
-#include "net/base/json_access.hpp"
-#include "net/base/text.hpp"
+#include "core/api_json.hpp"
+#include "core/error_table.hpp"
+#include "base/json_access.hpp"
+#include "base/text.hpp"
 
 namespace netherscope::net::http {
 
@@ -196,23 +196,23 @@ badge_view badge_from_status(std::string_view status_body) {
   return view;
 }
 
-badge_view badge_from_failure(const api::failure& error) {
+badge_view badge_from_failure(const core::failure& error) {
   badge_view view;
   switch (error.code) {
-    case api::error_code::upstream_status:
-    case api::error_code::upstream_failure:
-    case api::error_code::upstream_invalid_answer:
-    case api::error_code::upstream_timeout:
+    case core::error_code::upstream_status:
+    case core::error_code::upstream_failure:
+    case core::error_code::upstream_invalid_answer:
+    case core::error_code::upstream_timeout:
       view.state = badge_state::offline;
       break;
     default:
       view.state = badge_state::error;
       break;
   }
-  if (error.code == api::error_code::upstream_status)
+  if (error.code == core::error_code::upstream_status)
     view.detail = "GET /v1/join answered " + std::to_string(error.http_status);
   else
-    view.detail = error.message.empty() ? std::string{api::lookup(error.code).default_message}
+    view.detail = error.message.empty() ? std::string{core::lookup(error.code).default_message}
                                         : error.message;
   return view;
 }
@@ -233,7 +233,7 @@ std::string badge_value(const badge_view& view) {
 }
 
 unsigned badge_text_width(std::string_view utf8) {
-  auto text = api::valid_utf8(utf8);
+  auto text = core::valid_utf8(utf8);
   unsigned long units = 0;
   for (std::size_t i = 0; i < text.size();) {
     auto cp = next_code_point(text, i);
@@ -248,7 +248,7 @@ unsigned badge_text_width(std::string_view utf8) {
 }
 
 std::string xml_text(std::string_view untrusted, std::size_t max_chars) {
-  auto text = api::valid_utf8(untrusted);
+  auto text = core::valid_utf8(untrusted);
   std::string kept;
   kept.reserve(text.size());
   std::size_t chars = 0;

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "net/api/failure.hpp"
+#include "core/failure.hpp"
 
 namespace netherscope::net::http {
 
@@ -50,7 +50,7 @@ struct badge_view {
 /// Reads a GET /api/status body into a badge: online when either transport answered, with
 /// the server's name and the player counts when GET /v1/join's info carries both as
 /// integers, else the pong's; offline otherwise, with why each transport did not answer.
-/// When online and the body carries "latestCheck" (a history point, net/api/history_json), its
+/// When online and the body carries "latestCheck" (a history point, core/history_json), its
 /// class decides: joinable, or not_joinable with the verdict and the join's outcome as detail;
 /// an offline latest check leaves the badge online, since the status answers now.
 badge_view badge_from_status(std::string_view status_body);
@@ -58,7 +58,7 @@ badge_view badge_from_status(std::string_view status_body);
 /// The badge for a failed info call: offline when the target could not be reached, timed out
 /// or answered with an error or a bad answer; error otherwise, with the failure's public
 /// message as detail.
-badge_view badge_from_failure(const api::failure& error);
+badge_view badge_from_failure(const core::failure& error);
 
 /// The text on the right half: "joinable · 3/10", "can't join · 3/10", "online · 3/10" (each
 /// without the counts when they are not both known), "offline" or "error".

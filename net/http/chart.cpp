@@ -4,14 +4,14 @@
 #include <array>
 #include <optional>
 
-#include "net/api/host_port.hpp"
+#include "core/host_port.hpp"
 #include "net/http/badge.hpp"
 
 namespace netherscope::net::http {
 
 namespace {
 
-using api::verdict_class;
+using core::verdict_class;
 
 // The layout, in pixels of the 320 x 120 canvas.
 constexpr int left = 8;
@@ -92,13 +92,13 @@ std::string n(long long v) {
 }
 
 /// What the range is called in words: "24 hours", "7 days", ...
-std::string_view range_words(api::history_range range) {
+std::string_view range_words(core::history_range range) {
   switch (range) {
-    case api::history_range::day:
+    case core::history_range::day:
       return "24 hours";
-    case api::history_range::week:
+    case core::history_range::week:
       return "7 days";
-    case api::history_range::month:
+    case core::history_range::month:
       return "30 days";
     default:
       return "90 days";
@@ -113,7 +113,7 @@ struct players_series {
   std::optional<std::uint32_t> limit;
 };
 
-players_series series_of(const api::history_slice& slice) {
+players_series series_of(const core::history_slice& slice) {
   players_series s;
   s.columns.assign(plot_width, std::nullopt);
   auto from = slice.window.from;
@@ -136,14 +136,14 @@ players_series series_of(const api::history_slice& slice) {
     if (limit)
       s.limit = std::max(s.limit.value_or(0), *limit);
   };
-  if (api::uses_hours(slice.range)) {
+  if (core::uses_hours(slice.range)) {
     for (const auto& h : slice.hours) {
       note_limit(h.max_players);
       if (h.player_samples > 0)
         cover(h.start, h.start + 3600, h.players_max);
     }
   } else {
-    auto cell = api::cell_seconds(slice.range);
+    auto cell = core::cell_seconds(slice.range);
     for (std::size_t i = 0; i < slice.rows.size(); ++i) {
       const auto& row = slice.rows[i];
       note_limit(row.max_players);
@@ -218,7 +218,7 @@ void draw_players(std::string& svg, const players_series& s) {
 /// "host:port", with the host cut and ended with an ellipsis until the text fits max_px at
 /// the title's size.
 std::string fitted_address(std::string_view host, std::uint16_t port, unsigned max_px) {
-  auto shown = api::host_for_url(host.substr(0, longest_host));
+  auto shown = core::host_for_url(host.substr(0, longest_host));
   auto tail = ":" + std::to_string(port);
   auto text = shown + tail;
   while (badge_text_width(text) > max_px && shown.size() > 1) {
@@ -245,15 +245,15 @@ std::string players_words(const players_series& s) {
   return words;
 }
 
-std::string summary_of(std::string_view host, std::uint16_t port, api::history_range range,
-                       const api::uptime& up, const players_series& series) {
-  auto text = api::host_for_url(host.substr(0, longest_host)) + ":" + std::to_string(port)
+std::string summary_of(std::string_view host, std::uint16_t port, core::history_range range,
+                       const core::uptime& up, const players_series& series) {
+  auto text = core::host_for_url(host.substr(0, longest_host)) + ":" + std::to_string(port)
               + ", last " + std::string{range_words(range)} + ": ";
   if (up.checks == 0)
     return text + "no data yet";
-  text += "joinable " + api::percent_text(*up.joinable_share()) + " of "
+  text += "joinable " + core::percent_text(*up.joinable_share()) + " of "
           + std::to_string(up.checks) + (up.checks == 1 ? " check" : " checks") + ", online "
-          + api::percent_text(*up.online_share());
+          + core::percent_text(*up.online_share());
   auto players = players_words(series);
   if (!players.empty())
     text += "; players " + players;
@@ -262,9 +262,9 @@ std::string summary_of(std::string_view host, std::uint16_t port, api::history_r
 
 } // namespace
 
-std::vector<band_cell> band_cells(const api::history_slice& slice) {
-  auto count = api::cell_count(slice.range);
-  auto width = api::cell_seconds(slice.range);
+std::vector<band_cell> band_cells(const core::history_slice& slice) {
+  auto count = core::cell_count(slice.range);
+  auto width = core::cell_seconds(slice.range);
   std::vector<band_cell> cells(count);
   for (std::size_t i = 0; i < count; ++i)
     cells[i].from = slice.window.from + static_cast<std::int64_t>(i) * width;
@@ -273,7 +273,7 @@ std::vector<band_cell> band_cells(const api::history_slice& slice) {
       return nullptr;
     return &cells[static_cast<std::size_t>((t - slice.window.from) / width)];
   };
-  if (api::uses_hours(slice.range)) {
+  if (core::uses_hours(slice.range)) {
     for (const auto& h : slice.hours)
       if (auto* cell = cell_at(h.start)) {
         cell->joinable += h.joinable;
@@ -283,7 +283,7 @@ std::vector<band_cell> band_cells(const api::history_slice& slice) {
   } else {
     for (const auto& row : slice.rows)
       if (auto* cell = cell_at(row.at)) {
-        switch (api::class_of(row.verdict)) {
+        switch (core::class_of(row.verdict)) {
           case verdict_class::joinable:
             ++cell->joinable;
             break;
@@ -314,13 +314,13 @@ class_colours colours_of(verdict_class c) {
 }
 
 std::string chart_summary(std::string_view host, std::uint16_t port,
-                          const api::history_slice& slice) {
-  return summary_of(host, port, slice.range, api::uptime_of(slice), series_of(slice));
+                          const core::history_slice& slice) {
+  return summary_of(host, port, slice.range, core::uptime_of(slice), series_of(slice));
 }
 
 std::string render_chart(std::string_view host, std::uint16_t port,
-                         const api::history_slice& slice) {
-  auto up = api::uptime_of(slice);
+                         const core::history_slice& slice) {
+  auto up = core::uptime_of(slice);
   auto series = series_of(slice);
   auto summary = summary_of(host, port, slice.range, up, series);
 
@@ -338,9 +338,9 @@ std::string render_chart(std::string_view host, std::uint16_t port,
   // The title: the address on the left, the joinable share on the right.
   std::string share;
   if (up.checks > 0)
-    share = api::percent_text(*up.joinable_share()) + " joinable";
+    share = core::percent_text(*up.joinable_share()) + " joinable";
   auto share_px = share.empty() ? 0 : badge_text_width(share) + 8;
-  auto range_text = " \xC2\xB7 " + std::string{api::to_string(slice.range)};
+  auto range_text = " \xC2\xB7 " + std::string{core::to_string(slice.range)};
   auto address_px = plot_width - share_px - badge_text_width(range_text);
   svg += text_element(left, title_y, title_px, "start", painted(text_paint),
                       fitted_address(host, port, address_px) + range_text);

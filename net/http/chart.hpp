@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "net/api/history_slice.hpp"
-#include "net/api/verdict_codes.hpp"
+#include "core/history_slice.hpp"
+#include "core/verdict_codes.hpp"
 
 namespace netherscope::net::http {
 
@@ -36,12 +36,12 @@ struct band_cell {
   std::uint64_t offline = 0;
   /// The class most checks had; a tie goes to the worse class (offline, then up); none
   /// without checks.
-  api::verdict_class shown = api::verdict_class::none;
+  core::verdict_class shown = core::verdict_class::none;
 };
 
 /// The band's cells, cell_count(slice.range) of them, oldest first: raw rows fall in the cell
 /// holding their time, hours in the cell holding their start.
-std::vector<band_cell> band_cells(const api::history_slice& slice);
+std::vector<band_cell> band_cells(const core::history_slice& slice);
 
 /// A class's colours: the fill in light mode (also the one a renderer without CSS shows) and
 /// in dark mode.
@@ -51,17 +51,17 @@ struct class_colours {
 };
 
 /// The colours of a band cell of that class.
-class_colours colours_of(api::verdict_class c);
+class_colours colours_of(core::verdict_class c);
 
 /// The chart's one-line summary, used as its title and aria-label: "play.example.com:19132,
 /// last 24h: joinable 99.9% of 288 checks, online 100.0%; players peak 12 of 100", or
 /// "..., last 24h: no data yet".
 std::string chart_summary(std::string_view host, std::uint16_t port,
-                          const api::history_slice& slice);
+                          const core::history_slice& slice);
 
 /// Renders the chart (chart_width x chart_height, at most chart_max_bytes). Every text from
 /// outside (the host) is XML-escaped with xml_text (net/http/badge.hpp).
 std::string render_chart(std::string_view host, std::uint16_t port,
-                         const api::history_slice& slice);
+                         const core::history_slice& slice);
 
 } // namespace netherscope::net::http

@@ -7,7 +7,7 @@
 
 #include <boost/asio/ip/address.hpp>
 
-#include "net/base/cidr.hpp"
+#include "base/cidr.hpp"
 
 namespace netherscope::net::http {
 

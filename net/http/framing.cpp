@@ -2,7 +2,7 @@
 
 #include <iterator>
 
-#include "net/base/text.hpp"
+#include "base/text.hpp"
 
 namespace netherscope::net::http {
 
@@ -39,8 +39,8 @@ std::size_t request_line_length(const beast::http::request_header<>& header) {
   return header.method_string().size() + header.target().size() + 10;
 }
 
-api::failure uri_too_long(std::size_t line_limit) {
-  return api::make_failure(api::error_code::uri_too_long, "the request line is longer than "
+core::failure uri_too_long(std::size_t line_limit) {
+  return core::make_failure(core::error_code::uri_too_long, "the request line is longer than "
                                                   + std::to_string(line_limit) + " bytes");
 }
 
@@ -78,7 +78,7 @@ request_start request_start_of(const beast::http::request_header<>& parsed,
   return {line.substr(0, space), rest.substr(0, rest.find(' '))};
 }
 
-api::failure oversized_header(const beast::http::request_header<>& parsed, std::string_view unparsed,
+core::failure oversized_header(const beast::http::request_header<>& parsed, std::string_view unparsed,
                          std::size_t header_limit, std::size_t line_limit) {
   auto line_length = std::string_view::npos;
   if (!parsed.target().empty()) {
@@ -93,11 +93,11 @@ api::failure oversized_header(const beast::http::request_header<>& parsed, std::
   }
   if (line_length > line_limit)
     return uri_too_long(line_limit);
-  return api::make_failure(api::error_code::headers_too_large, "the request header is larger than "
+  return core::make_failure(core::error_code::headers_too_large, "the request header is larger than "
                                                        + std::to_string(header_limit) + " bytes");
 }
 
-std::optional<api::failure> overlong_request_line(const beast::http::request_header<>& header,
+std::optional<core::failure> overlong_request_line(const beast::http::request_header<>& header,
                                              std::size_t line_limit) {
   if (request_line_length(header) > line_limit)
     return uri_too_long(line_limit);

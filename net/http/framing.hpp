@@ -17,7 +17,7 @@
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 
-#include "net/api/failure.hpp"
+#include "core/failure.hpp"
 
 namespace netherscope::net::http {
 
@@ -49,13 +49,13 @@ request_start request_start_of(const boost::beast::http::request_header<>& parse
 /// `unparsed` as for request_start_of): uri_too_long (414) when its request line is longer
 /// than line_limit, or does not end at all in what was read (the line alone filled the header
 /// limit); headers_too_large (431) otherwise. The message names the limit in force.
-api::failure oversized_header(const boost::beast::http::request_header<>& parsed,
+core::failure oversized_header(const boost::beast::http::request_header<>& parsed,
                          std::string_view unparsed, std::size_t header_limit,
                          std::size_t line_limit = request_line_limit);
 
 /// uri_too_long when a header that fit the header limit still has a request line longer than
 /// line_limit (the header limit is a setting and may be the larger); nullopt otherwise.
-std::optional<api::failure>
+std::optional<core::failure>
 overlong_request_line(const boost::beast::http::request_header<>& header,
                       std::size_t line_limit = request_line_limit);
 

@@ -3,7 +3,7 @@
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core/bind_handler.hpp>
 
-#include "net/base/log.hpp"
+#include "base/log.hpp"
 
 namespace netherscope::net::http {
 

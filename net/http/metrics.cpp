@@ -96,11 +96,11 @@ void latency_histogram(std::string& out, const request_counters& requests) {
   }
 }
 
-void telemetry_families(std::string& out, const api::telemetry& t) {
+void telemetry_families(std::string& out, const core::telemetry& t) {
   family(out, "netherscope_upstream_requests_total", "counter",
          "Requests probes sent to targets, by call and outcome.");
-  for (auto call : api::probe_calls)
-    for (auto outcome : api::probe_outcomes)
+  for (auto call : core::probe_calls)
+    for (auto outcome : core::probe_outcomes)
       sample(out, "netherscope_upstream_requests_total",
              std::string{"{call=\""} + std::string{to_string(call)} + "\",outcome=\""
                + std::string{to_string(outcome)} + "\"}",
@@ -121,7 +121,7 @@ void telemetry_families(std::string& out, const api::telemetry& t) {
          std::to_string(t.shared_hits()));
   family(out, "netherscope_quota_refusals_total", "counter",
          "Calls a quota refused, by scope (ip and key monthly, signin hourly).");
-  for (auto scope : {api::refusal_scope::ip, api::refusal_scope::key, api::refusal_scope::signin})
+  for (auto scope : {core::refusal_scope::ip, core::refusal_scope::key, core::refusal_scope::signin})
     sample(out, "netherscope_quota_refusals_total",
            "{scope=\"" + std::string{to_string(scope)} + "\"}",
            std::to_string(t.refusals(scope)));
@@ -133,7 +133,7 @@ void telemetry_families(std::string& out, const api::telemetry& t) {
          "Quota transactions (LMDB) or round trips (Redis) sent to the store, by backend.");
   family(out, "netherscope_store_errors_total", "counter",
          "Store operations that failed, by backend.");
-  for (auto backend : {api::store_backend::lmdb, api::store_backend::redis}) {
+  for (auto backend : {core::store_backend::lmdb, core::store_backend::redis}) {
     auto labels = "{backend=\"" + std::string{to_string(backend)} + "\"}";
     sample(out, "netherscope_store_operations_total", labels,
            std::to_string(t.store_ops(backend)));
@@ -152,7 +152,7 @@ void telemetry_families(std::string& out, const api::telemetry& t) {
            "The Xbox link's state, 1 for the current one: unlinked (no account), signed_in "
            "(offers carry the account's identity) or failing (its sign-in fails; see admin "
            "xbox-status).");
-    for (auto state : api::xbox_link_states)
+    for (auto state : core::xbox_link_states)
       sample(out, "netherscope_xbox_link", "{state=\"" + std::string{to_string(state)} + "\"}",
              state == *link ? "1" : "0");
     family(out, "netherscope_xbox_renewals_total", "counter",
@@ -172,18 +172,18 @@ void telemetry_families(std::string& out, const api::telemetry& t) {
          std::to_string(t.watch_checks(false)));
   histogram_ms(out, "netherscope_watch_schedule_lag_seconds",
                "How late this replica's checks of watched servers started after their slots.",
-               api::lag_histogram::bounds_ms, [&](std::size_t i) { return t.watch_lags(i); },
+               core::lag_histogram::bounds_ms, [&](std::size_t i) { return t.watch_lags(i); },
                t.watch_lag_sum_ms());
 
   family(out, "netherscope_joins_total", "counter",
          "Joins as a player (POST /api/join, checks and watch checks) this replica ran, by "
          "outcome.");
-  for (const auto& row : api::join_outcome_table)
+  for (const auto& row : core::join_outcome_table)
     sample(out, "netherscope_joins_total", "{outcome=\"" + std::string{row.name} + "\"}",
            std::to_string(t.joins(row.code)));
   histogram_ms(out, "netherscope_join_duration_seconds",
                "How long this replica's joins took, signalling included.",
-               api::join_histogram::bounds_ms, [&](std::size_t i) { return t.join_times(i); },
+               core::join_histogram::bounds_ms, [&](std::size_t i) { return t.join_times(i); },
                t.join_time_sum_ms());
 }
 

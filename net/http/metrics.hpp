@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "net/api/telemetry.hpp"
+#include "core/telemetry.hpp"
 
 namespace netherscope::net::http {
 
@@ -68,7 +68,7 @@ struct metrics_snapshot {
   std::uint64_t probes = 0;
   std::uint64_t cache_entries = 0;
   /// The process's counters (process_telemetry() in the service); none leaves them out.
-  const api::telemetry* counters = nullptr;
+  const core::telemetry* counters = nullptr;
 };
 
 /// Renders the Prometheus text exposition format (version 0.0.4).

@@ -2,7 +2,7 @@
 
 #include <boost/beast/http/field.hpp>
 
-#include "net/base/text.hpp"
+#include "base/text.hpp"
 
 namespace netherscope::net::http {
 

@@ -6,9 +6,9 @@
 
 #include <boost/beast/http/field.hpp>
 
-#include "net/api/api_json.hpp"
-#include "net/api/error_table.hpp"
-#include "net/api/history_json.hpp"
+#include "core/api_json.hpp"
+#include "core/error_table.hpp"
+#include "core/history_json.hpp"
 #include "net/http/account_page.hpp"
 #include "net/http/badge.hpp"
 #include "net/http/chart.hpp"
@@ -19,26 +19,31 @@ namespace netherscope::net::http {
 
 namespace {
 
+/// The HTTP status of a reply carrying code, from the error table.
+beast::http::status status_of(core::error_code code) {
+  return beast::http::int_to_status(core::lookup(code).status);
+}
+
 // Age is not among the headers browsers show scripts by default, and a page needs it to
 // tell how old a cached offer is.
 constexpr std::string_view exposed_headers
   = "X-RateLimit-Scope, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, "
     "Retry-After, Age, X-Request-Id";
 
-void add_quota(response& res, const api::quota_verdict& q) {
-  res.set("X-RateLimit-Scope", q.scope == api::quota_scope::key ? "key" : "ip");
+void add_quota(response& res, const core::quota_verdict& q) {
+  res.set("X-RateLimit-Scope", q.scope == core::quota_scope::key ? "key" : "ip");
   res.set("X-RateLimit-Limit", std::to_string(q.limit));
   // A verdict the store could not give (unavailable) knows the limit and the reset, but not
   // how many calls are left: better no Remaining than a made-up one.
-  if (q.error.code != api::error_code::unavailable)
+  if (q.error.code != core::error_code::unavailable)
     res.set("X-RateLimit-Remaining", std::to_string(q.remaining));
   res.set("X-RateLimit-Reset", std::to_string(q.reset));
 }
 
 // Every refusal that says when to come back (the quota, the sign-in and key limits) says it
 // in Retry-After as well (RFC 9110 §10.2.3).
-void add_retry_after(response& res, const api::failure& error) {
-  if (api::lookup(error.code).status == beast::http::status::too_many_requests && error.retry_after > 0)
+void add_retry_after(response& res, const core::failure& error) {
+  if (status_of(error.code) == beast::http::status::too_many_requests && error.retry_after > 0)
     res.set(beast::http::field::retry_after, std::to_string(error.retry_after));
 }
 
@@ -60,11 +65,11 @@ response redirect_response(beast::http::status status, std::string_view location
   return res;
 }
 
-response render_signin(api::api_outcome&& outcome, unsigned version, bool keep_alive, bool secure) {
+response render_signin(core::api_outcome&& outcome, unsigned version, bool keep_alive, bool secure) {
   auto names = signin_cookie_names(secure);
   response res;
   if (!outcome.error.ok()) {
-    res = html_response(lookup(outcome.error.code).status, render_signin_error(outcome.error),
+    res = html_response(status_of(outcome.error.code), render_signin_error(outcome.error),
                         version, keep_alive);
     add_retry_after(res, outcome.error);
   } else if (!outcome.account.new_key.empty()) {
@@ -86,9 +91,9 @@ response render_signin(api::api_outcome&& outcome, unsigned version, bool keep_a
 // GET /account/session: the page at / asks whether this browser is signed in. Not being signed
 // in is an answer, not an error, so the page's script sees 200 either way; the cookie is a
 // same-origin credential, so the reply gets no CORS header and is never stored.
-response render_session(api::api_outcome&& outcome, unsigned version, bool keep_alive, bool secure) {
+response render_session(core::api_outcome&& outcome, unsigned version, bool keep_alive, bool secure) {
   response res;
-  auto signed_out = outcome.error.code == api::error_code::unauthorized;
+  auto signed_out = outcome.error.code == core::error_code::unauthorized;
   if (outcome.error.ok() || signed_out)
     res = make_json(beast::http::status::ok, render_session_json(outcome.account, !signed_out),
                     version, keep_alive);
@@ -103,15 +108,15 @@ response render_session(api::api_outcome&& outcome, unsigned version, bool keep_
   return res;
 }
 
-response render_page(api::api_outcome&& outcome, api::call_kind kind, unsigned version, bool keep_alive,
+response render_page(core::api_outcome&& outcome, core::call_kind kind, unsigned version, bool keep_alive,
                      bool secure) {
   auto names = signin_cookie_names(secure);
   if (!outcome.error.ok()) {
-    auto res = html_response(lookup(outcome.error.code).status,
+    auto res = html_response(status_of(outcome.error.code),
                              render_page_error(outcome.error), version, keep_alive);
     add_retry_after(res, outcome.error);
     // A session that is unknown or expired is of no use to keep.
-    if (outcome.error.code == api::error_code::unauthorized)
+    if (outcome.error.code == core::error_code::unauthorized)
       res.set(beast::http::field::set_cookie, cleared_cookie(names.session, secure));
     return res;
   }
@@ -122,11 +127,11 @@ response render_page(api::api_outcome&& outcome, api::call_kind kind, unsigned v
   }
   // A form that changed a watch or a webhook sends the browser back to the page, so a reload
   // does not post it again; only a new webhook's secret, shown once, is shown at once.
-  if (api::is_page_watch_call(kind) && outcome.new_webhook_secret.empty())
+  if (core::is_page_watch_call(kind) && outcome.new_webhook_secret.empty())
     return redirect_response(beast::http::status::see_other, account_page_path, version,
                              keep_alive);
   std::string_view notice;
-  if (kind == api::call_kind::page_revoke)
+  if (kind == core::call_kind::page_revoke)
     notice = "Your key is revoked: calls with it now answer 401. Ask for a new key when you "
              "need one.";
   return html_response(beast::http::status::ok, render_account_page(outcome, notice), version,
@@ -135,16 +140,16 @@ response render_page(api::api_outcome&& outcome, api::call_kind kind, unsigned v
 
 // A badge: an SVG for every outcome, so an <img> never shows a broken image. Only a status
 // of the target (online, offline) is 200 and cached for a minute; an error keeps its status.
-response badge_response(const api::api_outcome& outcome, unsigned version, bool keep_alive) {
+response badge_response(const core::api_outcome& outcome, unsigned version, bool keep_alive) {
   auto view = outcome.error.ok() ? badge_from_status(outcome.body)
                                  : badge_from_failure(outcome.error);
-  auto status = view.state == badge_state::error ? api::lookup(outcome.error.code).status
+  auto status = view.state == badge_state::error ? status_of(outcome.error.code)
                                                  : beast::http::status::ok;
   auto res = make_response(status, render_badge(view), "image/svg+xml", version, keep_alive);
   if (status == beast::http::status::ok)
     res.set(beast::http::field::cache_control, "max-age=60");
   res.set("Content-Security-Policy", badge_csp);
-  if (outcome.error.code == api::error_code::quota_exhausted && outcome.error.retry_after > 0)
+  if (outcome.error.code == core::error_code::quota_exhausted && outcome.error.retry_after > 0)
     res.set(beast::http::field::retry_after, std::to_string(outcome.error.retry_after));
   add_cors(res);
   if (outcome.has_quota)
@@ -154,7 +159,7 @@ response badge_response(const api::api_outcome& outcome, unsigned version, bool 
 
 // A chart is sent as a badge is: an error is a badge saying so, and the chart is cached for
 // the rest of its cell, during which it cannot change.
-response chart_response(const api::api_outcome& outcome, unsigned version, bool keep_alive) {
+response chart_response(const core::api_outcome& outcome, unsigned version, bool keep_alive) {
   if (!outcome.error.ok() || !outcome.history)
     return badge_response(outcome, version, keep_alive);
   const auto& view = *outcome.history;
@@ -165,7 +170,7 @@ response chart_response(const api::api_outcome& outcome, unsigned version, bool 
                 std::chrono::system_clock::now().time_since_epoch())
                 .count();
   auto rest = std::clamp<std::int64_t>(view.slice.window.to - now, 1,
-                                       api::cell_seconds(view.slice.range));
+                                       core::cell_seconds(view.slice.range));
   res.set(beast::http::field::cache_control, "max-age=" + std::to_string(rest));
   res.set("Content-Security-Policy", badge_csp);
   add_cors(res);
@@ -177,7 +182,7 @@ response chart_response(const api::api_outcome& outcome, unsigned version, bool 
 // The head of POST /api/status's NDJSON stream: its lines follow as they come. HTTP/1.1
 // frames them as chunks; an HTTP/1.0 client has no chunks, so the body ends with the
 // connection. The quota headers show the quota as it stood when the call began.
-response stream_head(const api::api_outcome& outcome, unsigned version, bool keep_alive) {
+response stream_head(const core::api_outcome& outcome, unsigned version, bool keep_alive) {
   auto res = make_response(beast::http::status::ok, {}, "application/x-ndjson", version,
                            version >= 11 && keep_alive);
   res.erase(beast::http::field::content_length);
@@ -193,8 +198,8 @@ response stream_head(const api::api_outcome& outcome, unsigned version, bool kee
 
 } // namespace
 
-bool is_stream_head(const api::api_outcome& outcome, api::call_kind kind) {
-  return kind == api::call_kind::status_batch && outcome.streaming && outcome.error.ok();
+bool is_stream_head(const core::api_outcome& outcome, core::call_kind kind) {
+  return kind == core::call_kind::status_batch && outcome.streaming && outcome.error.ok();
 }
 
 response make_response(beast::http::status status, std::string body, std::string_view content_type,
@@ -220,8 +225,8 @@ void add_cors(response& res) {
   res.set(beast::http::field::access_control_expose_headers, exposed_headers);
 }
 
-response error_response(const api::failure& error, unsigned version, bool keep_alive) {
-  auto res = make_json(api::lookup(error.code).status, api::render_error(error), version, keep_alive);
+response error_response(const core::failure& error, unsigned version, bool keep_alive) {
+  auto res = make_json(status_of(error.code), core::render_error(error), version, keep_alive);
   add_retry_after(res, error);
   return res;
 }
@@ -238,36 +243,36 @@ response preflight_response(std::string_view methods, const request& req) {
   return res;
 }
 
-response render_api(api::api_outcome&& outcome, api::call_kind kind, unsigned version, bool keep_alive,
+response render_api(core::api_outcome&& outcome, core::call_kind kind, unsigned version, bool keep_alive,
                     bool secure_cookies) {
-  if (kind == api::call_kind::signin_finish)
+  if (kind == core::call_kind::signin_finish)
     return render_signin(std::move(outcome), version, keep_alive, secure_cookies);
-  if (kind == api::call_kind::page_session)
+  if (kind == core::call_kind::page_session)
     return render_session(std::move(outcome), version, keep_alive, secure_cookies);
   if (is_page_call(kind))
     return render_page(std::move(outcome), kind, version, keep_alive, secure_cookies);
   switch (kind) {
-    case api::call_kind::signin_start: {
+    case core::call_kind::signin_start: {
       if (!outcome.error.ok())
-        return html_response(lookup(outcome.error.code).status,
+        return html_response(status_of(outcome.error.code),
                              render_signin_error(outcome.error), version, keep_alive);
       auto res = redirect_response(beast::http::status::found, outcome.redirect, version, keep_alive);
       res.set(beast::http::field::set_cookie, binding_cookie(outcome.binding, secure_cookies));
       return res;
     }
-    case api::call_kind::ready:
+    case core::call_kind::ready:
       if (!outcome.error.ok())
         return error_response(outcome.error, version, keep_alive);
       return make_json(beast::http::status::ok, R"({"ok":true})", version, keep_alive);
-    case api::call_kind::badge:
+    case core::call_kind::badge:
       return badge_response(outcome, version, keep_alive);
-    case api::call_kind::chart:
+    case core::call_kind::chart:
       return chart_response(outcome, version, keep_alive);
-    case api::call_kind::status_batch:
+    case core::call_kind::status_batch:
       if (is_stream_head(outcome, kind))
         return stream_head(outcome, version, keep_alive);
       break;
-    case api::call_kind::metrics:
+    case core::call_kind::metrics:
       // The session fills the body: it holds the edge's counters (render_metrics).
       return make_response(beast::http::status::ok, {}, "text/plain; version=0.0.4", version,
                            keep_alive);
@@ -277,16 +282,16 @@ response render_api(api::api_outcome&& outcome, api::call_kind kind, unsigned ve
   response res;
   if (!outcome.error.ok()) {
     res = error_response(outcome.error, version, keep_alive);
-  } else if (kind == api::call_kind::history && outcome.history) {
+  } else if (kind == core::call_kind::history && outcome.history) {
     const auto& view = *outcome.history;
-    res = make_json(beast::http::status::ok, api::render_history(view.host, view.port, view.slice, view.is_public),
+    res = make_json(beast::http::status::ok, core::render_history(view.host, view.port, view.slice, view.is_public),
                     version, keep_alive);
-  } else if (kind == api::call_kind::account_get || kind == api::call_kind::account_rotate
-             || kind == api::call_kind::account_revoke) {
+  } else if (kind == core::call_kind::account_get || kind == core::call_kind::account_rotate
+             || kind == core::call_kind::account_revoke) {
     res = make_json(beast::http::status::ok, render_account(outcome.account), version, keep_alive);
   } else {
     // The body moves: a cached offer's few KB are copied no more than they must be.
-    auto status = kind == api::call_kind::watch_create || kind == api::call_kind::webhook_create
+    auto status = kind == core::call_kind::watch_create || kind == core::call_kind::webhook_create
                     ? beast::http::status::created
                     : beast::http::status::ok;
     res = make_json(status,
@@ -297,7 +302,7 @@ response render_api(api::api_outcome&& outcome, api::call_kind kind, unsigned ve
     if (outcome.age >= 0)
       res.set(beast::http::field::age, std::to_string(outcome.age));
   }
-  if (outcome.error.code == api::error_code::method_not_allowed)
+  if (outcome.error.code == core::error_code::method_not_allowed)
     res.set(beast::http::field::allow, allowed_methods(kind));
   add_cors(res);
   if (outcome.has_quota)
@@ -305,7 +310,7 @@ response render_api(api::api_outcome&& outcome, api::call_kind kind, unsigned ve
   return res;
 }
 
-response render_plain_error(const api::failure& error, unsigned version, bool keep_alive) {
+response render_plain_error(const core::failure& error, unsigned version, bool keep_alive) {
   return error_response(error, version, keep_alive);
 }
 

@@ -11,8 +11,8 @@
 #include <boost/beast/http/status.hpp>
 #include <boost/beast/http/string_body.hpp>
 
-#include "net/api/call.hpp"
-#include "net/api/failure.hpp"
+#include "core/call.hpp"
+#include "core/failure.hpp"
 
 namespace netherscope::net::http {
 
@@ -34,7 +34,7 @@ void add_cors(response& res);
 
 /// The JSON error of the error table for error, with Retry-After when it says when to come
 /// back.
-response error_response(const api::failure& error, unsigned version, bool keep_alive);
+response error_response(const core::failure& error, unsigned version, bool keep_alive);
 
 /// The answer to a CORS preflight (OPTIONS) of an API route that takes methods ("GET",
 /// "POST, DELETE").
@@ -43,21 +43,21 @@ response preflight_response(std::string_view methods, const request& req);
 /// Builds the HTTP response for the actors' answer to a call of the given kind. Sign-in and
 /// session cookies get the Secure attribute and __Host- names when secure_cookies is set
 /// (served over HTTPS).
-response render_api(api::api_outcome&& outcome, api::call_kind kind, unsigned version, bool keep_alive,
+response render_api(core::api_outcome&& outcome, core::call_kind kind, unsigned version, bool keep_alive,
                     bool secure_cookies = false);
 
 /// Whether render_api makes the outcome the head of a stream whose body is the call's lines
 /// (a status_batch outcome with streaming set and no error): 200, application/x-ndjson,
 /// chunked on HTTP/1.1, and on HTTP/1.0 unframed with Connection: close.
-bool is_stream_head(const api::api_outcome& outcome, api::call_kind kind);
+bool is_stream_head(const core::api_outcome& outcome, core::call_kind kind);
 
 /// The same, for an outcome the caller keeps (its body is copied).
-inline response render_api(const api::api_outcome& outcome, api::call_kind kind, unsigned version,
+inline response render_api(const core::api_outcome& outcome, core::call_kind kind, unsigned version,
                            bool keep_alive, bool secure_cookies = false) {
-  return render_api(api::api_outcome{outcome}, kind, version, keep_alive, secure_cookies);
+  return render_api(core::api_outcome{outcome}, kind, version, keep_alive, secure_cookies);
 }
 
 /// Builds a JSON error response outside the API (bad request line, overload).
-response render_plain_error(const api::failure& error, unsigned version, bool keep_alive);
+response render_plain_error(const core::failure& error, unsigned version, bool keep_alive);
 
 } // namespace netherscope::net::http

@@ -6,17 +6,17 @@
 #include <boost/beast/http/field.hpp>
 #include <boost/url/parse.hpp>
 
-#include "net/api/api_json.hpp"
-#include "net/api/api_key.hpp"
-#include "net/api/error_table.hpp"
-#include "net/api/explain.hpp"
-#include "net/api/host_port.hpp"
-#include "net/api/join_request.hpp"
-#include "net/api/offer_request.hpp"
-#include "net/api/status_request.hpp"
-#include "net/api/watch_request.hpp"
-#include "net/api/webhook_request.hpp"
-#include "net/base/crypto.hpp"
+#include "core/api_json.hpp"
+#include "core/api_key.hpp"
+#include "core/error_table.hpp"
+#include "core/explain.hpp"
+#include "core/host_port.hpp"
+#include "core/join_request.hpp"
+#include "core/offer_request.hpp"
+#include "core/status_request.hpp"
+#include "core/watch_request.hpp"
+#include "core/webhook_request.hpp"
+#include "base/crypto.hpp"
 #include "net/http/account_page.hpp"
 #include "net/http/page.hpp"
 #include "net/http/signin.hpp"
@@ -36,24 +36,24 @@ route_decision answer(std::string_view route, response res) {
 
 // The start of every call: who calls, with which key. The key itself goes no further than
 // this function; the actors only ever see its SHA-256.
-route_decision new_call(std::string_view route, api::call_kind kind, const request& req,
+route_decision new_call(std::string_view route, core::call_kind kind, const request& req,
                         const route_context& ctx) {
   route_decision decision;
   decision.route = route;
-  api::api_call call;
+  core::api_call call;
   call.kind = kind;
   call.client = ctx.client.subject;
-  auto key = api::key_from_headers(req["X-API-Key"], req[beast::http::field::authorization]);
+  auto key = core::key_from_headers(req["X-API-Key"], req[beast::http::field::authorization]);
   if (!key.empty())
-    call.key_hash = api::hash_api_key(key);
+    call.key_hash = core::hash_api_key(key);
   decision.call = std::move(call);
   return decision;
 }
 
 // An API request refused before it became a call of its route: the actors only look up the
 // caller's quota for the headers, count nothing, and answer with the error.
-route_decision refused_call(std::string_view route, api::call_kind kind, const request& req,
-                            const route_context& ctx, api::failure error) {
+route_decision refused_call(std::string_view route, core::call_kind kind, const request& req,
+                            const route_context& ctx, core::failure error) {
   auto decision = new_call(route, kind, req, ctx);
   decision.call->peek = true;
   decision.call->invalid = std::move(error);
@@ -62,7 +62,7 @@ route_decision refused_call(std::string_view route, api::call_kind kind, const r
 
 void set_target_label(route_decision& decision) {
   auto& where = decision.call->where;
-  decision.target_label = api::host_for_url(where.host) + ":" + std::to_string(where.port);
+  decision.target_label = core::host_for_url(where.host) + ":" + std::to_string(where.port);
 }
 
 // -- handlers: one per shape of request, named in the table's rows -------------------------
@@ -74,26 +74,26 @@ route_decision target_call(const route_input& in) {
   auto decision = new_call(in.name, *in.row.call, in.req, in.ctx);
   auto& call = *decision.call;
   auto invalid = [&](std::string message) {
-    call.invalid = api::make_failure(api::error_code::invalid_input, std::move(message));
+    call.invalid = core::make_failure(core::error_code::invalid_input, std::move(message));
   };
   auto params = in.url.params();
   auto count = [&](std::string_view key) { return params.count(key); };
   auto value = [&](std::string_view key) { return (*params.find(key)).value; };
   std::string error;
   if (count("host") == 0) {
-    invalid(std::string{api::host_required});
+    invalid(std::string{core::host_required});
   } else if (count("host") > 1 || count("port") > 1 || count("tls") > 1) {
     invalid("host, port and tls may each be given once");
-  } else if (auto host = api::normalize_host(value("host"), error)) {
+  } else if (auto host = core::normalize_host(value("host"), error)) {
     call.where.host = std::move(*host);
     if (count("port") == 1) {
-      if (auto port = api::parse_port_text(value("port"), error))
+      if (auto port = core::parse_port_text(value("port"), error))
         call.where.port = *port;
       else
         invalid(error);
     }
     if (call.invalid.ok() && count("tls") == 1) {
-      if (auto mode = api::parse_tls_text(value("tls"), error))
+      if (auto mode = core::parse_tls_text(value("tls"), error))
         call.where.tls = *mode;
       else
         invalid(error);
@@ -117,11 +117,11 @@ route_decision status_call(const route_input& in) {
     return decision;
   std::string error;
   if (count > 1) {
-    call.invalid = api::make_failure(api::error_code::invalid_input, "raknetPort may be given once");
-  } else if (auto port = api::parse_port_text((*params.find("raknetPort")).value, error)) {
+    call.invalid = core::make_failure(core::error_code::invalid_input, "raknetPort may be given once");
+  } else if (auto port = core::parse_port_text((*params.find("raknetPort")).value, error)) {
     call.raknet_port = *port;
   } else {
-    call.invalid = api::make_failure(api::error_code::invalid_input,
+    call.invalid = core::make_failure(core::error_code::invalid_input,
                                      "raknetPort must be an integer from 1 to 65535 (omit it to "
                                      "ping the target's own port)");
   }
@@ -141,8 +141,8 @@ route_decision badge_call(const route_input& in) {
 // A call whose body is JSON: a body of any other media type is refused unread.
 route_decision json_call(const route_input& in) {
   auto decision = new_call(in.name, *in.row.call, in.req, in.ctx);
-  if (!api::is_json_media_type(in.req[beast::http::field::content_type]))
-    decision.call->invalid = api::make_failure(api::error_code::unsupported_media_type,
+  if (!core::is_json_media_type(in.req[beast::http::field::content_type]))
+    decision.call->invalid = core::make_failure(core::error_code::unsupported_media_type,
                                                "Content-Type must be application/json");
   return decision;
 }
@@ -154,7 +154,7 @@ route_decision offer_call(const route_input& in) {
   auto& call = *decision.call;
   if (!call.invalid.ok())
     return decision;
-  if (auto parsed = api::parse_offer_body(in.req.body(), call.invalid)) {
+  if (auto parsed = core::parse_offer_body(in.req.body(), call.invalid)) {
     call.where = parsed->where;
     call.network_id = std::move(parsed->network_id);
     call.fresh = parsed->fresh;
@@ -171,7 +171,7 @@ route_decision join_call(const route_input& in) {
   auto& call = *decision.call;
   if (!call.invalid.ok())
     return decision;
-  if (auto parsed = api::parse_join_body(in.req.body(), call.invalid)) {
+  if (auto parsed = core::parse_join_body(in.req.body(), call.invalid)) {
     call.where = parsed->where;
     call.network_id = std::move(parsed->network_id);
     call.join_protocol = parsed->protocol;
@@ -187,7 +187,7 @@ route_decision status_batch_call(const route_input& in) {
   auto decision = json_call(in);
   auto& call = *decision.call;
   if (call.invalid.ok())
-    if (auto items = api::parse_status_body(in.req.body(), call.invalid))
+    if (auto items = core::parse_status_body(in.req.body(), call.invalid))
       call.batch = std::move(*items);
   return decision;
 }
@@ -196,8 +196,8 @@ route_decision status_batch_call(const route_input& in) {
 route_decision key_call(const route_input& in) {
   auto decision = new_call(in.name, *in.row.call, in.req, in.ctx);
   if (decision.call->key_hash.empty())
-    decision.call->invalid = api::make_failure(
-      api::error_code::unauthorized,
+    decision.call->invalid = core::make_failure(
+      core::error_code::unauthorized,
       "an API key is required: send X-API-Key: <key> or Authorization: Bearer <key>");
   return decision;
 }
@@ -242,24 +242,24 @@ route_decision callback_call(const route_input& in) {
   // refusing our request (a wrong callback URL, a suspended app): the operator's problem,
   // reported as the provider's failure.
   if (repeated) {
-    call.invalid = api::make_failure(api::error_code::invalid_input,
+    call.invalid = core::make_failure(core::error_code::invalid_input,
                                 "code, state and error may each be given once; start again");
   } else if (call.provider_error == "access_denied") {
-    call.invalid = api::make_failure(api::error_code::signin_cancelled,
+    call.invalid = core::make_failure(core::error_code::signin_cancelled,
                                 "sign-in was cancelled at GitHub; start again to sign in");
   } else if (!call.provider_error.empty()) {
-    call.invalid = api::make_failure(api::error_code::upstream_failure,
+    call.invalid = core::make_failure(core::error_code::upstream_failure,
                                 "GitHub refused the sign-in ("
-                                  + api::valid_utf8(call.provider_error, 100) + ")");
+                                  + core::valid_utf8(call.provider_error, 100) + ")");
   } else if (call.code.empty() || call.state.empty()) {
-    call.invalid = api::make_failure(api::error_code::invalid_input,
+    call.invalid = core::make_failure(core::error_code::invalid_input,
                                 "the provider sent no code or no state; start again");
   } else if (binding.ambiguous) {
-    call.invalid = api::make_failure(api::error_code::invalid_input,
+    call.invalid = core::make_failure(core::error_code::invalid_input,
                                 "this browser sent two sign-in cookies; clear this site's "
                                 "cookies and start again");
   } else if (!binding.found || binding.value.empty()) {
-    call.invalid = api::make_failure(api::error_code::invalid_input,
+    call.invalid = core::make_failure(core::error_code::invalid_input,
                                 "this sign-in was not started in this browser, or it took "
                                 "longer than 10 minutes; start again");
   } else {
@@ -273,32 +273,32 @@ route_decision callback_call(const route_input& in) {
 route_decision page_call(const route_input& in) {
   route_decision decision;
   decision.route = in.name;
-  api::api_call call;
+  core::api_call call;
   call.kind = *in.row.call;
   call.client = in.ctx.client.subject;
   bool ambiguous = false;
   call.session_hash = session_hash_of(in.req, in.ctx, ambiguous);
   if (in.req.method() == beast::http::verb::post) {
     if (!same_origin_post(in.req, in.ctx.public_origin))
-      call.invalid = api::make_failure(api::error_code::csrf_rejected,
+      call.invalid = core::make_failure(core::error_code::csrf_rejected,
                                   "this request did not come from the account page of "
                                   + std::string{in.ctx.public_origin}
                                   + "; open the account page there and try again");
     else if (auto token = form_field(in.req.body(), "csrf"))
       call.csrf = std::move(*token);
     else
-      call.invalid = api::make_failure(api::error_code::csrf_rejected,
+      call.invalid = core::make_failure(core::error_code::csrf_rejected,
                                   "the form's token is missing; reload the account page and "
                                   "try again");
   }
   if (!call.invalid.ok()) {
     // Refused before the session matters.
   } else if (ambiguous) {
-    call.invalid = api::make_failure(api::error_code::invalid_input,
+    call.invalid = core::make_failure(core::error_code::invalid_input,
                                 "this browser sent two session cookies; clear this site's "
                                 "cookies and sign in again");
   } else if (call.session_hash.empty()) {
-    call.invalid = api::make_failure(api::error_code::unauthorized,
+    call.invalid = core::make_failure(core::error_code::unauthorized,
                                 "you are not signed in; sign in to see your account");
   }
   decision.call = std::move(call);
@@ -306,36 +306,36 @@ route_decision page_call(const route_input& in) {
 }
 
 // The failures of a watch's or a webhook's id that has not their shape: no such one exists.
-api::failure unknown_watch_id(std::string_view id) {
-  return api::make_failure(api::error_code::unknown_watch,
-                           "no watch has the id \"" + api::valid_utf8(id, 64)
+core::failure unknown_watch_id(std::string_view id) {
+  return core::make_failure(core::error_code::unknown_watch,
+                           "no watch has the id \"" + core::valid_utf8(id, 64)
                              + "\"; GET /api/watch lists this account's watches");
 }
 
-api::failure unknown_webhook_id(std::string_view id) {
-  return api::make_failure(api::error_code::unknown_webhook,
-                           "no webhook has the id \"" + api::valid_utf8(id, 64)
+core::failure unknown_webhook_id(std::string_view id) {
+  return core::make_failure(core::error_code::unknown_webhook,
+                           "no webhook has the id \"" + core::valid_utf8(id, 64)
                              + "\"; GET /api/watch lists each watch's webhooks");
 }
 
 // The webhook routes' own part, after the watch's id: the body of a new webhook, or the
 // webhook's id.
 template <class Invalid>
-void read_webhook_call(const route_input& in, api::api_call& call, Invalid& invalid) {
-  if (call.kind == api::call_kind::webhook_create) {
-    if (!api::is_json_media_type(in.req[beast::http::field::content_type]))
-      invalid(api::make_failure(api::error_code::unsupported_media_type,
+void read_webhook_call(const route_input& in, core::api_call& call, Invalid& invalid) {
+  if (call.kind == core::call_kind::webhook_create) {
+    if (!core::is_json_media_type(in.req[beast::http::field::content_type]))
+      invalid(core::make_failure(core::error_code::unsupported_media_type,
                                 "Content-Type must be application/json"));
     if (!call.invalid.ok())
       return;
-    api::failure error;
-    if (auto spec = api::parse_webhook_body(in.req.body(), error))
+    core::failure error;
+    if (auto spec = core::parse_webhook_body(in.req.body(), error))
       call.webhook = std::move(*spec);
     else
       invalid(std::move(error));
-  } else if (call.kind != api::call_kind::watch_delete) {
+  } else if (call.kind != core::call_kind::watch_delete) {
     call.webhook_id = std::string{in.params["wid"]};
-    if (!api::is_webhook_id(call.webhook_id))
+    if (!core::is_webhook_id(call.webhook_id))
       invalid(unknown_webhook_id(call.webhook_id));
   }
 }
@@ -346,7 +346,7 @@ void read_webhook_call(const route_input& in, api::api_call& call, Invalid& inva
 route_decision watch_call(const route_input& in) {
   auto decision = new_call(in.name, *in.row.call, in.req, in.ctx);
   auto& call = *decision.call;
-  auto invalid = [&](api::failure error) {
+  auto invalid = [&](core::failure error) {
     if (call.invalid.ok())
       call.invalid = std::move(error);
   };
@@ -354,39 +354,39 @@ route_decision watch_call(const route_input& in) {
     bool ambiguous = false;
     call.session_hash = session_hash_of(in.req, in.ctx, ambiguous);
     if (ambiguous)
-      invalid(api::make_failure(api::error_code::invalid_input,
+      invalid(core::make_failure(core::error_code::invalid_input,
                                 "this browser sent two session cookies; clear this site's "
                                 "cookies and sign in again"));
     else if (call.session_hash.empty())
-      invalid(api::make_failure(api::error_code::unauthorized,
+      invalid(core::make_failure(core::error_code::unauthorized,
                                 "an API key or a signed-in session is required: send X-API-Key: "
                                 "<key> or Authorization: Bearer <key>"));
     else if (in.req.method() != beast::http::verb::get
              && !same_origin_post(in.req, in.ctx.public_origin))
-      invalid(api::make_failure(api::error_code::csrf_rejected,
+      invalid(core::make_failure(core::error_code::csrf_rejected,
                                 "a change made with the session cookie must come from a page of "
                                 + std::string{in.ctx.public_origin}
                                 + "; other sites and programs send an API key"));
   }
   switch (call.kind) {
-    case api::call_kind::watch_create:
-      if (!api::is_json_media_type(in.req[beast::http::field::content_type]))
-        invalid(api::make_failure(api::error_code::unsupported_media_type,
+    case core::call_kind::watch_create:
+      if (!core::is_json_media_type(in.req[beast::http::field::content_type]))
+        invalid(core::make_failure(core::error_code::unsupported_media_type,
                                   "Content-Type must be application/json"));
       if (call.invalid.ok()) {
-        api::failure error;
-        if (auto spec = api::parse_watch_body(in.req.body(), error))
+        core::failure error;
+        if (auto spec = core::parse_watch_body(in.req.body(), error))
           call.watch = std::move(*spec);
         else
           invalid(std::move(error));
       }
       break;
-    case api::call_kind::watch_delete:
-    case api::call_kind::webhook_create:
-    case api::call_kind::webhook_delete:
-    case api::call_kind::webhook_test:
+    case core::call_kind::watch_delete:
+    case core::call_kind::webhook_create:
+    case core::call_kind::webhook_delete:
+    case core::call_kind::webhook_test:
       call.watch_id = std::string{in.params["id"]};
-      if (!api::is_watch_id(call.watch_id))
+      if (!core::is_watch_id(call.watch_id))
         invalid(unknown_watch_id(call.watch_id));
       read_webhook_call(in, call, invalid);
       break;
@@ -407,9 +407,9 @@ route_decision page_watch_call(const route_input& in) {
   auto body = in.req.body();
   // A field sent twice reads as missing, as the token does.
   auto field = [&](std::string_view name) { return form_field(body, name).value_or(""); };
-  api::failure error;
-  if (call.kind == api::call_kind::page_watch_add) {
-    if (auto spec = api::parse_watch_text(field("host"), field("port"), field("periodSeconds"),
+  core::failure error;
+  if (call.kind == core::call_kind::page_watch_add) {
+    if (auto spec = core::parse_watch_text(field("host"), field("port"), field("periodSeconds"),
                                           form_field(body, "public").has_value(), error))
       call.watch = std::move(*spec);
     else
@@ -417,16 +417,16 @@ route_decision page_watch_call(const route_input& in) {
     return decision;
   }
   call.watch_id = field("watch");
-  if (!api::is_watch_id(call.watch_id)) {
+  if (!core::is_watch_id(call.watch_id)) {
     call.invalid = unknown_watch_id(call.watch_id);
-  } else if (call.kind == api::call_kind::page_webhook_add) {
-    if (auto spec = api::parse_webhook_text(field("url"), field("format"), error))
+  } else if (call.kind == core::call_kind::page_webhook_add) {
+    if (auto spec = core::parse_webhook_text(field("url"), field("format"), error))
       call.webhook = std::move(*spec);
     else
       call.invalid = std::move(error);
-  } else if (call.kind == api::call_kind::page_webhook_delete) {
+  } else if (call.kind == core::call_kind::page_webhook_delete) {
     call.webhook_id = field("webhook");
-    if (!api::is_webhook_id(call.webhook_id))
+    if (!core::is_webhook_id(call.webhook_id))
       call.invalid = unknown_webhook_id(call.webhook_id);
   }
   return decision;
@@ -436,15 +436,15 @@ route_decision page_watch_call(const route_input& in) {
 // quotas, with CORS like every /api route.
 route_decision explain_answer(const route_input& in) {
   auto code = in.params["code"];
-  auto body = code.empty() ? std::optional<std::string>{api::render_explanation_index()}
-                           : api::render_explanation(code);
+  auto body = code.empty() ? std::optional<std::string>{core::render_explanation_index()}
+                           : core::render_explanation(code);
   response res;
   if (body) {
     res = make_json(beast::http::status::ok, std::move(*body), in.req.version(), in.keep_alive);
     res.set(beast::http::field::cache_control, "public, max-age=3600");
   } else {
-    res = error_response(api::make_failure(api::error_code::unknown_code,
-                                      "nothing explains \"" + api::valid_utf8(code, 64)
+    res = error_response(core::make_failure(core::error_code::unknown_code,
+                                      "nothing explains \"" + core::valid_utf8(code, 64)
                                         + "\"; GET /api/explain lists the codes"),
                          in.req.version(), in.keep_alive);
   }
@@ -473,17 +473,17 @@ route_decision page_file_answer(const route_input& in) {
 
 // GET /api/history and /chart.svg: the server as for info, and the range (24h when none is
 // given).
-void read_range(const route_input& in, api::api_call& call) {
+void read_range(const route_input& in, core::api_call& call) {
   auto params = in.url.params();
   auto count = params.count("range");
   if (!call.invalid.ok() || count == 0)
     return;
   auto text = (*params.find("range")).value;
-  auto range = count == 1 ? api::parse_range(text) : std::nullopt;
+  auto range = count == 1 ? core::parse_range(text) : std::nullopt;
   if (range)
     call.range = *range;
   else
-    call.invalid = api::make_failure(api::error_code::invalid_input,
+    call.invalid = core::make_failure(core::error_code::invalid_input,
                                      "range must be given once, as 24h, 7d, 30d or 90d");
 }
 
@@ -519,47 +519,47 @@ constexpr method_set delete_{beast::http::verb::delete_};
 // Matched in order, the routes called most first. A route added later is one row here.
 constexpr route_row table[] = {
   // pattern, methods, kind, call, handler, while draining, log name
-  {"/api/offer", post, route_kind::api, api::call_kind::offer, offer_call, drain_rule::refuse},
-  {"/api/info", get, route_kind::api, api::call_kind::info, target_call, drain_rule::refuse},
-  {"/api/check", get, route_kind::api, api::call_kind::check, status_call, drain_rule::refuse},
-  {"/api/join", post, route_kind::api, api::call_kind::join, join_call, drain_rule::refuse},
-  {"/api/status", get, route_kind::api, api::call_kind::status, status_call, drain_rule::refuse},
-  {"/api/status", post, route_kind::api, api::call_kind::status_batch, status_batch_call,
+  {"/api/offer", post, route_kind::api, core::call_kind::offer, offer_call, drain_rule::refuse},
+  {"/api/info", get, route_kind::api, core::call_kind::info, target_call, drain_rule::refuse},
+  {"/api/check", get, route_kind::api, core::call_kind::check, status_call, drain_rule::refuse},
+  {"/api/join", post, route_kind::api, core::call_kind::join, join_call, drain_rule::refuse},
+  {"/api/status", get, route_kind::api, core::call_kind::status, status_call, drain_rule::refuse},
+  {"/api/status", post, route_kind::api, core::call_kind::status_batch, status_batch_call,
    drain_rule::refuse},
   {"/api/explain", get, route_kind::api, std::nullopt, explain_answer},
   {"/api/explain/{code}", get, route_kind::api, std::nullopt, explain_answer, drain_rule::serve,
    "/api/explain"},
-  {"/api/account", get, route_kind::api, api::call_kind::account_get, key_call},
-  {"/api/account/key", post, route_kind::api, api::call_kind::account_rotate, key_call},
-  {"/api/account/key", delete_, route_kind::api, api::call_kind::account_revoke, key_call},
-  {"/api/watch", get, route_kind::api, api::call_kind::watch_list, watch_call},
-  {"/api/watch", post, route_kind::api, api::call_kind::watch_create, watch_call},
-  {"/api/watch/{id}", delete_, route_kind::api, api::call_kind::watch_delete, watch_call},
-  {"/api/history", get, route_kind::api, api::call_kind::history, history_call},
-  {"/api/watch/{id}/webhooks", post, route_kind::api, api::call_kind::webhook_create, watch_call},
-  {"/api/watch/{id}/webhooks/{wid}", delete_, route_kind::api, api::call_kind::webhook_delete,
+  {"/api/account", get, route_kind::api, core::call_kind::account_get, key_call},
+  {"/api/account/key", post, route_kind::api, core::call_kind::account_rotate, key_call},
+  {"/api/account/key", delete_, route_kind::api, core::call_kind::account_revoke, key_call},
+  {"/api/watch", get, route_kind::api, core::call_kind::watch_list, watch_call},
+  {"/api/watch", post, route_kind::api, core::call_kind::watch_create, watch_call},
+  {"/api/watch/{id}", delete_, route_kind::api, core::call_kind::watch_delete, watch_call},
+  {"/api/history", get, route_kind::api, core::call_kind::history, history_call},
+  {"/api/watch/{id}/webhooks", post, route_kind::api, core::call_kind::webhook_create, watch_call},
+  {"/api/watch/{id}/webhooks/{wid}", delete_, route_kind::api, core::call_kind::webhook_delete,
    watch_call},
-  {"/api/watch/{id}/webhooks/{wid}/test", post, route_kind::api, api::call_kind::webhook_test,
+  {"/api/watch/{id}/webhooks/{wid}/test", post, route_kind::api, core::call_kind::webhook_test,
    watch_call},
-  {"/badge", get, route_kind::badge, api::call_kind::badge, badge_call, drain_rule::refuse},
-  {"/chart.svg", get, route_kind::badge, api::call_kind::chart, chart_call},
-  {"/auth/github/login", get, route_kind::account, api::call_kind::signin_start, plain_call},
-  {"/auth/github/callback", get, route_kind::account, api::call_kind::signin_finish, callback_call},
-  {account_page_path, get, route_kind::account, api::call_kind::page_view, page_call},
-  {"/account/session", get, route_kind::account, api::call_kind::page_session, page_call},
-  {"/account/key", post, route_kind::account, api::call_kind::page_new_key, page_call},
-  {"/account/key/revoke", post, route_kind::account, api::call_kind::page_revoke, page_call},
-  {"/account/watch", post, route_kind::account, api::call_kind::page_watch_add, page_watch_call},
-  {"/account/watch/delete", post, route_kind::account, api::call_kind::page_watch_delete,
+  {"/badge", get, route_kind::badge, core::call_kind::badge, badge_call, drain_rule::refuse},
+  {"/chart.svg", get, route_kind::badge, core::call_kind::chart, chart_call},
+  {"/auth/github/login", get, route_kind::account, core::call_kind::signin_start, plain_call},
+  {"/auth/github/callback", get, route_kind::account, core::call_kind::signin_finish, callback_call},
+  {account_page_path, get, route_kind::account, core::call_kind::page_view, page_call},
+  {"/account/session", get, route_kind::account, core::call_kind::page_session, page_call},
+  {"/account/key", post, route_kind::account, core::call_kind::page_new_key, page_call},
+  {"/account/key/revoke", post, route_kind::account, core::call_kind::page_revoke, page_call},
+  {"/account/watch", post, route_kind::account, core::call_kind::page_watch_add, page_watch_call},
+  {"/account/watch/delete", post, route_kind::account, core::call_kind::page_watch_delete,
    page_watch_call},
-  {"/account/webhook", post, route_kind::account, api::call_kind::page_webhook_add,
+  {"/account/webhook", post, route_kind::account, core::call_kind::page_webhook_add,
    page_watch_call},
-  {"/account/webhook/delete", post, route_kind::account, api::call_kind::page_webhook_delete,
+  {"/account/webhook/delete", post, route_kind::account, core::call_kind::page_webhook_delete,
    page_watch_call},
-  {"/auth/signout", post, route_kind::account, api::call_kind::page_sign_out, page_call},
+  {"/auth/signout", post, route_kind::account, core::call_kind::page_sign_out, page_call},
   {"/healthz", get | head, route_kind::health, std::nullopt, healthz_answer},
-  {"/readyz", get | head, route_kind::health, api::call_kind::ready, plain_call, drain_rule::refuse_when_leaving},
-  {"/metrics", get, route_kind::health, api::call_kind::metrics, plain_call},
+  {"/readyz", get | head, route_kind::health, core::call_kind::ready, plain_call, drain_rule::refuse_when_leaving},
+  {"/metrics", get, route_kind::health, core::call_kind::metrics, plain_call},
   {"/openapi.json", get | head, route_kind::document, std::nullopt, openapi_answer},
   {{}, get | head, route_kind::page, std::nullopt, page_file_answer},
 };
@@ -604,8 +604,8 @@ bool matches(const route_row& row, std::string_view path, path_params& params,
   return true;
 }
 
-api::failure shutdown_failure() {
-  return api::make_failure(api::error_code::unavailable, "the service is shutting down");
+core::failure shutdown_failure() {
+  return core::make_failure(core::error_code::unavailable, "the service is shutting down");
 }
 
 // Once shutdown began, a row that drains is refused: as a call that only looks up the
@@ -614,13 +614,13 @@ route_decision shutting_down(const route_row& row, std::string_view name, const 
                              const route_context& ctx) {
   if (row.kind == route_kind::api)
     return refused_call(name, *row.call, req, ctx, shutdown_failure());
-  api::api_outcome refused;
+  core::api_outcome refused;
   refused.error = shutdown_failure();
   return answer(name, render_api(std::move(refused), *row.call, req.version(), false));
 }
 
-api::failure wrong_method(const request& req, std::string_view name, const std::string& allow) {
-  return api::make_failure(api::error_code::method_not_allowed,
+core::failure wrong_method(const request& req, std::string_view name, const std::string& allow) {
+  return core::make_failure(core::error_code::method_not_allowed,
                       std::string{req.method_string()} + " is not allowed on "
                         + std::string{name} + "; use " + allow);
 }
@@ -649,13 +649,13 @@ route_decision method_not_allowed(const route_row& row, std::string_view name,
 
 // The API row a path names, for a request refused before routing: its route, and so its
 // quota, is what the refusal shows.
-std::pair<std::string_view, api::call_kind> api_route_of(std::string_view path) {
+std::pair<std::string_view, core::call_kind> api_route_of(std::string_view path) {
   path_params params;
   std::string_view name;
   for (const auto& row : table)
     if (row.kind == route_kind::api && row.call && matches(row, path, params, name))
       return {name, *row.call};
-  return {unknown_route, api::call_kind::unknown_api};
+  return {unknown_route, core::call_kind::unknown_api};
 }
 
 // The path of a request target, read without parsing it: for targets that do not parse.
@@ -665,7 +665,7 @@ std::string_view raw_path(std::string_view target) {
 
 // A request refused by the edge before routing: under /api/ it still gets the route's CORS
 // and quota headers (a look-up through the actors); elsewhere an immediate answer.
-route_decision refuse(const request& req, const route_context& ctx, api::failure error,
+route_decision refuse(const request& req, const route_context& ctx, core::failure error,
                       bool keep_alive) {
   auto path = raw_path(req.target());
   if (is_api_path(path)) {
@@ -685,7 +685,7 @@ bool is_api_path(std::string_view path) {
   return path.substr(0, 5) == "/api/";
 }
 
-std::string allowed_methods(api::call_kind kind) {
+std::string allowed_methods(core::call_kind kind) {
   method_set allowed;
   for (const auto& row : table)
     if (row.call == kind)
@@ -695,7 +695,7 @@ std::string allowed_methods(api::call_kind kind) {
   return allowed.text();
 }
 
-response render_unread_error(const api::failure& error, std::string_view raw_target) {
+response render_unread_error(const core::failure& error, std::string_view raw_target) {
   auto res = error_response(error, 11, false);
   if (is_api_path(raw_path(raw_target)))
     add_cors(res);
@@ -710,7 +710,7 @@ route_decision route(const request& req, const route_context& ctx) {
     // not counted, but it is still answered like one. The message was framed soundly, so the
     // connection may go on.
     return refuse(req, ctx,
-                  api::make_failure(api::error_code::invalid_input,
+                  core::make_failure(core::error_code::invalid_input,
                                "the request target is not a valid path or query (RFC 3986); "
                                "percent-encode reserved characters such as [ ] in values"),
                   keep_alive);
@@ -744,23 +744,23 @@ route_decision route(const request& req, const route_context& ctx) {
   if (first != nullptr)
     return method_not_allowed(*first, first_name, allowed, req, ctx);
 
-  auto not_found = api::make_failure(api::error_code::not_found, "no route " + std::string{path}
+  auto not_found = core::make_failure(core::error_code::not_found, "no route " + std::string{path}
                                                          + "; see /openapi.json for the API");
   if (is_api_path(path)) {
-    auto decision = new_call(unknown_route, api::call_kind::unknown_api, req, ctx);
+    auto decision = new_call(unknown_route, core::call_kind::unknown_api, req, ctx);
     decision.call->invalid = std::move(not_found);
     return decision;
   }
   return answer(unknown_route, error_response(not_found, req.version(), keep_alive));
 }
 
-route_decision route_refused(const request& req, const route_context& ctx, api::failure error) {
+route_decision route_refused(const request& req, const route_context& ctx, core::failure error) {
   return refuse(req, ctx, std::move(error), false);
 }
 
 route_decision route_oversized(const request& req, const route_context& ctx,
                                std::size_t body_limit) {
-  auto too_large = api::make_failure(api::error_code::payload_too_large,
+  auto too_large = core::make_failure(core::error_code::payload_too_large,
                                 "the request body is larger than " + std::to_string(body_limit)
                                   + " bytes");
   // An API call is still a call of its route, counted and shown its quota like any other.
@@ -768,7 +768,7 @@ route_decision route_oversized(const request& req, const route_context& ctx,
   if (decision.call) {
     // A refusal made before routing (shutdown, a target that does not parse) stands, as does
     // a wrong method: the body was never going to be read.
-    if (!decision.call->peek && decision.call->invalid.code != api::error_code::method_not_allowed)
+    if (!decision.call->peek && decision.call->invalid.code != core::error_code::method_not_allowed)
       decision.call->invalid = std::move(too_large);
     return decision;
   }

@@ -16,7 +16,7 @@
 
 #include <boost/url/url_view.hpp>
 
-#include "net/api/call.hpp"
+#include "core/call.hpp"
 #include "net/http/client_request.hpp"
 #include "net/http/responses.hpp"
 #include "net/http/route_pattern.hpp"
@@ -46,7 +46,7 @@ struct route_decision {
   /// Set when the router answered by itself.
   std::optional<response> immediate;
   /// Set when the actors answer; the session fills in the reply callback.
-  std::optional<api::api_call> call;
+  std::optional<core::api_call> call;
   /// The route for the access log: "/api/info", "/healthz", or "unknown".
   std::string_view route;
   /// The target for the access log, "host:port", when the call names one.
@@ -115,7 +115,7 @@ struct route_row {
   method_set methods;
   route_kind kind;
   /// The call it becomes for the actors; none for routes answered here.
-  std::optional<api::call_kind> call;
+  std::optional<core::call_kind> call;
   route_handler handler;
   drain_rule draining = drain_rule::serve;
   /// The name the access log and the metrics give it, when not its pattern.
@@ -158,16 +158,16 @@ route_decision route_oversized(const request& req, const route_context& ctx,
 /// request line over the limit). Under /api/ it is a call that only looks up the caller's
 /// quota, so the error carries the route's CORS and quota headers; elsewhere an immediate
 /// answer. The connection closes after it.
-route_decision route_refused(const request& req, const route_context& ctx, api::failure error);
+route_decision route_refused(const request& req, const route_context& ctx, core::failure error);
 
 /// Builds the JSON error for a request whose header could not be read whole (over a header
 /// limit), given the target its raw bytes name. The connection closes after it. Under /api/ it
 /// carries CORS like every API reply; without the header the caller is unknown, so there are
 /// no quota headers.
-response render_unread_error(const api::failure& error, std::string_view raw_target);
+response render_unread_error(const core::failure& error, std::string_view raw_target);
 
 /// The methods the route of a call kind takes, as its Allow header writes them ("POST,
 /// DELETE"); empty for a kind no route becomes.
-std::string allowed_methods(api::call_kind kind);
+std::string allowed_methods(core::call_kind kind);
 
 } // namespace netherscope::net::http

@@ -44,7 +44,7 @@ server_context::server_context(server_settings settings, std::string openapi_jso
   // nop
 }
 
-void server_context::set_call_sinks(std::vector<api::call_sink> sinks) {
+void server_context::set_call_sinks(std::vector<core::call_sink> sinks) {
   sinks_ = std::move(sinks);
 }
 
@@ -58,7 +58,7 @@ connection_slots::admission server_context::admit(const boost::asio::ip::address
   return slots_.admit(source_of(addr), exempt);
 }
 
-void server_context::submit(api::api_call&& call, std::size_t context) {
+void server_context::submit(core::api_call&& call, std::size_t context) {
   // The sink only enqueues; the reply comes back through the call's callback, which hands it
   // to the session's io thread, so no Asio thread ever waits.
   if (context < sinks_.size() && sinks_[context])

@@ -14,8 +14,8 @@
 
 #include <boost/asio/ip/address.hpp>
 
-#include "net/api/call.hpp"
-#include "net/base/cidr.hpp"
+#include "core/call.hpp"
+#include "base/cidr.hpp"
 #include "net/http/access_log.hpp"
 #include "net/http/connection_slots.hpp"
 #include "net/http/metrics.hpp"
@@ -84,7 +84,7 @@ public:
   /// enqueues and never blocks. A sink is called only on its io_context's one thread, so what
   /// it owns needs no lock. Set once before the listener starts, and emptied at shutdown so no
   /// actor handle they hold outlives the actor system.
-  void set_call_sinks(std::vector<api::call_sink> sinks);
+  void set_call_sinks(std::vector<core::call_sink> sinks);
 
   const server_settings& settings() const noexcept {
     return settings_;
@@ -97,7 +97,7 @@ public:
   /// Hands a call on through the call sink of the io_context it was read on (its index in the
   /// listener's contexts), on that context's thread. Never blocks: the sink only enqueues a
   /// message. Without a sink the call is dropped, and its reply guard answers it.
-  void submit(api::api_call&& call, std::size_t context);
+  void submit(core::api_call&& call, std::size_t context);
 
   /// Marks the shutdown signal: /readyz gets 503 and connections stop being kept alive,
   /// while every call is still served (the drain period, for load balancers to see).
@@ -145,7 +145,7 @@ public:
 
 private:
   server_settings settings_;
-  std::vector<api::call_sink> sinks_;
+  std::vector<core::call_sink> sinks_;
   std::string openapi_;
   std::atomic<bool> leaving_{false};
   std::atomic<bool> draining_{false};

@@ -23,10 +23,10 @@
 
 #include <boost/json/object.hpp>
 
-#include "net/api/api_json.hpp"
-#include "net/api/error_table.hpp"
-#include "net/api/offer_outcome.hpp"
-#include "net/base/log.hpp"
+#include "core/api_json.hpp"
+#include "core/error_table.hpp"
+#include "core/offer_outcome.hpp"
+#include "base/log.hpp"
 #include "net/http/access_log.hpp"
 #include "net/http/client_request.hpp"
 #include "net/http/framing.hpp"
@@ -66,9 +66,9 @@ private:
 };
 
 /// An outcome that says the call got no answer, with why.
-api::api_outcome unanswered(std::string message) {
-  api::api_outcome outcome;
-  outcome.error = api::make_failure(api::error_code::unavailable, std::move(message));
+core::api_outcome unanswered(std::string message) {
+  core::api_outcome outcome;
+  outcome.error = core::make_failure(core::error_code::unavailable, std::move(message));
   return outcome;
 }
 
@@ -76,13 +76,13 @@ api::api_outcome unanswered(std::string message) {
 /// without being called (an actor died, a message was lost), the client still gets a 503
 /// instead of a connection that waits forever; and a call still pending when shutdown's grace
 /// period ends is answered 503 through the registry of pending calls.
-api::reply_fn guarded(api::reply_fn fn, pending_calls& pending) {
+core::reply_fn guarded(core::reply_fn fn, pending_calls& pending) {
   struct guard {
-    api::reply_fn fn;
+    core::reply_fn fn;
     pending_calls& pending;
     pending_calls::id id = 0;
     std::atomic<bool> done{false};
-    guard(api::reply_fn f, pending_calls& p) : fn(std::move(f)), pending(p) {
+    guard(core::reply_fn f, pending_calls& p) : fn(std::move(f)), pending(p) {
       // nop
     }
     guard(const guard&) = delete;
@@ -94,7 +94,7 @@ api::reply_fn guarded(api::reply_fn fn, pending_calls& pending) {
     }
     /// Answers once; registered is false when the registry already forgot the call (it
     /// does so before abandoning it).
-    void settle(api::api_outcome&& outcome, bool registered) {
+    void settle(core::api_outcome&& outcome, bool registered) {
       if (done.exchange(true))
         return;
       if (registered)
@@ -111,20 +111,20 @@ api::reply_fn guarded(api::reply_fn fn, pending_calls& pending) {
                               "time; try again"),
                    false);
   });
-  return [g](api::api_outcome&& outcome) { g->settle(std::move(outcome), true); };
+  return [g](core::api_outcome&& outcome) { g->settle(std::move(outcome), true); };
 }
 
 /// Makes sure a streamed reply ends exactly once, as guarded does for the reply: lines
 /// after the last are dropped; if every copy of the callback is dropped before the last line
 /// (an actor died), or the call is still streaming when shutdown's grace period ends, the
 /// stream ends with an error line, so the client is never left waiting for a body.
-api::line_fn guarded_lines(api::line_fn fn, pending_calls& pending) {
+core::line_fn guarded_lines(core::line_fn fn, pending_calls& pending) {
   struct guard {
-    api::line_fn fn;
+    core::line_fn fn;
     pending_calls& pending;
     pending_calls::id id = 0;
     std::atomic<bool> done{false};
-    guard(api::line_fn f, pending_calls& p) : fn(std::move(f)), pending(p) {
+    guard(core::line_fn f, pending_calls& p) : fn(std::move(f)), pending(p) {
       // nop
     }
     guard(const guard&) = delete;
@@ -153,7 +153,7 @@ api::line_fn guarded_lines(api::line_fn fn, pending_calls& pending) {
         return;
       if (registered)
         pending.remove(id);
-      fn(api::render_error(api::make_failure(api::error_code::unavailable, std::move(message))),
+      fn(core::render_error(core::make_failure(core::error_code::unavailable, std::move(message))),
          true);
     }
   };
@@ -270,7 +270,7 @@ private:
     // request line over its limit) would not be read whole by a proxy in front.
     auto refusal = overlong_request_line(req);
     if (auto problem = framing_problem(req))
-      refusal = api::make_failure(api::error_code::invalid_input, "malformed HTTP request: " + *problem);
+      refusal = core::make_failure(core::error_code::invalid_input, "malformed HTTP request: " + *problem);
     if (refusal) {
       reading_ = false;
       return refuse_header(std::move(*refusal));
@@ -330,7 +330,7 @@ private:
                                             ctx_.settings().header_limit));
     if (ec) {
       auto error
-        = api::make_failure(api::error_code::invalid_input, "malformed HTTP request: " + ec.message());
+        = core::make_failure(core::error_code::invalid_input, "malformed HTTP request: " + ec.message());
       // Past the request line, it is refused like a call of its route (Transfer-Encoding with
       // Content-Length is one that Beast finds itself).
       if (!parser_->get().target().empty())
@@ -361,7 +361,7 @@ private:
 
   // A request whose header was not read whole: its caller is not known, so it gets no quota
   // headers, but its method and target are, for CORS and HEAD.
-  void refuse_unread(api::failure error) {
+  void refuse_unread(core::failure error) {
     auto start = request_start_of(parser_->get(), unparsed());
     refuse_malformed(render_unread_error(error, start.target),
                      beast::http::string_to_verb(start.method));
@@ -370,7 +370,7 @@ private:
   // A request refused before routing once its request line was read: under /api/ it is
   // answered like the route's other replies (CORS, and the quota of the caller as far as the
   // fields read so far name them), then the connection closes.
-  void refuse_header(api::failure error) {
+  void refuse_header(core::failure error) {
     closing_ = true;
     auto& req = parser_->get();
     read_forwarded_for(req);
@@ -466,21 +466,21 @@ private:
     auto& call = *decision.call;
     // A scrape of /metrics is not counted in the in-flight calls it reports, so an idle
     // service shows 0.
-    if (call.kind != api::call_kind::metrics)
+    if (call.kind != core::call_kind::metrics)
       s.in_flight.emplace(ctx_.in_flight);
     call.reply = guarded([self = shared_from_this(), id = s.id, kind = call.kind,
-                  version = req.version(), keep_alive = req.keep_alive()](api::api_outcome&& outcome) {
+                  version = req.version(), keep_alive = req.keep_alive()](core::api_outcome&& outcome) {
       // Runs on whichever thread finished the call (an actor's, or the quota actor's for a
       // cached offer): hop onto the connection's io thread first and render there, so the io
       // threads share the rendering and the quota actor's thread only hands verdicts on. The
       // inbox wakes the io thread once per batch of replies, not once per reply; its io_context
       // has that one thread, so the reply never runs beside the session's own handlers.
-      auto work = std::make_shared<api::api_outcome>(std::move(outcome));
+      auto work = std::make_shared<core::api_outcome>(std::move(outcome));
       self->inbox_.push([self, id, kind, version, keep_alive, work] {
         self->render_reply(id, kind, version, keep_alive, std::move(*work));
       });
     }, ctx_.pending);
-    if (call.kind == api::call_kind::status_batch) {
+    if (call.kind == core::call_kind::status_batch) {
       // The lines take the reply's way onto the io thread; one actor sends them in order,
       // and the inbox keeps the order it was given.
       call.lines = guarded_lines([self = shared_from_this(), id = s.id](std::string&& line,
@@ -506,15 +506,15 @@ private:
     try_write();
   }
 
-  void render_reply(std::uint64_t id, api::call_kind kind, unsigned version, bool keep_alive,
-                    api::api_outcome&& outcome) {
-    auto metrics = kind == api::call_kind::metrics && outcome.error.ok();
-    auto code = outcome.error.ok() ? std::string_view{} : api::lookup(outcome.error.code).machine_code;
+  void render_reply(std::uint64_t id, core::call_kind kind, unsigned version, bool keep_alive,
+                    core::api_outcome&& outcome) {
+    auto metrics = kind == core::call_kind::metrics && outcome.error.ok();
+    auto code = outcome.error.ok() ? std::string_view{} : core::lookup(outcome.error.code).machine_code;
     metrics_snapshot m{&ctx_.requests, ctx_.connections.load(), ctx_.in_flight.load(),
-                       outcome.probes, outcome.cache_entries, &api::process_telemetry()};
+                       outcome.probes, outcome.cache_entries, &core::process_telemetry()};
     auto watched = std::move(outcome.watched);
     auto streamed = is_stream_head(outcome, kind);
-    api::finish_offer(outcome);
+    core::finish_offer(outcome);
     auto res = render_api(std::move(outcome), kind, version, keep_alive,
                           ctx_.settings().secure_cookies);
     if (metrics) {
@@ -741,7 +741,7 @@ void reject_connection(tcp::socket&& socket, std::string why) {
     response res;
     rejection(tcp::socket&& s, std::string message)
       : stream(std::move(s)),
-        res(render_plain_error(api::make_failure(api::error_code::unavailable, std::move(message)), 11,
+        res(render_plain_error(core::make_failure(core::error_code::unavailable, std::move(message)), 11,
                                false)) {
       // nop
     }

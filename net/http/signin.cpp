@@ -5,8 +5,8 @@
 #include <boost/url/parse.hpp>
 #include <boost/url/parse_query.hpp>
 
-#include "net/api/signin_times.hpp"
-#include "net/base/text.hpp"
+#include "core/signin_times.hpp"
+#include "base/text.hpp"
 
 namespace netherscope::net::http {
 
@@ -59,12 +59,12 @@ cookie_lookup find_cookie(const beast::http::fields& headers, std::string_view n
 }
 
 std::string binding_cookie(std::string_view value, bool secure) {
-  return cookie(signin_cookie_names(secure).binding, value, api::signin_state_lifetime_seconds,
+  return cookie(signin_cookie_names(secure).binding, value, core::signin_state_lifetime_seconds,
                 secure);
 }
 
 std::string session_cookie(std::string_view value, bool secure) {
-  return cookie(signin_cookie_names(secure).session, value, api::session_lifetime_seconds, secure);
+  return cookie(signin_cookie_names(secure).session, value, core::session_lifetime_seconds, secure);
 }
 
 std::string cleared_cookie(std::string_view name, bool secure) {

@@ -5,7 +5,7 @@
 #include <optional>
 #include <tuple>
 
-#include "net/api/api_json.hpp"
+#include "core/api_json.hpp"
 
 namespace netherscope::net::http {
 
@@ -41,7 +41,7 @@ std::string seconds(std::uint32_t us) {
 
 /// Each transport the check asked, and how long it took to answer (none: no answer).
 std::vector<std::pair<std::string_view, std::optional<std::uint32_t>>>
-transports(const api::history_row& row) {
+transports(const core::history_row& row) {
   std::vector<std::pair<std::string_view, std::optional<std::uint32_t>>> out;
   out.emplace_back("nethernet", row.nethernet_us);
   if (row.raknet_checked)
@@ -52,13 +52,13 @@ transports(const api::history_row& row) {
 /// NetherNet is healthy when the check joined (its verdict is joinable only then): a status
 /// that answers while players are turned away is the failure the exporter must show. RakNet is
 /// healthy when its ping answered, which is all a RakNet server is asked.
-bool healthy(const api::history_row& row, std::string_view transport) {
+bool healthy(const core::history_row& row, std::string_view transport) {
   if (transport == "raknet")
     return row.raknet_us.has_value();
-  return api::is_joinable(row.verdict);
+  return core::is_joinable(row.verdict);
 }
 
-std::string_view count_transport(const api::history_row& row) {
+std::string_view count_transport(const core::history_row& row) {
   return row.players_from_raknet ? "raknet" : "nethernet";
 }
 
@@ -79,7 +79,7 @@ void family(std::string& out, const std::vector<watched_server>& servers, std::s
 
 std::string label_value(std::string_view text) {
   std::string out;
-  for (char c : api::valid_utf8(text)) {
+  for (char c : core::valid_utf8(text)) {
     if (c == '\\')
       out += "\\\\";
     else if (c == '"')
@@ -138,7 +138,7 @@ std::string render_watch_metrics(std::vector<watched_server> servers) {
          "Whether players could join at the latest watch check (1) or not (0): a player's "
          "connection reached the game.",
          [](const watched_server& s, std::vector<sample_line>& lines) {
-           lines.push_back({address_labels(s), api::is_joinable(s.last.verdict) ? "1" : "0"});
+           lines.push_back({address_labels(s), core::is_joinable(s.last.verdict) ? "1" : "0"});
          });
   family(out, servers, "netherscope_watch_last_check_timestamp_seconds",
          "When the latest watch check of the server finished, Unix seconds.",

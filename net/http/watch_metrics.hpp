@@ -11,13 +11,13 @@
 #include <string_view>
 #include <vector>
 
-#include "net/api/history_row.hpp"
-#include "net/api/history_slice.hpp"
+#include "core/history_row.hpp"
+#include "core/history_slice.hpp"
 
 namespace netherscope::net::http {
 
 /// A public watched server and its latest check.
-using watched_server = api::watched_check;
+using watched_server = core::watched_check;
 
 /// A label value as the text format (0.0.4) writes it: valid UTF-8, with backslash, double
 /// quote and line feed escaped.

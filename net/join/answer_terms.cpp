@@ -4,7 +4,7 @@
 
 #include <openssl/pem.h>
 
-#include "net/base/text.hpp"
+#include "base/text.hpp"
 #include "net/nethernet/sdp_answer.hpp"
 
 namespace netherscope::net::join {

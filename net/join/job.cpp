@@ -6,7 +6,7 @@
 
 #include <boost/json.hpp>
 
-#include "net/base/json_access.hpp"
+#include "base/json_access.hpp"
 #include "net/join/game.hpp"
 
 namespace netherscope::net::join {

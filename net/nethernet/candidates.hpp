@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "net/base/address_scope.hpp"
+#include "base/address_scope.hpp"
 #include "net/nethernet/sdp_answer.hpp"
 
 namespace netherscope::net::nethernet {

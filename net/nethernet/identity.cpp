@@ -7,8 +7,8 @@
 #include <boost/json.hpp>
 #include <openssl/x509.h>
 
-#include "net/base/bytes.hpp"
-#include "net/base/jose.hpp"
+#include "base/bytes.hpp"
+#include "base/jose.hpp"
 
 namespace netherscope::net::nethernet {
 

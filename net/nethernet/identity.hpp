@@ -1,7 +1,7 @@
 // Who we are to a NetherNet target: our DTLS certificate (whose fingerprint goes into the
 // offer) and our long-lived P-384 identity key, which signs the session-level a=identity
 // attribute as PROTOCOL.md §2.3 describes, in the self-signed shape servers put in answers.
-// The JOSE underneath is net/base/jose; checking someone else's a=identity is identity_check.
+// The JOSE underneath is base/jose; checking someone else's a=identity is identity_check.
 //
 // Nothing here throws except std::bad_alloc: failures come back as nullopt.
 #pragma once
@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "net/base/crypto.hpp"
+#include "base/crypto.hpp"
 
 namespace netherscope::net::nethernet {
 

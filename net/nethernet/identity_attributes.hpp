@@ -16,7 +16,7 @@
 #include <optional>
 #include <string>
 
-#include "net/base/crypto.hpp"
+#include "base/crypto.hpp"
 #include "net/nethernet/identity.hpp"
 
 namespace netherscope::net::nethernet {

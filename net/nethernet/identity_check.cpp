@@ -7,10 +7,10 @@
 #include <boost/algorithm/string/predicate.hpp>
 #include <boost/json.hpp>
 
-#include "net/base/crypto.hpp"
-#include "net/base/jose.hpp"
-#include "net/base/json_access.hpp"
-#include "net/base/text.hpp"
+#include "base/crypto.hpp"
+#include "base/jose.hpp"
+#include "base/json_access.hpp"
+#include "base/text.hpp"
 #include "net/nethernet/identity.hpp"
 #include "net/nethernet/sdp_answer.hpp"
 

@@ -16,7 +16,7 @@
 
 #include <boost/algorithm/string/predicate.hpp>
 
-#include "net/base/text.hpp"
+#include "base/text.hpp"
 
 namespace netherscope::net::nethernet {
 
@@ -65,7 +65,7 @@ bool is_token_char(char c) {
   return is_alnum(c) || std::string_view{"-.!%*_+`'~"}.find(c) != std::string_view::npos;
 }
 
-/// The separators we accept between candidate fields: SP and HTAB (net::base::blanks), in runs.
+/// The separators we accept between candidate fields: SP and HTAB (base::blanks), in runs.
 bool is_blank(char c) {
   return base::blanks.find(c) != std::string_view::npos;
 }

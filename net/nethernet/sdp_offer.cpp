@@ -2,7 +2,7 @@
 
 #include <string_view>
 
-#include "net/base/bytes.hpp"
+#include "base/bytes.hpp"
 
 namespace netherscope::net::nethernet {
 
@@ -110,7 +110,7 @@ std::string build_offer(const offer_parameters& p) {
   line("a=max-message-size:262144");
   // Ending candidates only makes sense after some: with none, aiortc reads the offer as one
   // it cannot reach and answers with zero candidates of its own, which we would then report
-  // as a drained port pool (PROTOCOL.md §3.2; tests/e2e/webrtc_e2e_test.cpp shows it).
+  // as a drained port pool (PROTOCOL.md §3.2; tests/e2e/check/webrtc_e2e_test.cpp shows it).
   if (!p.candidates.empty())
     line("a=end-of-candidates");
   return sdp;

@@ -4,7 +4,7 @@
 
 #include <boost/crc.hpp>
 
-#include "net/base/crypto.hpp"
+#include "base/crypto.hpp"
 
 namespace netherscope::net::nethernet::stun {
 

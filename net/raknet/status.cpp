@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "net/base/text.hpp"
+#include "base/text.hpp"
 
 namespace netherscope::net::raknet {
 

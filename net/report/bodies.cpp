@@ -11,8 +11,8 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
-#include "net/api/api_json.hpp"
-#include "net/base/text.hpp"
+#include "core/api_json.hpp"
+#include "base/text.hpp"
 #include "net/nethernet/candidates.hpp"
 #include "net/report/key_memory.hpp"
 
@@ -78,7 +78,7 @@ std::string_view kind_of(const json::value& v) {
 /// "abc" quoted for a sentence: at most quoted_start bytes of JSON, valid UTF-8, "..." when
 /// cut.
 std::string quote_start(std::string_view text) {
-  auto shown = api::fit_for_json(text, quoted_start);
+  auto shown = core::fit_for_json(text, quoted_start);
   return "\"" + shown.text + (shown.truncated ? "...\"" : "\"");
 }
 
@@ -165,7 +165,7 @@ std::string continuing(std::string sentence) {
 json::object render_offer_identity(const offer_context& context,
                                    std::vector<nethernet::answer_warning>& warnings) {
   if (!context.offered_as.empty())
-    return json::object{{"kind", "xbox"}, {"gamertag", api::valid_utf8(context.offered_as, 64)}};
+    return json::object{{"kind", "xbox"}, {"gamertag", core::valid_utf8(context.offered_as, 64)}};
   if (context.link_failing)
     warnings.push_back({"xbox_link_failing",
                         "This service's Xbox sign-in needs its operator's attention, so the offer "
@@ -300,7 +300,7 @@ std::string render_offer(std::string_view answer, const nethernet::parsed_answer
   json::object body;
   body["ok"] = true;
   // The answer was parsed whole; only what is echoed is cut.
-  auto shown = api::fit_for_json(answer, answer_json_limit);
+  auto shown = core::fit_for_json(answer, answer_json_limit);
   body["answer"] = std::move(shown.text);
   if (shown.truncated)
     body["answerTruncated"] = true;
@@ -310,8 +310,8 @@ std::string render_offer(std::string_view answer, const nethernet::parsed_answer
     body["candidatesTruncated"] = true;
   // Real values are under 110 bytes (a sha-256 fingerprint) and 256 (RFC 8839's ufrag); the
   // cap keeps a hostile answer from doubling its size in the reply.
-  body["answerFingerprint"] = api::fit_for_json(parsed.fingerprint, 256).text;
-  body["iceUfrag"] = api::fit_for_json(parsed.ice_ufrag, 256).text;
+  body["answerFingerprint"] = core::fit_for_json(parsed.fingerprint, 256).text;
+  body["iceUfrag"] = core::fit_for_json(parsed.ice_ufrag, 256).text;
   // SPEC 2.2: a 200 answer with zero candidates means the server's UDP pool is drained. Only a
   // valid answer reaches here, and lines that were all malformed are not "zero candidates".
   body["exhausted"] = parsed.candidate_lines == 0;

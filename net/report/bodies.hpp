@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "net/nethernet/identity_check.hpp"
-#include "net/base/text.hpp"
+#include "base/text.hpp"
 #include "net/nethernet/sdp_answer.hpp"
 
 namespace netherscope::net::report {
@@ -24,7 +24,7 @@ namespace netherscope::net::report {
 std::string render_info(std::uint16_t status, bool tls, std::string_view target_body);
 
 /// How much of the answer an offer reply echoes in "answer": bytes of the reply's JSON, escapes
-/// counted (net/api fit_for_json). Real answers are a few KB.
+/// counted (core fit_for_json). Real answers are a few KB.
 constexpr std::size_t answer_json_limit = 64 * 1024;
 
 /// How many bytes of JSON the "candidates" array of an offer reply may take.

@@ -8,8 +8,8 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
-#include "net/api/api_json.hpp"
-#include "net/base/text.hpp"
+#include "core/api_json.hpp"
+#include "base/text.hpp"
 
 namespace netherscope::net::report {
 
@@ -51,11 +51,11 @@ boost::json::object certificate_json(const upstream::tls_certificate& cert) {
   out["trusted"] = cert.trusted;
   if (!cert.trusted) {
     out["reason"] = certificate_reason(cert.verify_code);
-    out["error"] = api::valid_utf8(cert.error);
+    out["error"] = core::valid_utf8(cert.error);
   }
   // The names are ASCII already (http_client escapes them); valid_utf8 guards the JSON anyway.
-  out["subject"] = api::valid_utf8(cert.subject);
-  out["issuer"] = api::valid_utf8(cert.issuer);
+  out["subject"] = core::valid_utf8(cert.subject);
+  out["issuer"] = core::valid_utf8(cert.issuer);
   out["notBefore"] = time_or_null(cert.not_before);
   out["notAfter"] = time_or_null(cert.not_after);
   out["sha256"] = cert.sha256;
@@ -63,7 +63,7 @@ boost::json::object certificate_json(const upstream::tls_certificate& cert) {
 }
 
 std::string certificate_warning(const upstream::tls_certificate& cert) {
-  return "the server's TLS certificate is not trusted (" + api::valid_utf8(cert.error)
+  return "the server's TLS certificate is not trusted (" + core::valid_utf8(cert.error)
          + "): Minecraft clients refuse it, so players cannot connect through this address "
            "over HTTPS; use a certificate from a public CA that names this host, or serve "
            "plain HTTP";
@@ -79,7 +79,7 @@ std::string with_certificate(std::string body, const std::optional<upstream::tls
   auto& object = parsed.as_object();
   object["certificate"] = certificate_json(*cert);
   if (!cert->trusted)
-    api::add_warning(object, "certificate_untrusted", certificate_warning(*cert));
+    core::add_warning(object, "certificate_untrusted", certificate_warning(*cert));
   return boost::json::serialize(object);
 }
 

@@ -2,10 +2,10 @@
 
 #include <boost/json/serialize.hpp>
 
-#include "net/api/api_json.hpp"
-#include "net/api/explain.hpp"
+#include "core/api_json.hpp"
+#include "core/explain.hpp"
 #include "net/join/game.hpp"
-#include "net/report/verdict.hpp"
+#include "core/verdict.hpp"
 
 namespace netherscope::net::report {
 
@@ -21,16 +21,16 @@ json::value ms_or_null(double ms) {
 }
 
 std::string reason_of(std::string_view outcome, const std::string& detail) {
-  auto reason = api::explanation_meaning(outcome);
+  auto reason = core::explanation_meaning(outcome);
   if (!detail.empty())
-    reason += " Here: " + api::valid_utf8(detail, max_worker_text) + ".";
+    reason += " Here: " + core::valid_utf8(detail, max_worker_text) + ".";
   return reason;
 }
 
 json::object identity_of(const join_context& context) {
   if (context.offered_as.empty())
     return {{"kind", "self"}};
-  return {{"kind", "xbox"}, {"gamertag", api::valid_utf8(context.offered_as, 64)}};
+  return {{"kind", "xbox"}, {"gamertag", core::valid_utf8(context.offered_as, 64)}};
 }
 
 json::object protocol_of(const join_context& context, std::int32_t sent) {
@@ -40,7 +40,7 @@ json::object protocol_of(const join_context& context, std::int32_t sent) {
                                                      : json::value(nullptr);
   out["version"] = context.order.server_version.empty()
                      ? json::value(nullptr)
-                     : json::value(api::valid_utf8(context.order.server_version, 64));
+                     : json::value(core::valid_utf8(context.order.server_version, 64));
   return out;
 }
 
@@ -52,7 +52,7 @@ json::object skeleton(std::string_view stage, std::string_view outcome, const st
   body["outcome"] = outcome;
   body["stage"] = stage;
   body["reason"] = reason_of(outcome, detail);
-  body["detail"] = detail.empty() ? json::value(nullptr) : json::value(api::valid_utf8(detail, max_worker_text));
+  body["detail"] = detail.empty() ? json::value(nullptr) : json::value(core::valid_utf8(detail, max_worker_text));
   body["networkId"] = context.order.network_id;
   body["protocol"] = protocol_of(context, context.order.protocol);
   body["pair"] = nullptr;
@@ -80,8 +80,8 @@ json::array tried_of(const join::join_report& report) {
   json::array out;
   for (const auto& t : report.tried) {
     json::object o;
-    o["candidate"] = api::valid_utf8(t.candidate, max_worker_text);
-    o["remote"] = api::valid_utf8(t.remote, 64);
+    o["candidate"] = core::valid_utf8(t.candidate, max_worker_text);
+    o["remote"] = core::valid_utf8(t.remote, 64);
     o["checksSent"] = t.checks_sent;
     o["answered"] = t.answered_us;
     o["checkedUs"] = t.checked_us;
@@ -97,9 +97,9 @@ json::value pair_of(const join::join_report& report) {
   if (!report.pair || *report.pair >= report.tried.size())
     return nullptr;
   const auto& t = report.tried[*report.pair];
-  return json::object{{"local", api::valid_utf8(report.local, 64)},
-                      {"remote", api::valid_utf8(t.remote, 64)},
-                      {"candidate", api::valid_utf8(t.candidate, max_worker_text)},
+  return json::object{{"local", core::valid_utf8(report.local, 64)},
+                      {"remote", core::valid_utf8(t.remote, 64)},
+                      {"candidate", core::valid_utf8(t.candidate, max_worker_text)},
                       {"rttMs", ms_or_null(t.rtt_ms)}};
 }
 
@@ -111,11 +111,11 @@ json::value dtls_of(const join::join_report& report) {
   o["fingerprintVerified"] = report.fingerprint_verified;
   o["srtp"] = !report.srtp_profile.empty();
   o["srtpProfile"] = report.srtp_profile.empty() ? json::value(nullptr)
-                                                 : json::value(api::valid_utf8(report.srtp_profile, 64));
+                                                 : json::value(core::valid_utf8(report.srtp_profile, 64));
   o["cipher"] = report.cipher.empty() ? json::value(nullptr)
-                                      : json::value(api::valid_utf8(report.cipher, 64));
+                                      : json::value(core::valid_utf8(report.cipher, 64));
   o["alert"] = report.alert.empty() ? json::value(nullptr)
-                                    : json::value(api::valid_utf8(report.alert, 64));
+                                    : json::value(core::valid_utf8(report.alert, 64));
   o["alertFrom"] = report.alert.empty() ? json::value(nullptr)
                                         : json::value(report.alert_from_peer ? "server" : "us");
   return o;
@@ -127,9 +127,9 @@ bool reached(const join::join_report& report, join::join_stage stage) {
 
 } // namespace
 
-api::join_order join_order_for(const transports_seen& seen, std::int32_t asked,
+core::join_order join_order_for(const core::transports_seen& seen, std::int32_t asked,
                                std::string network_id) {
-  api::join_order order;
+  core::join_order order;
   order.network_id = std::move(network_id);
   order.server_protocol = seen.nethernet_protocol;
   order.server_version = seen.nethernet_version;
@@ -137,39 +137,39 @@ api::join_order join_order_for(const transports_seen& seen, std::int32_t asked,
   if (order.protocol == 0)
     order.protocol = seen.nethernet_protocol > 0 && seen.nethernet_protocol <= INT32_MAX
                        ? static_cast<std::int32_t>(seen.nethernet_protocol)
-                       : newest_known_protocol();
+                       : core::newest_known_protocol();
   return order;
 }
 
-std::string_view signalling_outcome(const api::failure& offer_error, bool signed_in) {
+std::string_view signalling_outcome(const core::failure& offer_error, bool signed_in) {
   switch (offer_error.code) {
-    case api::error_code::upstream_timeout:
+    case core::error_code::upstream_timeout:
       return "offer_timeout";
-    case api::error_code::upstream_failure:
+    case core::error_code::upstream_failure:
       return "offer_unreachable";
-    case api::error_code::upstream_invalid_answer:
+    case core::error_code::upstream_invalid_answer:
       return "offer_unreadable";
     default:
       break;
   }
-  if (classify_refusal(offer_error) == refusal_kind::auth_required)
+  if (core::classify_refusal(offer_error) == core::refusal_kind::auth_required)
     return signed_in ? "not_allowed" : "auth_required";
   return "offer_refused";
 }
 
-api::join_result unjoined(std::string_view stage, std::string_view outcome, std::string detail,
+core::join_result unjoined(std::string_view stage, std::string_view outcome, std::string detail,
                           const join_context& context) {
-  api::join_result out;
+  core::join_result out;
   out.outcome = std::string{outcome};
   out.stage = std::string{stage};
   out.body = skeleton(stage, outcome, detail, context);
   return out;
 }
 
-api::join_result describe_join(const join::join_report& report, const join_context& context) {
+core::join_result describe_join(const join::join_report& report, const join_context& context) {
   auto outcome = join::to_string(report.outcome);
   auto stage = join::to_string(report.stage);
-  api::join_result out;
+  core::join_result out;
   out.joined = report.outcome == join::join_outcome::joined;
   out.outcome = std::string{outcome};
   out.stage = std::string{stage};
@@ -191,7 +191,7 @@ api::join_result describe_join(const join::join_report& report, const join_conte
   if (report.disconnect_reason)
     body["disconnectReason"] = *report.disconnect_reason;
   if (!report.disconnect_message.empty())
-    body["disconnectMessage"] = api::valid_utf8(report.disconnect_message, max_worker_text);
+    body["disconnectMessage"] = core::valid_utf8(report.disconnect_message, max_worker_text);
   const auto& t = report.timings;
   auto total = t.total_ms < 0 ? context.signalling_ms
                               : t.total_ms + (context.signalling_ms < 0 ? 0 : context.signalling_ms);
@@ -216,7 +216,7 @@ std::optional<double> join_timing_ms(const json::object& join, std::string_view 
   return ms->to_number<double>();
 }
 
-json::value port_pool(const api::join_result& first, const api::join_result& second) {
+json::value port_pool(const core::join_result& first, const core::join_result& second) {
   if (first.joined && second.joined)
     return "enough";
   if (first.joined || second.joined)
@@ -224,7 +224,7 @@ json::value port_pool(const api::join_result& first, const api::join_result& sec
   return nullptr;
 }
 
-std::string render_join(const api::join_result& first, const api::join_result* second) {
+std::string render_join(const core::join_result& first, const core::join_result* second) {
   json::object body;
   body["ok"] = true;
   for (const auto& [key, value] : first.body)

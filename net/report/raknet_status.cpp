@@ -9,8 +9,8 @@
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
-#include "net/api/api_json.hpp"
-#include "net/base/crypto.hpp"
+#include "core/api_json.hpp"
+#include "base/crypto.hpp"
 #include "net/raknet/status.hpp"
 #include "net/raknet/unconnected.hpp"
 
@@ -39,7 +39,7 @@ std::int64_t process_milliseconds() {
 }
 
 json::value text_or_null(const std::optional<std::string>& text) {
-  return text ? json::value(api::valid_utf8(*text)) : json::value(nullptr);
+  return text ? json::value(core::valid_utf8(*text)) : json::value(nullptr);
 }
 
 template <class Int>
@@ -61,8 +61,8 @@ std::string code_of(upstream::udp_outcome outcome) {
   }
 }
 
-api::raknet_reply failed(std::uint16_t port, std::string code, std::string message) {
-  api::raknet_reply reply;
+core::raknet_reply failed(std::uint16_t port, std::string code, std::string message) {
+  core::raknet_reply reply;
   reply.tried = true;
   reply.port = port;
   reply.code = std::move(code);
@@ -70,7 +70,7 @@ api::raknet_reply failed(std::uint16_t port, std::string code, std::string messa
   json::object body;
   body["ok"] = false;
   body["code"] = reply.code;
-  body["error"] = api::valid_utf8(reply.message);
+  body["error"] = core::valid_utf8(reply.message);
   reply.body = json::serialize(body);
   return reply;
 }
@@ -118,7 +118,7 @@ upstream::reply_judgement judge_pong(std::string_view datagram, const raknet_pin
   return judgement;
 }
 
-api::raknet_reply make_raknet_reply(const upstream::udp_exchange_result& result, std::uint16_t port,
+core::raknet_reply make_raknet_reply(const upstream::udp_exchange_result& result, std::uint16_t port,
                                const raknet_pings& pings) {
   if (result.outcome != upstream::udp_outcome::answered)
     return failed(port, code_of(result.outcome), result.message);
@@ -131,14 +131,14 @@ api::raknet_reply make_raknet_reply(const upstream::udp_exchange_result& result,
                                             + std::string{raknet::describe(why)});
   auto status = raknet::read_status(pong->status);
 
-  api::raknet_reply reply;
+  core::raknet_reply reply;
   reply.tried = true;
   reply.ok = true;
   reply.port = port;
-  reply.latency_ms = api::shown_ms(result.latency_ms);
+  reply.latency_ms = core::shown_ms(result.latency_ms);
   reply.protocol = status.protocol.value_or(-1);
-  reply.version = status.version ? api::valid_utf8(*status.version) : std::string{};
-  reply.motd = status.motd ? api::valid_utf8(raknet::strip_formatting(*status.motd)) : std::string{};
+  reply.version = status.version ? core::valid_utf8(*status.version) : std::string{};
+  reply.motd = status.motd ? core::valid_utf8(raknet::strip_formatting(*status.motd)) : std::string{};
 
   json::object body;
   body["ok"] = true;
@@ -162,7 +162,7 @@ api::raknet_reply make_raknet_reply(const upstream::udp_exchange_result& result,
   body["portV6"] = number_or_null(status.port_v6);
   json::array extra;
   for (const auto& field : status.extra)
-    extra.emplace_back(api::valid_utf8(field));
+    extra.emplace_back(core::valid_utf8(field));
   body["extra"] = std::move(extra);
   body["fieldCount"] = status.field_count;
 
@@ -184,7 +184,7 @@ api::raknet_reply make_raknet_reply(const upstream::udp_exchange_result& result,
                   + " bytes: vanilla RakNet ignores pongs of 433 bytes or more, so clients may "
                     "not list the server (whether Mojang's client keeps that limit is not "
                     "known).");
-  if (api::valid_utf8(pong->status) != pong->status)
+  if (core::valid_utf8(pong->status) != pong->status)
     add_warning(warnings, codes, "status_not_utf8",
                 "The status string is not valid UTF-8; the bytes that are not were replaced "
                 "with U+FFFD.");

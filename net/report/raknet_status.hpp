@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "net/api/results.hpp"
+#include "core/results.hpp"
 #include "net/upstream/udp_exchange.hpp"
 
 namespace netherscope::net::report {
@@ -40,7 +40,7 @@ upstream::reply_judgement judge_pong(std::string_view datagram, const raknet_pin
 /// The reply made of an exchange's end: ok with the pong's fields, or the code and message
 /// of what happened instead (no_listener, timeout, malformed_pong, forbidden_target,
 /// lookup_failed, lookup_timeout, unreachable). port is the UDP port pinged.
-api::raknet_reply make_raknet_reply(const upstream::udp_exchange_result& result, std::uint16_t port,
+core::raknet_reply make_raknet_reply(const upstream::udp_exchange_result& result, std::uint16_t port,
                                const raknet_pings& pings);
 
 /// The size from which vanilla RakNet drops a pong (1 + 8 + 8 + 16 + 400 bytes of offline

@@ -9,9 +9,9 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
-#include "net/api/api_json.hpp"
-#include "net/base/crypto.hpp"
-#include "net/base/text.hpp"
+#include "core/api_json.hpp"
+#include "base/crypto.hpp"
+#include "base/text.hpp"
 #include "net/nethernet/sdp_answer.hpp"
 #include "net/nethernet/stun.hpp"
 
@@ -33,8 +33,8 @@ std::string first_ice_pwd(std::string_view sdp) {
 
 } // namespace
 
-api::reach_plan plan_reach(std::string_view answer_sdp, std::string_view offer_ufrag) {
-  api::reach_plan plan;
+core::reach_plan plan_reach(std::string_view answer_sdp, std::string_view offer_ufrag) {
+  core::reach_plan plan;
   auto parsed = nethernet::parse_answer(answer_sdp);
   if (!parsed.valid())
     return plan;
@@ -43,15 +43,15 @@ api::reach_plan plan_reach(std::string_view answer_sdp, std::string_view offer_u
   plan.answer_ufrag = parsed.ice_ufrag;
   plan.answer_pwd = first_ice_pwd(answer_sdp);
   for (const auto& c : parsed.candidates) {
-    api::reach_target t{c.address, c.port, api::reach_skip::none};
+    core::reach_target t{c.address, c.port, core::reach_skip::none};
     if (!base::iequals(c.transport, "udp") || c.component != 1)
-      t.skip = api::reach_skip::not_udp;
+      t.skip = core::reach_skip::not_udp;
     plan.candidates.push_back(std::move(t));
   }
   return plan;
 }
 
-reach_run make_checks(const api::reach_plan& plan, std::uint64_t tie_breaker) {
+reach_run make_checks(const core::reach_plan& plan, std::uint64_t tie_breaker) {
   reach_run run;
   run.check_of.assign(plan.candidates.size(), std::string::npos);
   if (!plan.valid)
@@ -61,7 +61,7 @@ reach_run make_checks(const api::reach_plan& plan, std::uint64_t tie_breaker) {
                            nethernet::stun::peer_reflexive_priority, tie_breaker, plan.answer_pwd};
   for (std::size_t i = 0; i < plan.candidates.size(); ++i) {
     const auto& c = plan.candidates[i];
-    if (c.skip != api::reach_skip::none)
+    if (c.skip != core::reach_skip::none)
       continue;
     auto [where, added] = index.emplace(std::make_pair(c.address, c.port), run.checks.size());
     run.check_of[i] = where->second;
@@ -98,7 +98,7 @@ std::uint64_t random_tie_breaker() {
   return value;
 }
 
-std::string with_reachability(std::string body, const api::reach_plan& plan, const reach_run& run,
+std::string with_reachability(std::string body, const core::reach_plan& plan, const reach_run& run,
                               const std::vector<upstream::udp_check_result>& results, double elapsed_ms) {
   boost::system::error_code ec;
   auto value = json::parse(body, ec);
@@ -126,7 +126,7 @@ std::string with_reachability(std::string body, const api::reach_plan& plan, con
                   && port->is_int64() && port->as_int64() == plan.candidates[i].port;
       if (same) {
         const auto& target = plan.candidates[i];
-        if (target.skip == api::reach_skip::not_udp) {
+        if (target.skip == core::reach_skip::not_udp) {
           refused = "not_udp";
         } else if (i < run.check_of.size() && run.check_of[i] < results.size()) {
           const auto& r = results[run.check_of[i]];
@@ -141,7 +141,7 @@ std::string with_reachability(std::string body, const api::reach_plan& plan, con
               break;
             case upstream::check_outcome::reachable:
               reachable = true;
-              rtt = api::shown_ms(r.rtt_ms);
+              rtt = core::shown_ms(r.rtt_ms);
               result = to_string(r.outcome);
               ++reachable_count;
               break;
@@ -166,7 +166,7 @@ std::string with_reachability(std::string body, const api::reach_plan& plan, con
       ++sent;
   object["reachability"] = json::object{{"checked", sent},
                                         {"reachable", reachable_count},
-                                        {"elapsedMs", api::shown_ms(elapsed_ms)}};
+                                        {"elapsedMs", core::shown_ms(elapsed_ms)}};
   return json::serialize(value);
 }
 

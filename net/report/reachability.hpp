@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "net/api/reachability.hpp"
+#include "core/reachability.hpp"
 #include "net/upstream/ice_check.hpp"
 
 namespace netherscope::net::report {
@@ -19,7 +19,7 @@ namespace netherscope::net::report {
 /// checker sends to at most 8 destinations the address policy allows, and reports the rest
 /// as over its limit); others are skipped as not_udp. Invalid when the answer is not a valid SDP answer (its
 /// ufrag and pwd are then unknown). offer_ufrag is the a=ice-ufrag of the offer we sent.
-api::reach_plan plan_reach(std::string_view answer_sdp, std::string_view offer_ufrag);
+core::reach_plan plan_reach(std::string_view answer_sdp, std::string_view offer_ufrag);
 
 /// The checks of a plan, and which check each candidate's result comes from.
 struct reach_run {
@@ -33,7 +33,7 @@ struct reach_run {
 /// (OpenSSL's generator), ICE-CONTROLLING with tie_breaker, and a judge that accepts only a
 /// response whose MESSAGE-INTEGRITY verifies under the answer's ice-pwd. A plan that is not
 /// valid gives no checks.
-reach_run make_checks(const api::reach_plan& plan, std::uint64_t tie_breaker);
+reach_run make_checks(const core::reach_plan& plan, std::uint64_t tie_breaker);
 
 /// A random tie-breaker (RFC 8445 §7.3.1.1) from OpenSSL's generator.
 std::uint64_t random_tie_breaker();
@@ -45,7 +45,7 @@ std::uint64_t random_tie_breaker();
 /// checkResult ("reachable", "timeout", "integrity", "error_response", "send_failed", or null
 /// when unchecked). The body gets "reachability": {checked, reachable, elapsedMs}. A body that
 /// is not a JSON object is returned unchanged.
-std::string with_reachability(std::string body, const api::reach_plan& plan, const reach_run& run,
+std::string with_reachability(std::string body, const core::reach_plan& plan, const reach_run& run,
                               const std::vector<upstream::udp_check_result>& results, double elapsed_ms);
 
 } // namespace netherscope::net::report

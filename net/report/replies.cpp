@@ -1,8 +1,8 @@
 #include "net/report/replies.hpp"
 
-#include "net/api/api_json.hpp"
+#include "core/api_json.hpp"
 #include "net/report/bodies.hpp"
-#include "net/base/text.hpp"
+#include "base/text.hpp"
 #include "net/nethernet/identity_check.hpp"
 #include "net/report/certificate.hpp"
 #include "net/nethernet/sdp_answer.hpp"
@@ -21,8 +21,8 @@ bool is_success(std::uint16_t status) {
 
 } // namespace
 
-api::info_reply make_info_reply(net::upstream::fetch_result&& fetched) {
-  api::info_reply reply;
+core::info_reply make_info_reply(net::upstream::fetch_result&& fetched) {
+  core::info_reply reply;
   reply.tls = fetched.tls;
   reply.status = fetched.status;
   if (!fetched.error.ok()) {
@@ -30,9 +30,9 @@ api::info_reply make_info_reply(net::upstream::fetch_result&& fetched) {
     return reply;
   }
   if (!is_success(fetched.status)) {
-    reply.error.code = api::error_code::upstream_status;
+    reply.error.code = core::error_code::upstream_status;
     reply.error.http_status = fetched.status;
-    reply.error.body = net::api::keep_quotable(std::move(fetched.body));
+    reply.error.body = core::keep_quotable(std::move(fetched.body));
     return reply;
   }
   reply.body = net::report::render_info(fetched.status, fetched.tls, fetched.body);
@@ -54,9 +54,9 @@ std::optional<std::int64_t> nethernet_code_in(std::string_view body) {
   return std::nullopt;
 }
 
-api::offer_reply make_offer_reply(net::upstream::fetch_result&& fetched, const net::report::offer_context& context,
+core::offer_reply make_offer_reply(net::upstream::fetch_result&& fetched, const net::report::offer_context& context,
                              net::nethernet::identity_check* identity_out) {
-  api::offer_reply reply;
+  core::offer_reply reply;
   if (!fetched.error.ok()) {
     reply.error = std::move(fetched.error);
     return reply;
@@ -66,7 +66,7 @@ api::offer_reply make_offer_reply(net::upstream::fetch_result&& fetched, const n
   if (is_success(fetched.status) && kind == net::nethernet::answer_kind::sdp) {
     auto parsed = net::nethernet::parse_answer(fetched.body);
     if (!parsed.valid()) {
-      reply.error = api::make_failure(api::error_code::upstream_invalid_answer,
+      reply.error = core::make_failure(core::error_code::upstream_invalid_answer,
                                  "the target answered " + status
                                    + " with an SDP answer that is not valid: " + parsed.problem);
       return reply;
@@ -80,24 +80,24 @@ api::offer_reply make_offer_reply(net::upstream::fetch_result&& fetched, const n
   }
   auto code = nethernet_code_in(fetched.body);
   if (code || !is_success(fetched.status)) {
-    reply.error.code = api::error_code::upstream_status;
+    reply.error.code = core::error_code::upstream_status;
     reply.error.http_status = fetched.status;
-    reply.error.body = net::api::keep_quotable(std::move(fetched.body));
+    reply.error.body = core::keep_quotable(std::move(fetched.body));
     if (code && *code <= INT32_MAX) {
       reply.error.nethernet_error = static_cast<std::int32_t>(*code);
       reply.error.reason = std::string{net::nethernet::nethernet_error_name(*code)};
     }
     return reply;
   }
-  auto shown = net::base::trim(fetched.body, net::base::ascii_whitespace);
+  auto shown = base::trim(fetched.body, base::ascii_whitespace);
   if (shown.empty()) {
-    reply.error = api::make_failure(api::error_code::upstream_invalid_answer,
+    reply.error = core::make_failure(core::error_code::upstream_invalid_answer,
                                "the target answered " + status
                                  + " with an empty body instead of an SDP answer");
     return reply;
   }
-  auto quoted = net::api::fit_for_json(shown, 200);
-  reply.error = api::make_failure(api::error_code::upstream_invalid_answer,
+  auto quoted = core::fit_for_json(shown, 200);
+  reply.error = core::make_failure(core::error_code::upstream_invalid_answer,
                              "the target answered " + status
                                + " with a body that is neither an SDP answer (it does not begin "
                                  "with v=0) nor a NetherNet error code; it begins \""

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "net/api/results.hpp"
+#include "core/results.hpp"
 #include "net/report/bodies.hpp"
 #include "net/upstream/http_client.hpp"
 
@@ -14,7 +14,7 @@ namespace netherscope::net::report {
 
 /// GET /v1/join: a 2xx is success whatever the body; anything else is upstream_status, and
 /// redirects are reported, never followed.
-api::info_reply make_info_reply(net::upstream::fetch_result&& fetched);
+core::info_reply make_info_reply(net::upstream::fetch_result&& fetched);
 
 /// POST /v1/join/{id}: a 2xx valid SDP answer is success, its identity checked at
 /// context.now_unix; a NetherNet error code (bare, or in go-nethernet's "Negotiation failed with
@@ -22,7 +22,7 @@ api::info_reply make_info_reply(net::upstream::fetch_result&& fetched);
 /// 2xx that is not a valid SDP answer (empty, not SDP, or SDP lacking a part a client needs) is
 /// upstream_invalid_answer, its message naming what is wrong. When identity_out is given, a
 /// valid answer's identity check is stored there, so the caller need not check it again.
-api::offer_reply make_offer_reply(net::upstream::fetch_result&& fetched, const net::report::offer_context& context,
+core::offer_reply make_offer_reply(net::upstream::fetch_result&& fetched, const net::report::offer_context& context,
                              net::nethernet::identity_check* identity_out = nullptr);
 
 /// The NetherNet error code a rejection body carries, if any.

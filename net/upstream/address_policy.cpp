@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include "net/base/address_scope.hpp"
+#include "base/address_scope.hpp"
 #include "net/upstream/dns.hpp"
 
 namespace netherscope::net::upstream {

@@ -4,7 +4,7 @@
 // address that is not public unicast: loopback, private, link-local, CGNAT, multicast,
 // unspecified, documentation, benchmarking and reserved ranges, and the IPv4-mapped,
 // NAT64 and 6to4 forms of these. The ranges and the words its reasons use are the table in
-// net/base/address_scope, so the policy and the scopes the API reports never disagree.
+// base/address_scope, so the policy and the scopes the API reports never disagree.
 // Operators add allowed or denied CIDRs with options.
 #pragma once
 
@@ -15,7 +15,7 @@
 
 #include <boost/asio/ip/address.hpp>
 
-#include "net/base/cidr.hpp"
+#include "base/cidr.hpp"
 
 namespace netherscope::net::upstream {
 

@@ -10,9 +10,9 @@
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/field.hpp>
 
-#include "net/api/host_port.hpp"
-#include "net/base/crypto.hpp"
-#include "net/base/log.hpp"
+#include "core/host_port.hpp"
+#include "base/crypto.hpp"
+#include "base/log.hpp"
 
 namespace netherscope::net::upstream {
 
@@ -82,7 +82,7 @@ fetch_op::fetch_op(std::shared_ptr<http_client::state> st, fetch_request req,
     strand_(st_->strand),
     resolve_timer_(strand_) {
   switch (req_.where.tls) {
-    case api::tls_mode::auto_detect:
+    case core::tls_mode::auto_detect:
       // A target remembered as plain HTTP gets no ClientHello at all; one remembered as TLS
       // gets the whole connect deadline for its handshake, since it is known to answer; an
       // unknown one gets the short detection deadline, so that a target silent on a
@@ -94,10 +94,10 @@ fetch_op::fetch_op(std::shared_ptr<http_client::state> st, fetch_request req,
         detecting_ = req_.remembered == scheme_hint::unknown;
       }
       break;
-    case api::tls_mode::on:
+    case core::tls_mode::on:
       attempts_ = {true};
       break;
-    case api::tls_mode::off:
+    case core::tls_mode::off:
       attempts_ = {false};
       break;
   }
@@ -107,7 +107,7 @@ fetch_op::fetch_op(std::shared_ptr<http_client::state> st, fetch_request req,
   request_.version(11);
   // The vanilla client's Host carries the port and brackets IPv6 (PROTOCOL.md §1.4).
   request_.set(http::field::host,
-               api::host_for_url(req_.where.host) + ":" + std::to_string(req_.where.port));
+               core::host_for_url(req_.where.host) + ":" + std::to_string(req_.where.port));
   request_.set(http::field::user_agent, st_->settings.user_agent);
   for (auto& [name, value] : req_.headers)
     request_.set(name, value);
@@ -133,7 +133,7 @@ fetch_op::clock_type::duration fetch_op::connect_budget() const {
 }
 
 std::string fetch_op::target_text() const {
-  return api::host_for_url(req_.where.host) + ":" + std::to_string(req_.where.port);
+  return core::host_for_url(req_.where.host) + ":" + std::to_string(req_.where.port);
 }
 
 std::string fetch_op::fallback_note() const {
@@ -154,7 +154,7 @@ void fetch_op::resolve() {
   resolve_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
     // The answer may have come first, with this handler already queued.
     if (!ec && self->resolving_)
-      self->fail(api::error_code::upstream_timeout,
+      self->fail(core::error_code::upstream_timeout,
                  "resolving " + self->req_.where.host + " took longer than "
                    + ms_text(self->req_.connect_timeout));
   });
@@ -171,13 +171,13 @@ void fetch_op::on_resolved(dns_answer answer) {
     return;
   resolve_timer_.cancel();
   if (answer.status == dns_status::timeout)
-    return fail(api::error_code::upstream_timeout,
+    return fail(core::error_code::upstream_timeout,
                 "no name server answered for " + req_.where.host + " in time");
   if (answer.status == dns_status::not_found)
-    return fail(api::error_code::upstream_failure,
+    return fail(core::error_code::upstream_failure,
                 "cannot resolve " + req_.where.host + ": no such name, or it has no address");
   if (answer.status != dns_status::ok)
-    return fail(api::error_code::upstream_failure,
+    return fail(core::error_code::upstream_failure,
                 "cannot resolve " + req_.where.host + ": " + answer.detail);
   std::vector<tcp::endpoint> candidates;
   for (auto& address : answer.addresses)
@@ -204,15 +204,15 @@ void fetch_op::use_endpoints(std::vector<tcp::endpoint> candidates) {
   }
   if (endpoints_.empty()) {
     if (first_refusal.empty())
-      return fail(api::error_code::upstream_failure,
+      return fail(core::error_code::upstream_failure,
                   req_.where.host + " resolved to no address");
-    return fail(api::error_code::forbidden_target,
+    return fail(core::error_code::forbidden_target,
                 "target " + target_text() + " refused: " + first_refusal);
   }
   if (req_.limited) {
     std::vector<std::string> servers;
     for (auto& ep : endpoints_)
-      servers.push_back(api::host_for_url(ep.address().to_string()) + ":" + std::to_string(ep.port()));
+      servers.push_back(core::host_for_url(ep.address().to_string()) + ":" + std::to_string(ep.port()));
     auto wait = st_->limiter.try_start(servers, clock_type::now(), req_.in_flight_limit);
     if (wait > std::chrono::seconds::zero())
       return refuse_for_limit(servers.front(), wait);
@@ -225,7 +225,7 @@ void fetch_op::use_endpoints(std::vector<tcp::endpoint> candidates) {
 
 void fetch_op::refuse_for_limit(const std::string& server, std::chrono::seconds wait) {
   fetch_result result;
-  result.error = api::make_failure(api::error_code::target_rate_limited,
+  result.error = core::make_failure(core::error_code::target_rate_limited,
                               "at most " + std::to_string(st_->limiter.per_minute())
                                 + " fresh offers per minute, one at a time, go to the server at "
                                 + server + "; retry in " + std::to_string(wait.count()) + " s");
@@ -299,17 +299,17 @@ void fetch_op::next_attempt() {
 
 void fetch_op::on_connected(beast::error_code ec, const tcp::endpoint&) {
   if (ec == beast::error::timeout)
-    return fail(api::error_code::upstream_timeout,
+    return fail(core::error_code::upstream_timeout,
                 "connect to " + target_text() + " took longer than "
                   + ms_text(std::chrono::duration_cast<std::chrono::milliseconds>(
                     std::min<clock_type::duration>(req_.connect_timeout, req_.total_timeout))));
   if (ec) {
     // Beast reports the error of the last endpoint tried; name it when there was one.
     auto where = endpoints_.size() == 1
-                   ? api::host_for_url(endpoints_.front().address().to_string()) + ":"
+                   ? core::host_for_url(endpoints_.front().address().to_string()) + ":"
                        + std::to_string(endpoints_.front().port())
                    : target_text();
-    return fail(api::error_code::upstream_failure, "connect to " + where + ": " + ec.message());
+    return fail(core::error_code::upstream_failure, "connect to " + where + ": " + ec.message());
   }
   if (using_tls_)
     start_tls();
@@ -328,48 +328,48 @@ void fetch_op::on_response(beast::error_code ec) {
     return;
   auto scheme = using_tls_ ? "HTTPS" : "HTTP";
   if (ec == beast::error::timeout)
-    return fail(api::error_code::upstream_timeout,
+    return fail(core::error_code::upstream_timeout,
                 std::string{"the target "} + target_text() + " did not answer within "
                   + ms_text(req_.total_timeout));
   if (ec == http::error::body_limit)
-    return fail(api::error_code::upstream_failure,
+    return fail(core::error_code::upstream_failure,
                 "the response body from " + target_text() + " is larger than "
                   + std::to_string(req_.body_limit) + " bytes");
   if (ec == http::error::header_limit)
-    return fail(api::error_code::upstream_failure,
+    return fail(core::error_code::upstream_failure,
                 "the response headers from " + target_text() + " are too large");
   if (ec == http::error::partial_message)
-    return fail(api::error_code::upstream_failure,
+    return fail(core::error_code::upstream_failure,
                 "the target " + target_text() + " closed the connection mid-response");
   if (ec == http::error::end_of_stream || ec == asio::error::eof
       || ec == asio::error::connection_reset || ec == asio::ssl::error::stream_truncated) {
-    auto hint = !using_tls_ && req_.where.tls == api::tls_mode::off
+    auto hint = !using_tls_ && req_.where.tls == core::tls_mode::off
                   ? " (does it require TLS? try without tls=false)"
                   : "";
-    return fail(api::error_code::upstream_failure,
+    return fail(core::error_code::upstream_failure,
                 std::string{"the target "} + target_text()
                   + " closed the connection without a complete " + scheme + " response"
                   + hint);
   }
   if (ec.category() == http::make_error_code(http::error::bad_version).category()) {
     auto hint = !using_tls_ ? " (does it require TLS?)" : "";
-    return fail(api::error_code::upstream_failure,
+    return fail(core::error_code::upstream_failure,
                 "the reply from " + target_text() + " is not valid HTTP: " + ec.message()
                   + hint);
   }
   if (ec)
-    return fail(api::error_code::upstream_failure,
+    return fail(core::error_code::upstream_failure,
                 std::string{scheme} + " exchange with " + target_text() + " failed: "
                   + ec.message());
   // skip_interim let every other 1xx through to here.
   const auto status = parser_->get().result_int();
   if (status == 101)
-    return fail(api::error_code::upstream_failure,
+    return fail(core::error_code::upstream_failure,
                 "the target " + target_text()
                   + " answered 101 Switching Protocols, which only a request asking to upgrade "
                     "may get");
   if (status >= 100 && status <= 199)
-    return fail(api::error_code::upstream_failure,
+    return fail(core::error_code::upstream_failure,
                 "the target " + target_text() + " sent more than "
                   + std::to_string(max_interim_responses)
                   + " interim (1xx) responses without a final one");
@@ -396,7 +396,7 @@ bool fetch_op::skip_interim() {
   return ++interim_seen_ <= max_interim_responses;
 }
 
-void fetch_op::fail(api::error_code code, std::string message) {
+void fetch_op::fail(core::error_code code, std::string message) {
   fetch_result result;
   result.error = make_failure(code, message + fallback_note());
   result.tls = using_tls_;

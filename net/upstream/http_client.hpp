@@ -20,8 +20,8 @@
 #include <utility>
 #include <vector>
 
-#include "net/api/failure.hpp"
-#include "net/api/target.hpp"
+#include "core/failure.hpp"
+#include "core/target.hpp"
 #include "net/upstream/address_policy.hpp"
 #include "net/upstream/dns.hpp"
 #include "net/upstream/offer_limiter.hpp"
@@ -64,7 +64,7 @@ struct tls_certificate {
 
 /// One request to a target.
 struct fetch_request {
-  api::target where;
+  core::target where;
   /// "GET" or "POST".
   std::string method = "GET";
   std::string path = "/v1/join";
@@ -99,7 +99,7 @@ struct fetch_request {
 /// What the target answered, or why it did not.
 struct fetch_result {
   /// upstream_failure, upstream_timeout or forbidden_target; none when a response arrived.
-  api::failure error;
+  core::failure error;
   std::uint16_t status = 0;
   /// Whether the response came over TLS.
   bool tls = false;

@@ -11,8 +11,8 @@
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 
-#include "net/base/crypto.hpp"
-#include "net/base/text.hpp"
+#include "base/crypto.hpp"
+#include "base/text.hpp"
 
 namespace netherscope::net::upstream {
 

@@ -95,7 +95,7 @@ private:
   bool skip_interim();
   void on_response(beast::error_code ec);
   void finish(fetch_result&& result);
-  void fail(api::error_code code, std::string message);
+  void fail(core::error_code code, std::string message);
 
   /// What is left of the total deadline, never negative.
   clock_type::duration remaining() const;

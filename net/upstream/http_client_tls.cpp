@@ -6,7 +6,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 
-#include "net/api/host_port.hpp"
+#include "core/host_port.hpp"
 
 namespace netherscope::net::upstream {
 
@@ -30,14 +30,14 @@ void fetch_op::start_tls() {
   certificate_.reset();
   auto* ssl = tls_->native_handle();
   // SNI is for names only (RFC 6066 §3 forbids IP literals).
-  if (!api::is_ip_literal(req_.where.host))
+  if (!core::is_ip_literal(req_.where.host))
     SSL_set_tlsext_host_name(ssl, req_.where.host.c_str());
   // The name (or, for a literal, the IP address) is checked by OpenSSL's own chain
   // verification, so a mismatch arrives at the verify callback as its own error code
   // (X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH) like every other failure.
   auto* param = SSL_get0_param(ssl);
   X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
-  if (api::is_ip_literal(req_.where.host))
+  if (core::is_ip_literal(req_.where.host))
     X509_VERIFY_PARAM_set1_ip_asc(param, req_.where.host.c_str());
   else
     X509_VERIFY_PARAM_set1_host(param, req_.where.host.c_str(), req_.where.host.size());
@@ -70,7 +70,7 @@ void fetch_op::on_handshake(beast::error_code ec) {
   if (!ec) {
     auto certificate = describe_peer_certificate(tls_->native_handle(), first_verify_error_);
     if (!certificate.trusted && !req_.accept_untrusted_certificate)
-      return fail(api::error_code::upstream_failure,
+      return fail(core::error_code::upstream_failure,
                   "TLS certificate of " + target_text() + " rejected: " + certificate.error);
     certificate_ = std::move(certificate);
     return exchange(*tls_);
@@ -78,12 +78,12 @@ void fetch_op::on_handshake(beast::error_code ec) {
   // A certificate refused during the handshake is a real answer: the peer speaks TLS.
   // Report it instead of quietly retrying in the clear.
   if (first_verify_error_ != X509_V_OK && !req_.accept_untrusted_certificate)
-    return fail(api::error_code::upstream_failure,
+    return fail(core::error_code::upstream_failure,
                 "TLS certificate of " + target_text() + " rejected: "
                   + X509_verify_cert_error_string(first_verify_error_));
-  auto forced = req_.where.tls == api::tls_mode::on;
+  auto forced = req_.where.tls == core::tls_mode::on;
   if (ec == beast::error::timeout && remaining() == clock_type::duration::zero())
-    return fail(api::error_code::upstream_timeout,
+    return fail(core::error_code::upstream_timeout,
                 "the TLS handshake with " + target_text() + " did not finish in time");
   if (!forced && !attempts_.empty()) {
     // The peer does not speak TLS: it sent an alert (BDS answers a ClientHello with
@@ -95,7 +95,7 @@ void fetch_op::on_handshake(beast::error_code ec) {
   }
   auto reason = ec == beast::error::timeout ? std::string{"no answer in time"}
                                             : tls_reason(ec);
-  fail(api::error_code::upstream_failure,
+  fail(core::error_code::upstream_failure,
        "TLS handshake with " + target_text() + " failed (" + reason
          + "); the target does not seem to speak TLS, try without tls=true");
 }

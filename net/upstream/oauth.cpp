@@ -10,10 +10,10 @@
 #include <boost/url/rfc/unreserved_chars.hpp>
 #include <boost/url/url.hpp>
 
-#include "net/api/api_json.hpp"
-#include "net/base/crypto.hpp"
-#include "net/api/host_port.hpp"
-#include "net/base/text.hpp"
+#include "core/api_json.hpp"
+#include "base/crypto.hpp"
+#include "core/host_port.hpp"
+#include "base/text.hpp"
 
 namespace netherscope::net::upstream {
 
@@ -29,13 +29,13 @@ void append_param(boost::urls::url& url, std::string_view name, std::string_view
                                boost::urls::string_view{encoded}});
 }
 
-api::failure provider_failure(std::string message) {
-  return api::make_failure(api::error_code::upstream_failure, std::move(message));
+core::failure provider_failure(std::string message) {
+  return core::make_failure(core::error_code::upstream_failure, std::move(message));
 }
 
 // A JSON object from a provider's 2xx answer, or a failure naming what was wrong.
 std::optional<boost::json::object> json_object(const fetch_result& r, std::string_view what,
-                                               api::failure& error) {
+                                               core::failure& error) {
   if (!r.error.ok()) {
     error = r.error;
     return std::nullopt;
@@ -104,12 +104,12 @@ std::optional<fetch_request> request_for(std::string_view text, std::string meth
   if (scheme != boost::urls::scheme::https && scheme != boost::urls::scheme::http)
     return std::nullopt;
   std::string error;
-  auto host = api::normalize_host(url->encoded_host_address(), error);
+  auto host = core::normalize_host(url->encoded_host_address(), error);
   if (!host)
     return std::nullopt;
   fetch_request req;
   req.where.host = std::move(*host);
-  req.where.tls = scheme == boost::urls::scheme::https ? api::tls_mode::on : api::tls_mode::off;
+  req.where.tls = scheme == boost::urls::scheme::https ? core::tls_mode::on : core::tls_mode::off;
   req.where.port = url->has_port() ? url->port_number()
                                    : (scheme == boost::urls::scheme::https ? 443 : 80);
   req.path = std::string{url->encoded_path()};
@@ -142,7 +142,7 @@ std::optional<fetch_request> token_request(const oauth_settings& s, std::string_
   return req;
 }
 
-std::optional<std::string> read_token(const fetch_result& r, api::failure& error) {
+std::optional<std::string> read_token(const fetch_result& r, core::failure& error) {
   auto body = json_object(r, "token", error);
   if (!body)
     return std::nullopt;
@@ -150,7 +150,7 @@ std::optional<std::string> read_token(const fetch_result& r, api::failure& error
     std::string why = err->is_string() ? std::string{err->as_string()} : "error";
     if (auto text = body->if_contains("error_description"); text && text->is_string())
       why = std::string{text->as_string()} + " (" + why + ")";
-    error = provider_failure("the sign-in provider refused the code: " + api::valid_utf8(why, 300));
+    error = provider_failure("the sign-in provider refused the code: " + core::valid_utf8(why, 300));
     return std::nullopt;
   }
   auto token = body->if_contains("access_token");
@@ -174,7 +174,7 @@ std::optional<fetch_request> user_request(const oauth_settings& s, std::string_v
   return req;
 }
 
-std::optional<provider_user> read_user(const fetch_result& r, api::failure& error) {
+std::optional<provider_user> read_user(const fetch_result& r, core::failure& error) {
   auto body = json_object(r, "user", error);
   if (!body)
     return std::nullopt;
@@ -245,8 +245,8 @@ std::int64_t read_time(std::string_view field) {
   return static_cast<std::int64_t>(value);
 }
 
-api::failure state_refused(std::string message) {
-  return api::make_failure(api::error_code::invalid_input, std::move(message));
+core::failure state_refused(std::string message) {
+  return core::make_failure(core::error_code::invalid_input, std::move(message));
 }
 
 } // namespace
@@ -296,7 +296,7 @@ std::optional<signin_attempt> start_attempt(std::string_view key, std::int64_t n
 
 std::optional<checked_state> check_state(std::string_view key, std::string_view state,
                                          std::string_view binding, std::int64_t now_unix,
-                                         api::failure& error) {
+                                         core::failure& error) {
   auto raw_state = decode_canonical_base64url(state, state_bytes);
   if (!raw_state || key.empty()) {
     error = state_refused("this sign-in's state is not one we issue; start again");

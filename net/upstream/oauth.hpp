@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "net/api/failure.hpp"
-#include "net/api/signin_times.hpp"
+#include "core/failure.hpp"
+#include "core/signin_times.hpp"
 #include "net/upstream/http_client.hpp"
 
 namespace netherscope::net::upstream {
@@ -56,7 +56,7 @@ std::optional<fetch_request> token_request(const oauth_settings& s, std::string_
                                            std::string_view code_verifier);
 
 /// Reads the access token; GitHub reports errors as HTTP 200 with an "error" field.
-std::optional<std::string> read_token(const fetch_result& r, api::failure& error);
+std::optional<std::string> read_token(const fetch_result& r, core::failure& error);
 
 /// GET {api}/user with the token.
 std::optional<fetch_request> user_request(const oauth_settings& s, std::string_view token);
@@ -68,12 +68,12 @@ struct provider_user {
 };
 
 /// Reads the user; a missing or non-numeric id is an error.
-std::optional<provider_user> read_user(const fetch_result& r, api::failure& error);
+std::optional<provider_user> read_user(const fetch_result& r, core::failure& error);
 
 // -- the state and the browser binding -------------------------------------------
 
 /// How long a sign-in may take from start to callback.
-constexpr std::int64_t state_lifetime_seconds = api::signin_state_lifetime_seconds;
+constexpr std::int64_t state_lifetime_seconds = core::signin_state_lifetime_seconds;
 
 /// How far a state's time may lie ahead of our clock (replicas' clocks differ a little).
 constexpr std::int64_t state_clock_skew_seconds = 60;
@@ -114,7 +114,7 @@ struct checked_state {
 /// within state_lifetime_seconds. Otherwise error says why (invalid_input) and it is nullopt.
 std::optional<checked_state> check_state(std::string_view key, std::string_view state,
                                          std::string_view binding, std::int64_t now_unix,
-                                         api::failure& error);
+                                         core::failure& error);
 
 /// The S256 code challenge of a verifier (RFC 7636 §4.2).
 std::string pkce_challenge(std::string_view verifier);

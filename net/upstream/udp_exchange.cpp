@@ -11,7 +11,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
-#include "net/api/host_port.hpp"
+#include "core/host_port.hpp"
 
 namespace netherscope::net::upstream {
 
@@ -61,7 +61,7 @@ private:
   };
 
   std::string target_text() const {
-    return api::host_for_url(request_.host) + ":" + std::to_string(request_.port);
+    return core::host_for_url(request_.host) + ":" + std::to_string(request_.port);
   }
 
   std::string udp_text() const {

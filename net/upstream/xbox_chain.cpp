@@ -8,7 +8,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
-#include "net/base/crypto.hpp"
+#include "base/crypto.hpp"
 #include "net/upstream/oauth.hpp"
 #include "net/xbox/signing.hpp"
 
@@ -30,7 +30,7 @@ std::int64_t system_now_ms() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-xb::chain_error unreachable(xb::step s, const api::failure& why) {
+xb::chain_error unreachable(xb::step s, const core::failure& why) {
   return xb::make_error(s, xb::fault::unreachable, "could not reach the service: " + why.message);
 }
 

@@ -1,6 +1,6 @@
 #include "net/xbox/chain.hpp"
 
-#include "net/base/bytes.hpp"
+#include "base/bytes.hpp"
 
 namespace netherscope::net::xbox {
 

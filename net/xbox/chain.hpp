@@ -23,7 +23,7 @@
 
 namespace netherscope::net::xbox {
 
-/// What the store keeps of a linked account (sealed, net/base/sealed): enough to renew every
+/// What the store keeps of a linked account (sealed, base/sealed): enough to renew every
 /// token without the operator.
 struct account_link {
   /// The newest refresh token; it rotates on every refresh, and the caller stores the new one
@@ -35,7 +35,7 @@ struct account_link {
   std::string device_id;
 };
 
-/// The sealing label of a link's record (net/base/sealed's associated data).
+/// The sealing label of a link's record (base/sealed's associated data).
 constexpr std::string_view link_seal_label = "xbox-link";
 
 /// Writes a link for sealing: a version byte, then three u32-LE length-prefixed fields.
@@ -58,7 +58,7 @@ struct chain_state {
   std::optional<game_server_token> game_server;
 };
 
-/// The sealing label of the tokens replicas share (net/base/sealed's associated data).
+/// The sealing label of the tokens replicas share (base/sealed's associated data).
 constexpr std::string_view shared_tokens_seal_label = "xbox-tokens";
 
 /// Writes what replicas share of a renewal for sealing: the GameServerToken with its times and

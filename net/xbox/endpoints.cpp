@@ -7,8 +7,8 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/url/parse.hpp>
 
-#include "net/base/json_access.hpp"
-#include "net/base/text.hpp"
+#include "base/json_access.hpp"
+#include "base/text.hpp"
 #include "net/xbox/read.hpp"
 
 namespace netherscope::net::xbox {

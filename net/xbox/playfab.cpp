@@ -2,7 +2,7 @@
 
 #include <boost/json/serialize.hpp>
 
-#include "net/base/json_access.hpp"
+#include "base/json_access.hpp"
 #include "net/xbox/read.hpp"
 
 namespace netherscope::net::xbox {

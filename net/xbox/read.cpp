@@ -1,7 +1,7 @@
 #include "net/xbox/read.hpp"
 
-#include "net/base/json_access.hpp"
-#include "net/base/text.hpp"
+#include "base/json_access.hpp"
+#include "base/text.hpp"
 
 namespace netherscope::net::xbox {
 

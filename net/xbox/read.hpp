@@ -1,5 +1,5 @@
 // Helpers the readers of net/xbox share: members of untrusted JSON by kind (beside
-// net/base/json_access, which the readers use too), and provider text made safe to quote in an operator's message.
+// base/json_access, which the readers use too), and provider text made safe to quote in an operator's message.
 #pragma once
 
 #include <cstdint>

@@ -2,10 +2,10 @@
 
 #include <boost/json/serialize.hpp>
 
-#include "net/base/crypto.hpp"
-#include "net/base/jose.hpp"
-#include "net/base/json_access.hpp"
-#include "net/base/text.hpp"
+#include "base/crypto.hpp"
+#include "base/jose.hpp"
+#include "base/json_access.hpp"
+#include "base/text.hpp"
 #include "net/xbox/playfab.hpp"
 #include "net/xbox/read.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <boost/endian/conversion.hpp>
 
-#include "net/base/text.hpp"
+#include "base/text.hpp"
 
 namespace netherscope::net::xbox {
 

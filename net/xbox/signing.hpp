@@ -16,7 +16,7 @@
 
 #include <boost/json/object.hpp>
 
-#include "net/base/crypto.hpp"
+#include "base/crypto.hpp"
 #include "net/xbox/wire.hpp"
 
 namespace netherscope::net::xbox {

@@ -4,7 +4,7 @@
 #include <boost/url/parse.hpp>
 #include <boost/url/rfc/unreserved_chars.hpp>
 
-#include "net/base/text.hpp"
+#include "base/text.hpp"
 
 namespace netherscope::net::xbox {
 

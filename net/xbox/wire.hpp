@@ -1,7 +1,7 @@
 // The Xbox sign-in chain's requests and answers as plain values, before and after any socket:
 // the request builders of net/xbox make an http_call, net/upstream/xbox_chain sends it with
 // the project's HTTP client, and the readers take the http_answer back. So every step is a pure
-// function tested without a socket, and this room needs nothing but net/base.
+// function tested without a socket, and this room needs nothing but base.
 #pragma once
 
 #include <string>

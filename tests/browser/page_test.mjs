@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The page at GET /, driven in Debian's chromium by playwright-core, against the running
-// service, the fake target and the fake GitHub. tests/e2e/browser_e2e_test.cpp starts those
+// service, the fake target and the fake GitHub. tests/e2e/edge/browser_e2e_test.cpp starts those
 // and runs this script; it can also run alone against services started by hand:
 //
 //   NETHERSCOPE_URL=http://127.0.0.1:8080 TARGET=127.0.0.1:PORT SCREENSHOT_DIR=build/browser \

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "net/api/host_port.hpp"
+#include "core/host_port.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 #include "support/rooms.hpp"
 

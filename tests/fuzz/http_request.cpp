@@ -19,7 +19,7 @@
 #include <boost/beast/http/write.hpp>
 #include <boost/json/parse.hpp>
 
-#include "net/base/cidr.hpp"
+#include "base/cidr.hpp"
 #include "net/http/client_request.hpp"
 #include "net/http/framing.hpp"
 #include "net/http/router.hpp"

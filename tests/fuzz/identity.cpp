@@ -18,9 +18,9 @@
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
-#include "net/base/crypto.hpp"
-#include "net/base/jose.hpp"
-#include "net/base/text.hpp"
+#include "base/crypto.hpp"
+#include "base/jose.hpp"
+#include "base/text.hpp"
 #include "net/nethernet/identity.hpp"
 #include "net/nethernet/identity_check.hpp"
 #include "tests/fuzz/fuzz_check.hpp"

@@ -6,9 +6,9 @@
 #include <string>
 #include <string_view>
 
-#include "net/api/host_port.hpp"
-#include "net/api/join_request.hpp"
-#include "net/api/offer_request.hpp"
+#include "core/host_port.hpp"
+#include "core/join_request.hpp"
+#include "core/offer_request.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 #include "support/rooms.hpp"
 

@@ -8,8 +8,8 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
-#include "net/base/cidr.hpp"
-#include "net/base/crypto.hpp"
+#include "base/cidr.hpp"
+#include "base/crypto.hpp"
 #include "support/http.hpp"
 
 namespace netherscope::test {
@@ -62,7 +62,7 @@ std::int64_t fake_xbox_process::stat(const std::string& name) {
 std::shared_ptr<net::upstream::http_client> make_chain_client(boost::asio::io_context& ioc) {
   net::upstream::client_settings settings;
   settings.policy = net::upstream::address_policy{
-    {*net::base::parse_cidr("0.0.0.0/0"), *net::base::parse_cidr("::/0")}, {}};
+    {*base::parse_cidr("0.0.0.0/0"), *base::parse_cidr("::/0")}, {}};
   std::string error;
   auto client = net::upstream::http_client::make(ioc, settings, error);
   if (!client)
@@ -72,7 +72,7 @@ std::shared_ptr<net::upstream::http_client> make_chain_client(boost::asio::io_co
 
 std::string write_key_file(const std::string& dir, const std::string& name) {
   auto path = dir + "/" + name;
-  std::ofstream{path} << net::base::base64_encode(*net::base::random_bytes(32)) << "\n";
+  std::ofstream{path} << base::base64_encode(*base::random_bytes(32)) << "\n";
   ::chmod(path.c_str(), 0600);
   return path;
 }

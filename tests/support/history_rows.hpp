@@ -4,15 +4,15 @@
 #include <cstdint>
 #include <optional>
 
-#include "net/api/history_row.hpp"
+#include "core/history_row.hpp"
 
 namespace netherscope::test {
 
 /// A check at `at` (Unix seconds) with a verdict and, when given, the player counts.
-inline net::api::history_row check_row(std::int64_t at, net::api::verdict_code verdict,
+inline core::history_row check_row(std::int64_t at, core::verdict_code verdict,
                                        std::optional<std::uint32_t> players = {},
                                        std::optional<std::uint32_t> max_players = {}) {
-  net::api::history_row row;
+  core::history_row row;
   row.at = at;
   row.verdict = verdict;
   row.players = players;

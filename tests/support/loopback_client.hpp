@@ -8,7 +8,7 @@
 #include <boost/asio/io_context.hpp>
 #include <catch2/catch.hpp>
 
-#include "net/base/cidr.hpp"
+#include "base/cidr.hpp"
 #include "net/upstream/http_client.hpp"
 
 namespace netherscope::test {
@@ -17,7 +17,7 @@ inline std::shared_ptr<net::upstream::http_client> loopback_client(boost::asio::
                                                          unsigned offers_per_minute = 6) {
   net::upstream::client_settings settings;
   settings.offers_per_minute = offers_per_minute;
-  settings.policy = net::upstream::address_policy{{*net::base::parse_cidr("127.0.0.0/8")}, {}};
+  settings.policy = net::upstream::address_policy{{*base::parse_cidr("127.0.0.0/8")}, {}};
   std::string error;
   auto client = net::upstream::http_client::make(ioc, settings, error);
   INFO(error);

@@ -3,8 +3,8 @@
 // that says `using namespace netherscope::test;` sees every room through this header.
 #pragma once
 
-namespace netherscope::net::base {}
-namespace netherscope::net::api {}
+namespace netherscope::base {}
+namespace netherscope::core {}
 namespace netherscope::net::nethernet {}
 namespace netherscope::net::raknet {}
 namespace netherscope::net::xbox {}
@@ -17,8 +17,8 @@ namespace netherscope::app {}
 
 namespace netherscope::test {
 
-using namespace netherscope::net::base;
-using namespace netherscope::net::api;
+using namespace netherscope::base;
+using namespace netherscope::core;
 using namespace netherscope::net::nethernet;
 using namespace netherscope::net::raknet;
 using namespace netherscope::net::xbox;
@@ -29,11 +29,11 @@ using namespace netherscope::storage;
 using namespace netherscope::actors;
 using namespace netherscope::app;
 
-// A test may still name a room where two rooms share a name (api::view, base::view), or the
+// A test may still name a room where two rooms share a name (core::view, base::view), or the
 // test support (test::open_lmdb). The HTTP room is net::http: tests say http:: for Beast's.
 namespace net = netherscope::net;
-namespace base = netherscope::net::base;
-namespace api = netherscope::net::api;
+namespace base = netherscope::base;
+namespace core = netherscope::core;
 namespace nethernet = netherscope::net::nethernet;
 namespace raknet = netherscope::net::raknet;
 namespace xbox = netherscope::net::xbox;
