@@ -1,27 +1,63 @@
 #!/usr/bin/env bash
-# Checks that includes point one way (docs/ARCHITECTURE.md, "Rules"): each room may include
-# only itself and the rooms listed for it; and that each room's code is in the room's
+# Checks that includes point one way (docs/ARCHITECTURE.md, "The layout"): each room may include
+# only itself and the ROOMS its netherscope_room lists in CMakeLists.txt, and core/ no CAF,
+# Asio or Beast header; and that each room's code is in the room's
 # namespace (net/http in netherscope::net::http). Prints every include that breaks a rule, with its
 # file and line, and exits 1 if there is one. Run from anywhere; reads only the source tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# room -> the rooms its files may include (besides system and third-party headers).
-declare -A allowed=(
-  [base]="base"
-  [core]="core base"
-  [net/nethernet]="net/nethernet base"
-  [net/raknet]="net/raknet base"
-  [net/xbox]="net/xbox base"
-  [net/join]="net/join net/nethernet base"
-  [net/upstream]="net/upstream net/join net/xbox core base"
-  [net/report]="net/report net/join net/upstream net/xbox net/nethernet net/raknet core base"
-  [net/http]="net/http core base"
-  [storage]="storage core base"
-  [actors]="actors net/join net/report net/upstream net/xbox net/nethernet net/raknet core base storage"
-  [app]="app actors net/http net/join net/report net/upstream net/xbox net/nethernet net/raknet core base storage"
-  [tools]="tools"
-)
+# room -> the rooms its files may include, itself first: read from CMakeLists.txt, where each
+# netherscope_room(NAME FOLDER <folder> ROOMS <room>...) states it once. tools/ holds programs
+# that stand apart from the service, as real servers would: it includes only itself.
+declare -A allowed=([tools]="tools")
+declare -A folder_of=()
+while read -r name folder rooms; do
+  folder_of[$name]=$folder
+  allowed[$folder]=$folder
+  for r in $rooms; do
+    allowed[$folder]+=" {$r}"
+  done
+done < <(awk '
+  /^netherscope_room\(/ { inside = 1; text = "" }
+  inside { text = text " " $0 }
+  inside && /\)[[:space:]]*$/ {
+    inside = 0
+    gsub(/[()]/, " ", text)
+    n = split(text, w, /[[:space:]]+/)
+    name = ""; folder = ""; rooms = ""; key = ""
+    for (i = 1; i <= n; i++) {
+      if (w[i] == "") continue
+      if (w[i] == "netherscope_room") { key = "name"; continue }
+      if (w[i] == "FOLDER" || w[i] == "ROOMS" || w[i] == "SOURCES" || w[i] == "DEPENDS") {
+        key = w[i]; continue
+      }
+      if (key == "name") { name = w[i]; key = "" }
+      else if (key == "FOLDER") folder = w[i]
+      else if (key == "ROOMS") rooms = rooms " " w[i]
+    }
+    print name, folder, rooms
+  }' CMakeLists.txt)
+if [[ ${#folder_of[@]} -eq 0 ]]; then
+  echo "check_layout: no netherscope_room(... FOLDER ...) found in CMakeLists.txt" >&2
+  exit 1
+fi
+# The ROOMS lists name rooms; the checks below compare folders.
+for folder in "${!allowed[@]}"; do
+  resolved=""
+  for r in ${allowed[$folder]}; do
+    if [[ $r == "{"*"}" ]]; then
+      r=${r#\{}; r=${r%\}}
+      if [[ -z ${folder_of[$r]:-} ]]; then
+        echo "check_layout: CMakeLists.txt: $folder lists room $r, which no netherscope_room names" >&2
+        exit 1
+      fi
+      r=${folder_of[$r]}
+    fi
+    resolved+=" $r"
+  done
+  allowed[$folder]=${resolved# }
+done
 
 # room -> the libraries whose headers its files must not include: the rules are plain C++17
 # and Boost.JSON, whatever runs them (actors) or carries them (the wire).
