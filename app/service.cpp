@@ -255,20 +255,41 @@ struct stored_secrets {
   std::shared_ptr<const nethernet::local_identity> identity;
 };
 
-/// Loads the sign-in state key and our NetherNet identity, making them when missing.
-std::optional<stored_secrets> load_secrets(const storage::opened& opened) {
+/// Loads the sign-in state key and our NetherNet identity, making them when missing; error
+/// says why not.
+std::optional<stored_secrets> try_load_secrets(const storage::opened& opened, std::string& error) {
   auto state_key = storage::load_or_create_secret(*opened.store, "oauth_state_key", 32);
   if (!state_key) {
-    startup_failed(caf::to_string(state_key.error()));
+    error = caf::to_string(state_key.error());
     return std::nullopt;
   }
   auto identity = app::load_or_create_identity(*opened.store, std::time(nullptr));
   if (!identity) {
-    startup_failed("identity: " + caf::to_string(identity.error()));
+    error = "identity: " + caf::to_string(identity.error());
     return std::nullopt;
   }
   base::log::write(base::log::level::info, "identity", {{"fingerprint", (*identity)->fingerprint}});
   return stored_secrets{std::move(*state_key), std::move(*identity)};
+}
+
+/// As try_load_secrets, asking a store that refuses again, three times in all, a second
+/// apart: a service started beside its Redis may find a replica still catching up, which
+/// acknowledges the writes (--store-min-replicas) a moment later. Both are idempotent: a
+/// second try loads what the first one wrote.
+std::optional<stored_secrets> load_secrets(const storage::opened& opened) {
+  constexpr int attempts = 3;
+  for (int attempt = 1;; ++attempt) {
+    std::string error;
+    if (auto secrets = try_load_secrets(opened, error))
+      return secrets;
+    if (attempt == attempts) {
+      startup_failed(error);
+      return std::nullopt;
+    }
+    base::log::write(base::log::level::warn, "startup_retry",
+                     {{"error", error}, {"attempt", attempt}});
+    std::this_thread::sleep_for(std::chrono::seconds{1});
+  }
 }
 
 /// Warns when only half of the sign-in credentials are set, which leaves sign-in off.

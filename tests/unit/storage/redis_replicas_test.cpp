@@ -5,7 +5,6 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
-#include <ctime>
 
 #include "storage/open.hpp"
 #include "storage/redis_keys.hpp"
@@ -22,16 +21,7 @@ namespace {
 
 /// A counter that lives for an hour from now, counted (or only read) once.
 storage::counter_op replica_count(storage::counter_mode mode = storage::counter_mode::count) {
-  storage::counter_op out;
-  out.endpoint = "info";
-  out.scope = "ip";
-  out.subject = "198.51.100.4";
-  out.window = "replica-test";
-  out.expires_unix = static_cast<std::int64_t>(std::time(nullptr)) + 3600;
-  out.limit = 1000000;
-  out.mode = mode;
-  out.amount = 1;
-  return out;
+  return hour_counter("replica-test", "198.51.100.4", mode);
 }
 
 /// The WAIT commands the Redis at port has run so far.
@@ -162,5 +152,7 @@ TEST_CASE("redis store with a replica: asking for more replicas than there are r
   auto greedy = open_redis(master.url(), 1, 2u);
   auto refused = greedy.store->apply_counters({replica_count()});
   REQUIRE_FALSE(refused);
-  CHECK(storage::message_of(refused.error()).find("1 of the 2 replicas") != std::string::npos);
+  // One replica is there; how many acknowledged within the wait depends on how busy the
+  // machine is, so the check is on what was required.
+  CHECK(storage::message_of(refused.error()).find(" of the 2 replicas required") != std::string::npos);
 }
