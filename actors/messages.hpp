@@ -2,8 +2,9 @@
 // typed actor interfaces.
 //
 // The message types themselves are plain structs in core/, shared with the HTTP edge and
-// the store; this header adds only what CAF needs, so the whole protocol between actors can
-// be read in one place. Nothing here knows about HTTP: the edge maps these values to statuses.
+// the store; this header and actors/inspect.hpp, which it includes, add only what CAF needs,
+// so the whole protocol between actors is read in these two files. Nothing here knows about
+// HTTP: the edge maps these values to statuses.
 #pragma once
 
 #include <chrono>

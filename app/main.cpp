@@ -31,8 +31,7 @@ int main(int argc, char** argv) {
   // there: left to itself, glibc raises it to the size of the largest mmap'd block freed, so
   // after one answer of 1 MiB from a target every later one comes from the heap, where small
   // long-lived blocks above the freed ones keep that memory from returning to the system
-  // (measured: 40 such answers at once left the process 30 MiB larger for good; with the
-  // threshold fixed, 2 MiB plus what the cache keeps; docs/BENCHMARKS.md, "Hostile answers").
+  // (docs/BENCHMARKS.md, "Hostile answers: memory", has what it costs).
   mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   return netherscope::app::run_service(parsed.cfg);
 }

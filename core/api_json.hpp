@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <boost/json/object.hpp>
-#include <vector>
 
 #include "core/failure.hpp"
 #include "core/quota.hpp"

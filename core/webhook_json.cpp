@@ -40,10 +40,6 @@ std::string render_webhook_created(const webhook_view& webhook, const std::strin
   return boost::json::serialize(body);
 }
 
-std::string render_webhook_deleted() {
-  return R"({"ok":true})";
-}
-
 std::string render_webhook_test(const webhook_delivery& delivery) {
   boost::json::object outcome;
   outcome["delivered"] = delivery.delivered();

@@ -17,9 +17,6 @@ boost::json::object webhook_object(const webhook_view& webhook);
 /// POST /api/watch/{id}/webhooks's 201: {"ok":true,"webhook":{...},"secret":"whsec_..."}.
 std::string render_webhook_created(const webhook_view& webhook, const std::string& secret);
 
-/// DELETE /api/watch/{id}/webhooks/{wid}: {"ok":true}.
-std::string render_webhook_deleted();
-
 /// POST /api/watch/{id}/webhooks/{wid}/test: {"ok":true,"delivery":{"delivered","status",
 /// "code","error"}}: the receiver's status (null when no response came), the error code when
 /// no response came, and the reason the try failed (null when delivered).

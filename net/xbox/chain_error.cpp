@@ -28,30 +28,6 @@ std::string_view step_name(step s) {
   return "Xbox sign-in";
 }
 
-std::string_view fault_name(fault f) {
-  switch (f) {
-    case fault::unreachable:
-      return "unreachable";
-    case fault::bad_answer:
-      return "bad_answer";
-    case fault::link_revoked:
-      return "link_revoked";
-    case fault::code_expired:
-      return "code_expired";
-    case fault::denied:
-      return "denied";
-    case fault::xbox_refused:
-      return "xbox_refused";
-    case fault::playfab_refused:
-      return "playfab_refused";
-    case fault::services_refused:
-      return "services_refused";
-    case fault::wrong_key:
-      return "wrong_key";
-  }
-  return "bad_answer";
-}
-
 chain_error make_error(step s, fault f, std::string_view what, int status) {
   chain_error e;
   e.step = s;

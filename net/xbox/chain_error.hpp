@@ -66,9 +66,6 @@ enum class fault : std::uint8_t {
   wrong_key,
 };
 
-/// A stable machine name for a fault ("xbox_refused"), for metrics and explanations.
-std::string_view fault_name(fault f);
-
 /// One failed step.
 struct chain_error {
   xbox::step step = xbox::step::device_code;

@@ -252,6 +252,33 @@ unsigned redis_sentinels::named_master() const {
   return 0;
 }
 
+namespace {
+
+/// The reply to one command on ctx as text: the status or bulk string, the integer, or (when
+/// errors_too) an error's message; nullopt when no reply came, or an error when not errors_too.
+std::optional<std::string> reply_text(redisContext* ctx, const std::vector<std::string>& cmd,
+                                      bool errors_too) {
+  std::vector<const char*> argv;
+  std::vector<std::size_t> lens;
+  for (auto& a : cmd) {
+    argv.push_back(a.data());
+    lens.push_back(a.size());
+  }
+  auto* r = static_cast<redisReply*>(
+    redisCommandArgv(ctx, static_cast<int>(argv.size()), argv.data(), lens.data()));
+  if (!r)
+    return std::nullopt;
+  std::optional<std::string> out;
+  if (errors_too || r->type != REDIS_REPLY_ERROR)
+    out = r->type == REDIS_REPLY_INTEGER ? std::to_string(r->integer)
+          : r->str                        ? std::string{r->str, r->len}
+                                          : std::string{};
+  freeReplyObject(r);
+  return out;
+}
+
+} // namespace
+
 std::vector<std::string> redis_commands(unsigned port,
                                         const std::vector<std::vector<std::string>>& cmds,
                                         const std::string& password, unsigned db) {
@@ -259,20 +286,9 @@ std::vector<std::string> redis_commands(unsigned port,
   REQUIRE(ctx);
   REQUIRE(ctx->err == 0);
   auto run = [&](const std::vector<std::string>& cmd) {
-    std::vector<const char*> argv;
-    std::vector<std::size_t> lens;
-    for (auto& a : cmd) {
-      argv.push_back(a.data());
-      lens.push_back(a.size());
-    }
-    auto* r = static_cast<redisReply*>(
-      redisCommandArgv(ctx, static_cast<int>(argv.size()), argv.data(), lens.data()));
-    REQUIRE(r);
-    std::string out = r->type == REDIS_REPLY_INTEGER ? std::to_string(r->integer)
-                      : r->str                        ? std::string{r->str, r->len}
-                                                      : std::string{};
-    freeReplyObject(r);
-    return out;
+    auto out = reply_text(ctx, cmd, true);
+    REQUIRE(out);
+    return *out;
   };
   if (!password.empty())
     REQUIRE(run({"AUTH", password}) == "OK");
@@ -294,21 +310,9 @@ std::optional<std::string> try_redis_command(unsigned port, const std::vector<st
   auto* ctx = redisConnect("127.0.0.1", static_cast<int>(port));
   if (!ctx)
     return std::nullopt;
-  std::vector<const char*> argv;
-  std::vector<std::size_t> lens;
-  for (auto& a : args) {
-    argv.push_back(a.data());
-    lens.push_back(a.size());
-  }
   std::optional<std::string> out;
-  if (ctx->err == 0) {
-    auto* r = static_cast<redisReply*>(
-      redisCommandArgv(ctx, static_cast<int>(argv.size()), argv.data(), lens.data()));
-    if (r && r->type != REDIS_REPLY_ERROR)
-      out = r->str ? std::string{r->str, r->len} : std::to_string(r->integer);
-    if (r)
-      freeReplyObject(r);
-  }
+  if (ctx->err == 0)
+    out = reply_text(ctx, args, false);
   redisFree(ctx);
   return out;
 }

@@ -1,5 +1,7 @@
 #include "support/store.hpp"
 
+#include <ctime>
+
 #include <catch2/catch.hpp>
 
 #include "support/missing_part.hpp"
@@ -47,6 +49,20 @@ storage::opened open_redis(const std::string& url, unsigned connections,
   options.redis_connections = connections;
   options.min_replicas = min_replicas;
   return open_store(options);
+}
+
+storage::counter_op hour_counter(const std::string& window, const std::string& subject,
+                                 storage::counter_mode mode, std::uint64_t amount) {
+  storage::counter_op out;
+  out.endpoint = "info";
+  out.scope = "ip";
+  out.subject = subject;
+  out.window = window;
+  out.expires_unix = static_cast<std::int64_t>(std::time(nullptr)) + 3600;
+  out.limit = 1000000;
+  out.mode = mode;
+  out.amount = amount;
+  return out;
 }
 
 std::uint64_t counter_value(storage::store& s, const std::string& endpoint,

@@ -46,6 +46,13 @@ storage::opened open_lmdb(const std::string& dir);
 storage::opened open_redis(const std::string& url, unsigned connections = 4,
                            std::optional<unsigned> min_replicas = std::nullopt);
 
+/// One count (or, with mode peek, one read) of a counter of the "info" endpoint on an ip
+/// subject, in window, that expires an hour from now and allows a million counts: for tests
+/// of the store itself, which need a counter the store keeps whatever the date.
+storage::counter_op hour_counter(const std::string& window, const std::string& subject,
+                                 storage::counter_mode mode = storage::counter_mode::count,
+                                 std::uint64_t amount = 1);
+
 /// What s holds for one counter; nothing is written.
 std::uint64_t counter_value(storage::store& s, const std::string& endpoint,
                             const std::string& scope, const std::string& subject,

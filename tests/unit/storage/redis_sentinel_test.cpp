@@ -7,7 +7,6 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
-#include <ctime>
 
 #include "storage/open.hpp"
 #include "storage/redis_keys.hpp"
@@ -25,16 +24,7 @@ namespace {
 
 /// One count on a counter that lives for an hour from now.
 storage::counter_op sentinel_count(std::uint64_t amount = 1) {
-  storage::counter_op out;
-  out.endpoint = "offer";
-  out.scope = "ip";
-  out.subject = "203.0.113.7";
-  out.window = "sentinel-test";
-  out.expires_unix = static_cast<std::int64_t>(std::time(nullptr)) + 3600;
-  out.limit = 1000000;
-  out.mode = storage::counter_mode::count;
-  out.amount = amount;
-  return out;
+  return hour_counter("sentinel-test", "203.0.113.7", storage::counter_mode::count, amount);
 }
 
 /// The store's count after one more call, or nullopt when the store refused.
