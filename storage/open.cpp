@@ -88,7 +88,7 @@ caf::expected<opened> open_redis(const open_options& options) {
   settings.connections = options.redis_connections;
   settings.timeout = options.redis_timeout;
   settings.min_replicas = options.min_replicas.value_or(settings.address.sentinels.empty() ? 0 : 1);
-  settings.replica_wait = std::min(settings.replica_wait, settings.timeout / 2);
+  settings.replica_wait = std::min(options.replica_wait, settings.timeout / 2);
   auto store = std::make_shared<redis_store>(std::move(settings));
   auto watching = std::make_shared<redis_watch_store>(store->pool());
   return opened{store, store, nullptr, std::move(watching)};

@@ -46,6 +46,10 @@ struct open_options {
   /// Redis: replicas that must acknowledge each durable write (--store-min-replicas); unset
   /// means 1 under Sentinel, whose point is a replica to fail over to, and 0 for one Redis.
   std::optional<unsigned> min_replicas;
+  /// Redis: how long a durable write waits for those replicas before it is refused; kept
+  /// under half of redis_timeout, so the wait's answer always arrives before the command's
+  /// limit.
+  std::chrono::milliseconds replica_wait{500};
 };
 
 /// What --store-min-replicas means when not given, for the store at url.

@@ -335,9 +335,14 @@ std::size_t online_replicas(unsigned port) {
 }
 
 std::size_t acknowledging_replicas(unsigned port, std::size_t wanted) {
-  auto replies = redis_commands(port, {{"SET", "netherscope-test:acknowledged", "1"},
-                                       {"WAIT", std::to_string(wanted), "200"}});
-  return std::stoul(replies.back());
+  auto* ctx = redisConnect("127.0.0.1", static_cast<int>(port));
+  if (!ctx)
+    return 0;
+  std::optional<std::string> acknowledged;
+  if (ctx->err == 0 && reply_text(ctx, {"SET", "netherscope-test:acknowledged", "1"}, false))
+    acknowledged = reply_text(ctx, {"WAIT", std::to_string(wanted), "200"}, false);
+  redisFree(ctx);
+  return acknowledged ? std::stoul(*acknowledged) : 0;
 }
 
 } // namespace netherscope::test

@@ -126,7 +126,8 @@ std::size_t online_replicas(unsigned port);
 
 /// How many replicas acknowledge a write to the Redis at port within 200 ms, up to wanted.
 /// A replica is online a moment before it acknowledges anything, and a write that waits
-/// for replicas (WAIT) needs the latter.
+/// for replicas (WAIT) needs the latter. None when the server is no master (yet), or when
+/// the reply is lost, as when a sentinel kills the clients of a server it reconfigures.
 std::size_t acknowledging_replicas(unsigned port, std::size_t wanted);
 
 /// Whether redis-server is installed; the tests that need it are skipped with a message

@@ -48,6 +48,8 @@ storage::opened open_redis(const std::string& url, unsigned connections,
   options.url = url;
   options.redis_connections = connections;
   options.min_replicas = min_replicas;
+  options.replica_wait = patient_replica_wait;
+  options.redis_timeout = 2 * patient_replica_wait + std::chrono::seconds(1);
   return open_store(options);
 }
 

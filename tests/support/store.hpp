@@ -3,6 +3,7 @@
 // watch or break one operation.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -41,8 +42,14 @@ storage::opened open_store(const storage::open_options& options);
 /// process: a test that needs the store twice shares what this returned.
 storage::opened open_lmdb(const std::string& dir);
 
+/// How long a test's durable write waits for its replicas. A replica on a machine busy with
+/// sanitizer runs can take longer than the service's half second to acknowledge, and a test
+/// that expects a write to succeed must not fail for that; a refusal takes this long.
+inline constexpr std::chrono::milliseconds patient_replica_wait{3000};
+
 /// The Redis store at url, with this many connections; min_replicas as --store-min-replicas
-/// (unset: the service's default for the URL).
+/// (unset: the service's default for the URL). Durable writes wait patient_replica_wait, and
+/// a command's limit is long enough for that wait.
 storage::opened open_redis(const std::string& url, unsigned connections = 4,
                            std::optional<unsigned> min_replicas = std::nullopt);
 
