@@ -29,8 +29,8 @@ constexpr std::string_view codeword_kind = "client_codeword";
 constexpr std::string_view verdict_kind = "check_verdict";
 constexpr std::string_view raknet_kind = "raknet_status";
 constexpr std::string_view join_kind = "join_outcome";
-/// The Xbox sign-in errors (XErr), written in decimal as Xbox sends them; net/xbox/xerr.cpp
-/// holds the same codes for `admin xbox-status`, and a unit test keeps the two in step.
+/// The Xbox sign-in errors (XErr), written in decimal as Xbox sends them; each also carries
+/// the short summary and fix that net/xbox/xerr.cpp gives operators.
 constexpr std::string_view xbox_error_kind = "xbox_error";
 /// How Microsoft writes an XErr in hex ("0x8015DC09"), lower-cased as the lookup sees it.
 constexpr std::string_view hex_prefix = "0x";
@@ -46,6 +46,9 @@ struct entry {
   boost::json::object body;
   /// The same body serialized once, for every other reply.
   std::string rendered;
+  /// An Xbox error's words for operators, which the reply leaves out.
+  std::string summary;
+  std::string fix;
 };
 
 /// The data file, read once: the entries in file order, each code, name and alias (lower
@@ -136,6 +139,12 @@ std::optional<entry> read_entry(const boost::json::value& raw, std::size_t posit
     problems.push_back(where + " has aliases that are not a list of texts");
   if (o->contains("note") && text_at(*o, "note") == nullptr)
     problems.push_back(where + " has a note that is not a text");
+  const boost::json::string* summary = nullptr;
+  const boost::json::string* fix = nullptr;
+  if (kind != nullptr && base::view(*kind) == xbox_error_kind) {
+    summary = require_text("summary");
+    fix = require_text("fix");
+  }
   if (code != nullptr && kind != nullptr) {
     // Numbers are written without leading zeros, so the lookup can strip them; codewords are
     // letters only, so "word-<digits>" can only be a codeword with its number.
@@ -187,6 +196,10 @@ std::optional<entry> read_entry(const boost::json::value& raw, std::size_t posit
   e.code = std::string{base::view(*code)};
   e.name = std::string{base::view(*name)};
   e.kind = std::string{base::view(*kind)};
+  if (summary != nullptr && fix != nullptr) {
+    e.summary = std::string{base::view(*summary)};
+    e.fix = std::string{base::view(*fix)};
+  }
   auto& body = e.body;
   body["ok"] = true;
   body["code"] = *code;
@@ -271,6 +284,17 @@ std::string explanation_meaning(std::string_view code) {
   const auto* meaning = e->body.if_contains("meaning");
   return meaning != nullptr && meaning->is_string() ? std::string{base::view(meaning->as_string())}
                                                     : std::string{};
+}
+
+std::vector<xbox_error_words> xbox_errors() {
+  std::vector<xbox_error_words> out;
+  for (const auto& e : the_book().entries)
+    if (e.kind == xbox_error_kind)
+      if (auto code = read_number(e.code, 10))
+        out.push_back({static_cast<std::uint32_t>(*code), e.name, e.summary, e.fix});
+  std::sort(out.begin(), out.end(),
+            [](const xbox_error_words& a, const xbox_error_words& b) { return a.code < b.code; });
+  return out;
 }
 
 std::vector<std::string> explanation_checks(std::string_view code) {

@@ -37,6 +37,22 @@ std::string explanation_meaning(std::string_view code);
 /// What to check for an API code, as the data file lists it; empty when nothing explains it.
 std::vector<std::string> explanation_checks(std::string_view code);
 
+/// An Xbox sign-in error (XErr) in the few words an operator reads when Xbox refuses the
+/// linked account.
+struct xbox_error_words {
+  /// The code in decimal, as Xbox sends it (2148916233 is 0x8015DC09).
+  std::uint32_t code = 0;
+  /// Microsoft's name ("XO_E_ACCOUNT_CREATION_REQUIRED").
+  std::string name;
+  /// What it means ("the Xbox account has no profile").
+  std::string summary;
+  /// What the operator does about it ("sign in once at xbox.com to create one").
+  std::string fix;
+};
+
+/// The Xbox errors of the data file, in code order.
+std::vector<xbox_error_words> xbox_errors();
+
 /// Renders GET /api/explain: {ok: true, codes: [{code, kind, name, href}]}, in the order of
 /// the data file.
 std::string render_explanation_index();

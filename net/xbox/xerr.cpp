@@ -3,77 +3,21 @@
 #include <algorithm>
 
 #include "base/text.hpp"
+#include "core/explain.hpp"
 
 namespace netherscope::net::xbox {
 
-namespace {
-
-constexpr std::string_view fix_at_xbox = "sign in at xbox.com with the account and do what it asks";
-constexpr std::string_view fix_other_account = "link another account (admin xbox-login)";
-constexpr std::string_view fix_retry =
-  "netherscope renews the tokens on its next try; if this repeats, check the host's clock and "
-  "link again";
-
-} // namespace
-
 const std::vector<xerr_info>& xerr_table() {
-  static const std::vector<xerr_info> table{
-    {2148916227, "XO_E_ENFORCEMENT_BAN", "the Xbox account is banned by Xbox enforcement",
-     "see enforcement.xbox.com, or link another account"},
-    {2148916228, "XO_E_THIRD_PARTY_BAN", "the Xbox account is banned from this title",
-     fix_other_account},
-    {2148916229, "XO_E_ACCOUNT_PARENTALLY_RESTRICTED",
-     "a parent or guardian has turned off online play for the account",
-     "allow online play in the account's family settings (account.microsoft.com/family), or "
-     "link an adult account"},
-    {2148916233, "XO_E_ACCOUNT_CREATION_REQUIRED", "the Xbox account has no profile",
-     "sign in once at xbox.com to create one, then link again"},
-    {2148916234, "XO_E_ACCOUNT_TERMS_OF_USE_NOT_ACCEPTED",
-     "the account has not accepted the Xbox terms of use",
-     "sign in at xbox.com and accept them"},
-    {2148916235, "XO_E_ACCOUNT_COUNTRY_NOT_AUTHORIZED",
-     "Xbox Live is not available in the account's country or region", fix_other_account},
-    {2148916236, "XO_E_ACCOUNT_AGE_VERIFICATION_REQUIRED",
-     "the account must prove its age (a South Korean requirement)",
-     "verify the age at xbox.com"},
-    {2148916237, "XO_E_ACCOUNT_CURFEW", "the account's play-time limit is reached",
-     "change the limit in the account's family settings, or wait until it allows play"},
-    {2148916238, "XO_E_ACCOUNT_CHILD_NOT_IN_FAMILY",
-     "the account belongs to someone under 18 who is not in a Microsoft family",
-     "an adult adds it to a family at account.microsoft.com/family, or link an adult account"},
-    {2148916239, "XO_E_ACCOUNT_CSV_TRANSITION_REQUIRED",
-     "the account must finish a transition Xbox asks for", fix_at_xbox},
-    {2148916240, "XO_E_ACCOUNT_MAINTENANCE_REQUIRED", "the account needs maintenance",
-     fix_at_xbox},
-    {2148916241, "XO_E_ACCOUNT_TYPE_NOT_ALLOWED",
-     "this kind of account may not sign in to Xbox Live", fix_other_account},
-    {2148916242, "XO_E_CONTENT_ISOLATION",
-     "the sign-in asked for a sandbox the account may not use",
-     "report it: netherscope signs in to the RETAIL sandbox only"},
-    {2148916243, "XO_E_ACCOUNT_NAME_CHANGE_REQUIRED", "the account's gamertag must be changed",
-     "change it at xbox.com"},
-    {2148916244, "XO_E_DEVICE_CHALLENGE_REQUIRED", "Xbox wants to challenge this device",
-     "link again; if it repeats, sign in at xbox.com from a browser first"},
-    {2148916246, "XO_E_SIGNIN_COUNT_BY_DEVICE_TYPE_EXCEEDED",
-     "too many devices of this type are signed in to the account",
-     "sign other devices out at account.microsoft.com/devices, then link again"},
-    {2148916247, "XO_E_PIN_CHALLENGE_REQUIRED", "Xbox asks for the account's PIN",
-     fix_at_xbox},
-    {2148916248, "XO_E_RETAIL_ACCOUNT_NOT_ALLOWED",
-     "a retail account may not use this sandbox",
-     "report it: netherscope signs in to the RETAIL sandbox only"},
-    {2148916249, "XO_E_SANDBOX_NOT_ALLOWED", "the account may not use this sandbox",
-     "report it: netherscope signs in to the RETAIL sandbox only"},
-    {2148916254, "XO_E_DEVICE_COUNT_FOR_TITLE_EXCEEDED",
-     "the account is signed in to this title on another device",
-     "sign the account out of Minecraft elsewhere, or link a dedicated account"},
-    {2148916256, "XO_E_EXPIRED_DEVICE_TOKEN", "the device token had expired", fix_retry},
-    {2148916257, "XO_E_EXPIRED_TITLE_TOKEN", "the title token had expired", fix_retry},
-    {2148916258, "XO_E_EXPIRED_USER_TOKEN", "the user token had expired", fix_retry},
-    {2148916259, "XO_E_INVALID_DEVICE_TOKEN", "the device token was not accepted", fix_retry},
-    {2148916260, "XO_E_INVALID_TITLE_TOKEN", "the title token was not accepted", fix_retry},
-    {2148916261, "XO_E_INVALID_USER_TOKEN", "the user token was not accepted", fix_retry},
-  };
+  // The words live in core/explanations.json, beside the longer explanation of each code that
+  // GET /api/explain serves; the copy below is made once and lives as long as the process.
+  static const std::vector<core::xbox_error_words> words = core::xbox_errors();
+  static const std::vector<xerr_info> table = [] {
+    std::vector<xerr_info> out;
+    out.reserve(words.size());
+    for (const auto& w : words)
+      out.push_back({w.code, w.name, w.summary, w.fix});
+    return out;
+  }();
   return table;
 }
 

@@ -1,7 +1,7 @@
 // The Xbox error codes (XErr) a sign-in can be refused with, in plain words for operators:
 // each with its decimal code (as the X-Err header and the XErr body member write it), the name
-// Microsoft gives it (xbox-live-api xsapi_utils.cpp, or the GDK's error reference for the one
-// that file lacks), what it means and what fixes it (docs/XBOX.md §3.5).
+// Microsoft gives it, what it means and what fixes it (docs/XBOX.md §3.5). The codes and words
+// are those of core/explanations.json, where each also has its sources.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,7 @@
 // GET /api/explain: the data file, the lookup, the route, and the links from /api/offer errors.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -272,8 +273,8 @@ TEST_CASE("explain: the new verdicts and the RakNet status codes are explained",
 
 TEST_CASE("explain: the Xbox sign-in errors are those of net/xbox's table, no more and no fewer",
           "[explain][xbox]") {
-  // admin xbox-status reads net/xbox/xerr.cpp; /api/explain reads the data file, because the
-  // HTTP room may not include net/xbox. The two lists must name the same codes the same way.
+  // admin xbox-status and the service log read net/xbox/xerr.cpp's table, which is made from
+  // the data file's summary and fix of each Xbox error; /api/explain serves the rest of it.
   std::map<std::string, std::string> explained_codes;
   auto index = boost::json::parse(render_explanation_index()).as_object();
   for (auto& item : index.at("codes").as_array())
@@ -281,8 +282,13 @@ TEST_CASE("explain: the Xbox sign-in errors are those of net/xbox's table, no mo
       explained_codes.emplace(item.at("code").as_string().c_str(),
                               item.at("name").as_string().c_str());
   std::map<std::string, std::string> table_codes;
-  for (const auto& info : xerr_table())
+  for (const auto& info : xerr_table()) {
     table_codes.emplace(std::to_string(info.code), std::string{info.name});
+    CHECK_FALSE(info.meaning.empty());
+    CHECK_FALSE(info.fix.empty());
+  }
+  CHECK(std::is_sorted(xerr_table().begin(), xerr_table().end(),
+                       [](const auto& a, const auto& b) { return a.code < b.code; }));
   CHECK(explained_codes == table_codes);
 
   for (const auto& info : xerr_table()) {
@@ -295,6 +301,9 @@ TEST_CASE("explain: the Xbox sign-in errors are those of net/xbox's table, no mo
     CHECK_FALSE(e.at("causes").as_array().empty());
     CHECK_FALSE(e.at("checks").as_array().empty());
     CHECK_FALSE(e.at("sources").as_array().empty());
+    // The operator's short words stay out of the reply, which has the full explanation.
+    CHECK_FALSE(e.contains("summary"));
+    CHECK_FALSE(e.contains("fix"));
     // Each spelling an operator may paste finds it: the hex Microsoft writes and the name.
     char hex[16];
     std::snprintf(hex, sizeof hex, "0x%08X", static_cast<unsigned>(info.code));
