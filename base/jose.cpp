@@ -159,19 +159,6 @@ jose_error verify_jws(const jws& token, EVP_PKEY& key) {
   return jose_error::none;
 }
 
-std::optional<json::object> ec_public_jwk(const EVP_PKEY& key) {
-  auto curve = key_curve(key);
-  auto xy = ec_public_xy(key);
-  if (!curve || !xy)
-    return std::nullopt;
-  json::object jwk;
-  jwk["crv"] = *curve == ec_curve::p384 ? "P-384" : "P-256";
-  jwk["kty"] = "EC";
-  jwk["x"] = base64url_encode(xy->first);
-  jwk["y"] = base64url_encode(xy->second);
-  return jwk;
-}
-
 pkey_ptr key_from_jwk(const json::object& jwk, jose_error* error) {
   auto bad = [error]() -> pkey_ptr {
     if (error)

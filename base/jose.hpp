@@ -96,10 +96,6 @@ std::optional<jws> decode_jws_detached(std::string_view compact, std::string_vie
 /// verify, none when it does.
 jose_error verify_jws(const jws& token, EVP_PKEY& key);
 
-/// The public JWK of a P-256 or P-384 key, members in sorted order:
-/// {"crv":"P-384","kty":"EC","x":"<base64url>","y":"<base64url>"}; nullopt for other keys.
-std::optional<boost::json::object> ec_public_jwk(const EVP_PKEY& key);
-
 /// The public key a JWK describes: "kty" "EC", "crv" "P-256" or "P-384", and "x" and "y" in
 /// base64url of exactly the field width, naming a point on the curve. Other members (a "d",
 /// "kid", "use") are ignored; the key made is public only. On failure returns null and, if

@@ -5,7 +5,6 @@
 
 #include <boost/url/parse.hpp>
 #include <boost/url/url.hpp>
-#include <caf/sec.hpp>
 
 namespace netherscope::storage {
 
@@ -176,14 +175,6 @@ std::optional<redis_address> read_redis_url(std::string_view url, std::string& p
   if (u.has_query() && u.params().empty())
     return refuse("--store takes no query but ?ssl_ca_certs=PATH, once, on rediss://");
   return out;
-}
-
-caf::expected<redis_address> parse_redis_url(std::string_view url) {
-  std::string problem;
-  auto address = read_redis_url(url, problem);
-  if (!address)
-    return caf::make_error(caf::sec::invalid_argument, problem);
-  return std::move(*address);
 }
 
 std::string redis_url_problem(std::string_view url) {

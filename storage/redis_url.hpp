@@ -8,8 +8,6 @@
 #include <string_view>
 #include <vector>
 
-#include <caf/expected.hpp>
-
 namespace netherscope::storage {
 
 /// One host and port.
@@ -46,9 +44,7 @@ struct redis_address {
 /// master alike, with the same ?ssl_ca_certs). The credentials are the master's and, when they
 /// require one, the sentinels'. A user without a password is refused: it is most often a
 /// password written without its colon, which would otherwise be ignored and then logged.
-caf::expected<redis_address> parse_redis_url(std::string_view url);
-
-/// The same, with the reason a URL is refused as text; nullopt and a problem when refused.
+/// Nullopt, with the reason as text in problem, when the URL is refused.
 std::optional<redis_address> read_redis_url(std::string_view url, std::string& problem);
 
 /// Why url is refused, or "" when it is a usable redis:// URL (for option checks).

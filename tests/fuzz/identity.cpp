@@ -24,6 +24,7 @@
 #include "net/nethernet/identity.hpp"
 #include "net/nethernet/identity_check.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
+#include "support/jwk.hpp"
 #include "support/rooms.hpp"
 
 using namespace netherscope::test;

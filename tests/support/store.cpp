@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include <caf/sec.hpp>
 #include <catch2/catch.hpp>
 
 #include "support/missing_part.hpp"
@@ -40,6 +41,14 @@ storage::opened open_lmdb(const std::string& dir) {
   storage::open_options options;
   options.data_dir = dir;
   return open_store(options);
+}
+
+caf::expected<storage::redis_address> parse_redis_url(std::string_view url) {
+  std::string problem;
+  auto address = storage::read_redis_url(url, problem);
+  if (!address)
+    return caf::make_error(caf::sec::invalid_argument, problem);
+  return std::move(*address);
 }
 
 storage::opened open_redis(const std::string& url, unsigned connections,

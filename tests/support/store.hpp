@@ -9,9 +9,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+
+#include <caf/expected.hpp>
 
 #include "storage/open.hpp"
 #include "storage/record_txn.hpp"
+#include "storage/redis_url.hpp"
 #include "storage/store.hpp"
 #include "support/process.hpp"
 #include "support/redis_server.hpp"
@@ -41,6 +45,10 @@ storage::opened open_store(const storage::open_options& options);
 /// The LMDB store in dir, as the service opens it. LMDB allows one open of a directory per
 /// process: a test that needs the store twice shares what this returned.
 storage::opened open_lmdb(const std::string& dir);
+
+/// storage::read_redis_url with its problem as an error (caf::sec::invalid_argument), so a
+/// test reads a URL and its refusal in one value.
+caf::expected<storage::redis_address> parse_redis_url(std::string_view url);
 
 /// How long a test's durable write waits for its replicas. A replica on a machine busy with
 /// sanitizer runs can take longer than the service's half second to acknowledge, and a test

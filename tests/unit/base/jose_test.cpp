@@ -16,6 +16,7 @@
 
 #include "base/crypto.hpp"
 #include "base/jose.hpp"
+#include "support/jwk.hpp"
 #include "support/rooms.hpp"
 
 namespace json = boost::json;

@@ -42,7 +42,7 @@ std::optional<std::uint64_t> count_once(storage::store& s) {
 TEST_CASE("redis URLs under Sentinel: the sentinels, the master's name and the database are "
           "read, and a bad one is refused with a reason",
           "[store][sentinel]") {
-  auto full = storage::parse_redis_url(
+  auto full = parse_redis_url(
     "redis+sentinel://app:pa%40ss@10.0.0.1:26380,[::1],sentinel-3.example/main-db/2");
   REQUIRE(full);
   REQUIRE(full->sentinels.size() == 3);
@@ -57,7 +57,7 @@ TEST_CASE("redis URLs under Sentinel: the sentinels, the master's name and the d
   CHECK(full->password == "pa@ss");
   CHECK_FALSE(full->tls);
   CHECK(full->host.empty());
-  auto tls = storage::parse_redis_url("rediss+sentinel://s1:26379/m?ssl_ca_certs=/etc/ca.pem");
+  auto tls = parse_redis_url("rediss+sentinel://s1:26379/m?ssl_ca_certs=/etc/ca.pem");
   REQUIRE(tls);
   CHECK(tls->tls);
   CHECK(tls->ca_file == "/etc/ca.pem");

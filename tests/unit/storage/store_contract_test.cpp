@@ -367,13 +367,13 @@ TEST_CASE("redis store: counters expire at the end of their window, under versio
 
 TEST_CASE("redis URLs: parsed, refused with a reason, and logged without the password",
           "[store]") {
-  auto full = storage::parse_redis_url("redis://:s3cret@127.0.0.1:6380/2");
+  auto full = parse_redis_url("redis://:s3cret@127.0.0.1:6380/2");
   REQUIRE(full);
   CHECK(full->host == "127.0.0.1");
   CHECK(full->port == 6380);
   CHECK(full->db == 2);
   CHECK(full->password == "s3cret");
-  auto plain = storage::parse_redis_url("redis://[::1]");
+  auto plain = parse_redis_url("redis://[::1]");
   REQUIRE(plain);
   CHECK(plain->host == "::1");
   CHECK(plain->port == 6379);
@@ -381,7 +381,7 @@ TEST_CASE("redis URLs: parsed, refused with a reason, and logged without the pas
   for (auto bad : {"http://127.0.0.1:6379", "rediss://127.0.0.1:6379?y", "redis://127.0.0.1/x",
                    "redis://127.0.0.1:0", "redis://", "not a url", "redis://h/1?x=1"}) {
     INFO(bad);
-    auto parsed = storage::parse_redis_url(bad);
+    auto parsed = parse_redis_url(bad);
     REQUIRE_FALSE(parsed);
     CHECK(parsed.error() == caf::sec::invalid_argument);
   }
@@ -755,14 +755,14 @@ TEST_CASE("redis store over TLS: rediss:// with the CA that signed Redis's certi
 }
 
 TEST_CASE("redis URLs: rediss:// may name its CAs, nothing else goes in a query", "[store]") {
-  auto tls = storage::parse_redis_url("rediss://:pw@127.0.0.1:6380/2?ssl_ca_certs=/etc/ca.pem");
+  auto tls = parse_redis_url("rediss://:pw@127.0.0.1:6380/2?ssl_ca_certs=/etc/ca.pem");
   REQUIRE(tls);
   CHECK(tls->tls);
   CHECK(tls->ca_file == "/etc/ca.pem");
   CHECK(tls->port == 6380);
   CHECK(tls->db == 2);
   CHECK(tls->password == "pw");
-  auto system_cas = storage::parse_redis_url("rediss://redis.example");
+  auto system_cas = parse_redis_url("rediss://redis.example");
   REQUIRE(system_cas);
   CHECK(system_cas->tls);
   CHECK(system_cas->ca_file.empty());

@@ -13,6 +13,7 @@
 #include "net/xbox/playfab.hpp"
 #include "net/xbox/services.hpp"
 #include "support/xbox_answer.hpp"
+#include "support/jwk.hpp"
 #include "support/rooms.hpp"
 
 using namespace netherscope::test;
