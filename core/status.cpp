@@ -14,11 +14,20 @@ namespace json = boost::json;
 
 namespace {
 
+/// The "motd" of GET /api/info's result, which is there when the join status has a name.
+json::value motd_of(const json::value& nethernet) {
+  if (auto* result = nethernet.if_object())
+    if (auto* motd = result->if_contains("motd"))
+      return *motd;
+  return nullptr;
+}
+
 json::object status_object(const core::info_reply& info, const core::raknet_reply& raknet) {
   json::object body;
   body["ok"] = true;
   body["online"] = is_online(info, raknet);
   body["nethernet"] = nethernet_of(info);
+  body["motd"] = info.error.ok() ? motd_of(body["nethernet"]) : json::value(nullptr);
   body["raknet"] = raknet.tried ? json_or_null(raknet.body) : json::value(nullptr);
   body["clients"] = describe_clients(seen_from(info, raknet));
   return body;

@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 
 seconds=${1:-20}
 shift || true
-all=(http_request offer_body host_port sdp_answer candidate identity stun raknet_pong join_game)
+all=(http_request offer_body host_port motd sdp_answer candidate identity stun raknet_pong join_game)
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 
@@ -32,10 +32,10 @@ cmake --build "$build" -j"$(nproc)" --target "${harnesses[@]/#/fuzz_}"
 # The dictionary of each harness, and its largest input: an HTTP request may fill the 8 KiB
 # header and some of the 16 KiB body; the others read one line, body or SDP, and a STUN
 # datagram or a RakNet pong fits the 1,500 bytes the service reads of one.
-declare -A dict=([http_request]=http_request [offer_body]=offer_body [host_port]=host_port
+declare -A dict=([http_request]=http_request [offer_body]=offer_body [host_port]=host_port [motd]=motd
                  [sdp_answer]=sdp [candidate]=sdp [identity]=identity [stun]=stun
                  [raknet_pong]=raknet [join_game]=join)
-declare -A max_len=([http_request]=32768 [offer_body]=4096 [host_port]=1024
+declare -A max_len=([http_request]=32768 [offer_body]=4096 [host_port]=1024 [motd]=1024
                     [sdp_answer]=16384 [candidate]=4096 [identity]=8192
                     [stun]=1500 [raknet_pong]=1500 [join_game]=4096)
 

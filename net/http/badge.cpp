@@ -6,6 +6,7 @@
 
 #include "core/api_json.hpp"
 #include "core/error_table.hpp"
+#include "core/motd.hpp"
 #include "base/json_access.hpp"
 #include "base/text.hpp"
 
@@ -177,8 +178,9 @@ badge_view badge_from_status(std::string_view status_body) {
   // NetherNet's status first, as GET /v1/join gives it; the pong's where it gives none.
   if (answered(nethernet))
     if (auto* info = base::object_at(*nethernet, "info")) {
+      // The name without its formatting codes, which a badge's one colour cannot show.
       if (auto* name = base::string_at(*info, "name"))
-        view.name = std::string{base::view(*name)};
+        view.name = core::motd_clean(base::view(*name));
       view.players = base::int64_at(*info, "players");
       view.max_players = base::int64_at(*info, "maxPlayers");
     }

@@ -8,9 +8,6 @@ namespace netherscope::net::raknet {
 
 namespace {
 
-/// '§' in UTF-8: the start of a formatting code.
-constexpr std::string_view section_sign = "\xC2\xA7";
-
 /// The fields of text: split on ';' unless escaped as "\;", one trailing empty field dropped.
 std::vector<std::string> split_fields(std::string_view text) {
   std::vector<std::string> fields(1);
@@ -70,19 +67,6 @@ std::optional<std::uint16_t> port_at(const std::vector<std::string>& fields, std
   return static_cast<std::uint16_t>(*value);
 }
 
-/// How many bytes the UTF-8 character starting at text[i] takes; 1 for a byte that starts
-/// none, so that a broken sequence is skipped one byte at a time.
-std::size_t character_length(std::string_view text, std::size_t i) {
-  auto lead = static_cast<unsigned char>(text[i]);
-  std::size_t n = lead >= 0xF0 && lead <= 0xF4 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 ? 2 : 1;
-  if (lead >= 0xF5)
-    n = 1;
-  for (std::size_t k = 1; k < n; ++k)
-    if (i + k >= text.size() || (static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80)
-      return 1;
-  return n;
-}
-
 } // namespace
 
 status read_status(std::string_view text) {
@@ -103,24 +87,6 @@ status read_status(std::string_view text) {
   out.port_v6 = port_at(fields, 11);
   for (std::size_t i = 12; i < fields.size() && out.extra.size() < max_extra_fields; ++i)
     out.extra.push_back(std::move(fields[i]));
-  return out;
-}
-
-std::string strip_formatting(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  std::size_t i = 0;
-  while (i < text.size()) {
-    if (text.substr(i, section_sign.size()) == section_sign) {
-      i += section_sign.size();
-      // The code's character; a '§' at the very end has none.
-      if (i < text.size())
-        i += character_length(text, i);
-      continue;
-    }
-    out.push_back(text[i]);
-    ++i;
-  }
   return out;
 }
 

@@ -55,8 +55,4 @@ struct status {
 /// Reads a pong's status string.
 status read_status(std::string_view text);
 
-/// text without its '§' formatting codes (U+00A7 and the character after it), for display;
-/// bytes that are not UTF-8 are kept as they are.
-std::string strip_formatting(std::string_view text);
-
 } // namespace netherscope::net::raknet

@@ -12,6 +12,7 @@
 #include <boost/json/serialize.hpp>
 
 #include "core/api_json.hpp"
+#include "core/motd.hpp"
 #include "base/text.hpp"
 #include "net/nethernet/candidates.hpp"
 #include "net/report/key_memory.hpp"
@@ -285,7 +286,12 @@ std::string render_info(std::uint16_t status, bool tls, std::string_view target_
       info = std::move(parsed);
     }
   }
+  json::value motd = nullptr;
+  if (auto* object = info.if_object())
+    if (auto* name = object->if_contains("name"); name && name->is_string())
+      motd = core::motd_json(name->get_string());
   body["info"] = std::move(info);
+  body["motd"] = std::move(motd);
   body["infoError"] = std::move(error);
   body["infoErrorCode"] = std::move(error_code);
   return json::serialize(body);

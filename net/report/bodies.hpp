@@ -19,8 +19,9 @@ namespace netherscope::net::report {
 /// is JSON but not an object ("not_object") gives info null and says so. In an object, the
 /// fields BDS documents (name, version, level: strings; protocol, players, maxPlayers,
 /// gameType: integers) that have another type are left out and named ("field_types"); every
-/// other field is kept as sent. infoError is a sentence and infoErrorCode its machine code, both
-/// null when there is nothing to say.
+/// other field is kept as sent. motd is the name's {raw, clean, html} (core/motd), null when
+/// there is no name. infoError is a sentence and infoErrorCode its machine code, both null when
+/// there is nothing to say.
 std::string render_info(std::uint16_t status, bool tls, std::string_view target_body);
 
 /// How much of the answer an offer reply echoes in "answer": bytes of the reply's JSON, escapes

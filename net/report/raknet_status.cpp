@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/json/array.hpp>
@@ -10,6 +11,7 @@
 #include <boost/json/serialize.hpp>
 
 #include "core/api_json.hpp"
+#include "core/motd.hpp"
 #include "base/crypto.hpp"
 #include "net/raknet/status.hpp"
 #include "net/raknet/unconnected.hpp"
@@ -40,6 +42,15 @@ std::int64_t process_milliseconds() {
 
 json::value text_or_null(const std::optional<std::string>& text) {
   return text ? json::value(core::valid_utf8(*text)) : json::value(nullptr);
+}
+
+/// The lines the game's server list shows: the MOTD, then the second line (BDS's level name)
+/// when there is one.
+std::vector<std::string> motd_lines(const raknet::status& status) {
+  std::vector<std::string> lines{status.motd.value_or(std::string{})};
+  if (status.level)
+    lines.push_back(*status.level);
+  return lines;
 }
 
 template <class Int>
@@ -138,7 +149,7 @@ core::raknet_reply make_raknet_reply(const upstream::udp_exchange_result& result
   reply.latency_ms = core::shown_ms(result.latency_ms);
   reply.protocol = status.protocol.value_or(-1);
   reply.version = status.version ? core::valid_utf8(*status.version) : std::string{};
-  reply.motd = status.motd ? core::valid_utf8(raknet::strip_formatting(*status.motd)) : std::string{};
+  reply.motd = status.motd ? core::valid_utf8(core::motd_clean(*status.motd)) : std::string{};
 
   json::object body;
   body["ok"] = true;
@@ -148,6 +159,8 @@ core::raknet_reply make_raknet_reply(const upstream::udp_exchange_result& result
   body["edition"] = text_or_null(status.edition);
   body["motd"] = text_or_null(status.motd);
   body["motdPlain"] = status.motd ? json::value(reply.motd) : json::value(nullptr);
+  body["motdFormatted"] = status.motd ? json::value(core::motd_json(motd_lines(status)))
+                                      : json::value(nullptr);
   body["level"] = text_or_null(status.level);
   body["protocol"] = number_or_null(status.protocol);
   body["version"] = text_or_null(status.version);

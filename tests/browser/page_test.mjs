@@ -26,7 +26,9 @@ import { chromium } from 'playwright-core';
 const base_url = required_env('NETHERSCOPE_URL');
 const target = required_env('TARGET');
 const screenshot_dir = required_env('SCREENSHOT_DIR');
-const hostile_name = process.env.HOSTILE_NAME || '<img src=x onerror="window.__xss=1">';
+const hostile_name = process.env.HOSTILE_NAME || '§c§l<img src=x onerror="window.__xss=1">';
+// The name as the game shows it: without its formatting codes ('§' and the character after).
+const hostile_clean = hostile_name.replace(/§./gu, '');
 const chromium_path = process.env.CHROMIUM || '/usr/bin/chromium';
 const sign_in = process.env.SIGN_IN === '1';
 const refusing_target = process.env.REFUSING_TARGET || '';
@@ -233,7 +235,14 @@ try {
 
   step('the status shows the hostile server name as text');
   const name = await page.locator('#status-name').textContent();
-  check(name === hostile_name, `server name shown as "${name}"`);
+  check(name === hostile_clean, `server name shown as "${name}"`);
+  // In Bedrock's colours from /motd.css: §c is red FF5555 and §l bold.
+  const styled = page.locator('#status-name span.mc-c.mc-l');
+  check(await styled.count() === 1, 'the name is one span in red and bold');
+  if (await styled.count() === 1) {
+    const look = await styled.evaluate((e) => ({ color: getComputedStyle(e).color, weight: getComputedStyle(e).fontWeight }));
+    check(look.color === 'rgb(255, 85, 85)' && Number(look.weight) >= 700, `name styled ${JSON.stringify(look)}`);
+  }
   check(await page.locator('#status-name img, main img[src="x"]').count() === 0,
         'no element was made from the server name');
   check(await page.evaluate(() => window.__xss === undefined), 'the name\'s script never ran');
@@ -254,7 +263,9 @@ try {
     check(/^Answered in [\d.]+ ms\.$/.test(await text('#raknet-state')),
           `RakNet state: ${await text('#raknet-state')}`);
     // The pong carries the same hostile name, which must stay text there too.
-    check(await text('#raknet-motd') === hostile_name, `MOTD shown as "${await text('#raknet-motd')}"`);
+    // Both lines of the server list: the name, then the level's.
+    check(await text('#raknet-motd') === hostile_clean + 'Bedrock level', `MOTD shown as "${await text('#raknet-motd')}"`);
+    check(await page.locator('#raknet-motd br').count() === 1, 'the MOTD\'s two lines');
     check(await page.locator('#raknet-facts img').count() === 0, 'no element was made from the MOTD');
     check(/^3 of 10$/.test(await text('#raknet-players')), `pong players: ${await text('#raknet-players')}`);
     check(/1\.26\.51/.test(await text('#raknet-version')), 'pong version shown');
@@ -469,7 +480,9 @@ try {
           `NetherNet state: ${await text('#nethernet-state')}`);
     check(/^Answered in [\d.]+ ms\.$/.test(await text('#raknet-state')),
           `RakNet state: ${await text('#raknet-state')}`);
-    check(await text('#raknet-motd') === hostile_name, `MOTD shown as "${await text('#raknet-motd')}"`);
+    // Both lines of the server list: the name, then the level's.
+    check(await text('#raknet-motd') === hostile_clean + 'Bedrock level', `MOTD shown as "${await text('#raknet-motd')}"`);
+    check(await page.locator('#raknet-motd br').count() === 1, 'the MOTD\'s two lines');
     check(await page.locator('#raknet-facts img, main img[src="x"]').count() === 0,
           'no element was made from the MOTD');
     check(/^3 of 10$/.test(await text('#raknet-players')), `pong players: ${await text('#raknet-players')}`);

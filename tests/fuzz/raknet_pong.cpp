@@ -48,8 +48,6 @@ void check_status(std::string_view text) {
   require(!s.port_v6 || *s.port_v6 >= 1, "a port is 1 to 65535");
   for (const auto* field : {&s.edition, &s.motd, &s.version, &s.level, &s.game_mode})
     require(!*field || !(*field)->empty(), "an empty field is absent");
-  if (s.motd)
-    require(strip_formatting(*s.motd).size() <= s.motd->size(), "stripping never adds");
 }
 
 } // namespace

@@ -1,6 +1,8 @@
 // The page's behaviour: the check form, the results, the account view. Every string that
 // comes from a server or a target is written with textContent, never parsed as HTML: a server
-// named "<img src=x onerror=...>" shows as those characters.
+// named "<img src=x onerror=...>" shows as those characters. The one exception is a MOTD's
+// html, which the service writes from the server's text (core/motd): it is parsed in an inert
+// document and only its text, line breaks and spans with the MOTD's classes are copied.
 
 import { call_api } from './api.js';
 import * as account from './account.js';
@@ -217,6 +219,31 @@ function text_of(value, fallback = 'not given') {
   return String(value);
 }
 
+/// Shows a formatted MOTD ({raw, clean, html}) in element, in Bedrock's colours
+/// (/motd.css), or fallback_text as plain text when there is none.
+function show_motd(element, motd, fallback_text) {
+  element.replaceChildren();
+  if (!motd || typeof motd.html !== 'string' || motd.clean === '') {
+    element.textContent = text_of(fallback_text);
+    return;
+  }
+  const parsed = new DOMParser().parseFromString(`<body>${motd.html}</body>`, 'text/html');
+  for (const node of parsed.body.childNodes) {
+    if (node.nodeType === Node.TEXT_NODE) {
+      element.append(node.textContent);
+    } else if (node.nodeName === 'BR') {
+      element.append(document.createElement('br'));
+    } else if (node.nodeName === 'SPAN') {
+      const span = document.createElement('span');
+      const classes = node.className.split(' ').filter((c) => /^mc-[0-9a-z]$/.test(c));
+      if (classes.length > 0)
+        span.className = classes.join(' ');
+      span.textContent = node.textContent;
+      element.append(span);
+    }
+  }
+}
+
 /// The NetherNet half of a status: GET /api/info's result (the name, version, players and the
 /// connection), or its error in words.
 function render_nethernet(body) {
@@ -245,7 +272,7 @@ function render_nethernet(body) {
   state.className = 'transport-state good';
   facts.hidden = false;
   const info = body.info && typeof body.info === 'object' ? body.info : null;
-  by_id('status-name').textContent = text_of(info && info.name);
+  show_motd(by_id('status-name'), body.motd, info && info.name);
   let version = text_of(info && info.version);
   if (info && Number.isInteger(info.protocol))
     version += ` (protocol ${info.protocol})`;
@@ -321,7 +348,7 @@ function render_raknet(raknet) {
     ? `Answered in ${ms_words(raknet.latencyMs)}.` : 'Answered.';
   state.className = 'transport-state good';
   facts.hidden = false;
-  by_id('raknet-motd').textContent = text_of(raknet.motdPlain, text_of(raknet.motd));
+  show_motd(by_id('raknet-motd'), raknet.motdFormatted, text_of(raknet.motdPlain, text_of(raknet.motd)));
   let version = text_of(raknet.version);
   if (Number.isInteger(raknet.protocol))
     version += ` (protocol ${raknet.protocol})`;

@@ -60,6 +60,11 @@ TEST_CASE("status e2e: a server on both transports shows both, with the clients"
   CHECK(body.at("nethernet").at("info").at("name") == "Fake BDS");
   CHECK(body.at("raknet").at("ok") == true);
   CHECK(body.at("raknet").at("motdPlain") == "Fake BDS");
+  // The join status's name and the pong's two lines, formatted (core/motd).
+  CHECK(body.at("motd").at("clean") == "Fake BDS");
+  CHECK(body.at("motd").at("html") == "Fake BDS");
+  CHECK(body.at("raknet").at("motdFormatted").at("clean") == "Fake BDS\nBedrock level");
+  CHECK(body.at("raknet").at("motdFormatted").at("html") == "Fake BDS<br>Bedrock level");
   CHECK(body.at("clients").at("nethernet") == true);
   CHECK(body.at("clients").at("raknet") == true);
   // Charged as one info call.

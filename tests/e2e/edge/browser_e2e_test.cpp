@@ -27,7 +27,8 @@ namespace {
 
 /// The server name the fake target reports: markup that would run if the page ever put a
 /// server's strings into HTML.
-constexpr const char* hostile_name = R"(<img src=x onerror="window.__xss=1">)";
+// In Bedrock's red (§c) and bold (§l): the page shows it in colour, and still as text.
+constexpr const char* hostile_name = "\xC2\xA7" "c\xC2\xA7" "l<img src=x onerror=\"window.__xss=1\">";
 
 /// A loopback port that was free a moment ago. The service's public base URL must name its
 /// port before it starts (the provider sends the browser back there), so the port cannot be

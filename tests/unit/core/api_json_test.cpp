@@ -21,6 +21,18 @@ TEST_CASE("info: a JSON object body becomes info", "[api_json]") {
   CHECK(body.at("infoErrorCode").is_null());
 }
 
+TEST_CASE("info: the name's formatting codes are read into motd", "[api_json]") {
+  auto body = boost::json::parse(
+    render_info(200, false, "{\"name\":\"\u00a7l\u00a7qEmerald \u00a7rIsle\"}"));
+  CHECK(body.at("motd").at("raw") == "\xC2\xA7l\xC2\xA7qEmerald \xC2\xA7rIsle");
+  CHECK(body.at("motd").at("clean") == "Emerald Isle");
+  CHECK(body.at("motd").at("html") == "<span class=\"mc-q mc-l\">Emerald </span>Isle");
+  // No name, or a name of another type (left out as field_types), gives no motd.
+  CHECK(boost::json::parse(render_info(200, false, R"({"players":2})")).at("motd").is_null());
+  CHECK(boost::json::parse(render_info(200, false, R"({"name":7})")).at("motd").is_null());
+  CHECK(boost::json::parse(render_info(200, false, "")).at("motd").is_null());
+}
+
 TEST_CASE("info: BDS's status body, with and without a byte order mark", "[api_json]") {
   // PROTOCOL.md §1.2, as BDS 1.26.51.1 sent it.
   const std::string bds = R"({"name":"Dedicated Server","protocol":2193,"version":"1.26.51",)"

@@ -177,6 +177,11 @@ TEST_CASE("badge: a status gives the counts only when both are integers", "[badg
     CHECK(both.name == "N");
     CHECK(badge_value(both) == "online " + dot + " 1/5");
   }
+  SECTION("the name is shown without its formatting codes") {
+    auto coloured = badge_from_status(
+      status(R"({"ok":true,"info":{"name":"\u00a7l\u00a7aGreen \u00a7mIsle"}})", no_pong));
+    CHECK(coloured.name == "Green Isle");
+  }
   SECTION("neither transport: offline, with why each did not answer") {
     auto offline = badge_from_status(status(
       R"({"ok":false,"code":"upstream_status","error":{"httpStatus":404,"body":""}})", no_pong));

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/motd.hpp"
 #include "net/raknet/status.hpp"
 #include "net/raknet/unconnected.hpp"
 #include "support/rooms.hpp"
@@ -87,7 +88,7 @@ TEST_CASE("raknet: py-mine/mcstatus's 154-byte pong reads whole", "[raknet]") {
   CHECK(s.field_count == 12);
   CHECK(s.edition == "MCPE");
   CHECK(s.motd->substr(0, 5) == "\xC2\xA7r\xC2\xA7");
-  CHECK(strip_formatting(*s.motd) == "GayBowser");
+  CHECK(netherscope::core::motd_clean(*s.motd) == "GayBowser");
   CHECK(s.protocol == 422);
   CHECK_FALSE(s.version);
   CHECK(s.players == 1);
@@ -220,7 +221,6 @@ TEST_CASE("raknet: odd status strings read leniently", "[raknet]") {
   SECTION("invalid UTF-8 is kept as sent, for the writer to replace") {
     auto s = read_status("MCPE;bad \xff\xfe name;2193;");
     CHECK(s.motd == "bad \xff\xfe name");
-    CHECK(strip_formatting("\xC2\xA7\xff" "x\xC2\xA7") == "x");
   }
   SECTION("extra fields are capped") {
     std::string text = "MCPE;N;1;v;0;1;2;L;S;1;1;2";
@@ -231,14 +231,6 @@ TEST_CASE("raknet: odd status strings read leniently", "[raknet]") {
     CHECK(s.extra.size() == max_extra_fields);
     CHECK(s.extra.front() == "0");
   }
-}
-
-TEST_CASE("raknet: formatting codes are stripped for display", "[raknet]") {
-  CHECK(strip_formatting("\xC2\xA7" "aGreen \xC2\xA7lbold") == "Green bold");
-  CHECK(strip_formatting("plain") == "plain");
-  // The code's character may take more than one byte.
-  CHECK(strip_formatting("a\xC2\xA7\xC3\xA9" "b") == "ab");
-  CHECK(strip_formatting("\xC2\xA7") == "");
 }
 
 TEST_CASE("raknet: each hostile pong is refused with its own reason", "[raknet]") {

@@ -97,6 +97,10 @@ TEST_CASE("raknet status: a BDS pong becomes the raknet object", "[raknet_status
   CHECK(b["edition"] == "MCPE");
   CHECK(b["motd"] == "\xC2\xA7" "aDedicated Server");
   CHECK(b["motdPlain"] == "Dedicated Server");
+  // Both lines of the server list, formatted: the MOTD, then the level's name.
+  CHECK(b["motdFormatted"].at("raw") == "\xC2\xA7" "aDedicated Server\nBedrock level");
+  CHECK(b["motdFormatted"].at("clean") == "Dedicated Server\nBedrock level");
+  CHECK(b["motdFormatted"].at("html") == "<span class=\"mc-a\">Dedicated Server</span><br>Bedrock level");
   CHECK(b["level"] == "Bedrock level");
   CHECK(b["protocol"] == 527);
   CHECK(b["version"] == "1.19.1");
