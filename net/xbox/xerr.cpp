@@ -3,28 +3,21 @@
 #include <algorithm>
 
 #include "base/text.hpp"
-#include "core/explain.hpp"
 
 namespace netherscope::net::xbox {
 
-const std::vector<xerr_info>& xerr_table() {
+const std::vector<core::xbox_error_words>& xerr_table() {
   // The words live in core/explanations.json, beside the longer explanation of each code that
-  // GET /api/explain serves; the copy below is made once and lives as long as the process.
-  static const std::vector<core::xbox_error_words> words = core::xbox_errors();
-  static const std::vector<xerr_info> table = [] {
-    std::vector<xerr_info> out;
-    out.reserve(words.size());
-    for (const auto& w : words)
-      out.push_back({w.code, w.name, w.summary, w.fix});
-    return out;
-  }();
+  // GET /api/explain serves; they are read once and live as long as the process.
+  static const std::vector<core::xbox_error_words> table = core::xbox_errors();
   return table;
 }
 
-const xerr_info* find_xerr(std::uint32_t code) {
+const core::xbox_error_words* find_xerr(std::uint32_t code) {
   const auto& table = xerr_table();
-  auto it = std::lower_bound(table.begin(), table.end(), code,
-                             [](const xerr_info& e, std::uint32_t c) { return e.code < c; });
+  auto it = std::lower_bound(
+    table.begin(), table.end(), code,
+    [](const core::xbox_error_words& e, std::uint32_t c) { return e.code < c; });
   return it != table.end() && it->code == code ? &*it : nullptr;
 }
 
@@ -34,8 +27,7 @@ std::string describe_xerr(std::uint32_t code) {
   if (info == nullptr)
     return "Xbox refused the account with an error netherscope does not know (XErr " + number
            + "); sign in at xbox.com with the account to see why";
-  return std::string{info->meaning} + ": " + std::string{info->fix} + " (XErr " + number + ", "
-         + std::string{info->name} + ")";
+  return info->summary + ": " + info->fix + " (XErr " + number + ", " + info->name + ")";
 }
 
 std::uint32_t parse_xerr(std::string_view text) {

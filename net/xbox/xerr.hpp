@@ -9,25 +9,15 @@
 #include <string_view>
 #include <vector>
 
+#include "core/explain.hpp"
+
 namespace netherscope::net::xbox {
 
-/// One known XErr.
-struct xerr_info {
-  /// The code in decimal, as Xbox sends it (2148916233 is 0x8015DC09).
-  std::uint32_t code = 0;
-  /// Microsoft's name ("XO_E_ACCOUNT_CREATION_REQUIRED").
-  std::string_view name;
-  /// What it means, in a few plain words ("the Xbox account has no profile").
-  std::string_view meaning;
-  /// What the operator does about it ("sign in once at xbox.com to create one").
-  std::string_view fix;
-};
-
 /// Every XErr we know, in code order.
-const std::vector<xerr_info>& xerr_table();
+const std::vector<core::xbox_error_words>& xerr_table();
 
 /// The entry of code, or null when we do not know it.
-const xerr_info* find_xerr(std::uint32_t code);
+const core::xbox_error_words* find_xerr(std::uint32_t code);
 
 /// A sentence naming the code for an operator: "the Xbox account has no profile: sign in once
 /// at xbox.com to create one, then link again (XErr 2148916233,

@@ -284,7 +284,7 @@ TEST_CASE("explain: the Xbox sign-in errors are those of net/xbox's table, no mo
   std::map<std::string, std::string> table_codes;
   for (const auto& info : xerr_table()) {
     table_codes.emplace(std::to_string(info.code), std::string{info.name});
-    CHECK_FALSE(info.meaning.empty());
+    CHECK_FALSE(info.summary.empty());
     CHECK_FALSE(info.fix.empty());
   }
   CHECK(std::is_sorted(xerr_table().begin(), xerr_table().end(),

@@ -193,7 +193,7 @@ TEST_CASE("xbox xerr: the table is sorted, complete where the issue asks, and wo
     INFO(code);
     const auto* info = find_xerr(code);
     REQUIRE(info);
-    CHECK_FALSE(info->meaning.empty());
+    CHECK_FALSE(info->summary.empty());
     CHECK_FALSE(info->fix.empty());
     CHECK(info->name.rfind("XO_E_", 0) == 0);
   }
