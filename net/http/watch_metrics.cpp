@@ -140,6 +140,13 @@ std::string render_watch_metrics(std::vector<watched_server> servers) {
          [](const watched_server& s, std::vector<sample_line>& lines) {
            lines.push_back({address_labels(s), core::is_joinable(s.last.verdict) ? "1" : "0"});
          });
+  family(out, servers, "netherscope_watch_verdict_code",
+         "The verdict of the latest watch check as its stored number (docs/WATCHES.md, "
+         "\"Verdict codes\"): 1 joinable, 6 offline, 11 join_failed, ...",
+         [](const watched_server& s, std::vector<sample_line>& lines) {
+           lines.push_back({address_labels(s),
+                            std::to_string(static_cast<unsigned>(s.last.verdict))});
+         });
   family(out, servers, "netherscope_watch_last_check_timestamp_seconds",
          "When the latest watch check of the server finished, Unix seconds.",
          [](const watched_server& s, std::vector<sample_line>& lines) {

@@ -83,6 +83,7 @@ TEST_CASE("watch metrics: one server's text, line by line", "[watch_metrics]") {
           "minecraft_status_players_online_count" + labels + " 3",
           "minecraft_status_players_max_count" + labels + " 10",
           R"(netherscope_watch_joinable{server_host="play.example.com",server_port="19132"} 1)",
+          R"(netherscope_watch_verdict_code{server_host="play.example.com",server_port="19132"} 1)",
           R"(netherscope_watch_last_check_timestamp_seconds{server_host="play.example.com",)"
           R"(server_port="19132"} 1760000400)"});
   std::set<std::string> typed;
@@ -91,7 +92,7 @@ TEST_CASE("watch metrics: one server's text, line by line", "[watch_metrics]") {
       CHECK(line.substr(line.size() - 6) == " gauge");
       typed.insert(line.substr(7, line.size() - 13));
     }
-  CHECK(typed.size() == 6);
+  CHECK(typed.size() == 7);
   CHECK(render_watch_metrics({}).empty());
 }
 
@@ -158,6 +159,7 @@ TEST_CASE("watch metrics: a server that answers its status but turns players awa
   CHECK(contains("minecraft_status_healthy" + labels + " 0\n"));
   CHECK(contains("minecraft_status_response_time_seconds" + labels + " 0.012345\n"));
   CHECK(contains(R"(netherscope_watch_joinable{server_host="play.example.com",server_port="19132"} 0)"));
+  CHECK(contains(R"(netherscope_watch_verdict_code{server_host="play.example.com",server_port="19132"} 11)"));
   // Joined: healthy again.
   s.last.verdict = core::verdict_code::joinable;
   s.last.join = core::join_summary{core::join_stage_code::game, core::join_outcome_code::joined,
