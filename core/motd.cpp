@@ -1,5 +1,6 @@
 #include "core/motd.hpp"
 
+#include "base/text.hpp"
 #include "core/api_json.hpp"
 
 namespace netherscope::core {
@@ -114,28 +115,6 @@ std::string classes_of(const motd_state& state) {
   return out;
 }
 
-void append_escaped(std::string& out, char c) {
-  switch (c) {
-    case '&':
-      out += "&amp;";
-      break;
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    case '\'':
-      out += "&#39;";
-      break;
-    default:
-      out.push_back(c);
-  }
-}
-
 /// Builds the html run by run: text under one state is gathered, then written as one span.
 class html_writer {
 public:
@@ -143,7 +122,7 @@ public:
     if (!(state == state_))
       flush();
     state_ = state;
-    append_escaped(run_, c);
+    run_.push_back(c);
   }
   void line_break() {
     flush();
@@ -158,13 +137,10 @@ private:
   void flush() {
     if (run_.empty())
       return;
-    if (state_.plain()) {
-      out_ += run_;
-    } else {
-      out_ += "<span class=\"" + classes_of(state_) + "\">";
-      out_ += run_;
-      out_ += "</span>";
-    }
+    if (state_.plain())
+      out_ += base::html_escape(run_);
+    else
+      out_ += "<span class=\"" + classes_of(state_) + "\">" + base::html_escape(run_) + "</span>";
     run_.clear();
   }
 
