@@ -200,10 +200,11 @@ void serve_history(actors::front_actor::pointer self, const front_peers& peers,
   q.session_hash = std::move(call.session_hash);
   self->request(peers.history, settings.store_deadline, history_atom::value, std::move(q))
     .then(
-      [reply = call.reply, verdict](history_answer& answer) {
+      [reply = call.reply, verdict, metric = call.metric](history_answer& answer) {
         core::api_outcome outcome;
         outcome.error = std::move(answer.error);
         outcome.history = std::move(answer.view);
+        outcome.metric = metric;
         reply(with_quota(std::move(outcome), verdict));
       },
       [reply = call.reply, verdict](caf::error& err) {

@@ -158,6 +158,8 @@ struct api_outcome {
   bool streaming = false;
   /// For history and chart: the watched server's history, which the edge renders.
   std::shared_ptr<const history_view> history;
+  /// For chart: what to draw, as the call asked.
+  chart_metric metric = chart_metric::verdicts;
   /// For metrics: the public watched servers' latest checks, for the exporter.
   std::shared_ptr<const std::vector<watched_check>> watched;
   /// For the account page: the account's watches with their webhooks, or (error set) why
@@ -222,6 +224,8 @@ struct api_call {
   std::string watch_id;
   /// For history and chart: the range asked for.
   history_range range = history_range::day;
+  /// For chart: what to draw.
+  chart_metric metric = chart_metric::verdicts;
   /// For webhook_create: the webhook, as the body named it.
   webhook_spec webhook;
   /// For webhook_delete and webhook_test: the webhook's id, from the path.

@@ -11,8 +11,10 @@ namespace netherscope::core {
 
 namespace {
 
-constexpr std::uint8_t hour_version = 1;
+constexpr std::uint8_t hour_version = 2;
+constexpr std::uint8_t hour_version_1 = 1;
 constexpr std::uint16_t hour_has_max_players = 1;
+constexpr std::uint16_t hour_has_peak_offset = 2;
 constexpr std::uint16_t most_checks = std::numeric_limits<std::uint16_t>::max();
 
 /// Adds the rows of one hour (all with the same hour_start) to an aggregate.
@@ -30,6 +32,9 @@ history_hour fold_one(std::int64_t start, const history_row* first, const histor
     if (row->players) {
       auto p = *row->players;
       hour.players_min = hour.player_samples == 0 ? p : std::min(hour.players_min, p);
+      // Rows come in time order, so a strictly greater count marks the peak's first check.
+      if (hour.player_samples == 0 || p > hour.players_max)
+        hour.peak_offset = static_cast<std::uint16_t>(row->at - start);
       hour.players_max = std::max(hour.players_max, p);
       hour.players_sum += p;
       ++hour.player_samples;
@@ -55,11 +60,18 @@ std::optional<double> history_hour::players_avg() const {
   return share(players_sum, player_samples);
 }
 
+std::optional<std::int64_t> history_hour::peak_at() const {
+  if (!peak_offset)
+    return std::nullopt;
+  return start + *peak_offset;
+}
+
 bool history_hour::operator==(const history_hour& o) const {
   return start == o.start && checks == o.checks && online == o.online
          && joinable == o.joinable && player_samples == o.player_samples
          && players_min == o.players_min && players_max == o.players_max
-         && players_sum == o.players_sum && max_players == o.max_players
+         && players_sum == o.players_sum && peak_offset == o.peak_offset
+         && max_players == o.max_players
          && most_seen == o.most_seen;
 }
 
@@ -68,8 +80,10 @@ std::int64_t hour_start(std::int64_t unix_seconds) {
 }
 
 std::vector<history_hour> fold_hours(std::vector<history_row> rows) {
-  std::sort(rows.begin(), rows.end(),
-            [](const history_row& a, const history_row& b) { return a.at < b.at; });
+  // A stable sort keeps rows of the same second in the order given, so the same rows always
+  // fold the same way.
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const history_row& a, const history_row& b) { return a.at < b.at; });
   std::vector<history_hour> hours;
   for (std::size_t i = 0; i < rows.size();) {
     auto start = hour_start(rows[i].at);
@@ -87,7 +101,12 @@ std::string encode(const history_hour& hour) {
   out.reserve(history_hour_size);
   out += static_cast<char>(hour_version);
   out += static_cast<char>(hour.most_seen);
-  base::put_le(out, hour.max_players ? hour_has_max_players : std::uint16_t{0});
+  std::uint16_t flags = 0;
+  if (hour.max_players)
+    flags |= hour_has_max_players;
+  if (hour.peak_offset)
+    flags |= hour_has_peak_offset;
+  base::put_le(out, flags);
   base::put_le(out, hour.checks);
   base::put_le(out, hour.online);
   base::put_le(out, hour.joinable);
@@ -97,11 +116,14 @@ std::string encode(const history_hour& hour) {
   base::put_le(out, hour.players_max);
   base::put_le(out, hour.players_sum);
   base::put_le(out, hour.max_players.value_or(0));
+  base::put_le(out, hour.peak_offset.value_or(0));
   return out;
 }
 
 std::optional<history_hour> decode_history_hour(std::string_view in) {
-  if (in.size() != history_hour_size || static_cast<std::uint8_t>(in[0]) != hour_version)
+  auto version = in.empty() ? 0 : static_cast<std::uint8_t>(in[0]);
+  if (!(version == hour_version && in.size() == history_hour_size)
+      && !(version == hour_version_1 && in.size() == history_hour_v1_size))
     return std::nullopt;
   history_hour hour;
   auto code = verdict_from_byte(static_cast<std::uint8_t>(in[1]));
@@ -123,9 +145,23 @@ std::optional<history_hour> decode_history_hour(std::string_view in) {
   base::take_le(in, hour.players_max);
   base::take_le(in, hour.players_sum);
   base::take_le(in, max_players);
+  std::uint16_t peak_offset = 0;
+  if (version == hour_version)
+    base::take_le(in, peak_offset);
 
-  if ((flags & ~hour_has_max_players) != 0 || (!(flags & hour_has_max_players) && max_players != 0))
+  auto known_flags = version == hour_version ? (hour_has_max_players | hour_has_peak_offset)
+                                             : hour_has_max_players;
+  if ((flags & ~known_flags) != 0 || (!(flags & hour_has_max_players) && max_players != 0))
     return std::nullopt;
+  // Version 2 gives the peak a time exactly when the hour has player samples.
+  if (version == hour_version) {
+    bool has_peak = (flags & hour_has_peak_offset) != 0;
+    if (has_peak != (hour.player_samples != 0) || (!has_peak && peak_offset != 0)
+        || peak_offset >= 3600)
+      return std::nullopt;
+    if (has_peak)
+      hour.peak_offset = peak_offset;
+  }
   if (flags & hour_has_max_players)
     hour.max_players = max_players;
   if (start > static_cast<std::uint64_t>(INT64_MAX) || start % 3600 != 0)

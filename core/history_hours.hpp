@@ -16,8 +16,11 @@
 
 namespace netherscope::core {
 
-/// The size of every encoded hour, in bytes.
-inline constexpr std::size_t history_hour_size = 40;
+/// The size of an hour as encode writes it (record version 2), in bytes.
+inline constexpr std::size_t history_hour_size = 42;
+
+/// The size of an hour stored by record version 1, which had no peak time; still read.
+inline constexpr std::size_t history_hour_v1_size = 40;
 
 /// The checks of one UTC hour, summed.
 struct history_hour {
@@ -33,6 +36,9 @@ struct history_hour {
   std::uint32_t players_min = 0;
   std::uint32_t players_max = 0;
   std::uint64_t players_sum = 0;
+  /// Seconds into the hour of the first check that reported players_max (the peak); none
+  /// without player samples, or for an hour stored before peaks had a time.
+  std::optional<std::uint16_t> peak_offset;
   /// The greatest player limit reported in the hour, if any was.
   std::optional<std::uint32_t> max_players;
   /// The verdict most checks had; a tie goes to the smaller code (verdict_codes.hpp).
@@ -40,6 +46,8 @@ struct history_hour {
 
   /// The average player count over the checks that reported one; none without such checks.
   std::optional<double> players_avg() const;
+  /// When the peak was first seen, Unix seconds; none when peak_offset is.
+  std::optional<std::int64_t> peak_at() const;
 
   bool operator==(const history_hour& o) const;
 };
@@ -52,12 +60,14 @@ std::int64_t hour_start(std::int64_t unix_seconds);
 /// another replica) writes the same record.
 std::vector<history_hour> fold_hours(std::vector<history_row> rows);
 
-/// The stored form of an hour: history_hour_size bytes (layout in docs/WATCHES.md).
+/// The stored form of an hour: history_hour_size bytes, record version 2 (layout in
+/// docs/WATCHES.md).
 std::string encode(const history_hour& hour);
 
-/// Reads a stored hour; nullopt for anything encode could not have written from fold_hours'
-/// output: another size or version, an unknown verdict, unknown flag bits, no checks, an
-/// unaligned or negative start, counts out of order, or player figures that cannot be.
+/// Reads a stored hour of version 2 or 1 (which leaves peak_offset empty); nullopt for
+/// anything encode could not have written from fold_hours' output: another size or version,
+/// an unknown verdict, unknown flag bits, no checks, an unaligned or negative start, counts
+/// out of order, player figures that cannot be, or a peak time outside the hour.
 std::optional<history_hour> decode_history_hour(std::string_view record);
 
 /// Checks summed over a time range.

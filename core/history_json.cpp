@@ -6,6 +6,7 @@
 #include <boost/json/serialize.hpp>
 
 #include "core/api_json.hpp"
+#include "core/history_days.hpp"
 
 namespace netherscope::core {
 
@@ -25,32 +26,44 @@ json::value rounded_avg(double avg) {
   return std::round(avg * 100.0) / 100.0;
 }
 
-/// The players over a whole slice: {min, avg, max, maxPlayers}, or null when no check
-/// reported a count.
-json::value players_summary(const std::vector<history_hour>& hours) {
-  std::uint64_t samples = 0;
-  std::uint64_t sum = 0;
-  std::uint32_t least = 0;
-  std::uint32_t most = 0;
-  std::optional<std::uint32_t> limit;
-  for (const auto& h : hours) {
-    if (h.max_players)
-      limit = std::max(limit.value_or(0), *h.max_players);
-    if (h.player_samples == 0)
-      continue;
-    least = samples == 0 ? h.players_min : std::min(least, h.players_min);
-    most = std::max(most, h.players_max);
-    samples += h.player_samples;
-    sum += h.players_sum;
-  }
-  if (samples == 0)
+/// Player figures: {min, avg, max, peak (the same count as max), peakAt (when the peak was
+/// first seen, or null when its hour was stored before peaks had a time)}, or null without
+/// samples.
+json::value players_point(std::uint32_t least, std::optional<double> avg, std::uint32_t most,
+                          std::optional<std::int64_t> peak_at) {
+  if (!avg)
     return nullptr;
-  json::object o;
-  o["min"] = least;
-  o["avg"] = rounded_avg(static_cast<double>(sum) / static_cast<double>(samples));
-  o["max"] = most;
-  o["maxPlayers"] = number_or_null(limit);
-  return o;
+  return json::object{{"min", least},
+                      {"avg", rounded_avg(*avg)},
+                      {"max", most},
+                      {"peak", most},
+                      {"peakAt", peak_at ? json::value(*peak_at) : json::value(nullptr)}};
+}
+
+json::value players_point(const history_span& span) {
+  return players_point(span.players_min, span.players_avg(), span.players_max, span.peak_at);
+}
+
+/// The players over a whole slice: players_point's figures and maxPlayers, or null when no
+/// check reported a count.
+json::value players_summary(const std::vector<history_hour>& hours) {
+  auto total = total_of(hours);
+  auto players = players_point(total);
+  if (players.is_null())
+    return nullptr;
+  players.as_object()["maxPlayers"] = number_or_null(total.max_players);
+  return players;
+}
+
+/// One UTC day as a point: {at (the day's start), checks, online, joinable, players,
+/// maxPlayers}.
+json::object day_point(const history_span& day) {
+  return json::object{{"at", day.start},
+                      {"checks", day.checks},
+                      {"online", day.online},
+                      {"joinable", day.joinable},
+                      {"players", players_point(day)},
+                      {"maxPlayers", number_or_null(day.max_players)}};
 }
 
 } // namespace
@@ -97,11 +110,8 @@ json::object hour_point(const history_hour& hour) {
   p["joinable"] = hour.joinable;
   p["verdict"] = verdict_name(hour.most_seen);
   p["class"] = to_string(class_of(hour.most_seen));
-  if (auto avg = hour.players_avg())
-    p["players"] = json::object{
-      {"min", hour.players_min}, {"avg", rounded_avg(*avg)}, {"max", hour.players_max}};
-  else
-    p["players"] = nullptr;
+  p["players"] = players_point(hour.players_min, hour.players_avg(), hour.players_max,
+                               hour.peak_at());
   p["maxPlayers"] = number_or_null(hour.max_players);
   return p;
 }
@@ -127,6 +137,10 @@ std::string render_history(std::string_view host, std::uint16_t port,
     points.reserve(slice.hours.size());
     for (const auto& hour : slice.hours)
       points.push_back(hour_point(hour));
+    json::array days;
+    for (const auto& day : fold_days(slice.hours))
+      days.push_back(day_point(day));
+    body["days"] = std::move(days);
   } else {
     body["players"] = players_summary(fold_hours(slice.rows));
     points.reserve(slice.rows.size());

@@ -23,14 +23,15 @@ boost::json::object row_point(const history_row& row);
 boost::json::value join_point(const std::optional<join_summary>& join);
 
 /// One hour as a point: {at (the hour's start), checks, online, joinable, verdict (the one
-/// seen most), class, players: {min, avg, max} or null, maxPlayers}.
+/// seen most), class, players: {min, avg, max, peak, peakAt} or null, maxPlayers}.
 boost::json::object hour_point(const history_hour& hour);
 
 /// Renders the whole body: {ok: true, host, port, public (whether anyone may read it, and
 /// so whether its chart draws), range, from, to, resolution ("check" or
-/// "hour"), uptime: {checks, joinable, online}, players: {min, avg, max, maxPlayers} or null,
-/// points: [...]}. Times are Unix seconds; shares are fractions rounded to 4 decimals, null
-/// without checks.
+/// "hour"), uptime: {checks, joinable, online}, players: {min, avg, max, peak, peakAt,
+/// maxPlayers} or null, points: [...], and for hourly ranges days: [{at, checks, online,
+/// joinable, players, maxPlayers}] (one per UTC day with a check)}. Times are Unix seconds;
+/// shares are fractions rounded to 4 decimals, null without checks.
 std::string render_history(std::string_view host, std::uint16_t port,
                            const history_slice& slice, bool is_public = false);
 

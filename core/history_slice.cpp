@@ -44,6 +44,14 @@ std::string_view to_string(history_range range) {
   return row_of(range).name;
 }
 
+std::optional<chart_metric> parse_chart_metric(std::string_view text) {
+  if (text == "verdicts")
+    return chart_metric::verdicts;
+  if (text == "players")
+    return chart_metric::players;
+  return std::nullopt;
+}
+
 std::int64_t range_seconds(history_range range) {
   return row_of(range).seconds;
 }

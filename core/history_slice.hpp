@@ -32,6 +32,17 @@ std::optional<history_range> parse_range(std::string_view text);
 /// The range as the query writes it: "24h", "7d", "30d", "90d".
 std::string_view to_string(history_range range);
 
+/// What /chart.svg draws under its title.
+enum class chart_metric : std::uint8_t {
+  /// The uptime band by verdict class over the players' peaks (the default).
+  verdicts,
+  /// The players alone: each hour's average and peak.
+  players,
+};
+
+/// The metric a query names: exactly "verdicts" or "players"; nullopt otherwise.
+std::optional<chart_metric> parse_chart_metric(std::string_view text);
+
 /// How long the range is, in seconds.
 std::int64_t range_seconds(history_range range);
 

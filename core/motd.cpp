@@ -213,12 +213,7 @@ std::string motd_html(std::string_view text) {
 }
 
 boost::json::object motd_json(std::string_view text) {
-  auto raw = valid_utf8(text);
-  boost::json::object out;
-  out["raw"] = raw;
-  out["clean"] = motd_clean(raw);
-  out["html"] = motd_html(raw);
-  return out;
+  return motd_json(std::vector<std::string>{std::string(text)});
 }
 
 boost::json::object motd_json(const std::vector<std::string>& lines) {

@@ -4,6 +4,7 @@
 #include <array>
 #include <optional>
 
+#include "core/history_days.hpp"
 #include "core/host_port.hpp"
 #include "net/http/badge.hpp"
 
@@ -53,6 +54,11 @@ constexpr paint ceiling{"c", "stroke", "#8c959f", "#6e7681"};
 constexpr paint axis{"x", "stroke", "#d0d7de", "#30363d"};
 // The halo behind a label drawn over the players' line: the background's colour.
 constexpr paint halo{"h", "stroke", "#ffffff", "#0d1117"};
+// With metric=players: the hourly peak's line and area, apart from the average's.
+constexpr paint peak_line{"p", "stroke", "#8250df", "#a371f7"};
+constexpr paint peak_area{"q", "fill", "#8250df", "#a371f7"};
+// With metric=players there is no band, so the plot starts under the title.
+constexpr int players_plot_top = 26;
 
 const paint& band_paint(verdict_class c) {
   switch (c) {
@@ -75,7 +81,8 @@ std::string dark_style() {
   };
   for (const auto& p : band_paints)
     rule(p);
-  for (const auto* p : {&background, &text_paint, &muted, &line, &area, &ceiling, &axis, &halo})
+  for (const auto* p : {&background, &text_paint, &muted, &line, &area, &ceiling, &axis, &halo,
+                        &peak_line, &peak_area})
     rule(*p);
   css += "}";
   return css;
@@ -113,15 +120,18 @@ struct players_series {
   std::optional<std::uint32_t> limit;
 };
 
+/// The plot's column (one per pixel) holding a time of the window.
+std::int64_t column_of(const core::history_window& window, std::int64_t t) {
+  auto length = std::max<std::int64_t>(window.to - window.from, 1);
+  auto c = (t - window.from) * plot_width / length;
+  return std::clamp<std::int64_t>(c, 0, plot_width - 1);
+}
+
 players_series series_of(const core::history_slice& slice) {
   players_series s;
   s.columns.assign(plot_width, std::nullopt);
   auto from = slice.window.from;
-  auto length = std::max<std::int64_t>(slice.window.to - from, 1);
-  auto column = [&](std::int64_t t) {
-    auto c = (t - from) * plot_width / length;
-    return std::clamp<std::int64_t>(c, 0, plot_width - 1);
-  };
+  auto column = [&](std::int64_t t) { return column_of(slice.window, t); };
   // A count holds from its time until the next one, or for at most a cell.
   auto cover = [&](std::int64_t t0, std::int64_t t1, std::uint32_t value) {
     if (t1 <= from || t0 >= slice.window.to)
@@ -175,25 +185,20 @@ std::string step_commands(const std::vector<int>& ys, std::size_t b, std::size_t
   return out;
 }
 
-/// The players' area and line, one subpath per run of columns with counts.
-void draw_players(std::string& svg, const players_series& s) {
-  auto top_value = std::max<std::uint32_t>({s.limit.value_or(0), s.peak.value_or(0), 1});
-  auto y_of = [&](std::uint32_t v) {
-    auto span = static_cast<std::uint64_t>(plot_bottom - plot_top);
-    return plot_bottom
-           - static_cast<int>((static_cast<std::uint64_t>(v) * span + top_value / 2) / top_value);
-  };
-  if (s.limit) {
-    auto y = n(y_of(*s.limit));
-    svg += "<path " + painted(ceiling) + " stroke-dasharray=\"2 3\" d=\"M" + n(left) + " " + y
-           + "H" + n(right) + "\"/>";
-  }
-  std::vector<int> ys(s.columns.size(), -1);
-  for (std::size_t c = 0; c < s.columns.size(); ++c)
-    if (s.columns[c])
-      ys[c] = y_of(*s.columns[c]);
-  std::string area_d;
-  std::string line_d;
+/// A value's height in a plot from top to bottom whose top stands for top_value.
+int y_in(double v, double top_value, int top, int bottom) {
+  return bottom - static_cast<int>(v * static_cast<double>(bottom - top) / top_value + 0.5);
+}
+
+/// The area under and the line along the columns' heights (-1 for a column without a value),
+/// one subpath per run of columns with values.
+struct run_paths {
+  std::string area;
+  std::string line;
+};
+
+run_paths paths_of(const std::vector<int>& ys) {
+  run_paths out;
   for (std::size_t b = 0; b < ys.size();) {
     if (ys[b] < 0) {
       ++b;
@@ -204,15 +209,114 @@ void draw_players(std::string& svg, const players_series& s) {
       ++e;
     auto x = n(left + static_cast<int>(b));
     auto steps = step_commands(ys, b, e);
-    area_d += "M" + x + " " + n(plot_bottom) + "V" + n(ys[b]) + steps + "V" + n(plot_bottom)
-              + "Z";
-    line_d += "M" + x + " " + n(ys[b]) + steps;
+    out.area += "M" + x + " " + n(plot_bottom) + "V" + n(ys[b]) + steps + "V" + n(plot_bottom)
+                + "Z";
+    out.line += "M" + x + " " + n(ys[b]) + steps;
     b = e;
   }
-  if (line_d.empty())
+  return out;
+}
+
+/// The player limit as a faint dashed ceiling.
+void draw_ceiling(std::string& svg, int y) {
+  svg += "<path " + painted(ceiling) + " stroke-dasharray=\"2 3\" d=\"M" + n(left) + " " + n(y)
+         + "H" + n(right) + "\"/>";
+}
+
+/// The players' area and line, one subpath per run of columns with counts.
+void draw_players(std::string& svg, const players_series& s) {
+  double top_value = std::max<std::uint32_t>({s.limit.value_or(0), s.peak.value_or(0), 1});
+  auto y_of = [&](std::uint32_t v) { return y_in(v, top_value, plot_top, plot_bottom); };
+  if (s.limit)
+    draw_ceiling(svg, y_of(*s.limit));
+  std::vector<int> ys(s.columns.size(), -1);
+  for (std::size_t c = 0; c < s.columns.size(); ++c)
+    if (s.columns[c])
+      ys[c] = y_of(*s.columns[c]);
+  auto paths = paths_of(ys);
+  if (paths.line.empty())
     return;
-  svg += "<path " + painted(area) + " fill-opacity=\".15\" d=\"" + area_d + "\"/>";
-  svg += "<path " + painted(line) + " fill=\"none\" stroke-width=\"1.5\" d=\"" + line_d + "\"/>";
+  svg += "<path " + painted(area) + " fill-opacity=\".15\" d=\"" + paths.area + "\"/>";
+  svg += "<path " + painted(line) + " fill=\"none\" stroke-width=\"1.5\" d=\"" + paths.line
+         + "\"/>";
+}
+
+/// For metric=players: each hour's average and peak over the plot's columns, and the
+/// window's hours summed.
+struct hourly_series {
+  std::vector<std::optional<double>> avg;
+  std::vector<std::optional<double>> peak;
+  core::history_span total;
+};
+
+hourly_series hourly_of(const core::history_slice& slice) {
+  auto hours = core::uses_hours(slice.range) ? slice.hours : core::fold_hours(slice.rows);
+  hours.erase(std::remove_if(hours.begin(), hours.end(),
+                             [&](const core::history_hour& h) {
+                               return h.start + 3600 <= slice.window.from
+                                      || h.start >= slice.window.to;
+                             }),
+              hours.end());
+  hourly_series s;
+  s.avg.assign(plot_width, std::nullopt);
+  s.peak.assign(plot_width, std::nullopt);
+  s.total = core::total_of(hours);
+  for (const auto& h : hours) {
+    auto avg = h.players_avg();
+    if (!avg)
+      continue;
+    auto first = column_of(slice.window, std::max(h.start, slice.window.from));
+    auto last = column_of(slice.window, std::min(h.start + 3600, slice.window.to) - 1);
+    for (auto c = first; c <= last; ++c) {
+      auto i = static_cast<std::size_t>(c);
+      // Where two hours share a column (90 days is 7 hours a pixel), the higher shows.
+      s.avg[i] = std::max(s.avg[i].value_or(0), *avg);
+      s.peak[i] = std::max(s.peak[i].value_or(0), static_cast<double>(h.players_max));
+    }
+  }
+  return s;
+}
+
+/// An average as the chart writes it: one decimal.
+std::string one_decimal(double v) {
+  auto tenths = static_cast<long long>(v * 10.0 + 0.5);
+  return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10);
+}
+
+/// "avg 4.2, peak 12 of 100", or empty without player counts.
+std::string hourly_words(const core::history_span& total) {
+  auto avg = total.players_avg();
+  if (!avg)
+    return {};
+  auto words = "avg " + one_decimal(*avg) + ", peak " + std::to_string(total.players_max);
+  if (total.max_players)
+    words += " of " + std::to_string(*total.max_players);
+  return words;
+}
+
+/// The peaks as an area with its line, the averages as a line over it, under the limit.
+void draw_hourly(std::string& svg, const hourly_series& s) {
+  double top_value = std::max<std::uint32_t>(
+    {s.total.max_players.value_or(0), s.total.players_max, 1});
+  auto y_of = [&](double v) { return y_in(v, top_value, players_plot_top, plot_bottom); };
+  if (s.total.max_players)
+    draw_ceiling(svg, y_of(*s.total.max_players));
+  auto ys_of = [&](const std::vector<std::optional<double>>& columns) {
+    std::vector<int> ys(columns.size(), -1);
+    for (std::size_t c = 0; c < columns.size(); ++c)
+      if (columns[c])
+        ys[c] = y_of(*columns[c]);
+    return ys;
+  };
+  auto peaks = paths_of(ys_of(s.peak));
+  auto avgs = paths_of(ys_of(s.avg));
+  if (peaks.line.empty())
+    return;
+  svg += "<path " + painted(peak_area) + " fill-opacity=\".15\" d=\"" + peaks.area + "\"/>";
+  svg += "<path " + painted(peak_line) + " fill=\"none\" stroke-width=\"1\" d=\"" + peaks.line
+         + "\"/>";
+  svg += "<path " + painted(line) + " fill=\"none\" stroke-width=\"1.5\" d=\"" + avgs.line
+         + "\"/>";
 }
 
 /// "host:port", with the host cut and ended with an ellipsis until the text fits max_px at
@@ -236,6 +340,14 @@ std::string text_element(int x, int y, unsigned px, std::string_view anchor,
          + xml_text(content, 400) + "</text>";
 }
 
+/// A label's attributes over the plot's lines: muted, with a halo of the background's colour
+/// around each glyph.
+std::string halo_label() {
+  return "class=\"" + std::string{muted.css_class} + " " + std::string{halo.css_class}
+         + "\" fill=\"" + std::string{muted.light} + "\" stroke=\"" + std::string{halo.light}
+         + "\" stroke-width=\"3\" paint-order=\"stroke\"";
+}
+
 std::string players_words(const players_series& s) {
   if (!s.peak)
     return {};
@@ -245,10 +357,24 @@ std::string players_words(const players_series& s) {
   return words;
 }
 
+std::string summary_head(std::string_view host, std::uint16_t port, core::history_range range) {
+  return core::host_for_url(host.substr(0, longest_host)) + ":" + std::to_string(port)
+         + ", last " + std::string{range_words(range)} + ": ";
+}
+
+/// For metric=players: "host:port, last 7 days: players avg 4.2, peak 12 of 100 (hourly)".
+std::string hourly_summary(std::string_view host, std::uint16_t port,
+                           core::history_range range, const hourly_series& series) {
+  auto text = summary_head(host, port, range);
+  if (series.total.checks == 0)
+    return text + "no data yet";
+  auto words = hourly_words(series.total);
+  return text + (words.empty() ? "no player counts" : "players " + words + " (hourly)");
+}
+
 std::string summary_of(std::string_view host, std::uint16_t port, core::history_range range,
                        const core::uptime& up, const players_series& series) {
-  auto text = core::host_for_url(host.substr(0, longest_host)) + ":" + std::to_string(port)
-              + ", last " + std::string{range_words(range)} + ": ";
+  auto text = summary_head(host, port, range);
   if (up.checks == 0)
     return text + "no data yet";
   text += "joinable " + core::percent_text(*up.joinable_share()) + " of "
@@ -314,15 +440,20 @@ class_colours colours_of(verdict_class c) {
 }
 
 std::string chart_summary(std::string_view host, std::uint16_t port,
-                          const core::history_slice& slice) {
+                          const core::history_slice& slice, core::chart_metric metric) {
+  if (metric == core::chart_metric::players)
+    return hourly_summary(host, port, slice.range, hourly_of(slice));
   return summary_of(host, port, slice.range, core::uptime_of(slice), series_of(slice));
 }
 
 std::string render_chart(std::string_view host, std::uint16_t port,
-                         const core::history_slice& slice) {
+                         const core::history_slice& slice, core::chart_metric metric) {
   auto up = core::uptime_of(slice);
   auto series = series_of(slice);
-  auto summary = summary_of(host, port, slice.range, up, series);
+  auto hourly = metric == core::chart_metric::players ? hourly_of(slice) : hourly_series{};
+  auto summary = metric == core::chart_metric::players
+                   ? hourly_summary(host, port, slice.range, hourly)
+                   : summary_of(host, port, slice.range, up, series);
 
   std::string svg;
   svg.reserve(8 * 1024);
@@ -335,10 +466,14 @@ std::string render_chart(std::string_view host, std::uint16_t port,
          + n(chart_height) + "\" rx=\"6\"/>";
   svg += "<g font-family=\"Verdana,DejaVu Sans,sans-serif\">";
 
-  // The title: the address on the left, the joinable share on the right.
+  // The title: the address on the left, the joinable share (or the peak) on the right.
   std::string share;
-  if (up.checks > 0)
+  if (metric == core::chart_metric::players) {
+    if (hourly.total.player_samples > 0)
+      share = "peak " + std::to_string(hourly.total.players_max);
+  } else if (up.checks > 0) {
     share = core::percent_text(*up.joinable_share()) + " joinable";
+  }
   auto share_px = share.empty() ? 0 : badge_text_width(share) + 8;
   auto range_text = " \xC2\xB7 " + std::string{core::to_string(slice.range)};
   auto address_px = plot_width - share_px - badge_text_width(range_text);
@@ -346,6 +481,26 @@ std::string render_chart(std::string_view host, std::uint16_t port,
                       fitted_address(host, port, address_px) + range_text);
   if (!share.empty())
     svg += text_element(right, title_y, title_px, "end", painted(text_paint), share);
+
+  if (metric == core::chart_metric::players) {
+    svg += "<path " + painted(axis) + " d=\"M" + n(left) + " " + n(plot_bottom) + "H" + n(right)
+           + "\"/>";
+    auto words = hourly_words(hourly.total);
+    if (hourly.total.checks == 0 || words.empty()) {
+      svg += text_element(chart_width / 2, (players_plot_top + plot_bottom) / 2 + 4, title_px,
+                          "middle", painted(muted),
+                          hourly.total.checks == 0 ? "no data yet" : "no player counts");
+    } else {
+      draw_hourly(svg, hourly);
+      svg += text_element(left + 2, players_plot_top + 11, small_px, "start", halo_label(),
+                          "hourly " + words);
+    }
+    svg += text_element(left, footer_y, small_px, "start", painted(muted),
+                        std::string{range_words(slice.range)} + " ago");
+    svg += text_element(right, footer_y, small_px, "end", painted(muted), "now");
+    svg += "</g></svg>";
+    return svg;
+  }
 
   // The uptime band, one rect per cell, grouped by the class it shows.
   auto cells = band_cells(slice);
@@ -373,11 +528,7 @@ std::string render_chart(std::string_view host, std::uint16_t port,
   } else {
     draw_players(svg, series);
     auto words = players_words(series);
-    // Over the line, so drawn with a halo of the background's colour around each glyph.
-    auto label = "class=\"" + std::string{muted.css_class} + " " + std::string{halo.css_class}
-                 + "\" fill=\"" + std::string{muted.light} + "\" stroke=\""
-                 + std::string{halo.light} + "\" stroke-width=\"3\" paint-order=\"stroke\"";
-    svg += text_element(left + 2, peak_y, small_px, "start", label,
+    svg += text_element(left + 2, peak_y, small_px, "start", halo_label(),
                         words.empty() ? "no player counts" : "players: " + words);
   }
   svg += text_element(left, footer_y, small_px, "start", painted(muted),

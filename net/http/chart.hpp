@@ -1,7 +1,8 @@
-// GET /chart.svg?host=&port=&range=: a watched server's history as a small embeddable SVG
-// (docs/WATCHES.md, "The chart"): a title line, an uptime band with one cell per time bucket
-// coloured by verdict class, and the players over time under the server's limit. Light and
-// dark by the viewer's colour scheme, no script, nothing loaded.
+// GET /chart.svg?host=&port=&range=&metric=: a watched server's history as a small embeddable
+// SVG (docs/WATCHES.md, "The chart"): a title line, an uptime band with one cell per time
+// bucket coloured by verdict class, and the players over time under the server's limit; or,
+// with metric=players, each hour's average and peak players alone. Light and dark by the
+// viewer's colour scheme, no script, nothing loaded.
 //
 // Pure: the route reads the history slice and renders it here.
 #pragma once
@@ -55,13 +56,16 @@ class_colours colours_of(core::verdict_class c);
 
 /// The chart's one-line summary, used as its title and aria-label: "play.example.com:19132,
 /// last 24h: joinable 99.9% of 288 checks, online 100.0%; players peak 12 of 100", or
-/// "..., last 24h: no data yet".
+/// "..., last 24h: no data yet"; with metric=players, "play.example.com:19132, last 7 days:
+/// players avg 4.2, peak 12 of 100 (hourly)".
 std::string chart_summary(std::string_view host, std::uint16_t port,
-                          const core::history_slice& slice);
+                          const core::history_slice& slice,
+                          core::chart_metric metric = core::chart_metric::verdicts);
 
 /// Renders the chart (chart_width x chart_height, at most chart_max_bytes). Every text from
 /// outside (the host) is XML-escaped with xml_text (net/http/badge.hpp).
 std::string render_chart(std::string_view host, std::uint16_t port,
-                         const core::history_slice& slice);
+                         const core::history_slice& slice,
+                         core::chart_metric metric = core::chart_metric::verdicts);
 
 } // namespace netherscope::net::http

@@ -164,7 +164,8 @@ response chart_response(const core::api_outcome& outcome, unsigned version, bool
     return badge_response(outcome, version, keep_alive);
   const auto& view = *outcome.history;
   auto res = make_response(beast::http::status::ok,
-                           render_chart(view.host, view.port, view.slice), "image/svg+xml",
+                           render_chart(view.host, view.port, view.slice, outcome.metric),
+                           "image/svg+xml",
                            version, keep_alive);
   auto now = std::chrono::duration_cast<std::chrono::seconds>(
                 std::chrono::system_clock::now().time_since_epoch())

@@ -501,11 +501,23 @@ route_decision history_call(const route_input& in) {
 }
 
 // GET /chart.svg is embedded in pages other people view, as a badge is: public history only,
-// counted against the viewer's address.
+// counted against the viewer's address. It draws the verdicts unless metric=players.
 route_decision chart_call(const route_input& in) {
   auto decision = target_call(in);
-  decision.call->key_hash.clear();
-  read_range(in, *decision.call);
+  auto& call = *decision.call;
+  call.key_hash.clear();
+  read_range(in, call);
+  auto params = in.url.params();
+  auto count = params.count("metric");
+  if (!call.invalid.ok() || count == 0)
+    return decision;
+  auto metric = count == 1 ? core::parse_chart_metric((*params.find("metric")).value)
+                           : std::nullopt;
+  if (metric)
+    call.metric = *metric;
+  else
+    call.invalid = core::make_failure(core::error_code::invalid_input,
+                                      "metric must be given once, as verdicts or players");
   return decision;
 }
 

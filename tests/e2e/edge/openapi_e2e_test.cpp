@@ -240,6 +240,10 @@ TEST_CASE("openapi e2e: every documented route answers as documented", "[e2e][op
     CHECK(read.json().at("public") == true);
     CHECK(call(port, "/api/history", "get", history + "&range=90d").status == 200);
     CHECK(call(port, "/chart.svg", "get", chart).status == 200);
+    CHECK(call(port, "/chart.svg", "get", chart + "&range=7d&metric=players").status == 200);
+    CHECK(call(port, "/chart.svg", "get", chart + "&metric=uptime").status == 400);
+    CHECK(call(port, "/chart.svg", "get", chart + "&metric=players&metric=players").status
+          == 400);
   }
   SECTION("sign-in, account and keys") {
     CHECK(call(port, "/auth/github/login", "post", "/auth/github/login").status == 405);

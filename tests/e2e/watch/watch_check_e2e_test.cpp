@@ -183,6 +183,29 @@ TEST_CASE("watch checks e2e: a watch is checked on its period, with history and 
   CHECK(chart.body.find("<script") == std::string::npos);
   CHECK(chart.header("cache-control").rfind("max-age=", 0) == 0);
   CHECK_FALSE(chart.header("content-security-policy").empty());
+  // The players chart of the same server draws its hourly peak, and names it in its label.
+  auto players_chart = http_request(
+    svc.port(), "GET", history_path(fake.port(), "7d", "/chart.svg") + "&metric=players");
+  REQUIRE(players_chart.status == 200);
+  CHECK(players_chart.body.find("peak") != std::string::npos);
+  CHECK(players_chart.body.find("no data yet") == std::string::npos);
+  auto bad_metric = http_request(
+    svc.port(), "GET", history_path(fake.port(), "24h", "/chart.svg") + "&metric=uptime");
+  CHECK(bad_metric.status == 400);
+  // The hourly ranges also fold the hours into UTC days, each with its peak and when it was.
+  auto week_body = body_of(http_request(svc.port(), "GET", history_path(fake.port(), "7d")));
+  // One day, or two when the checks straddle midnight UTC.
+  REQUIRE_FALSE(week_body.at("days").as_array().empty());
+  CHECK(week_body.at("days").as_array().size() <= 2);
+  const auto& today = week_body.at("days").as_array().back();
+  CHECK(today.at("at").as_int64() % 86400 == 0);
+  CHECK(today.at("checks").as_int64() >= 1);
+  // The fake reports its players, so the range has a peak and a time for it.
+  REQUIRE(week_body.at("players").is_object());
+  CHECK(week_body.at("players").at("peak") == week_body.at("players").at("max"));
+  CHECK(week_body.at("players").at("peakAt").as_int64() >= week_body.at("from").as_int64());
+  // The fake's count never changes, so the peak was first seen on the first day.
+  CHECK(week_body.at("days").at(0).at("players").at("peakAt") == week_body.at("players").at("peakAt"));
 
   // The server stops: the checks say so.
   fake.process().signal(SIGKILL);

@@ -43,12 +43,17 @@ TEST_CASE("hours: rows fold into one aggregate per UTC hour", "[history]") {
   CHECK(*a.players_avg() == Approx(3.0));
   CHECK(a.max_players == std::optional<std::uint32_t>{12});
   CHECK(a.most_seen == verdict_code::joinable);
+  // The peak, 6, was the check 180 s into the hour.
+  CHECK(a.peak_offset == std::optional<std::uint16_t>{180});
+  CHECK(a.peak_at() == std::optional<std::int64_t>{h0 + 180});
   auto& b = hours[1];
   CHECK(b.start == h0 + 3600);
   CHECK(b.checks == 1);
   CHECK(b.online == 0);
   CHECK_FALSE(b.players_avg());
   CHECK_FALSE(b.max_players);
+  CHECK_FALSE(b.peak_offset);
+  CHECK_FALSE(b.peak_at());
   CHECK(b.most_seen == verdict_code::offline);
 
   // The same rows in another order fold the same.
@@ -134,9 +139,12 @@ TEST_CASE("hours: an aggregate survives encoding, and a corrupted one is refused
     r[offset] = static_cast<char>(byte);
     return r;
   };
-  CHECK_FALSE(decode_history_hour(with(0, 2)));      // another version
+  CHECK_FALSE(decode_history_hour(with(0, 3)));      // another version
+  CHECK_FALSE(decode_history_hour(with(0, 1)));      // version 1 at version 2's size
   CHECK_FALSE(decode_history_hour(with(1, 0)));      // verdict 0
-  CHECK_FALSE(decode_history_hour(with(2, 3)));      // an unknown flag
+  CHECK_FALSE(decode_history_hour(with(2, 7)));      // an unknown flag
+  CHECK_FALSE(decode_history_hour(with(2, 1)));      // samples, but no peak time
+  CHECK_FALSE(decode_history_hour(with(41, 0x0e)));  // a peak 3,704 s into the hour
   CHECK_FALSE(decode_history_hour(with(4, 0)));      // no checks
   CHECK_FALSE(decode_history_hour(with(6, 4)));      // more online than checks
   CHECK_FALSE(decode_history_hour(with(8, 3)));      // more joinable than online
@@ -145,8 +153,35 @@ TEST_CASE("hours: an aggregate survives encoding, and a corrupted one is refused
   CHECK_FALSE(decode_history_hour(with(20, 10)));    // least above greatest
   CHECK_FALSE(decode_history_hour(with(28, 40)));    // a sum above samples x greatest
   CHECK_FALSE(decode_history_hour(with(1, 2)));      // signalling_only seen most, never seen
-  auto no_limit = with(2, 0);
+  auto no_limit = with(2, 2);
   CHECK_FALSE(decode_history_hour(no_limit));        // no limit flag, a limit left
+}
+
+TEST_CASE("hours: the peak's time is that of its first check, and version 1 still reads",
+          "[history]") {
+  auto hours = fold_hours({check_row(h0 + 900, verdict_code::joinable, 7, 10),
+                           check_row(h0 + 300, verdict_code::joinable, 7, 10),
+                           check_row(h0 + 60, verdict_code::joinable, 3, 10)});
+  REQUIRE(hours.size() == 1);
+  CHECK(hours[0].players_max == 7);
+  CHECK(hours[0].peak_at() == std::optional<std::int64_t>{h0 + 300});
+
+  // A version 1 record is version 2's first 40 bytes with its version and peak flag cleared
+  // (docs/WATCHES.md, "Hourly aggregates"): it reads the same, without the peak's time.
+  auto v2 = encode(hours[0]);
+  auto v1 = v2.substr(0, history_hour_v1_size);
+  v1[0] = 1;
+  v1[2] = static_cast<char>(v1[2] & ~2);
+  auto old = decode_history_hour(v1);
+  REQUIRE(old);
+  CHECK_FALSE(old->peak_offset);
+  auto expected = hours[0];
+  expected.peak_offset.reset();
+  CHECK(*old == expected);
+  // Version 1 had no peak flag.
+  auto flagged = v1;
+  flagged[2] = static_cast<char>(flagged[2] | 2);
+  CHECK_FALSE(decode_history_hour(flagged));
 }
 
 TEST_CASE("hours: decode accepts only what encode writes", "[history]") {

@@ -100,6 +100,10 @@ TEST_CASE("history JSON: 24h gives one point per check, with the uptime", "[hist
   CHECK(players.at("max") == 5);
   CHECK(players.at("avg").as_double() == Approx(3.0));
   CHECK(players.at("maxPlayers") == 10);
+  CHECK(players.at("peak") == 5);
+  CHECK(players.at("peakAt") == h0 + 60);
+  // Days are for the hourly ranges only.
+  CHECK_FALSE(body.contains("days"));
 
   auto& points = body.at("points").as_array();
   REQUIRE(points.size() == 4);
@@ -150,8 +154,17 @@ TEST_CASE("history JSON: longer ranges give one point per hour, and no checks gi
   CHECK(points[0].at("joinable") == 2);
   CHECK(points[0].at("verdict") == "joinable");
   CHECK(points[0].at("players").at("avg").as_double() == Approx(6.0));
+  CHECK(points[0].at("players").at("peak") == 8);
+  CHECK(points[0].at("players").at("peakAt") == h0 + 120);
   CHECK(points[1].at("players").is_null());
   CHECK(points[1].at("class") == "offline");
+  auto& days = body.at("days").as_array();
+  REQUIRE(days.size() == 1);
+  CHECK(days[0].at("at") == h0 - h0 % 86400);
+  CHECK(days[0].at("checks") == 4);
+  CHECK(days[0].at("joinable") == 2);
+  CHECK(days[0].at("players").at("peak") == 8);
+  CHECK(days[0].at("players").at("peakAt") == h0 + 120);
 
   history_slice none;
   none.range = history_range::quarter;
@@ -162,4 +175,39 @@ TEST_CASE("history JSON: longer ranges give one point per hour, and no checks gi
   CHECK(empty_body.at("uptime").at("online").is_null());
   CHECK(empty_body.at("players").is_null());
   CHECK(empty_body.at("points").as_array().empty());
+  CHECK(empty_body.at("days").as_array().empty());
+}
+
+TEST_CASE("history JSON: a month's days each give their own peak, and an old hour's has no time",
+          "[history]") {
+  auto day0 = h0 - h0 % 86400;
+  history_slice slice;
+  slice.range = history_range::month;
+  slice.window = window_for(slice.range, day0 + 3 * 86400);
+  auto monday = fold_hours({check_row(day0 + 3600 + 10, verdict_code::joinable, 12),
+                            check_row(day0 + 3600 + 70, verdict_code::joinable, 12)});
+  auto monday_late = fold_hours({check_row(day0 + 20 * 3600 + 5, verdict_code::joinable, 9)});
+  // An hour stored by record version 1 knows its peak but not when it was.
+  auto tuesday = fold_hours({check_row(day0 + 86400 + 600, verdict_code::joinable, 30)});
+  tuesday[0].peak_offset.reset();
+  auto tuesday_late = fold_hours({check_row(day0 + 86400 + 7200, verdict_code::offline)});
+  slice.hours = {monday[0], monday_late[0], tuesday[0], tuesday_late[0]};
+  auto body = json::parse(render_history("203.0.113.7", 19132, slice)).as_object();
+  auto& days = body.at("days").as_array();
+  REQUIRE(days.size() == 2);
+  CHECK(days[0].at("at") == day0);
+  CHECK(days[0].at("checks") == 3);
+  CHECK(days[0].at("players").at("peak") == 12);
+  CHECK(days[0].at("players").at("peakAt") == day0 + 3600 + 10);
+  CHECK(days[0].at("players").at("min") == 9);
+  CHECK(days[0].at("players").at("avg").as_double() == Approx(11.0));
+  CHECK(days[1].at("at") == day0 + 86400);
+  CHECK(days[1].at("checks") == 2);
+  CHECK(days[1].at("online") == 1);
+  CHECK(days[1].at("players").at("peak") == 30);
+  CHECK(days[1].at("players").at("peakAt").is_null());
+  // The range's peak is Tuesday's.
+  CHECK(body.at("players").at("peak") == 30);
+  CHECK(body.at("players").at("peakAt").is_null());
+  CHECK(body.at("points").as_array()[2].at("players").at("peakAt").is_null());
 }

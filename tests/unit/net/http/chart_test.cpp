@@ -308,3 +308,80 @@ TEST_CASE("chart: the size stays bounded whatever the history holds", "[chart]")
   check_safe_and_legible(quarter_svg);
   CHECK(band_of(quarter_svg).total == 90);
 }
+
+TEST_CASE("chart: metric=players draws each hour's average and peak under the limit",
+          "[chart]") {
+  using netherscope::core::chart_metric;
+  history_slice slice;
+  slice.range = history_range::week;
+  slice.window = window_for(slice.range, h0);
+  // Two hours with counts (2 and 6, then 10, all of 20) and one whose checks reported none.
+  auto a = slice.window.to - 3 * 3600;
+  auto first = fold_hours({check_row(a, verdict_code::joinable, 2, 20),
+                           check_row(a + 600, verdict_code::joinable, 6, 20)});
+  auto second = fold_hours({check_row(a + 3600, verdict_code::joinable, 10, 20)});
+  auto third = fold_hours({check_row(a + 7200, verdict_code::offline)});
+  slice.hours = {first[0], second[0], third[0]};
+
+  auto svg = render_chart("play.example.com", 19132, slice, chart_metric::players);
+  check_safe_and_legible(svg);
+  // No uptime band: the chart is about players.
+  CHECK(band_of(svg).total == 0);
+  std::set<std::string> paths;
+  each_element(read_svg(svg), [&](const std::string& name, const pt::ptree& node) {
+    if (name == "path")
+      paths.insert(attribute(node, "class"));
+  });
+  // The axis, the limit's ceiling, the peaks' area and line, and the averages' line.
+  CHECK(paths == std::set<std::string>{"x", "c", "q", "p", "l"});
+  auto summary = std::string{"play.example.com:19132, last 7 days: players avg 6.0, peak 10 of 20 "
+                             "(hourly)"};
+  CHECK(chart_summary("play.example.com", 19132, slice, chart_metric::players) == summary);
+  auto doc = parse_svg(svg);
+  CHECK(texts_of(doc.at("title")) == std::vector<std::string>{summary});
+  auto texts = texts_of(doc.at("texts"));
+  CHECK(texts.at(1) == "peak 10");
+  CHECK(std::find(texts.begin(), texts.end(), "hourly avg 6.0, peak 10 of 20") != texts.end());
+  // The same slice's verdicts chart is another picture.
+  CHECK(render_chart("play.example.com", 19132, slice) != svg);
+  CHECK(band_of(render_chart("play.example.com", 19132, slice)).total == 84);
+}
+
+TEST_CASE("chart: metric=players says when there are no counts or no checks", "[chart]") {
+  using netherscope::core::chart_metric;
+  auto empty = day_slice({});
+  auto none = render_chart("play.example.com", 19132, empty, chart_metric::players);
+  check_safe_and_legible(none);
+  auto none_texts = texts_of(parse_svg(none).at("texts"));
+  CHECK(std::find(none_texts.begin(), none_texts.end(), "no data yet") != none_texts.end());
+  CHECK(chart_summary("play.example.com", 19132, empty, chart_metric::players)
+        == "play.example.com:19132, last 24 hours: no data yet");
+
+  // Checks that found the server but no count: said, and nothing drawn as if it were zero.
+  auto uncounted = day_slice({check_row(h0 - 60, verdict_code::offline)});
+  auto svg = render_chart("play.example.com", 19132, uncounted, chart_metric::players);
+  check_safe_and_legible(svg);
+  auto texts = texts_of(parse_svg(svg).at("texts"));
+  CHECK(std::find(texts.begin(), texts.end(), "no player counts") != texts.end());
+  CHECK(svg.find("class=\"p\"") == std::string::npos);
+  CHECK(chart_summary("play.example.com", 19132, uncounted, chart_metric::players)
+        == "play.example.com:19132, last 24 hours: no player counts");
+}
+
+TEST_CASE("chart: metric=players stays bounded and escapes its host", "[chart]") {
+  using netherscope::core::chart_metric;
+  history_slice quarter;
+  quarter.range = history_range::quarter;
+  quarter.window = window_for(quarter.range, h0);
+  for (std::int64_t h = quarter.window.from; h < quarter.window.to; h += 3600) {
+    auto players = static_cast<std::uint32_t>((h / 3600) % 97);
+    auto hour = fold_hours({check_row(h, verdict_code::joinable, players, 4000000000u),
+                            check_row(h + 7, verdict_code::joinable, players / 2 + 1)});
+    quarter.hours.push_back(hour[0]);
+  }
+  check_safe_and_legible(render_chart(std::string(253, '&'), 65535, quarter, chart_metric::players));
+  auto hostile = "<script>alert(1)</script>";
+  auto svg = render_chart(hostile, 19132, quarter, chart_metric::players);
+  check_safe_and_legible(svg);
+  CHECK(svg.find(hostile) == std::string::npos);
+}
