@@ -1,4 +1,4 @@
-// Tests for net/upstream/udp_exchange over loopback UDP, against a small responder in the test:
+// Tests for net/upstream/udp_exchange over loopback UDP, against a small udp_responder in the test:
 // an accepted answer and its latency, ICMP port unreachable told apart from silence, replies
 // from another port dropped, broken and oversized replies, the address policy, the lookup and
 // the tries within the deadline.
@@ -22,11 +22,11 @@ using udp = asio::ip::udp;
 
 namespace {
 
-address_policy loopback_allowed() {
+address_policy udp_loopback_policy() {
   return address_policy{{*parse_cidr("127.0.0.0/8"), *parse_cidr("::1/128")}, {}};
 }
 
-/// How the responder meets a request.
+/// How the udp_responder meets a request.
 enum class behaviour {
   answer,        ///< "re:" + the request, from its own port
   silent,        ///< nothing
@@ -38,9 +38,9 @@ enum class behaviour {
 };
 
 /// A UDP peer on a loopback port that meets each request as `how` says.
-class responder : public netherscope::test::udp_peer {
+class udp_responder : public netherscope::test::udp_peer {
 public:
-  explicit responder(behaviour how) : udp_peer([how](std::string_view datagram, const udp::endpoint&) {
+  explicit udp_responder(behaviour how) : udp_peer([how](std::string_view datagram, const udp::endpoint&) {
       return answer_for(how, std::string{datagram});
     }) {
     // nop
@@ -110,7 +110,7 @@ struct run_result {
   std::chrono::milliseconds took{0};
 };
 
-run_result exchange(udp_exchange_request request, address_policy policy = loopback_allowed(),
+run_result exchange(udp_exchange_request request, address_policy policy = udp_loopback_policy(),
                     udp_exchange_settings settings = {}) {
   asio::io_context ioc;
   std::string error;
@@ -135,7 +135,7 @@ run_result exchange(udp_exchange_request request, address_policy policy = loopba
 } // namespace
 
 TEST_CASE("udp exchange: the first accepted reply ends it, timed from its try", "[udp_exchange]") {
-  responder peer{behaviour::answer};
+  udp_responder peer{behaviour::answer};
   auto r = exchange(request_to("127.0.0.1", peer.port()));
   CHECK(r.result.outcome == udp_outcome::answered);
   CHECK(r.result.reply == "re:try:0");
@@ -149,7 +149,7 @@ TEST_CASE("udp exchange: the first accepted reply ends it, timed from its try", 
 }
 
 TEST_CASE("udp exchange: the latency counts from the try that was answered", "[udp_exchange]") {
-  responder peer{behaviour::second_only};
+  udp_responder peer{behaviour::second_only};
   auto r = exchange(request_to("127.0.0.1", peer.port()));
   REQUIRE(r.result.outcome == udp_outcome::answered);
   CHECK(r.result.try_index == 1);
@@ -169,7 +169,7 @@ TEST_CASE("udp exchange: ICMP port unreachable is no_listener, silence a timeout
   // It ends at the port unreachable, long before the deadline.
   CHECK(refused.took < 500ms);
 
-  responder peer{behaviour::silent};
+  udp_responder peer{behaviour::silent};
   auto silent = exchange(request_to("127.0.0.1", peer.port()));
   CHECK(silent.result.outcome == udp_outcome::timeout);
   CHECK(silent.result.tries_sent == 3);
@@ -181,33 +181,33 @@ TEST_CASE("udp exchange: ICMP port unreachable is no_listener, silence a timeout
 }
 
 TEST_CASE("udp exchange: a reply from another port is never heard", "[udp_exchange]") {
-  responder peer{behaviour::other_port};
+  udp_responder peer{behaviour::other_port};
   auto r = exchange(request_to("127.0.0.1", peer.port()));
   CHECK(r.result.outcome == udp_outcome::timeout);
   CHECK(peer.requests() == 3);
 }
 
 TEST_CASE("udp exchange: broken and oversized replies are malformed", "[udp_exchange]") {
-  responder broken{behaviour::broken};
+  udp_responder broken{behaviour::broken};
   auto r = exchange(request_to("127.0.0.1", broken.port()));
   CHECK(r.result.outcome == udp_outcome::malformed);
   CHECK(r.result.message == "UDP 127.0.0.1:" + std::to_string(broken.port())
                               + " answered, but it is bad");
 
-  responder big{behaviour::oversized};
+  udp_responder big{behaviour::oversized};
   auto o = exchange(request_to("127.0.0.1", big.port()));
   CHECK(o.result.outcome == udp_outcome::malformed);
   CHECK(o.result.message.find("larger than the 1500 bytes") != std::string::npos);
 
   // A good reply after a broken one still answers.
-  responder mixed{behaviour::broken_first};
+  udp_responder mixed{behaviour::broken_first};
   auto m = exchange(request_to("127.0.0.1", mixed.port()));
   CHECK(m.result.outcome == udp_outcome::answered);
   CHECK(m.result.reply == "re:try:0");
 }
 
 TEST_CASE("udp exchange: the address policy refuses before anything is sent", "[udp_exchange]") {
-  responder peer{behaviour::answer};
+  udp_responder peer{behaviour::answer};
   auto r = exchange(request_to("127.0.0.1", peer.port()), address_policy{});
   CHECK(r.result.outcome == udp_outcome::forbidden);
   CHECK(r.result.message == "target 127.0.0.1:" + std::to_string(peer.port())
@@ -225,7 +225,7 @@ TEST_CASE("udp exchange: the address policy refuses before anything is sent", "[
 
 TEST_CASE("udp exchange: names are looked up once, localhost without a query",
           "[udp_exchange]") {
-  responder peer{behaviour::answer};
+  udp_responder peer{behaviour::answer};
   // localhost is 127.0.0.1 and ::1: the IPv4 address answers (nothing listens on ::1's port).
   auto r = exchange(request_to("localhost", peer.port()));
   CHECK(r.result.outcome == udp_outcome::answered);
@@ -237,7 +237,7 @@ TEST_CASE("udp exchange: names are looked up once, localhost without a query",
 }
 
 TEST_CASE("udp exchange: a shorter deadline ends the tries sooner", "[udp_exchange]") {
-  responder peer{behaviour::silent};
+  udp_responder peer{behaviour::silent};
   auto request = request_to("127.0.0.1", peer.port());
   request.deadline = 300ms;
   auto r = exchange(std::move(request));
