@@ -38,7 +38,7 @@ TEST_CASE("discord_live: message ids are snowflakes", "[discord_live]") {
   CHECK_FALSE(is_discord_message_id("-1"));
 }
 
-TEST_CASE("discord_live: a posted message's id is kept; an answer without one fails the try",
+TEST_CASE("discord_live: a posted message's id is kept, and an answer without one fails the try",
           "[discord_live]") {
   auto post = discord_live_call_for("/api/webhooks/1/t", "");
   auto kept = read_discord_live_answer(post, "", 200,
@@ -58,7 +58,7 @@ TEST_CASE("discord_live: a posted message's id is kept; an answer without one fa
   CHECK(edited.message_id == "42");
 }
 
-TEST_CASE("discord_live: a deleted message is posted anew; a deleted webhook fails",
+TEST_CASE("discord_live: a deleted message is posted anew, a deleted webhook fails",
           "[discord_live]") {
   auto patch = discord_live_call_for("/api/webhooks/1/t", "42");
   auto gone = read_discord_live_answer(
