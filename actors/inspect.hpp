@@ -127,7 +127,8 @@ typename Inspector::result_type inspect(Inspector& f, webhook_view& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, webhook_delivery& x) {
-  return f(caf::meta::type_name("webhook_delivery"), x.error, x.status);
+  return f(caf::meta::type_name("webhook_delivery"), x.error, x.status, x.live_message,
+           x.live_gone, x.wait_ms);
 }
 
 template <class Inspector>

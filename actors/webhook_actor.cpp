@@ -5,12 +5,14 @@
 
 #include <caf/all.hpp>
 
+#include "core/discord_live.hpp"
 #include "core/host_port.hpp"
 #include "core/webhook_body.hpp"
 #include "core/webhook_json.hpp"
 #include "core/webhook_signature.hpp"
 #include "core/webhook_url.hpp"
 #include "base/log.hpp"
+#include "base/text.hpp"
 #include "storage/watch_records.hpp"
 #include "storage/webhook_records.hpp"
 
@@ -61,6 +63,38 @@ read_webhook_record(webhook_actor_state& st, const std::string& watch_id, const 
   return found;
 }
 
+// The header named name of an answer, or empty.
+std::string answer_header(const upstream::fetch_result& r, std::string_view name) {
+  for (const auto& [key, value] : r.headers)
+    if (base::iequals(key, name))
+      return value;
+  return {};
+}
+
+// Fills outcome from Discord's answer to a discord_live try: the message to edit from now on,
+// whether it was gone, or how long to wait. A 2xx without the message's id is a failed try.
+void read_live_answer(const core::discord_live_call& call, const std::string& message_id,
+                      const upstream::fetch_result& r, core::webhook_delivery& outcome) {
+  core::discord_live_headers headers{answer_header(r, "retry-after"),
+                                     answer_header(r, "x-ratelimit-reset-after")};
+  auto answer = core::read_discord_live_answer(call, message_id, r.status, r.body, headers);
+  switch (answer.step) {
+    case core::discord_live_step::kept:
+      outcome.live_message = std::move(answer.message_id);
+      break;
+    case core::discord_live_step::repost:
+      outcome.live_gone = true;
+      break;
+    case core::discord_live_step::wait:
+      outcome.wait_ms = static_cast<std::uint32_t>(answer.wait.count());
+      break;
+    case core::discord_live_step::failed:
+      if (outcome.delivered())
+        outcome.error = core::make_failure(core::error_code::upstream_failure, answer.why);
+      break;
+  }
+}
+
 // Starts try number of body to the webhook of record: checks its URL again (the operator's
 // settings may have changed), opens its secret, signs the body with the time now and POSTs
 // it. The outcome comes back to the actor as delivered_atom, whatever happens.
@@ -89,6 +123,13 @@ void send_webhook_try(webhook_pointer self, std::uint64_t number, webhook_try en
   }
   if (checked.target)
     entry.shown_url = shown_url_of(*checked.target);
+  // A lane's delivery to a discord_live webhook edits its message; a test posts one of its
+  // own, so the live message keeps showing the server.
+  entry.live = record.webhook.format == core::webhook_format::discord_live && !entry.promise;
+  std::string message_id;
+  if (entry.live)
+    if (auto known = st.live_messages.find(entry.lane); known != st.live_messages.end())
+      message_id = known->second;
   st.tries.emplace(number, std::move(entry));
   if (!refused.error.ok()) {
     self->send(self, delivered_atom::value, number, std::move(refused));
@@ -101,6 +142,13 @@ void send_webhook_try(webhook_pointer self, std::uint64_t number, webhook_try en
   req.where.tls = target.tls ? core::tls_mode::on : core::tls_mode::off;
   req.method = "POST";
   req.path = target.target;
+  std::optional<core::discord_live_call> live;
+  if (st.tries.at(number).live) {
+    live = core::discord_live_call_for(target.target, message_id);
+    req.method = live->method;
+    req.path = live->target;
+    req.response_headers = {"retry-after", "x-ratelimit-reset-after"};
+  }
   req.content_type = "application/json";
   req.body = body;
   req.headers.emplace_back(std::string{core::signature_header},
@@ -111,12 +159,15 @@ void send_webhook_try(webhook_pointer self, std::uint64_t number, webhook_try en
   // A weak reference: a try still on the wire when the service stops must not keep the
   // detached actor alive.
   auto weak = caf::actor_cast<caf::actor_addr>(self);
-  st.settings.client->fetch(std::move(req), [weak, number](upstream::fetch_result&& r) {
+  st.settings.client->fetch(std::move(req), [weak, number, live,
+                                               message_id](upstream::fetch_result&& r) {
     core::webhook_delivery outcome;
     if (!r.error.ok())
       outcome.error = core::make_failure(r.error.code, std::move(r.error.message));
     else
       outcome.status = r.status;
+    if (r.error.ok() && live)
+      read_live_answer(*live, message_id, r, outcome);
     if (auto strong = caf::actor_cast<webhook_actor>(weak))
       caf::anon_send(strong, delivered_atom::value, number, std::move(outcome));
   });
@@ -145,8 +196,12 @@ void try_lane_delivery(webhook_pointer self, const std::string& lane, queued_del
   if (!*record) {
     // The webhook (or its watch) was deleted: nothing of its lane is sent any more.
     st.lanes.clear(lane);
+    st.live_messages.erase(lane);
     return;
   }
+  // A live message shows the server now: the states between are not worth a request each.
+  if ((*record)->webhook.format == core::webhook_format::discord_live)
+    st.lanes.coalesce(lane);
   send_webhook_try(self, number, std::move(entry), **record, d.body);
 }
 
@@ -199,14 +254,39 @@ void on_webhook_try_done(webhook_pointer self, std::uint64_t number, core::webho
   auto* d = st.lanes.under_way(entry.lane, entry.number);
   if (d == nullptr)
     return;
+  // Kept only while the lane is there: a lane cleared meanwhile (its webhook gone) keeps none.
+  if (entry.live && outcome.delivered())
+    st.live_messages[entry.lane] = outcome.live_message;
   if (outcome.delivered()) {
     st.lanes.finish(entry.lane);
     return pump_lane(self, entry.lane);
+  }
+  if (entry.live && outcome.live_gone) {
+    // Someone deleted the message: not a failed try. The same delivery posts a new one now;
+    // a 404 to that POST is an ordinary failure, so this happens once per delivery at most.
+    st.live_messages.erase(entry.lane);
+    base::log::write(base::log::level::info, "webhook_message_gone",
+                     {{"watch", entry.watch_id}, {"webhook", entry.webhook_id}});
+    return try_lane_delivery(self, entry.lane, *d);
   }
   ++d->failures;
   auto reason = core::failure_reason(outcome);
   auto next = core::next_retry(st.settings.retries, d->first_try, now, d->failures,
                               core::jitter_draw(d->jitter_key, d->failures));
+  auto wait_s = (static_cast<std::int64_t>(outcome.wait_ms) + 999) / 1000;
+  if (outcome.wait_ms > 0 && d->waits < core::discord_live_most_waits
+      && now + wait_s <= d->first_try + st.settings.retries.retry_for) {
+    // Rate limited: Discord says when to come back, within the retry time.
+    ++d->waits;
+    base::log::write(base::log::level::warn, "webhook_rate_limited",
+                     {{"watch", entry.watch_id},
+                      {"webhook", entry.webhook_id},
+                      {"url", entry.shown_url},
+                      {"retry_in_ms", outcome.wait_ms}});
+    self->delayed_send(self, std::chrono::milliseconds(outcome.wait_ms), retry_atom::value,
+                       entry.lane, entry.number);
+    return;
+  }
   base::log::write(base::log::level::warn, "webhook_try_failed",
                    {{"watch", entry.watch_id},
                     {"webhook", entry.webhook_id},

@@ -5,7 +5,8 @@
 // with the certificate checked, the address policy at each try, no redirects, a 5 s deadline
 // for the whole try), and retried with backoff (core/webhook_retry) for the retry time;
 // then the webhook is marked failing in the store until a delivery succeeds. A test is tried
-// once and answered with its outcome.
+// once and answered with its outcome. A discord_live webhook's deliveries edit one message
+// (core/discord_live.hpp), wait as long as a 429 asks, and skip to the newest state.
 //
 // It knows nothing of HTTP routes: the watch actor decides who may test which webhook. Timers
 // are CAF's delayed messages, so nothing waits; each webhook's deliveries go one at a time,
@@ -75,6 +76,8 @@ struct webhook_try {
   std::string shown_url;
   /// Whether the webhook was failing when the try began: only then does a success write.
   bool was_failing = false;
+  /// Whether the try is a discord_live lane delivery, which edits the webhook's message.
+  bool live = false;
 };
 
 /// State of the webhook actor.
@@ -85,6 +88,9 @@ struct webhook_actor_state {
   std::uint64_t next_number = 1;
   /// The tries on the wire, by number.
   std::map<std::uint64_t, webhook_try> tries;
+  /// For each discord_live lane, the message its deliveries edit. In memory: after a restart
+  /// the next delivery posts a new message.
+  std::map<std::string, std::string> live_messages;
 };
 
 /// Implements webhook_actor; spawn it detached.

@@ -51,6 +51,21 @@ void delivery_lanes::finish(const std::string& lane) {
     lanes_.erase(i);
 }
 
+std::size_t delivery_lanes::coalesce(const std::string& lane) {
+  auto i = lanes_.find(lane);
+  if (i == lanes_.end() || !i->second.busy || i->second.queue.size() < 2)
+    return 0;
+  auto& q = i->second.queue;
+  auto dropped = q.size() - 1;
+  auto& front = q.front();
+  // The one under way keeps its number (its retry timer names it) and its retries' count and
+  // start, so a receiver that stays down is still given up on in the retry time.
+  front.body = std::move(q.back().body);
+  front.jitter_key = std::move(q.back().jitter_key);
+  q.erase(std::next(q.begin()), q.end());
+  return dropped;
+}
+
 void delivery_lanes::clear(const std::string& lane) {
   lanes_.erase(lane);
 }

@@ -29,6 +29,8 @@ struct queued_delivery {
   std::int64_t first_try = 0;
   /// Tries that failed so far.
   unsigned failures = 0;
+  /// Of those, the 429s whose wait was waited out (discord_live).
+  unsigned waits = 0;
 };
 
 /// Every webhook's lane.
@@ -53,6 +55,12 @@ public:
   /// Ends the delivery under way on lane (delivered, or given up); the lane may start the
   /// next.
   void finish(const std::string& lane);
+
+  /// For a webhook that shows only the latest state (discord_live): when deliveries wait
+  /// behind the one under way, the one under way takes the newest one's body and jitter key
+  /// (keeping its number, first try and failures) and the waiting ones are dropped. Returns
+  /// how many were dropped.
+  std::size_t coalesce(const std::string& lane);
 
   /// Drops every delivery of lane (its webhook is gone).
   void clear(const std::string& lane);

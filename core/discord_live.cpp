@@ -29,7 +29,7 @@ std::optional<std::chrono::milliseconds> seconds_text(std::string_view text) {
 std::chrono::milliseconds bounded(std::optional<std::chrono::milliseconds> wait) {
   if (!wait)
     return discord_live_longest_wait;
-  return std::clamp(*wait, std::chrono::milliseconds{1}, discord_live_longest_wait);
+  return std::clamp(*wait, discord_live_shortest_wait, discord_live_longest_wait);
 }
 
 /// The body's retry_after, when the body is JSON that has a number there.
@@ -129,12 +129,6 @@ discord_live_answer read_discord_live_answer(const discord_live_call& call,
   }
   answer.why = "HTTP " + std::to_string(status);
   return answer;
-}
-
-std::optional<std::chrono::milliseconds> discord_live_pause(const discord_live_headers& headers) {
-  if (headers.rate_limit_remaining != "0")
-    return std::nullopt;
-  return bounded(seconds_text(headers.rate_limit_reset_after));
 }
 
 } // namespace netherscope::core

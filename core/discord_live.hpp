@@ -51,25 +51,25 @@ struct discord_live_answer {
 /// The headers of an answer the conversation reads (empty: absent).
 struct discord_live_headers {
   std::string retry_after;
-  std::string rate_limit_remaining;
   std::string rate_limit_reset_after;
 };
 
 /// The longest wait a 429 may ask for; a longer or unreadable one waits this long.
 inline constexpr std::chrono::milliseconds discord_live_longest_wait{60'000};
+/// The shortest: a receiver answering 429 with no wait must not draw a request a millisecond.
+inline constexpr std::chrono::milliseconds discord_live_shortest_wait{1'000};
+/// How many 429s one delivery waits out; after them, a 429 is an ordinary failed try and
+/// the backoff's delays apply.
+inline constexpr unsigned discord_live_most_waits = 10;
 
 /// Reads Discord's answer to call: its status, the first bytes of its body and its headers.
 /// A 2xx to a POST must carry the message's id ({"id": "..."}), else the try failed; a 2xx to
 /// a PATCH keeps edited_id. A 429's wait is the body's retry_after (seconds, fractional), else
-/// the Retry-After header, else X-RateLimit-Reset-After, at least 1 ms and at most
-/// discord_live_longest_wait.
+/// the Retry-After header, else X-RateLimit-Reset-After, at least discord_live_shortest_wait
+/// and at most discord_live_longest_wait.
 discord_live_answer read_discord_live_answer(const discord_live_call& call,
                                              std::string_view edited_id, unsigned status,
                                              std::string_view body,
                                              const discord_live_headers& headers);
-
-/// How long to hold the next request after a 2xx whose headers say the bucket is spent
-/// (X-RateLimit-Remaining 0): X-RateLimit-Reset-After, capped as a 429's wait; none otherwise.
-std::optional<std::chrono::milliseconds> discord_live_pause(const discord_live_headers& headers);
 
 } // namespace netherscope::core

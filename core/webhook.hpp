@@ -50,6 +50,13 @@ struct webhook_delivery {
   failure error;
   /// The receiver's status when a response came; 0 otherwise.
   std::uint16_t status = 0;
+  /// For a discord_live webhook (core/discord_live.hpp): the message the next delivery edits,
+  /// once this one is delivered; whether the message it edited was gone, so the same delivery
+  /// posts a new one; and how long Discord asked to wait before the next try (a 429), in
+  /// milliseconds.
+  std::string live_message;
+  bool live_gone = false;
+  std::uint32_t wait_ms = 0;
 
   /// Whether the receiver took it: a 2xx. A redirect is no success, since none is followed.
   bool delivered() const noexcept {

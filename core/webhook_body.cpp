@@ -114,11 +114,25 @@ std::optional<webhook_format> parse_webhook_format(std::string_view text) {
     return webhook_format::json;
   if (text == "discord")
     return webhook_format::discord;
+  if (text == "discord_live")
+    return webhook_format::discord_live;
   return std::nullopt;
 }
 
 std::string_view to_string(webhook_format format) {
-  return format == webhook_format::discord ? "discord" : "json";
+  switch (format) {
+    case webhook_format::discord:
+      return "discord";
+    case webhook_format::discord_live:
+      return "discord_live";
+    case webhook_format::json:
+      break;
+  }
+  return "json";
+}
+
+bool is_discord(webhook_format format) {
+  return format == webhook_format::discord || format == webhook_format::discord_live;
 }
 
 webhook_event change_event(std::string watch_id, std::string host, std::uint16_t port,
@@ -252,7 +266,7 @@ std::string discord_body(const webhook_event& e) {
 }
 
 std::string webhook_body(webhook_format format, const webhook_event& event) {
-  return format == webhook_format::discord ? discord_body(event) : json_body(event);
+  return is_discord(format) ? discord_body(event) : json_body(event);
 }
 
 } // namespace netherscope::core

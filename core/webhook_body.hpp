@@ -17,14 +17,18 @@ namespace netherscope::core {
 enum class webhook_format : std::uint8_t {
   /// The service's JSON (json_body).
   json,
-  /// Discord's execute-webhook JSON (discord_body).
+  /// Discord's execute-webhook JSON (discord_body), a new message per event.
   discord,
+  /// Discord's JSON too, but one message per webhook that each event edits
+  /// (core/discord_live.hpp): a live status rather than a log.
+  discord_live,
 };
 
-/// The format a request names: exactly "json" or "discord"; nullopt otherwise.
+/// The format a request names: exactly "json", "discord" or "discord_live"; nullopt
+/// otherwise.
 std::optional<webhook_format> parse_webhook_format(std::string_view text);
 
-/// The format's name: "json" or "discord".
+/// The format's name: "json", "discord" or "discord_live".
 std::string_view to_string(webhook_format format);
 
 /// Discord's limits on an execute-webhook body, in characters (the renderer counts bytes,
@@ -85,6 +89,9 @@ std::string json_body(const webhook_event& event);
 /// fields, footer}], allowed_mentions: {parse: []}}: no text from a server can mention
 /// anyone, and every text is cut to Discord's limits.
 std::string discord_body(const webhook_event& event);
+
+/// Whether the format speaks Discord's execute-webhook JSON.
+bool is_discord(webhook_format format);
 
 /// The body in the webhook's format.
 std::string webhook_body(webhook_format format, const webhook_event& event);

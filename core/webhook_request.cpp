@@ -17,7 +17,8 @@ constexpr std::array<std::string_view, 2> webhook_fields{"url", "format"};
 
 constexpr std::string_view url_required = "url is required: the https:// URL deliveries are posted to";
 constexpr std::string_view format_rule =
-  "format must be \"json\" (the service's JSON) or \"discord\" (a Discord webhook)";
+  "format must be \"json\" (the service's JSON), \"discord\" (a Discord webhook, a message "
+  "per change) or \"discord_live\" (a Discord webhook, one message edited at each change)";
 
 } // namespace
 

@@ -83,7 +83,7 @@ std::optional<webhook_record> decode_webhook(std::string_view watch_id, std::str
       || !take_webhook_text(in, x.sealed_secret, longest_sealed_secret) || !in.empty())
     return std::nullopt;
   auto failing = (flags & webhook_failing_flag) != 0;
-  if (format > static_cast<std::uint8_t>(core::webhook_format::discord)
+  if (format > static_cast<std::uint8_t>(core::webhook_format::discord_live)
       || (flags & ~webhook_failing_flag) != 0 || w.url.empty() || x.sealed_secret.empty()
       || failing != (failing_since != 0))
     return std::nullopt;

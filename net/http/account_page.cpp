@@ -111,7 +111,8 @@ std::string add_webhook_form(const core::watch_view& watch, std::string_view csr
          + "\">New webhook URL</label><div class=\"inline\"><input type=\"text\" id=\"" + field
          + "\" name=\"url\" inputmode=\"url\" placeholder=\"https://example.com/hook\" "
            "required><select name=\"format\" aria-label=\"Format\"><option value=\"json\">json"
-           "</option><option value=\"discord\">discord</option></select><button type=\"submit\" "
+           "</option><option value=\"discord\">discord</option><option value=\"discord_live\">"
+           "discord_live</option></select><button type=\"submit\" "
            "class=\"button-secondary\">Add webhook</button></div></form>\n";
 }
 

@@ -27,6 +27,7 @@ struct receiver_shared {
   std::vector<received_webhook> requests;
   int status = 200;
   std::string location;
+  webhook_answerer answerer;
 };
 
 namespace {
@@ -58,21 +59,29 @@ private:
     seen.user_agent = std::string{req[http::field::user_agent]};
     seen.signature = std::string{req["X-Netherscope-Signature"]};
     seen.body = req.body();
+    webhook_answer answer;
     {
       std::lock_guard<std::mutex> lock{shared_.mu};
+      if (shared_.answerer) {
+        answer = shared_.answerer(seen);
+      } else {
+        answer.status = shared_.status;
+        if (!shared_.location.empty())
+          answer.headers.emplace_back("Location", shared_.location);
+      }
       shared_.requests.push_back(std::move(seen));
-      res_.result(static_cast<unsigned>(shared_.status));
-      if (!shared_.location.empty())
-        res_.set(http::field::location, shared_.location);
     }
     shared_.arrived.notify_all();
+    res_.result(static_cast<unsigned>(answer.status));
+    for (auto& [name, value] : answer.headers)
+      res_.set(name, value);
     res_.version(11);
     res_.keep_alive(false);
     // 204 and 304 answers have no body (RFC 9110 15.3.5, 15.4.5).
     auto status = res_.result_int();
     if (status != 204 && status != 304) {
-      res_.set(http::field::content_type, "text/plain");
-      res_.body() = "received";
+      res_.set(http::field::content_type, answer.content_type);
+      res_.body() = answer.body;
     }
     res_.prepare_payload();
     http::async_write(stream_, res_,
@@ -140,6 +149,11 @@ void webhook_receiver::answer_with(int status, const std::string& location) {
   std::lock_guard<std::mutex> lock{impl_->shared.mu};
   impl_->shared.status = status;
   impl_->shared.location = location;
+}
+
+void webhook_receiver::answer_by(webhook_answerer answerer) {
+  std::lock_guard<std::mutex> lock{impl_->shared.mu};
+  impl_->shared.answerer = std::move(answerer);
 }
 
 std::vector<received_webhook> webhook_receiver::received() const {

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,8 +22,19 @@ struct received_webhook {
   std::string body;
 };
 
-/// Records requests and answers each with the status set last (200 at first), closing the
-/// connection after each answer.
+/// A whole answer, for a receiver that plays a service (support/fake_discord.hpp).
+struct webhook_answer {
+  int status = 200;
+  std::string content_type = "text/plain";
+  std::string body = "received";
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+/// Decides the answer to a request; called on the receiver's io thread, one at a time.
+using webhook_answerer = std::function<webhook_answer(const received_webhook&)>;
+
+/// Records requests and answers each with the status set last (200 at first), or as the
+/// answerer set last decides, closing the connection after each answer.
 class webhook_receiver {
 public:
   /// Binds 127.0.0.1:0 and starts serving; throws std::runtime_error if it cannot listen.
@@ -40,6 +52,9 @@ public:
 
   /// Answers later requests with status, and a Location header when location is not empty.
   void answer_with(int status, const std::string& location = {});
+
+  /// Answers later requests as answerer decides (an empty one: as answer_with set).
+  void answer_by(webhook_answerer answerer);
 
   /// Every request so far, in order.
   std::vector<received_webhook> received() const;

@@ -24,6 +24,8 @@
 #include "support/loopback_client.hpp"
 #include "support/process.hpp"
 #include "support/store.hpp"
+#include "support/fake_discord.hpp"
+#include "support/wait.hpp"
 #include "support/webhook_receiver.hpp"
 #include "support/rooms.hpp"
 
@@ -342,4 +344,93 @@ TEST_CASE("webhook actor: a test is tried once, and a redirect is a failure, nev
   CHECK_FALSE(rig.listed(w, hook.id).failing);
   // A webhook that is gone is answered as such.
   CHECK(rig.test(w, "nononononononono").error.code == core::error_code::unknown_webhook);
+}
+
+TEST_CASE("webhook actor: a discord_live webhook edits one message, posts anew when it is "
+          "deleted, waits as a 429 asks, and skips to the newest state",
+          "[webhook][actors]") {
+  webhook_receiver receiver;
+  fake_discord discord;
+  receiver.answer_by(discord.answerer());
+  webhook_rig rig;
+  auto w = rig.watch("d.example", 19132);
+  auto [hook, secret] = rig.webhook(w, receiver.url("/api/webhooks/1/tok"),
+                                    core::webhook_format::discord_live);
+  auto now = static_cast<std::int64_t>(std::time(nullptr));
+  auto back_online = [](std::int64_t at) {
+    core::watch_alert a;
+    a.host = "d.example";
+    a.port = 19132;
+    a.previous = check_row(at, core::verdict_code::offline);
+    a.current = check_row(at + 60, core::verdict_code::joinable, 3, 10);
+    a.changes = *core::change_between(a.previous, a.current);
+    return a;
+  };
+
+  // The first delivery makes the message, and Discord says which it is.
+  rig.alert(offline_alert("d.example", 19132, now - 600));
+  REQUIRE(receiver.wait_for(1, std::chrono::seconds(10)));
+  auto seen = receiver.received();
+  CHECK(seen[0].method == "POST");
+  CHECK(seen[0].target == "/api/webhooks/1/tok?wait=true");
+  REQUIRE(discord.messages().size() == 1);
+  auto message = discord.messages().front();
+
+  // The next edits it: still one message, showing the server as it is now.
+  rig.alert(back_online(now - 540));
+  REQUIRE(receiver.wait_for(2, std::chrono::seconds(10)));
+  seen = receiver.received();
+  CHECK(seen[1].method == "PATCH");
+  CHECK(seen[1].target == "/api/webhooks/1/tok/messages/" + message);
+  REQUIRE(wait_until([&] { return discord.edits_of(message) == 1; }, std::chrono::seconds(5),
+                     std::chrono::milliseconds(20)));
+  CHECK(discord.messages() == std::vector<std::string>{message});
+  auto shown = boost::json::parse(discord.body_of(message));
+  CHECK(shown.at("content") == "d.example:19132 is now joinable (was offline)");
+
+  // Someone deletes it: the edit's 404 makes the same delivery post a new one, at once, and
+  // the webhook is not failing for it.
+  discord.delete_message(message);
+  rig.alert(offline_alert("d.example", 19132, now - 480));
+  REQUIRE(receiver.wait_for(4, std::chrono::seconds(10)));
+  seen = receiver.received();
+  CHECK(seen[2].method == "PATCH");
+  CHECK(seen[3].method == "POST");
+  CHECK(seen[3].target == "/api/webhooks/1/tok?wait=true");
+  CHECK(seen[3].body == seen[2].body);
+  REQUIRE(discord.messages().size() == 1);
+  auto reposted = discord.messages().front();
+  CHECK(reposted != message);
+  CHECK_FALSE(rig.listed(w, hook.id).failing);
+
+  // Rate limited for 3 s while three changes come: the retry waits as asked and sends only
+  // the newest state, edited into the new message.
+  discord.rate_limit_next(1, 3.0);
+  auto limited_at = std::chrono::steady_clock::now();
+  rig.alert(back_online(now - 420));
+  REQUIRE(receiver.wait_for(5, std::chrono::seconds(10)));
+  rig.alert(offline_alert("d.example", 19132, now - 360));
+  rig.alert(back_online(now - 300));
+  REQUIRE(receiver.wait_for(6, std::chrono::seconds(10)));
+  auto waited = std::chrono::steady_clock::now() - limited_at;
+  CHECK(waited >= std::chrono::milliseconds(2900));
+  seen = receiver.received();
+  CHECK(discord.limited() == 1);
+  CHECK(seen[5].method == "PATCH");
+  CHECK(seen[5].target == "/api/webhooks/1/tok/messages/" + reposted);
+  // The state at the 429 was back online too; the newest is a later check's.
+  CHECK(seen[5].body != seen[4].body);
+  CHECK(boost::json::parse(seen[5].body).at("content")
+        == "d.example:19132 is now joinable (was offline)");
+  CHECK_FALSE(receiver.wait_for(7, std::chrono::milliseconds(1500)));
+  CHECK(discord.body_of(reposted) == seen[5].body);
+
+  // A test posts a message of its own and leaves the live one alone.
+  auto tested = rig.test(w, hook.id);
+  CHECK(tested.delivered());
+  seen = receiver.received();
+  REQUIRE(seen.size() == 7);
+  CHECK(seen[6].method == "POST");
+  CHECK(seen[6].target == "/api/webhooks/1/tok");
+  CHECK(discord.body_of(reposted) == seen[5].body);
 }

@@ -214,8 +214,18 @@ TEST_CASE("webhook bodies: discord's embed, within its limits, mentioning no one
   }
   CHECK(total <= discord_embed_total_limit);
   CHECK(parse_webhook_format("discord") == webhook_format::discord);
+  CHECK(parse_webhook_format("discord_live") == webhook_format::discord_live);
   CHECK(parse_webhook_format("json") == webhook_format::json);
   CHECK_FALSE(parse_webhook_format("slack"));
+  CHECK_FALSE(parse_webhook_format("Discord_Live"));
+  for (auto f : {webhook_format::json, webhook_format::discord, webhook_format::discord_live})
+    CHECK(parse_webhook_format(to_string(f)) == f);
+  // A live message carries the same embed as a message per change.
+  auto event = change_event("w1", "play.example.com", 19132, before, after, *change,
+                            "https://n.example/w/w1");
+  CHECK(webhook_body(webhook_format::discord_live, event) == discord_body(event));
+  CHECK(webhook_body(webhook_format::discord, event) == discord_body(event));
+  CHECK(webhook_body(webhook_format::json, event) == json_body(event));
 }
 
 TEST_CASE("signatures: HMAC-SHA256 matches RFC 4231", "[webhook]") {

@@ -141,6 +141,15 @@ TEST_CASE("webhook records: a record reads back as written, and damage is refuse
   auto unknown_format = bytes;
   unknown_format[9] = 7;
   CHECK(refused(unknown_format));
+  // The newest format reads back; the one after it does not exist.
+  auto live = w;
+  live.webhook.format = core::webhook_format::discord_live;
+  auto live_back = storage::decode_webhook("w", "h", storage::encode(live));
+  REQUIRE(live_back);
+  CHECK(live_back->webhook.format == core::webhook_format::discord_live);
+  auto past_newest = bytes;
+  past_newest[9] = static_cast<char>(static_cast<int>(core::webhook_format::discord_live) + 1);
+  CHECK(refused(past_newest));
   auto unknown_flag = bytes;
   unknown_flag[10] = 3;
   CHECK(refused(unknown_flag));
@@ -454,6 +463,41 @@ TEST_CASE("webhook lanes: one delivery under way at a time, in order, the oldest
   // With its one place under way, the new one is the one dropped.
   CHECK(small.push("c", delivery(8)) == 1);
   CHECK(small.size("c") == 1);
+}
+
+TEST_CASE("webhook lanes: a live lane's delivery under way takes the newest state",
+          "[webhook]") {
+  actors::delivery_lanes lanes{8};
+  auto delivery = [](std::uint64_t number) {
+    actors::queued_delivery d;
+    d.number = number;
+    d.body = "state " + std::to_string(number);
+    d.jitter_key = "key " + std::to_string(number);
+    return d;
+  };
+  lanes.push("a", delivery(1));
+  // Nothing under way, or nothing waiting: nothing to fold.
+  CHECK(lanes.coalesce("a") == 0);
+  auto* first = lanes.start("a");
+  REQUIRE(first != nullptr);
+  CHECK(lanes.coalesce("a") == 0);
+  CHECK(first->body == "state 1");
+  first->first_try = 1760000000;
+  first->failures = 2;
+  lanes.push("a", delivery(2));
+  lanes.push("a", delivery(3));
+  CHECK(lanes.coalesce("a") == 2);
+  CHECK(lanes.size("a") == 1);
+  // Still the delivery its retry timer names, now with the newest body; its retries still
+  // count from its first try, so a receiver that stays down is given up on in time.
+  auto* now = lanes.under_way("a", 1);
+  REQUIRE(now != nullptr);
+  CHECK(now->body == "state 3");
+  CHECK(now->jitter_key == "key 3");
+  CHECK(now->first_try == 1760000000);
+  CHECK(now->failures == 2);
+  lanes.finish("a");
+  CHECK(lanes.size("a") == 0);
 }
 
 TEST_CASE("watch alerts: CAF reads every field, absent ones included", "[webhook]") {
