@@ -179,6 +179,51 @@ std::optional<std::uint16_t> parse_port_text(std::string_view text, std::string&
   return static_cast<std::uint16_t>(value);
 }
 
+std::optional<target> parse_server_address(std::string_view text, std::string& error) {
+  auto host_text = text;
+  std::string_view port_text;
+  bool has_port = false;
+  if (!text.empty() && text.front() == '[') {
+    auto close = text.find(']');
+    if (close == std::string_view::npos) {
+      error = "an IPv6 address in brackets needs its closing ]";
+      return std::nullopt;
+    }
+    host_text = text.substr(0, close + 1);
+    auto rest = text.substr(close + 1);
+    if (!rest.empty()) {
+      if (rest.front() != ':') {
+        error = "after an IPv6 address in brackets only :port may follow";
+        return std::nullopt;
+      }
+      port_text = rest.substr(1);
+      has_port = true;
+    }
+  } else if (auto colon = text.find(':'); colon != std::string_view::npos
+                                          && text.find(':', colon + 1) == std::string_view::npos) {
+    // One colon separates the port; two or more are an IPv6 literal without brackets.
+    host_text = text.substr(0, colon);
+    port_text = text.substr(colon + 1);
+    has_port = true;
+  }
+  if (host_text.empty()) {
+    error = std::string{host_required};
+    return std::nullopt;
+  }
+  auto host = normalize_host(host_text, error);
+  if (!host)
+    return std::nullopt;
+  target where;
+  where.host = std::move(*host);
+  if (has_port) {
+    auto port = parse_port_text(port_text, error);
+    if (!port)
+      return std::nullopt;
+    where.port = *port;
+  }
+  return where;
+}
+
 std::optional<tls_mode> parse_tls_text(std::string_view text, std::string& error) {
   if (text == "true")
     return tls_mode::on;

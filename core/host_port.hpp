@@ -41,6 +41,12 @@ std::optional<tls_mode> parse_tls_text(std::string_view text, std::string& error
 /// The host as it appears in a URL or Host header: IPv6 literals in brackets.
 std::string host_for_url(std::string_view host);
 
+/// Reads a server's address as one piece of text, as a server page's path names it: "host",
+/// "host:port", "[IPv6]" or "[IPv6]:port", and a bare IPv6 literal (two colons or more and no
+/// brackets) as a host alone. The host is validated and normalized as normalize_host does;
+/// the port defaults to 19132. Returns nullopt with error set.
+std::optional<target> parse_server_address(std::string_view text, std::string& error);
+
 /// Whether a normalized host is an IP literal rather than a DNS name.
 bool is_ip_literal(std::string_view host);
 

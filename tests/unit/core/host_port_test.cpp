@@ -148,3 +148,36 @@ TEST_CASE("hosts: URL form brackets IPv6 only", "[host_port]") {
   CHECK(is_ip_literal("10.0.0.1"));
   CHECK_FALSE(is_ip_literal("example.com"));
 }
+
+namespace {
+
+std::string server_address_of(std::string_view text) {
+  std::string error;
+  auto where = parse_server_address(text, error);
+  if (!where) {
+    CHECK_FALSE(error.empty());
+    return "refused";
+  }
+  return where->host + " " + std::to_string(where->port);
+}
+
+} // namespace
+
+TEST_CASE("server addresses: a host with or without its port", "[host_port]") {
+  CHECK(server_address_of("Play.Example.com") == "play.example.com 19132");
+  CHECK(server_address_of("play.example.com:19133") == "play.example.com 19133");
+  CHECK(server_address_of("0x7f.1:19132") == "127.0.0.1 19132");
+  CHECK(server_address_of("[2001:DB8::1]") == "2001:db8::1 19132");
+  CHECK(server_address_of("[2001:db8::1]:25565") == "2001:db8::1 25565");
+  // Two colons or more without brackets: the whole text is the IPv6 literal.
+  CHECK(server_address_of("2001:db8::1") == "2001:db8::1 19132");
+  CHECK(server_address_of("::1") == "::1 19132");
+}
+
+TEST_CASE("server addresses: malformed ones are refused with a sentence", "[host_port]") {
+  for (std::string_view text :
+       {"", ":19132", "play.example.com:", "play.example.com:0", "play.example.com:65536",
+        "play.example.com:19a", "[2001:db8::1", "[2001:db8::1]19132", "[2001:db8::1]:",
+        "[]:19132", "[not-v6]:19132", "bad host:19132", "a/b", "[2001:db8::1]:1:2"})
+    CHECK(server_address_of(text) == "refused");
+}
