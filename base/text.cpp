@@ -122,6 +122,34 @@ std::string hex_lower(std::string_view bytes) {
   return out;
 }
 
+std::optional<host_port_text> split_host_port(std::string_view text) {
+  host_port_text out;
+  out.host = text;
+  if (!text.empty() && text.front() == '[') {
+    auto close = text.find(']');
+    if (close == std::string_view::npos)
+      return std::nullopt;
+    out.host = text.substr(1, close - 1);
+    out.bracketed = true;
+    auto rest = text.substr(close + 1);
+    if (!rest.empty()) {
+      if (rest.front() != ':')
+        return std::nullopt;
+      out.port = rest.substr(1);
+      out.has_port = true;
+    }
+    return out;
+  }
+  // One colon separates the port; two or more are an IPv6 literal without brackets.
+  auto colon = text.find(':');
+  if (colon != std::string_view::npos && text.find(':', colon + 1) == std::string_view::npos) {
+    out.host = text.substr(0, colon);
+    out.port = text.substr(colon + 1);
+    out.has_port = true;
+  }
+  return out;
+}
+
 std::optional<std::string> rfc3339_utc(std::int64_t unix_seconds) {
   // 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z; outside them gmtime_r's year would need
   // more than four digits, or a sign.

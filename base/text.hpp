@@ -53,6 +53,19 @@ std::string hex_lower(std::string_view bytes);
 /// &#39; rather than &apos;, which HTML 4 lacks. Every other byte is kept as it is.
 std::string html_escape(std::string_view text);
 
+/// An address written as one piece of text, split into its host and its port, neither checked.
+struct host_port_text {
+  std::string_view host;  ///< Without the brackets an IPv6 literal was written in.
+  std::string_view port;  ///< The text after the port's colon; empty when none was written.
+  bool has_port = false;  ///< Whether a port's colon was written (even with nothing after it).
+  bool bracketed = false; ///< Whether the host was written in brackets.
+};
+
+/// Splits "host", "host:port", "[IPv6]" and "[IPv6]:port"; text with two colons or more and
+/// no brackets is a bare IPv6 literal, all host. Returns nullopt for a bracket left open and
+/// for anything but ":port" after the closing bracket. The caller checks both parts.
+std::optional<host_port_text> split_host_port(std::string_view text);
+
 /// A Unix time as RFC 3339 UTC with seconds ("2026-08-19T12:00:00Z"), or nullopt outside the
 /// years 0000 to 9999, which RFC 3339 cannot write.
 std::optional<std::string> rfc3339_utc(std::int64_t unix_seconds);

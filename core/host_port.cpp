@@ -180,32 +180,17 @@ std::optional<std::uint16_t> parse_port_text(std::string_view text, std::string&
 }
 
 std::optional<target> parse_server_address(std::string_view text, std::string& error) {
-  auto host_text = text;
-  std::string_view port_text;
-  bool has_port = false;
-  if (!text.empty() && text.front() == '[') {
-    auto close = text.find(']');
-    if (close == std::string_view::npos) {
-      error = "an IPv6 address in brackets needs its closing ]";
-      return std::nullopt;
-    }
-    host_text = text.substr(0, close + 1);
-    auto rest = text.substr(close + 1);
-    if (!rest.empty()) {
-      if (rest.front() != ':') {
-        error = "after an IPv6 address in brackets only :port may follow";
-        return std::nullopt;
-      }
-      port_text = rest.substr(1);
-      has_port = true;
-    }
-  } else if (auto colon = text.find(':'); colon != std::string_view::npos
-                                          && text.find(':', colon + 1) == std::string_view::npos) {
-    // One colon separates the port; two or more are an IPv6 literal without brackets.
-    host_text = text.substr(0, colon);
-    port_text = text.substr(colon + 1);
-    has_port = true;
+  auto split = base::split_host_port(text);
+  if (!split) {
+    error = text.find(']') == std::string_view::npos
+              ? "an IPv6 address in brackets needs its closing ]"
+              : "after an IPv6 address in brackets only :port may follow";
+    return std::nullopt;
   }
+  // normalize_host reads the brackets itself, and refuses a name written inside them.
+  auto host_text = split->bracketed ? text.substr(0, split->host.size() + 2) : split->host;
+  auto port_text = split->port;
+  bool has_port = split->has_port;
   if (host_text.empty()) {
     error = std::string{host_required};
     return std::nullopt;

@@ -6,6 +6,8 @@
 #include <boost/url/parse.hpp>
 #include <boost/url/url.hpp>
 
+#include "base/text.hpp"
+
 namespace netherscope::storage {
 
 namespace {
@@ -32,26 +34,17 @@ std::optional<std::uint16_t> port_of(std::string_view digits) {
 
 /// HOST[:PORT] or [IPv6][:PORT], the port 26379 when not written.
 std::optional<redis_endpoint> sentinel_endpoint(std::string_view text) {
+  auto split = base::split_host_port(text);
+  // A URL's authority writes an IPv6 address in brackets only.
+  if (!split || (!split->bracketed && split->host.find(':') != std::string_view::npos))
+    return std::nullopt;
   redis_endpoint e;
   e.port = 26379;
-  std::string_view rest;
-  if (starts_with(text, "[")) {
-    auto close = text.find(']');
-    if (close == std::string_view::npos || close == 1)
-      return std::nullopt;
-    e.host = std::string{text.substr(1, close - 1)};
-    rest = text.substr(close + 1);
-  } else {
-    auto colon = text.find(':');
-    e.host = std::string{text.substr(0, colon)};
-    rest = colon == std::string_view::npos ? std::string_view{} : text.substr(colon);
-  }
+  e.host = std::string{split->host};
   if (e.host.empty() || e.host.find_first_of("/?#@[] ") != std::string::npos)
     return std::nullopt;
-  if (!rest.empty()) {
-    if (rest.front() != ':')
-      return std::nullopt;
-    auto port = port_of(rest.substr(1));
+  if (split->has_port) {
+    auto port = port_of(split->port);
     if (!port)
       return std::nullopt;
     e.port = *port;

@@ -25,19 +25,12 @@ bool is_trusted(const address& addr, const std::vector<base::cidr>& trusted) {
 // Parses one X-Forwarded-For element: "1.2.3.4", "1.2.3.4:5678", "2001:db8::1" or
 // "[2001:db8::1]:5678".
 bool parse_hop(std::string_view text, address& out) {
-  text = base::trim(text);
-  if (text.empty())
+  auto split = base::split_host_port(base::trim(text));
+  if (!split || split->host.empty())
     return false;
-  if (text.front() == '[') {
-    auto close = text.find(']');
-    if (close == std::string_view::npos)
-      return false;
-    text = text.substr(1, close - 1);
-  } else if (std::count(text.begin(), text.end(), ':') == 1) {
-    text = text.substr(0, text.find(':'));
-  }
+  auto host = split->host;
   boost::system::error_code ec;
-  out = boost::asio::ip::make_address(std::string{text}, ec);
+  out = boost::asio::ip::make_address(std::string{host}, ec);
   return !ec;
 }
 

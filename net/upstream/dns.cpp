@@ -38,28 +38,11 @@ std::optional<std::uint16_t> parse_port(std::string_view text) {
 
 // One entry of --dns-servers: "ip", "ipv4:port", "[ipv6]:port" or a bare IPv6 address.
 std::optional<dns_server> parse_server(std::string_view item) {
-  std::string_view host = item;
-  std::string_view port;
-  if (!item.empty() && item.front() == '[') {
-    auto close = item.find(']');
-    if (close == std::string_view::npos)
-      return std::nullopt;
-    host = item.substr(1, close - 1);
-    auto rest = item.substr(close + 1);
-    if (!rest.empty()) {
-      if (rest.front() != ':')
-        return std::nullopt;
-      port = rest.substr(1);
-      if (port.empty())
-        return std::nullopt;
-    }
-  } else if (std::count(item.begin(), item.end(), ':') == 1) {
-    auto colon = item.find(':');
-    host = item.substr(0, colon);
-    port = item.substr(colon + 1);
-    if (port.empty())
-      return std::nullopt;
-  }
+  auto split = base::split_host_port(item);
+  if (!split || (split->has_port && split->port.empty()))
+    return std::nullopt;
+  auto host = split->host;
+  auto port = split->port;
   boost::system::error_code ec;
   auto address = asio::ip::make_address(std::string{host}, ec);
   if (ec)

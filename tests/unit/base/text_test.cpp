@@ -124,3 +124,49 @@ TEST_CASE("hex_digit reads 0-9, a-f and A-F, and nothing else", "[text]") {
   for (char c : std::string{"gG/:@`x \x80"})
     CHECK_FALSE(hex_digit(c));
 }
+
+TEST_CASE("split_host_port reads host, host:port, [IPv6], [IPv6]:port and bare IPv6",
+          "[text]") {
+  auto plain = netherscope::base::split_host_port("play.example.net");
+  REQUIRE(plain);
+  CHECK(plain->host == "play.example.net");
+  CHECK_FALSE(plain->has_port);
+  CHECK_FALSE(plain->bracketed);
+
+  auto with_port = netherscope::base::split_host_port("127.0.0.1:19133");
+  REQUIRE(with_port);
+  CHECK(with_port->host == "127.0.0.1");
+  CHECK(with_port->port == "19133");
+  CHECK(with_port->has_port);
+
+  auto empty_port = netherscope::base::split_host_port("host:");
+  REQUIRE(empty_port);
+  CHECK(empty_port->has_port);
+  CHECK(empty_port->port.empty());
+
+  auto bare_v6 = netherscope::base::split_host_port("2001:db8::1");
+  REQUIRE(bare_v6);
+  CHECK(bare_v6->host == "2001:db8::1");
+  CHECK_FALSE(bare_v6->has_port);
+  CHECK_FALSE(bare_v6->bracketed);
+
+  auto v6 = netherscope::base::split_host_port("[::1]");
+  REQUIRE(v6);
+  CHECK(v6->host == "::1");
+  CHECK(v6->bracketed);
+  CHECK_FALSE(v6->has_port);
+
+  auto v6_port = netherscope::base::split_host_port("[::1]:53");
+  REQUIRE(v6_port);
+  CHECK(v6_port->host == "::1");
+  CHECK(v6_port->port == "53");
+  CHECK(v6_port->has_port);
+
+  auto v6_empty = netherscope::base::split_host_port("[]");
+  REQUIRE(v6_empty);
+  CHECK(v6_empty->host.empty());
+
+  CHECK_FALSE(netherscope::base::split_host_port("[::1"));
+  CHECK_FALSE(netherscope::base::split_host_port("[::1]53"));
+  CHECK_FALSE(netherscope::base::split_host_port("[::1]x:53"));
+}
