@@ -30,11 +30,13 @@ LABEL org.opencontainers.image.title="netherscope" \
       org.opencontainers.image.base.name="debian:bookworm"
 # Only what the binaries link (ldd build/netherscope build/netherscope-join), the CA store for
 # HTTPS targets, and lmdb-utils for mdb_copy backups of the live store (docs/OPERATIONS.md).
-# libhiredis is for the Redis store (--store redis://...), libusrsctp2 for the join worker's SCTP.
+# libhiredis is for the Redis store (--store redis://...), libusrsctp2 for the join worker's SCTP,
+# librsvg2-2 (with cairo, Pango and a font) draws the PNG badge.
 RUN apt-get update -q \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
       ca-certificates libcaf-core0.17 libboost-json1.81.0 libboost-url1.81.0 \
       libboost-program-options1.81.0 libssl3 liblmdb0 libc-ares2 libhiredis0.14 libusrsctp2 \
+      librsvg2-2 libcairo2 \
       lmdb-utils \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb \
  && groupadd --system --gid 10001 netherscope \

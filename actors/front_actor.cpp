@@ -7,6 +7,7 @@
 #include "actors/check_flow.hpp"
 #include "actors/join_flow.hpp"
 #include "actors/outcomes.hpp"
+#include "actors/server_page_flow.hpp"
 #include "actors/status_flow.hpp"
 #include "core/offer_outcome.hpp"
 #include "core/watch_json.hpp"
@@ -218,8 +219,10 @@ void charge_then_serve(actors::front_actor::pointer self, const front_peers& pee
                        const front_settings& settings, core::api_call& call) {
   // A sign-in callback costs us requests to the provider, so it is counted too, against
   // its own hourly limit per address (endpoint_of), never against the info quota. A badge
-  // is an info call.
+  // and a server's page are info calls.
   auto counted = call.kind == core::call_kind::info || call.kind == core::call_kind::badge
+                 || call.kind == core::call_kind::badge_png
+                 || call.kind == core::call_kind::server_page
                  || call.kind == core::call_kind::status || call.kind == core::call_kind::offer
                  || call.kind == core::call_kind::signin_finish;
   auto charge = counted
@@ -247,6 +250,8 @@ void charge_then_serve(actors::front_actor::pointer self, const front_peers& pee
           case core::call_kind::info:
             return serve_info(self, peers, settings, call, verdict);
           case core::call_kind::badge:
+          case core::call_kind::badge_png:
+          case core::call_kind::server_page:
             return serve_badge(self, peers, settings, call, verdict);
           case core::call_kind::status:
             return serve_status(self, peers, settings, call, verdict);
@@ -535,6 +540,11 @@ actors::front_actor::behavior_type front(front_actor::pointer self, front_peers 
           return collect_metrics(self, peers, settings, call);
         case core::call_kind::check:
           return serve_check(self, peers, settings, call);
+        case core::call_kind::server_page:
+          prepare_server_page(self, peers, settings, call);
+          if (call.page_check)
+            return serve_check(self, peers, settings, call);
+          return charge_then_serve(self, peers, settings, call);
         case core::call_kind::join:
           return serve_join(self, peers, settings, call);
         case core::call_kind::status_batch:

@@ -13,8 +13,6 @@
 
 namespace netherscope::actors {
 
-namespace report = net::report;
-
 namespace {
 
 using front_pointer = front_actor::pointer;

@@ -92,6 +92,12 @@ enum class call_kind : std::uint8_t {
   page_webhook_add,
   /// POST /account/webhook/delete from that page: as webhook_delete.
   page_webhook_delete,
+  /// GET /server/{address}: a server's page, rendered by the edge as HTML. Counted as one
+  /// status call against the caller's address; with check set in the call, as a check.
+  server_page,
+  /// GET /badge.png: a badge as badge is, rendered by the edge as a PNG for unfurlers,
+  /// which show no SVG.
+  badge_png,
 };
 
 /// The most targets one POST /api/status names.
@@ -160,6 +166,10 @@ struct api_outcome {
   std::shared_ptr<const history_view> history;
   /// For chart: what to draw, as the call asked.
   chart_metric metric = chart_metric::verdicts;
+  /// For server_page: the server the page is of, and whether body is a check's (GET
+  /// /api/check's body) rather than a status's (the badge's status body).
+  target page_of;
+  bool checked = false;
   /// For metrics: the public watched servers' latest checks, for the exporter.
   std::shared_ptr<const std::vector<watched_check>> watched;
   /// For the account page: the account's watches with their webhooks, or (error set) why
@@ -205,6 +215,8 @@ struct api_call {
   unsigned players = 1;
   /// For status and check: the UDP port of the RakNet ping; 0 for the target's own port.
   std::uint16_t raknet_port = 0;
+  /// For server_page: the visitor asked for a check (?check=1), counted as GET /api/check.
+  bool page_check = false;
   /// For status_batch: the targets, in the order the caller gave them (1 to
   /// max_status_targets; the edge refuses a body with more or none).
   std::vector<status_item> batch;

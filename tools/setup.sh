@@ -14,7 +14,7 @@ required=(g++ cmake ninja-build pkg-config make
           libboost1.81-dev libboost-json1.81-dev libboost-system1.81-dev
           libboost-url1.81-dev libboost-program-options1.81-dev
           libssl-dev openssl liblmdb-dev lmdb-utils libc-ares-dev catch2
-          libhiredis-dev redis-server libusrsctp-dev
+          libhiredis-dev redis-server libusrsctp-dev librsvg2-dev
           curl ca-certificates)
 bench=(wrk nginx-light)
 # libFuzzer and clang's sanitizer runtimes are in libclang-rt-14-dev, which clang-14 only

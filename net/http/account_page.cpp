@@ -7,40 +7,11 @@
 #include "core/error_table.hpp"
 #include "core/host_port.hpp"
 #include "base/text.hpp"
+#include "net/http/page_frame.hpp"
 
 namespace netherscope::net::http {
 
 namespace {
-
-// The header and footer are those of the page at /, and so is the stylesheet (/page.css, one
-// of the page's compiled-in files): a person moving between the page and their account sees
-// one site. The pages run no script; everything they need is markup and that one file.
-std::string page_head(std::string_view title) {
-  std::string head = R"(<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<meta name="referrer" content="no-referrer">
-<title>)";
-  head += title;
-  head += R"( · netherscope</title>
-<link rel="icon" href="/favicon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="/page.css">
-</head><body>
-<header class="top"><div class="wrap">
-<p class="brand"><a href="/"><img src="/favicon.svg" alt="" width="28" height="28"> netherscope</a></p>
-<nav aria-label="Site"><a class="button button-quiet" href="/">Check a server</a></nav>
-</div></header>
-<main id="main" class="wrap">
-)";
-  return head;
-}
-
-constexpr std::string_view page_tail = R"(</main>
-<footer class="wrap foot"><p>netherscope is a free JSON API: the whole contract is at
-<a href="/openapi.json">/openapi.json</a>. Every call counts against a monthly quota.</p></footer>
-</body></html>
-)";
 
 std::string row(std::string_view label, std::uint64_t used, std::uint64_t limit) {
   return "<tr><td>" + std::string{label} + "</td><td class=\"number\">" + group_digits(used)
@@ -65,14 +36,6 @@ std::string post_button(std::string_view action, std::string_view csrf, std::str
     form += hidden_field(name, value);
   return form + "<button type=\"submit\" class=\"" + std::string{button_class} + "\">"
          + std::string{label} + "</button></form>\n";
-}
-
-// A time as the page shows it, in a <time> element; empty for none.
-std::string time_element(std::int64_t unix_seconds) {
-  auto text = base::rfc3339_utc(unix_seconds);
-  if (unix_seconds <= 0 || !text)
-    return {};
-  return "<time datetime=\"" + *text + "\">" + *text + "</time>";
 }
 
 // The address of a watched server's history, as /api/history or /chart.svg reads it: the
@@ -213,7 +176,7 @@ std::string error_body(std::string_view title, const core::failure& error, std::
           + std::string{core::lookup(error.code).machine_code} + "</code></p></div>\n"
           "<div class=\"actions\"><a class=\"button\" href=\"" + std::string{link} + "\">"
           + std::string{link_text} + "</a></div>\n</section>\n";
-  page += page_tail;
+  page += page_tail();
   return page;
 }
 
@@ -305,7 +268,7 @@ std::string render_account_page(const core::api_outcome& outcome, std::string_vi
           "<code>POST /api/account/key</code> issues a new key, "
           "<code>DELETE /api/account/key</code> revokes it.</p>\n</section>\n";
   page += render_watches(outcome);
-  page += page_tail;
+  page += page_tail();
   return page;
 }
 
@@ -326,7 +289,7 @@ std::string render_signed_out_page() {
           "<a class=\"button\" href=\"/auth/github/login\">Sign in again</a>"
           "<a class=\"button button-secondary\" href=\"/\">Check a server</a></div>\n"
           "</section>\n";
-  page += page_tail;
+  page += page_tail();
   return page;
 }
 
@@ -350,20 +313,6 @@ std::string render_session_json(const core::account_view& account, bool signed_i
   // Neither the form token nor a key goes here: the key is shown once, on the server's own
   // page, and the token belongs in that page's forms only.
   return boost::json::serialize(body);
-}
-
-std::string_view page_content_security_policy() {
-  // The pages load the stylesheet and the icon of the page at / and nothing else; no script
-  // runs, so default-src 'none' covers scripts.
-  return "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
-         "frame-ancestors 'none'; base-uri 'none'";
-}
-
-void add_page_headers(boost::beast::http::fields& headers) {
-  headers.set("Content-Security-Policy", page_content_security_policy());
-  headers.set("X-Frame-Options", "DENY");
-  headers.set("Referrer-Policy", "no-referrer");
-  headers.set("X-Content-Type-Options", "nosniff");
 }
 
 } // namespace netherscope::net::http

@@ -12,6 +12,7 @@
 #include <boost/beast/http/fields.hpp>
 
 #include "core/call.hpp"
+#include "net/http/page_frame.hpp"
 
 namespace netherscope::net::http {
 
@@ -49,13 +50,5 @@ std::string render_signed_out_page();
 /// active, the month and its usage. Never the form token or a key.
 std::string render_session_json(const core::account_view& account, bool signed_in);
 
-/// The Content-Security-Policy of every page: nothing may load but this origin's stylesheet
-/// and images, nothing runs, forms post only to us, and no site may frame the page.
-std::string_view page_content_security_policy();
-
-/// Sets the headers every HTML page carries: the Content-Security-Policy, X-Frame-Options
-/// DENY for browsers without frame-ancestors, Referrer-Policy: no-referrer (the callback's
-/// URL holds the provider's code, which must not leave in a Referer) and nosniff.
-void add_page_headers(boost::beast::http::fields& headers);
 
 } // namespace netherscope::net::http

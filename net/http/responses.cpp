@@ -11,8 +11,10 @@
 #include "core/history_json.hpp"
 #include "net/http/account_page.hpp"
 #include "net/http/badge.hpp"
+#include "net/http/badge_png.hpp"
 #include "net/http/chart.hpp"
 #include "net/http/router.hpp"
+#include "net/http/server_page.hpp"
 #include "net/http/signin.hpp"
 
 namespace netherscope::net::http {
@@ -140,18 +142,47 @@ response render_page(core::api_outcome&& outcome, core::call_kind kind, unsigned
 
 // A badge: an SVG for every outcome, so an <img> never shows a broken image. Only a status
 // of the target (online, offline) is 200 and cached for a minute; an error keeps its status.
-response badge_response(const core::api_outcome& outcome, unsigned version, bool keep_alive) {
+// As a PNG (for unfurlers) it is the same badge rasterized; should librsvg fail, the SVG goes
+// instead, still an image with the call's status.
+response badge_response(const core::api_outcome& outcome, unsigned version, bool keep_alive,
+                        bool png = false) {
   auto view = outcome.error.ok() ? badge_from_status(outcome.body)
                                  : badge_from_failure(outcome.error);
   auto status = view.state == badge_state::error ? status_of(outcome.error.code)
                                                  : beast::http::status::ok;
-  auto res = make_response(status, render_badge(view), "image/svg+xml", version, keep_alive);
+  auto svg = render_badge(view);
+  auto drawn = png ? badge_png(svg) : nullptr;
+  auto res = drawn ? make_response(status, *drawn, "image/png", version, keep_alive)
+                   : make_response(status, std::move(svg), "image/svg+xml", version, keep_alive);
   if (status == beast::http::status::ok)
     res.set(beast::http::field::cache_control, "max-age=60");
   res.set("Content-Security-Policy", badge_csp);
   if (outcome.error.code == core::error_code::quota_exhausted && outcome.error.retry_after > 0)
     res.set(beast::http::field::retry_after, std::to_string(outcome.error.retry_after));
   add_cors(res);
+  if (outcome.has_quota)
+    add_quota(res, outcome.quota);
+  return res;
+}
+
+std::int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+           std::chrono::system_clock::now().time_since_epoch())
+    .count();
+}
+
+// A server's page, or the HTML page of the error that stopped it. A page a visitor's check
+// made is of that moment: search engines are asked not to keep it.
+response server_page_response(const core::api_outcome& outcome, unsigned version,
+                              bool keep_alive, std::string_view public_origin) {
+  auto res = outcome.error.ok()
+               ? html_response(beast::http::status::ok,
+                               render_server_page(server_page_view_of(outcome, unix_now()),
+                                                  public_origin),
+                               version, keep_alive)
+               : server_error_response(outcome.error, version, keep_alive);
+  if (outcome.checked)
+    res.set("X-Robots-Tag", "noindex");
   if (outcome.has_quota)
     add_quota(res, outcome.quota);
   return res;
@@ -167,10 +198,7 @@ response chart_response(const core::api_outcome& outcome, unsigned version, bool
                            render_chart(view.host, view.port, view.slice, outcome.metric),
                            "image/svg+xml",
                            version, keep_alive);
-  auto now = std::chrono::duration_cast<std::chrono::seconds>(
-                std::chrono::system_clock::now().time_since_epoch())
-                .count();
-  auto rest = std::clamp<std::int64_t>(view.slice.window.to - now, 1,
+  auto rest = std::clamp<std::int64_t>(view.slice.window.to - unix_now(), 1,
                                        core::cell_seconds(view.slice.range));
   res.set(beast::http::field::cache_control, "max-age=" + std::to_string(rest));
   res.set("Content-Security-Policy", badge_csp);
@@ -226,6 +254,12 @@ void add_cors(response& res) {
   res.set(beast::http::field::access_control_expose_headers, exposed_headers);
 }
 
+response server_error_response(const core::failure& error, unsigned version, bool keep_alive) {
+  auto res = html_response(status_of(error.code), render_server_error(error), version, keep_alive);
+  add_retry_after(res, error);
+  return res;
+}
+
 response error_response(const core::failure& error, unsigned version, bool keep_alive) {
   auto res = make_json(status_of(error.code), core::render_error(error), version, keep_alive);
   add_retry_after(res, error);
@@ -245,7 +279,7 @@ response preflight_response(std::string_view methods, const request& req) {
 }
 
 response render_api(core::api_outcome&& outcome, core::call_kind kind, unsigned version, bool keep_alive,
-                    bool secure_cookies) {
+                    bool secure_cookies, std::string_view public_origin) {
   if (kind == core::call_kind::signin_finish)
     return render_signin(std::move(outcome), version, keep_alive, secure_cookies);
   if (kind == core::call_kind::page_session)
@@ -267,6 +301,10 @@ response render_api(core::api_outcome&& outcome, core::call_kind kind, unsigned 
       return make_json(beast::http::status::ok, R"({"ok":true})", version, keep_alive);
     case core::call_kind::badge:
       return badge_response(outcome, version, keep_alive);
+    case core::call_kind::badge_png:
+      return badge_response(outcome, version, keep_alive, true);
+    case core::call_kind::server_page:
+      return server_page_response(outcome, version, keep_alive, public_origin);
     case core::call_kind::chart:
       return chart_response(outcome, version, keep_alive);
     case core::call_kind::status_batch:

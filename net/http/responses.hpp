@@ -40,11 +40,15 @@ response error_response(const core::failure& error, unsigned version, bool keep_
 /// "POST, DELETE").
 response preflight_response(std::string_view methods, const request& req);
 
+/// The HTML page of an error of a server's page (/server/...), with Retry-After when it
+/// says when to come back, and the headers every page carries.
+response server_error_response(const core::failure& error, unsigned version, bool keep_alive);
+
 /// Builds the HTTP response for the actors' answer to a call of the given kind. Sign-in and
 /// session cookies get the Secure attribute and __Host- names when secure_cookies is set
-/// (served over HTTPS).
+/// (served over HTTPS). public_origin makes a server page's unfurl tags absolute.
 response render_api(core::api_outcome&& outcome, core::call_kind kind, unsigned version, bool keep_alive,
-                    bool secure_cookies = false);
+                    bool secure_cookies = false, std::string_view public_origin = {});
 
 /// Whether render_api makes the outcome the head of a stream whose body is the call's lines
 /// (a status_batch outcome with streaming set and no error): 200, application/x-ndjson,
@@ -53,8 +57,10 @@ bool is_stream_head(const core::api_outcome& outcome, core::call_kind kind);
 
 /// The same, for an outcome the caller keeps (its body is copied).
 inline response render_api(const core::api_outcome& outcome, core::call_kind kind, unsigned version,
-                           bool keep_alive, bool secure_cookies = false) {
-  return render_api(core::api_outcome{outcome}, kind, version, keep_alive, secure_cookies);
+                           bool keep_alive, bool secure_cookies = false,
+                           std::string_view public_origin = {}) {
+  return render_api(core::api_outcome{outcome}, kind, version, keep_alive, secure_cookies,
+                    public_origin);
 }
 
 /// Builds a JSON error response outside the API (bad request line, overload).

@@ -138,6 +138,42 @@ route_decision badge_call(const route_input& in) {
   return decision;
 }
 
+// A path under /server/ that names no server.
+core::failure server_page_not_found() {
+  return core::make_failure(core::error_code::not_found,
+                            "a server's page is /server/{host} or /server/{host}:{port} (IPv6 "
+                            "in brackets)");
+}
+
+// GET /server/{address}: a server's page. Like a badge it is viewed by whoever the link
+// reaches, so it counts against the viewer's address, never a key, and invalid input is a
+// counted call. ?check=1 asks for a check, counted as GET /api/check is.
+route_decision server_page_call(const route_input& in) {
+  if (in.params["address"].empty())
+    return answer(unknown_route, server_error_response(server_page_not_found(), in.req.version(),
+                                                       in.keep_alive));
+  auto decision = new_call(in.name, *in.row.call, in.req, in.ctx);
+  auto& call = *decision.call;
+  call.key_hash.clear();
+  std::string error;
+  if (auto where = core::parse_server_address(in.params["address"], error))
+    call.where = std::move(*where);
+  else
+    call.invalid = core::make_failure(core::error_code::invalid_input, std::move(error));
+  auto params = in.url.params();
+  auto count = params.count("check");
+  if (call.invalid.ok() && count > 0) {
+    if (count == 1 && (*params.find("check")).value == "1")
+      call.page_check = true;
+    else
+      call.invalid = core::make_failure(core::error_code::invalid_input,
+                                        "check must be given once, as check=1");
+  }
+  if (call.invalid.ok())
+    set_target_label(decision);
+  return decision;
+}
+
 // A call whose body is JSON: a body of any other media type is refused unread.
 route_decision json_call(const route_input& in) {
   auto decision = new_call(in.name, *in.row.call, in.req, in.ctx);
@@ -554,6 +590,10 @@ constexpr route_row table[] = {
   {"/api/watch/{id}/webhooks/{wid}/test", post, route_kind::api, core::call_kind::webhook_test,
    watch_call},
   {"/badge", get, route_kind::badge, core::call_kind::badge, badge_call, drain_rule::refuse},
+  {"/badge.png", get, route_kind::badge, core::call_kind::badge_png, badge_call,
+   drain_rule::refuse},
+  {"/server/{address}", get, route_kind::server, core::call_kind::server_page, server_page_call,
+   drain_rule::refuse, "/server"},
   {"/chart.svg", get, route_kind::badge, core::call_kind::chart, chart_call},
   {"/auth/github/login", get, route_kind::account, core::call_kind::signin_start, plain_call},
   {"/auth/github/callback", get, route_kind::account, core::call_kind::signin_finish, callback_call},
@@ -652,7 +692,10 @@ route_decision method_not_allowed(const route_row& row, std::string_view name,
     decision.call->invalid = wrong_method(req, name, allow);
     return decision;
   }
-  auto res = error_response(wrong_method(req, name, allow), req.version(), req.keep_alive());
+  auto error = wrong_method(req, name, allow);
+  auto res = row.kind == route_kind::server
+               ? server_error_response(error, req.version(), req.keep_alive())
+               : error_response(error, req.version(), req.keep_alive());
   res.set(beast::http::field::allow, allow);
   if (api)
     add_cors(res);
@@ -684,7 +727,30 @@ route_decision refuse(const request& req, const route_context& ctx, core::failur
     auto [name, kind] = api_route_of(path);
     return refused_call(name, kind, req, ctx, std::move(error));
   }
+  if (is_server_page_path(path))
+    return answer(unknown_route, server_error_response(error, req.version(), keep_alive));
   return answer(unknown_route, error_response(error, req.version(), keep_alive));
+}
+
+// A request target with its path's [ and ] %-encoded. Browsers send a server page's IPv6
+// address with raw brackets, which RFC 3986 allows only in a URL's host; encoded, the path
+// decodes back to the address as it was typed.
+std::string with_brackets_encoded(std::string_view target) {
+  auto end = target.find_first_of("?#");
+  auto path = target.substr(0, end);
+  std::string out;
+  out.reserve(target.size() + 8);
+  for (char c : path) {
+    if (c == '[')
+      out += "%5B";
+    else if (c == ']')
+      out += "%5D";
+    else
+      out += c;
+  }
+  if (end != std::string_view::npos)
+    out += target.substr(end);
+  return out;
 }
 
 } // namespace
@@ -695,6 +761,10 @@ route_table routes() {
 
 bool is_api_path(std::string_view path) {
   return path.substr(0, 5) == "/api/";
+}
+
+bool is_server_page_path(std::string_view path) {
+  return path == "/server" || path.substr(0, 8) == "/server/";
 }
 
 std::string allowed_methods(core::call_kind kind) {
@@ -717,6 +787,12 @@ response render_unread_error(const core::failure& error, std::string_view raw_ta
 route_decision route(const request& req, const route_context& ctx) {
   auto keep_alive = req.keep_alive() && !ctx.draining && !ctx.leaving;
   auto parsed = boost::urls::parse_origin_form(req.target());
+  // Outlives the url_view parsed from it, which the handler reads.
+  std::string repaired;
+  if (!parsed && is_server_page_path(raw_path(req.target()))) {
+    repaired = with_brackets_encoded(req.target());
+    parsed = boost::urls::parse_origin_form(repaired);
+  }
   if (!parsed) {
     // Raw brackets or a broken %-escape in an API query: not a call of the route, so it is
     // not counted, but it is still answered like one. The message was framed soundly, so the
@@ -763,6 +839,9 @@ route_decision route(const request& req, const route_context& ctx) {
     decision.call->invalid = std::move(not_found);
     return decision;
   }
+  if (is_server_page_path(path))
+    return answer(unknown_route,
+                  server_error_response(server_page_not_found(), req.version(), keep_alive));
   return answer(unknown_route, error_response(not_found, req.version(), keep_alive));
 }
 

@@ -63,8 +63,12 @@ enum class route_kind : std::uint8_t {
   page,
   /// The account page and sign-in with GitHub: HTML pages and the session cookie.
   account,
-  /// The SVG badge, embedded in other sites' pages.
+  /// The badges and the chart (SVG, and the PNG badge for unfurlers), embedded in other
+  /// sites' pages.
   badge,
+  /// A server's page (/server/{address}): HTML, whose every answer, errors included, is an
+  /// HTML page.
+  server,
   /// A document anyone may read: /openapi.json.
   document,
   /// What probes and scrapers call: /healthz, /readyz, /metrics.
@@ -145,6 +149,9 @@ route_table routes();
 
 /// Whether a path is under /api/, where an unknown path is still answered like an API call.
 bool is_api_path(std::string_view path);
+
+/// Whether a path is a server's page's (/server/...), whose every answer is an HTML page.
+bool is_server_page_path(std::string_view path);
 
 /// Routes one request.
 route_decision route(const request& req, const route_context& ctx);

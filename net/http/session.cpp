@@ -516,7 +516,7 @@ private:
     auto streamed = is_stream_head(outcome, kind);
     core::finish_offer(outcome);
     auto res = render_api(std::move(outcome), kind, version, keep_alive,
-                          ctx_.settings().secure_cookies);
+                          ctx_.settings().secure_cookies, ctx_.settings().public_origin);
     if (metrics) {
       res.body() = render_metrics(m);
       if (watched)

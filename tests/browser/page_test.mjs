@@ -621,6 +621,66 @@ try {
     check(await page.locator('#account-view').isHidden(), 'signed out: no account panel');
   }
 
+  // -- the server's own page -----------------------------------------------------------------
+  // Last, since following the link leaves the page and its results behind; afterwards the
+  // browser is back on a fresh page at /.
+  step('a status result links to the server\'s own page');
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto(`${base_url}/`);
+  await page.getByLabel('Server', { exact: true }).fill(target);
+  await page.getByRole('button', { name: 'Check status' }).click();
+  await page.locator('#status-result').waitFor({ state: 'visible' });
+  const server_link = page.locator('#server-link');
+  await server_link.waitFor({ state: 'visible' });
+  const server_href = await server_link.getAttribute('href');
+  check(server_href === `/server/${target}`, `the server link's href: ${server_href}`);
+  const server_url = new URL(server_href, `${base_url}/`).href;
+  const [server_response] = await Promise.all([
+    page.waitForResponse((r) => r.url() === server_url && r.request().isNavigationRequest()),
+    server_link.click(),
+  ]);
+  await page.waitForURL(server_url);
+  await page.waitForLoadState('load');
+  check(server_response.status() === 200, `GET ${server_href} answered ${server_response.status()}`);
+  const server_csp = server_response.headers()['content-security-policy'] || '';
+  check(/default-src 'none'/.test(server_csp) && !/unsafe-inline/.test(server_csp),
+        `the server page's Content-Security-Policy: ${server_csp}`);
+
+  step('the server page shows the hostile name as text in colour, and its state');
+  const server_motd = page.locator('.motd').first();
+  await server_motd.waitFor({ state: 'visible' });
+  const server_name = await server_motd.textContent();
+  check(server_name === hostile_clean, `the server page's name shown as "${server_name}"`);
+  const server_red = server_motd.locator('span.mc-c');
+  check(await server_red.count() >= 1, 'the server page\'s name is in a span with a colour class');
+  if (await server_red.count() >= 1) {
+    const look = await server_red.first().evaluate((e) => getComputedStyle(e).color);
+    check(look === 'rgb(255, 85, 85)', `the server page's name coloured ${look}`);
+  }
+  check(await page.locator('.motd img, img[src="x"]').count() === 0,
+        'no element was made from the name on the server page');
+  check(await page.evaluate(() => window.__xss === undefined), 'the name\'s script never ran on the server page');
+  const server_state = page.locator('.state').first();
+  check(await server_state.isVisible(), 'the server page shows its state');
+  check((await server_state.textContent()).trim() === 'Online',
+        `the server page's state: ${await server_state.textContent()}`);
+  check((await page.locator('.server-address').first().textContent()).trim() === target,
+        `the server page's address: ${await page.locator('.server-address').first().textContent()}`);
+
+  step('the server page at 1280 and 375 px: no sideways scroll, AA contrast');
+  await no_horizontal_scroll('server page, 1280 px');
+  low_contrast = await contrast_failures();
+  check(low_contrast.length === 0, `text below AA contrast (server page, 1280 px): ${low_contrast.join('; ')}`);
+  await shoot('server-1280');
+  await page.setViewportSize({ width: 375, height: 812 });
+  await no_horizontal_scroll('server page, 375 px');
+  low_contrast = await contrast_failures();
+  check(low_contrast.length === 0, `text below AA contrast (server page, 375 px): ${low_contrast.join('; ')}`);
+  check(await page.locator('.state').first().isVisible(), 'the server page shows its state at 375 px');
+  await shoot('server-375');
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto(`${base_url}/`);
+
   step('no request left loopback, no console error');
   check(!requests.some((url) => /\/x$/.test(new URL(url).pathname)), 'the name\'s <img> was never loaded');
 } catch (error) {

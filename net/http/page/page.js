@@ -44,6 +44,14 @@ export function parse_server(text) {
   return { host, port };
 }
 
+/// The path of a server's page (GET /server/{address}): the host, an IPv6 one in brackets
+/// (%-encoded, as the path needs), and ":port" when one was typed other than 19132.
+export function server_page_path(target) {
+  const host = target.host.includes(':') ? `%5B${target.host}%5D` : target.host;
+  const port = target.port !== null && target.port !== 19132 ? `:${target.port}` : '';
+  return `/server/${encodeURI(host)}${port}`;
+}
+
 // -- errors in words a player understands ----------------------------------------
 
 const error_titles = {
@@ -784,6 +792,7 @@ async function run_check(action) {
   if (typed !== results_for || action === 'check') {
     for (const id of Object.values(result_of))
       by_id(id).hidden = true;
+    by_id('server-link-line').hidden = true;
   } else {
     by_id(result_of[action]).hidden = true;
     by_id('check-result').hidden = true;
@@ -842,7 +851,10 @@ async function run_check(action) {
     b.disabled = false;
   running = false;
   show_quota(reply, action);
-  if (reply.status === 200 && reply.body && reply.body.ok === true) {
+  const answered = reply.status === 200 && reply.body && reply.body.ok === true;
+  by_id('server-link').href = server_page_path(target);
+  by_id('server-link-line').hidden = !answered;
+  if (answered) {
     if (action === 'offer')
       render_offer(reply.body);
     else if (action === 'join')
