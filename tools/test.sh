@@ -114,7 +114,7 @@ sanitize() {
   stage "asan+ubsan tests"
   local logs=$PWD/$dir/sanitizer-logs
   ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1" \
-  LSAN_OPTIONS="suppressions=$PWD/tools/lsan.supp" \
+  LSAN_OPTIONS="suppressions=$PWD/tools/lsan.supp:print_suppressions=0" \
   UBSAN_OPTIONS="log_path=$logs/ubsan:print_stacktrace=1:halt_on_error=1" \
     sanitized_run "$logs" ctest --test-dir "$dir" -j"$jobs" --output-on-failure "$@"
 }
